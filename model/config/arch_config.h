@@ -1,0 +1,78 @@
+// Architecture configuration: one params struct per hardware unit, loaded from the `arch:` section
+// of a YAML file (configs/arch/*.yaml). Defaults here are the seed architecture
+// (configs/arch/seed.yaml documents each choice). Passed by const reference; never global.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace strider {
+
+struct ClockConfig {
+  double frequency_mhz = 1000.0;  // accelerator clock; all latencies are in cycles of it
+};
+
+struct ControllerConfig {
+  uint32_t prefetch_depth = 8;     // descriptors fetched ahead of dispatch
+  uint32_t descriptor_bytes = 64;  // size of one descriptor in DRAM (fetch cost)
+  uint32_t decode_cycles = 2;      // per descriptor
+  uint32_t dispatch_cycles = 1;    // per descriptor, to the DMA or the compute pipeline
+};
+
+struct DmaConfig {
+  uint32_t channels = 2;
+  uint32_t burst_bytes = 64;      // bytes per burst
+  uint32_t setup_cycles = 8;      // per move descriptor
+  uint32_t row_setup_cycles = 1;  // per extra row of a 2-D move
+};
+
+struct DramConfig {
+  uint32_t bytes_per_cycle = 16;  // LPDDR4-3200 x32 ~ 12.8 GB/s; 16 B/cycle at 1 GHz
+  uint32_t latency_cycles = 100;  // first-data latency of a request
+  uint64_t size_bytes = 1ull << 32;
+  bool row_buffer = false;  // optional bank / row-buffer model
+  uint32_t banks = 8;
+  uint32_t row_bytes = 2048;
+  uint32_t row_miss_cycles = 30;  // extra cycles when a burst opens a new row
+};
+
+struct L2Config {
+  uint64_t size_bytes = 1 << 20;
+  uint32_t banks = 16;
+  uint32_t bank_width_bytes = 8;       // bytes per bank per cycle; banks interleave at this width
+  uint32_t port_bytes_per_cycle = 64;  // per port (dma, load, store)
+  uint32_t latency_cycles = 4;         // access latency of the slow (default) region
+  uint64_t fast_region_bytes = 0;      // [0, fast_region_bytes) is the fast region
+  uint32_t fast_latency_cycles = 1;
+  uint32_t alignment_bytes = 64;  // planner alignment of every L2 buffer
+};
+
+struct L1Config {
+  uint32_t lines = 64;  // line i feeds neuron i
+  uint32_t line_bytes = 32;
+  uint32_t kernel_bytes = 6144;  // weight (kernel) region, broadcast to all neurons
+  bool shift_stride = true;      // shift-stride writes: one write fills every line
+};
+
+struct NeuronConfig {
+  uint32_t count = 64;
+  uint32_t macs_per_cycle = 4;  // int8 MAC lanes per neuron
+  uint32_t postop_cycles = 2;   // bias + requantise + activation pipeline depth
+};
+
+struct ArchConfig {
+  std::string name = "seed";
+  ClockConfig clock;
+  ControllerConfig controller;
+  DmaConfig dma;
+  DramConfig dram;
+  L2Config l2;
+  L1Config l1;
+  NeuronConfig neurons;
+
+  // Stable 64-bit hash of every field (FNV-1a over the canonical YAML form); the descriptor list
+  // records it so a list planned for one arch is refused by another.
+  uint64_t fingerprint() const;
+};
+
+}  // namespace strider

@@ -1,0 +1,203 @@
+#include "model/config/arch_reader.h"
+
+#include <sstream>
+
+#include "model/config/config_writer.h"
+
+namespace strider::config {
+
+ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& origins,
+                     const std::vector<std::string>& extra_keys) {
+  ArchConfig a;
+  FieldReader r(arch, "arch", diags, origins);
+  for (const std::string& k : extra_keys) r.child(k);
+  r.read("name", a.name);
+  {
+    FieldReader s = r.section("clock");
+    s.read("frequency_mhz", a.clock.frequency_mhz);
+    s.finish();
+  }
+  {
+    FieldReader s = r.section("controller");
+    s.read("prefetch_depth", a.controller.prefetch_depth);
+    s.read("descriptor_bytes", a.controller.descriptor_bytes);
+    s.read("decode_cycles", a.controller.decode_cycles);
+    s.read("dispatch_cycles", a.controller.dispatch_cycles);
+    s.finish();
+  }
+  {
+    FieldReader s = r.section("dma");
+    s.read("channels", a.dma.channels);
+    s.read("burst_bytes", a.dma.burst_bytes);
+    s.read("setup_cycles", a.dma.setup_cycles);
+    s.read("row_setup_cycles", a.dma.row_setup_cycles);
+    s.finish();
+  }
+  {
+    FieldReader s = r.section("dram");
+    s.read("bytes_per_cycle", a.dram.bytes_per_cycle);
+    s.read("latency_cycles", a.dram.latency_cycles);
+    s.read("size_bytes", a.dram.size_bytes);
+    s.read("row_buffer", a.dram.row_buffer);
+    s.read("banks", a.dram.banks);
+    s.read("row_bytes", a.dram.row_bytes);
+    s.read("row_miss_cycles", a.dram.row_miss_cycles);
+    s.finish();
+  }
+  {
+    FieldReader s = r.section("l2");
+    s.read("size_bytes", a.l2.size_bytes);
+    s.read("banks", a.l2.banks);
+    s.read("bank_width_bytes", a.l2.bank_width_bytes);
+    s.read("port_bytes_per_cycle", a.l2.port_bytes_per_cycle);
+    s.read("latency_cycles", a.l2.latency_cycles);
+    s.read("fast_region_bytes", a.l2.fast_region_bytes);
+    s.read("fast_latency_cycles", a.l2.fast_latency_cycles);
+    s.read("alignment_bytes", a.l2.alignment_bytes);
+    s.finish();
+  }
+  {
+    FieldReader s = r.section("l1");
+    s.read("lines", a.l1.lines);
+    s.read("line_bytes", a.l1.line_bytes);
+    s.read("kernel_bytes", a.l1.kernel_bytes);
+    s.read("shift_stride", a.l1.shift_stride);
+    s.finish();
+  }
+  {
+    FieldReader s = r.section("neurons");
+    s.read("count", a.neurons.count);
+    s.read("macs_per_cycle", a.neurons.macs_per_cycle);
+    s.read("postop_cycles", a.neurons.postop_cycles);
+    s.finish();
+  }
+  r.finish();
+  return a;
+}
+
+namespace {
+
+bool is_pow2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+// Reports errors at the first field involved in a check.
+class Checker {
+ public:
+  Checker(const OriginMap& origins, const Origin& fallback, Diagnostics& diags)
+      : origins_(origins), fallback_(fallback), diags_(diags) {}
+
+  // Error about `key`; located where `key` was written, else where the first of `others` was,
+  // else at `key`'s nearest written section.
+  void fail(const std::string& key, const std::string& message,
+            const std::vector<std::string>& others = {}) {
+    if (origins_.invalid(key)) return;
+    for (const std::string& k : others) {
+      if (origins_.invalid(k)) return;
+    }
+    const Origin* where = origins_.find(key);
+    for (size_t i = 0; where == nullptr && i < others.size(); ++i) where = origins_.find(others[i]);
+    diags_.error(where != nullptr ? *where : origins_.locate(key, fallback_), key, message);
+  }
+
+  void at_least(const std::string& key, uint64_t value, uint64_t min) {
+    if (value < min) {
+      fail(key, "must be at least " + std::to_string(min) + ", got " + std::to_string(value));
+    }
+  }
+
+  // True when it holds.
+  bool power_of_two(const std::string& key, uint64_t value) {
+    if (is_pow2(value)) return true;
+    fail(key, "must be a power of two, got " + std::to_string(value));
+    return false;
+  }
+
+ private:
+  const OriginMap& origins_;
+  const Origin& fallback_;
+  Diagnostics& diags_;
+};
+
+std::string str(uint64_t v) { return std::to_string(v); }
+
+}  // namespace
+
+void check_arch(const ArchConfig& a, const OriginMap& origins, const Origin& fallback,
+                Diagnostics& diags) {
+  Checker c(origins, fallback, diags);
+  if (a.name.empty()) c.fail("arch.name", "must not be empty");
+  if (!(a.clock.frequency_mhz > 0)) {
+    c.fail("arch.clock.frequency_mhz",
+           "must be greater than 0, got " + format_number(a.clock.frequency_mhz));
+  }
+
+  c.at_least("arch.controller.prefetch_depth", a.controller.prefetch_depth, 1);
+  c.at_least("arch.controller.descriptor_bytes", a.controller.descriptor_bytes, 1);
+
+  c.at_least("arch.dma.channels", a.dma.channels, 1);
+  c.power_of_two("arch.dma.burst_bytes", a.dma.burst_bytes);
+
+  c.at_least("arch.dram.bytes_per_cycle", a.dram.bytes_per_cycle, 1);
+  c.at_least("arch.dram.size_bytes", a.dram.size_bytes, 1);
+  c.power_of_two("arch.dram.banks", a.dram.banks);
+  c.power_of_two("arch.dram.row_bytes", a.dram.row_bytes);
+
+  const L2Config& l2 = a.l2;
+  c.at_least("arch.l2.size_bytes", l2.size_bytes, 1);
+  const bool banks_ok = c.power_of_two("arch.l2.banks", l2.banks);
+  const bool width_ok = c.power_of_two("arch.l2.bank_width_bytes", l2.bank_width_bytes);
+  c.at_least("arch.l2.port_bytes_per_cycle", l2.port_bytes_per_cycle, 1);
+  const bool align_ok = c.power_of_two("arch.l2.alignment_bytes", l2.alignment_bytes);
+  if (banks_ok && width_ok) {
+    // One interleave row: every bank delivers bank_width_bytes per cycle.
+    const uint64_t row = uint64_t{l2.banks} * l2.bank_width_bytes;
+    const std::string row_text = "arch.l2.banks x arch.l2.bank_width_bytes (" + str(l2.banks) +
+                                 " x " + str(l2.bank_width_bytes) + " = " + str(row) + ")";
+    if (l2.size_bytes > 0 && l2.size_bytes % row != 0) {
+      c.fail("arch.l2.size_bytes",
+             "must be a multiple of " + row_text + ", got " + str(l2.size_bytes),
+             {"arch.l2.banks", "arch.l2.bank_width_bytes"});
+    }
+    if (l2.port_bytes_per_cycle > row) {
+      c.fail("arch.l2.port_bytes_per_cycle",
+             "must not exceed " + row_text + ", got " + str(l2.port_bytes_per_cycle),
+             {"arch.l2.banks", "arch.l2.bank_width_bytes"});
+    }
+  }
+  if (align_ok && l2.size_bytes > 0 && l2.size_bytes % l2.alignment_bytes != 0) {
+    c.fail("arch.l2.size_bytes",
+           "must be a multiple of arch.l2.alignment_bytes (" + str(l2.alignment_bytes) + "), got " +
+               str(l2.size_bytes),
+           {"arch.l2.alignment_bytes"});
+  }
+  if (l2.fast_region_bytes > l2.size_bytes) {
+    c.fail("arch.l2.fast_region_bytes",
+           "must not exceed arch.l2.size_bytes (" + str(l2.size_bytes) + "), got " +
+               str(l2.fast_region_bytes),
+           {"arch.l2.size_bytes"});
+  } else if (align_ok && l2.fast_region_bytes % l2.alignment_bytes != 0) {
+    c.fail("arch.l2.fast_region_bytes",
+           "must be a multiple of arch.l2.alignment_bytes (" + str(l2.alignment_bytes) + "), got " +
+               str(l2.fast_region_bytes),
+           {"arch.l2.alignment_bytes"});
+  }
+  if (l2.fast_region_bytes > 0 && l2.fast_latency_cycles > l2.latency_cycles) {
+    c.fail("arch.l2.fast_latency_cycles",
+           "must not exceed arch.l2.latency_cycles (" + str(l2.latency_cycles) +
+               ") when there is a fast region, got " + str(l2.fast_latency_cycles),
+           {"arch.l2.latency_cycles", "arch.l2.fast_region_bytes"});
+  }
+
+  c.at_least("arch.l1.lines", a.l1.lines, 1);
+  c.at_least("arch.l1.line_bytes", a.l1.line_bytes, 1);
+  c.at_least("arch.l1.kernel_bytes", a.l1.kernel_bytes, 1);
+  c.at_least("arch.neurons.count", a.neurons.count, 1);
+  c.at_least("arch.neurons.macs_per_cycle", a.neurons.macs_per_cycle, 1);
+  if (a.l1.lines != a.neurons.count) {
+    c.fail("arch.l1.lines",
+           "must equal arch.neurons.count (line i feeds neuron i), got " + str(a.l1.lines) +
+               " lines and " + str(a.neurons.count) + " neurons",
+           {"arch.neurons.count"});
+  }
+}
+
+}  // namespace strider::config

@@ -1,0 +1,34 @@
+// Reading and validating the `arch:` section: read_arch() fills an ArchConfig from a ConfigNode
+// map (sections clock, controller, dma, dram, l2, l1, neurons plus `name`, field names as in
+// arch_config.h; absent keys keep their defaults, unknown keys are errors), and check_arch() runs
+// the range and cross-field checks (powers of two, capacities, L1 lines == neurons), collecting
+// every error. Cross-field errors name the first field involved, at the line where it was written
+// (or where the other field was written, when the first one took its default).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "model/config/arch_config.h"
+#include "model/config/config_node.h"
+#include "model/config/diagnostics.h"
+#include "model/config/field_reader.h"
+
+namespace strider::config {
+
+// `arch` is the value of the `arch` key (nullptr: all defaults). Keys are reported under
+// `arch.`; `extra_keys` are further keys allowed in the map and left to the caller (`file` in a
+// run file).
+ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& origins,
+                     const std::vector<std::string>& extra_keys = {});
+
+// `fallback` locates errors about fields nobody wrote (e.g. the arch file itself).
+void check_arch(const ArchConfig& arch, const OriginMap& origins, const Origin& fallback,
+                Diagnostics& diags);
+
+// Total L1 capacity: the line buffer (lines x line_bytes) plus the kernel region.
+inline uint64_t l1_total_bytes(const L1Config& l1) {
+  return uint64_t{l1.lines} * l1.line_bytes + l1.kernel_bytes;
+}
+
+}  // namespace strider::config

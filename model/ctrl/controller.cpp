@@ -1,0 +1,126 @@
+#include "model/ctrl/controller.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace strider {
+
+Controller::Controller(sc_core::sc_module_name name, const ControllerConfig& cfg,
+                       const ClockDomain& clock, const DescriptorList& list,
+                       uint64_t watchdog_cycles, TimedMemory& dram,
+                       LatencyFifo<const Descriptor*>& to_dma,
+                       LatencyFifo<const Descriptor*>& to_compute, RetireChannel& retire,
+                       RunRecord& record, StatRegistry& stats)
+    : sc_core::sc_module(name),
+      cfg_(cfg),
+      clock_(clock),
+      list_(list),
+      watchdog_cycles_(watchdog_cycles),
+      dram_(dram),
+      to_dma_(to_dma),
+      to_compute_(to_compute),
+      retire_(retire),
+      record_(record),
+      retired_(list.descriptors.size(), false),
+      batches_(stats.add("controller.fetch_batches", "descriptor-list fetches from DRAM")),
+      descriptors_(stats.add("controller.descriptors", "descriptors issued")),
+      dep_wait_(stats.add("controller.dep_wait_cycles",
+                          "cycles descriptors waited for their dependencies after decode")) {
+  SC_HAS_PROCESS(Controller);
+  SC_THREAD(run);
+}
+
+bool Controller::ready(const Descriptor& d) const {
+  return std::all_of(d.deps.begin(), d.deps.end(), [&](uint32_t dep) { return retired_[dep]; });
+}
+
+void Controller::issue(std::deque<uint32_t>& queue, LatencyFifo<const Descriptor*>& unit) {
+  while (!queue.empty() && !unit.full() && ready(list_.descriptors[queue.front()])) {
+    const Descriptor& d = list_.descriptors[queue.front()];
+    DescriptorRecord& r = record_.descriptors[d.id];
+    r.ready = r.fetched;
+    for (uint32_t dep : d.deps) r.ready = std::max(r.ready, record_.descriptors[dep].end);
+    dep_wait_ += r.ready - r.fetched;
+    unit.write(&d, clock_.cycles(cfg_.dispatch_cycles));
+    ++descriptors_;
+    queue.pop_front();
+  }
+}
+
+void Controller::run() {
+  const size_t n = list_.descriptors.size();
+  size_t next = 0, batch_end = 0, retired = 0;
+  bool fetching = false;
+  uint64_t fetch_done = 0, last_retire = clock_.now();
+  while (retired < n) {
+    uint32_t id;
+    while (retire_.nb_take(&id)) {
+      retired_[id] = true;
+      record_.descriptors[id].end = clock_.now();
+      last_retire = clock_.now();
+      ++retired;
+    }
+    const uint64_t now = clock_.now();
+    if (fetching && now >= fetch_done) {
+      for (size_t i = next; i < batch_end; ++i) {
+        const Descriptor& d = list_.descriptors[i];
+        record_.descriptors[i].fetched = now;
+        (d.kind == DescKind::kMove ? moves_ : ops_).push_back(d.id);
+      }
+      next = batch_end;
+      fetching = false;
+    }
+    const size_t window = moves_.size() + ops_.size();
+    if (!fetching && next < n && window < cfg_.prefetch_depth) {
+      // One DRAM read for the batch, then each descriptor is decoded in turn.
+      const size_t k = std::min<size_t>(cfg_.prefetch_depth - window, n - next);
+      Access a = dram_.access(0, kListBase + next * cfg_.descriptor_bytes,
+                              k * cfg_.descriptor_bytes, now);
+      fetch_done = a.end + k * cfg_.decode_cycles;
+      batch_end = next + k;
+      fetching = true;
+      ++batches_;
+    }
+    issue(moves_, to_dma_);
+    issue(ops_, to_compute_);
+    if (retired == n) break;
+    const uint64_t deadline = last_retire + watchdog_cycles_;
+    sc_core::sc_time timeout =
+        clock_.cycles(deadline > clock_.now() ? deadline - clock_.now() : watchdog_cycles_);
+    if (fetching) timeout = std::min(timeout, clock_.cycles(fetch_done - clock_.now()));
+    sc_core::wait(timeout, retire_.event() | to_dma_.data_read_event() |
+                               to_compute_.data_read_event());
+    if (clock_.now() >= last_retire + watchdog_cycles_ && retire_.pending() == 0) {
+      report_deadlock();
+      break;
+    }
+  }
+  record_.cycles = clock_.now();
+  sc_core::sc_stop();
+}
+
+void Controller::report_deadlock() {
+  std::ostringstream os;
+  os << "deadlock: no descriptor retired for " << watchdog_cycles_ << " cycles (at cycle "
+     << clock_.now() << ")";
+  for (const std::deque<uint32_t>* q : {&moves_, &ops_}) {
+    if (q->empty()) continue;
+    const Descriptor& d = list_.descriptors[q->front()];
+    os << "\n  " << to_string(d.kind) << " queue head: descriptor " << d.id << " (layer "
+       << list_.layers[d.layer] << ") waits for";
+    for (uint32_t dep : d.deps) {
+      if (!retired_[dep]) os << " " << dep;
+    }
+  }
+  for (size_t i = 0; i < retired_.size(); ++i) {
+    const DescriptorRecord& r = record_.descriptors[i];
+    if (!retired_[i] && r.start != 0) {
+      os << "\n  in flight: descriptor " << i << " on " << to_string(r.unit) << " since cycle "
+         << r.start;
+    }
+  }
+  record_.deadlock = true;
+  record_.deadlock_report = os.str();
+}
+
+}  // namespace strider

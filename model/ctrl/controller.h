@@ -1,0 +1,63 @@
+// Controller: the layer-descriptor controller.
+//
+// Models: prefetch of the descriptor list from DRAM in batches that keep at most
+// `controller.prefetch_depth` descriptors fetched but not yet issued; decode; two in-order issue
+// queues (moves to the DMA, operations to the compute pipeline) whose heads issue as soon as every
+// descriptor in `deps` has retired (dependency fences), so the pipelines overlap; retirement
+// messages from the DMA and the store unit; the end of the run when the last descriptor retires;
+// a watchdog that reports a deadlock with the stuck descriptors when nothing retires for
+// `sim.watchdog_cycles`.
+// Cycles: a fetch of k descriptors is one DRAM read of k x `controller.descriptor_bytes` plus
+// k x `controller.decode_cycles`; an issue takes `controller.dispatch_cycles` to reach its unit.
+// Ports: to_dma, to_compute (LatencyFifo<const Descriptor*>), retire (RetireChannel).
+// Stats: controller.fetch_batches, controller.descriptors, controller.dep_wait_cycles.
+#pragma once
+
+#include <systemc>
+
+#include <deque>
+#include <vector>
+
+#include "model/common/clock_domain.h"
+#include "model/common/latency_fifo.h"
+#include "model/common/retire_channel.h"
+#include "model/common/run_record.h"
+#include "model/common/stats.h"
+#include "model/common/timed_memory.h"
+#include "model/config/arch_config.h"
+#include "strider/descriptor.h"
+
+namespace strider {
+
+class Controller : public sc_core::sc_module {
+ public:
+  Controller(sc_core::sc_module_name name, const ControllerConfig& cfg, const ClockDomain& clock,
+             const DescriptorList& list, uint64_t watchdog_cycles, TimedMemory& dram,
+             LatencyFifo<const Descriptor*>& to_dma, LatencyFifo<const Descriptor*>& to_compute,
+             RetireChannel& retire, RunRecord& record, StatRegistry& stats);
+
+  static constexpr uint64_t kListBase = 0;  // DRAM address of the descriptor list
+
+ private:
+  void run();
+  bool ready(const Descriptor& d) const;
+  void issue(std::deque<uint32_t>& queue, LatencyFifo<const Descriptor*>& unit);
+  void report_deadlock();
+
+  const ControllerConfig& cfg_;
+  const ClockDomain& clock_;
+  const DescriptorList& list_;
+  uint64_t watchdog_cycles_;
+  TimedMemory& dram_;
+  LatencyFifo<const Descriptor*>& to_dma_;
+  LatencyFifo<const Descriptor*>& to_compute_;
+  RetireChannel& retire_;
+  RunRecord& record_;
+  std::vector<bool> retired_;
+  std::deque<uint32_t> moves_, ops_;
+  uint64_t& batches_;
+  uint64_t& descriptors_;
+  uint64_t& dep_wait_;
+};
+
+}  // namespace strider

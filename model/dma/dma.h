@@ -1,0 +1,58 @@
+// Dma: executes move descriptors DRAM<->L2 and L2<->L2, 1-D and 2-D.
+//
+// Models: `dma.channels` channels; a move takes the channel that frees first (the unit stalls
+// its input when all are busy). A move reads its source and writes its destination as one
+// streamed transaction on each side; DRAM is read and written in whole bursts of
+// `dma.burst_bytes` per row (the partial last burst of a row still costs a whole burst).
+// Cycles: setup = `dma.setup_cycles` + (rows - 1) x `dma.row_setup_cycles`; the source and
+// destination accesses start after setup and the move retires when both have ended (each side's
+// cycles come from Dram / L2Sram, including their queueing and bank conflicts).
+// Ports: in (LatencyFifo<const Descriptor*>), retire (RetireChannel); memories by the
+// TimedMemory interface.
+// Stats: dma.moves, dma.bytes, dma.busy_cycles.
+#pragma once
+
+#include <systemc>
+
+#include <vector>
+
+#include "model/common/clock_domain.h"
+#include "model/common/latency_fifo.h"
+#include "model/common/retire_channel.h"
+#include "model/common/run_record.h"
+#include "model/common/stats.h"
+#include "model/common/timed_memory.h"
+#include "model/config/arch_config.h"
+#include "strider/descriptor.h"
+
+namespace strider {
+
+class Dma : public sc_core::sc_module {
+ public:
+  Dma(sc_core::sc_module_name name, const DmaConfig& cfg, const ClockDomain& clock,
+      bool functional, TimedMemory& dram, TimedMemory& l2, LatencyFifo<const Descriptor*>& in,
+      RetireChannel& retire, RunRecord& record, StatRegistry& stats);
+
+  // Bytes a move occupies on the DRAM bus: every row rounded up to whole bursts.
+  static uint64_t dram_bus_bytes(const MoveDesc& m, uint32_t burst_bytes);
+
+ private:
+  void run();
+  void copy(const MoveDesc& m);
+  TimedMemory& space(MemSpace s) { return s == MemSpace::kDram ? dram_ : l2_; }
+
+  const DmaConfig& cfg_;
+  const ClockDomain& clock_;
+  bool functional_;
+  TimedMemory& dram_;
+  TimedMemory& l2_;
+  LatencyFifo<const Descriptor*>& in_;
+  RetireChannel& retire_;
+  RunRecord& record_;
+  std::vector<uint64_t> channel_free_;
+  uint64_t& moves_;
+  uint64_t& bytes_;
+  uint64_t& busy_;
+};
+
+}  // namespace strider

@@ -1,0 +1,69 @@
+#include "model/l1/load_unit.h"
+
+#include <algorithm>
+
+#include "model/l2/l2_sram.h"
+
+namespace strider {
+
+LoadUnit::LoadUnit(sc_core::sc_module_name name, const ArchConfig& arch, const ClockDomain& clock,
+                   TimedMemory& l2, LatencyFifo<const Descriptor*>& in,
+                   LatencyFifo<TileToken>& out, RunRecord& record, StatRegistry& stats)
+    : sc_core::sc_module(name),
+      arch_(arch),
+      clock_(clock),
+      l2_(l2),
+      in_(in),
+      out_(out),
+      record_(record),
+      tiles_(stats.add("load.tiles", "operation tiles loaded")),
+      busy_(stats.add("load.busy_cycles", "cycles the load unit was busy")),
+      l2_bytes_(stats.add("load.l2_read_bytes", "input and kernel bytes read from L2")),
+      write_cycles_(stats.add("line_buffer.write_cycles", "line-buffer write cycles")),
+      shifted_(stats.add("line_buffer.shifted_writes",
+                         "shift-stride writes (one block into every line)")),
+      line_writes_(stats.add("line_buffer.line_writes", "single-line writes")),
+      fills_(stats.add("line_buffer.fills", "line-buffer fills")) {
+  SC_HAS_PROCESS(LoadUnit);
+  SC_THREAD(run);
+}
+
+void LoadUnit::run() {
+  for (;;) {
+    const Descriptor* d = in_.read();
+    // The line buffer holds one tile ahead of the neurons: wait for it to be taken.
+    const uint64_t arrived = clock_.now();
+    while (out_.full()) sc_core::wait(out_.data_read_event());
+    const uint64_t now = clock_.now();
+    TileToken t;
+    t.desc = d;
+    t.work = compute_tile_work(d->op, arch_.l1, arch_.neurons);
+    const TileWork& w = t.work;
+    const Access a = l2_.access(L2Sram::kLoad, d->op.input.addr, w.l2_read_bytes, now);
+    const uint64_t busy = std::max(w.lb_write_cycles, a.end - now);
+    t.load_end = now + busy;
+    DescriptorRecord& r = record_.descriptors[d->id];
+    r.unit = Unit::kLoad;
+    r.start = now;
+    r.l2_read_bytes = w.l2_read_bytes;
+    r.lb_write_cycles = w.lb_write_cycles;
+    r.shifted_writes = w.shifted_writes;
+    r.line_writes = w.line_writes;
+    r.stall_l2_conflict = a.stall;
+    r.stall_backpressure = now - arrived;
+    ++tiles_;
+    busy_ += busy;
+    l2_bytes_ += w.l2_read_bytes;
+    write_cycles_ += w.lb_write_cycles;
+    shifted_ += w.shifted_writes;
+    line_writes_ += w.line_writes;
+    fills_ += w.fills;
+    // The neurons start once the first fill is written, after the L2 latency of its block.
+    const uint64_t first =
+        std::min(busy, w.first_fill_write_cycles + l2_.latency(d->op.input.addr));
+    out_.write(std::move(t), clock_.cycles(first));
+    clock_.wait_until(now + busy);
+  }
+}
+
+}  // namespace strider

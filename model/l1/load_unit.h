@@ -1,0 +1,51 @@
+// LoadUnit: the input iterator and load unit in front of the L1 line buffer.
+//
+// Models: for each operation descriptor, the iterator's traversal of the input (TileWork, see
+// tile_work.h: runs of neuron windows that may cross row ends, strides, dilation, virtual
+// padding), the L2 reads it issues on the load port (input blocks and the kernel region), and the
+// line-buffer writes: one shifted write per segment with `l1.shift_stride`, else one per line.
+// Cycles: the unit is busy for max(line-buffer write cycles, L2 load-port time incl. bank
+// conflicts); the neurons may start once the first fill is written (double-buffered fills), so
+// the tile is handed on after the first fill's write cycles plus the L2 latency.
+// Ports: in (LatencyFifo<const Descriptor*>), out (LatencyFifo<TileToken>, capacity 1: the line
+// buffer holds one tile ahead of the neurons).
+// Stats: load.tiles, load.busy_cycles, load.l2_read_bytes, line_buffer.write_cycles,
+// line_buffer.shifted_writes, line_buffer.line_writes, line_buffer.fills.
+#pragma once
+
+#include <systemc>
+
+#include "model/common/clock_domain.h"
+#include "model/common/latency_fifo.h"
+#include "model/common/run_record.h"
+#include "model/common/stats.h"
+#include "model/common/tile_token.h"
+#include "model/common/timed_memory.h"
+#include "model/config/arch_config.h"
+
+namespace strider {
+
+class LoadUnit : public sc_core::sc_module {
+ public:
+  LoadUnit(sc_core::sc_module_name name, const ArchConfig& arch, const ClockDomain& clock,
+           TimedMemory& l2, LatencyFifo<const Descriptor*>& in, LatencyFifo<TileToken>& out,
+           RunRecord& record, StatRegistry& stats);
+
+ private:
+  void run();
+  const ArchConfig& arch_;
+  const ClockDomain& clock_;
+  TimedMemory& l2_;
+  LatencyFifo<const Descriptor*>& in_;
+  LatencyFifo<TileToken>& out_;
+  RunRecord& record_;
+  uint64_t& tiles_;
+  uint64_t& busy_;
+  uint64_t& l2_bytes_;
+  uint64_t& write_cycles_;
+  uint64_t& shifted_;
+  uint64_t& line_writes_;
+  uint64_t& fills_;
+};
+
+}  // namespace strider

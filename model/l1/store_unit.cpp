@@ -1,0 +1,58 @@
+#include "model/l1/store_unit.h"
+
+#include <algorithm>
+
+#include "model/l2/l2_sram.h"
+
+namespace strider {
+
+StoreUnit::StoreUnit(sc_core::sc_module_name name, const ClockDomain& clock, bool functional,
+                     TimedMemory& l2, LatencyFifo<TileToken>& in, RetireChannel& retire,
+                     RunRecord& record, StatRegistry& stats)
+    : sc_core::sc_module(name),
+      clock_(clock),
+      functional_(functional),
+      l2_(l2),
+      in_(in),
+      retire_(retire),
+      record_(record),
+      tiles_(stats.add("store.tiles", "operation tiles stored")),
+      bytes_(stats.add("store.bytes", "output bytes written to L2")),
+      discarded_(stats.add("store.discarded_outputs",
+                           "positions computed across row ends and dropped")) {
+  SC_HAS_PROCESS(StoreUnit);
+  SC_THREAD(run);
+}
+
+void StoreUnit::write_output(const TileToken& t) {
+  const OpDesc& op = t.desc->op;
+  const TensorRef& o = op.output;
+  const int8_t* src = t.output.data();
+  for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
+    for (uint32_t y = op.row_begin; y < op.row_end; ++y, src += o.w) {
+      l2_.write(o.addr + uint64_t(c) * o.channel_stride + uint64_t(y) * o.row_stride, src, o.w);
+    }
+  }
+}
+
+void StoreUnit::run() {
+  for (;;) {
+    TileToken t = in_.read();
+    const uint64_t now = clock_.now();
+    const TensorRef& o = t.desc->op.output;
+    const Access a = l2_.access(L2Sram::kStore, o.addr, t.work.output_bytes, now);
+    const uint64_t end = std::max(a.end, t.neuron_end + 1 + l2_.latency(o.addr));
+    if (functional_) write_output(t);
+    DescriptorRecord& r = record_.descriptors[t.desc->id];
+    r.l2_write_bytes = t.work.output_bytes;
+    r.discarded_outputs = t.work.discarded_outputs;
+    r.stall_l2_conflict += a.stall;
+    ++tiles_;
+    bytes_ += t.work.output_bytes;
+    discarded_ += t.work.discarded_outputs;
+    retire_.post(t.desc->id, clock_.cycles(end - now));
+    clock_.wait_until(a.end);
+  }
+}
+
+}  // namespace strider

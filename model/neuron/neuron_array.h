@@ -1,0 +1,47 @@
+// NeuronArray: `neurons.count` neurons in lock-step, each with `neurons.macs_per_cycle` int8 MAC
+// lanes and an int32 accumulator, plus the post-op pipeline (bias, requantisation, activation,
+// pooling and element-wise ops). The neurons are plain C++ (TileCompute) stepped by this one
+// process; in timing-only runs only their cycle count is computed.
+//
+// Cycles: the tile's compute cycles (TileWork::compute_cycles, incl. discarded positions), but
+// never ending before the last fill was written plus its compute: end = max(start + compute,
+// load_end + last fill compute) + `neurons.postop_cycles`. Cycles beyond start + compute are
+// line-buffer stalls. The store unit receives the tile when the first run's results are out.
+// Ports: in (LatencyFifo<TileToken>), out (LatencyFifo<TileToken>, capacity 1).
+// Stats: neurons.tiles, neurons.busy_cycles, neurons.macs, neurons.stall_cycles.
+#pragma once
+
+#include <systemc>
+
+#include "model/common/clock_domain.h"
+#include "model/common/latency_fifo.h"
+#include "model/common/run_record.h"
+#include "model/common/stats.h"
+#include "model/common/tile_token.h"
+#include "model/common/timed_memory.h"
+#include "model/config/arch_config.h"
+
+namespace strider {
+
+class NeuronArray : public sc_core::sc_module {
+ public:
+  NeuronArray(sc_core::sc_module_name name, const NeuronConfig& cfg, const ClockDomain& clock,
+              bool functional, const TimedMemory& l2, LatencyFifo<TileToken>& in,
+              LatencyFifo<TileToken>& out, RunRecord& record, StatRegistry& stats);
+
+ private:
+  void run();
+  const NeuronConfig& cfg_;
+  const ClockDomain& clock_;
+  bool functional_;
+  const TimedMemory& l2_;
+  LatencyFifo<TileToken>& in_;
+  LatencyFifo<TileToken>& out_;
+  RunRecord& record_;
+  uint64_t& tiles_;
+  uint64_t& busy_;
+  uint64_t& macs_;
+  uint64_t& stalls_;
+};
+
+}  // namespace strider

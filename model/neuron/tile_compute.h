@@ -1,0 +1,17 @@
+// TileCompute: what the neurons compute for one operation tile, bit-exactly, from the bytes in L2
+// (input windows gathered by the input iterator with virtual zero padding, weights from the
+// kernel region). Output in [channel][row][column] order of the tile, int8. Plain C++; the
+// numeric rules are strider/quant.h.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/common/timed_memory.h"
+#include "strider/descriptor.h"
+
+namespace strider {
+
+std::vector<int8_t> compute_tile(const OpDesc& op, const TimedMemory& l2);
+
+}  // namespace strider

@@ -1,0 +1,60 @@
+// Top: the accelerator. Wires the controller, DMA, DRAM, L2, load unit, line buffer / neuron
+// array and store unit with LatencyFifo channels and runs a descriptor list to completion.
+//
+//   controller --to_dma--> DMA <--> DRAM, L2 (DMA port)
+//              --to_compute--> load unit --lb--> neuron array --out--> store unit
+//   DMA, store unit --retire--> controller
+//
+// SystemC elaborates once per process: build one Top per process, call run() once.
+#pragma once
+
+#include <systemc>
+
+#include <memory>
+
+#include "model/common/clock_domain.h"
+#include "model/common/latency_fifo.h"
+#include "model/common/retire_channel.h"
+#include "model/common/run_record.h"
+#include "model/common/stats.h"
+#include "model/common/tile_token.h"
+#include "model/config/run_config.h"
+#include "model/ctrl/controller.h"
+#include "model/dma/dma.h"
+#include "model/dram/dram.h"
+#include "model/l1/load_unit.h"
+#include "model/l1/store_unit.h"
+#include "model/l2/l2_sram.h"
+#include "model/neuron/neuron_array.h"
+#include "strider/descriptor.h"
+
+namespace strider {
+
+class Top : public sc_core::sc_module {
+ public:
+  Top(sc_core::sc_module_name name, const ArchConfig& arch, const SimOptions& sim,
+      const DescriptorList& list, StatRegistry& stats, RunRecord& record);
+
+  // Runs until the last descriptor retires (or the watchdog fires); returns the cycle count.
+  uint64_t run();
+
+  Dram& dram() { return dram_; }
+  L2Sram& l2() { return l2_; }
+  const ClockDomain& clock() const { return clock_; }
+
+ private:
+  ClockDomain clock_;
+  RunRecord& record_;
+  Dram dram_;
+  L2Sram l2_;
+  LatencyFifo<const Descriptor*> to_dma_, to_compute_;
+  LatencyFifo<TileToken> lb_, out_;
+  RetireChannel retire_;
+  Controller controller_;
+  Dma dma_;
+  LoadUnit load_;
+  NeuronArray neurons_;
+  StoreUnit store_;
+};
+
+}  // namespace strider

@@ -1,0 +1,129 @@
+// Internal to the ONNX importer: the value table and per-node helpers shared by the op handlers
+// (onnx_import_context.cpp: values, attributes, emission; onnx_ops_compute.cpp: conv, pools,
+// gemm, batch norm; onnx_ops_tensor.cpp: activations, element-wise, shape and layout ops and
+// constant folding).
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "planner/ir/graph.h"
+
+namespace strider {
+namespace onnx_import {
+
+// One ONNX value (a tensor name) as the importer sees it.
+struct Value {
+  enum class Kind {
+    kPending,     // graph input not used yet: becomes an activation or a parameter on first use
+    kActivation,  // an IR activation tensor
+    kConstant,    // compile-time constant, with or without data
+    kShuffle,     // channel shuffle in progress: 5-D reshape (and transpose) of `tensor`
+  };
+  Kind kind = Kind::kConstant;
+  std::string name;
+  std::vector<int64_t> dims;  // ONNX dims
+  int tensor = -1;            // kActivation / kShuffle: IR tensor id
+  bool has_data = false;      // kConstant
+  std::vector<double> data;   // kConstant with data, row-major (exact for int64 below 2^53)
+  int shuffle_groups = 0;     // kShuffle
+  bool transposed = false;    // kShuffle: transpose [0, 2, 1, 3, 4] seen
+  int64_t elements() const;
+};
+using ValuePtr = std::shared_ptr<Value>;
+
+class Importer {
+ public:
+  explicit Importer(const std::string& path) : path_(path) {}
+  Graph run();
+
+  // --- used by op handlers -------------------------------------------------------------
+  [[noreturn]] void fail(const std::string& what) const;
+  const onnx::NodeProto& node() const { return *node_; }
+  const std::string& node_name() const { return node_name_; }
+  size_t num_inputs() const;  // trailing empty optional inputs dropped
+  bool has_input(size_t k) const;
+  ValuePtr input(size_t k);             // any kind
+  int activation(size_t k);             // IR tensor id; fails on constants
+  ValuePtr constant(size_t k);          // constant (parameters without data allowed)
+  ValuePtr constant_data(size_t k);     // constant with data
+  std::vector<int64_t> ints_input(size_t k);  // constant with data as integers
+  bool is_activation(size_t k);
+
+  bool has_attr(const std::string& name) const;
+  int64_t attr_int(const std::string& name, int64_t def) const;
+  double attr_float(const std::string& name, double def) const;
+  std::string attr_string(const std::string& name, const std::string& def) const;
+  std::vector<int64_t> attr_ints(const std::string& name) const;
+  const onnx::TensorProto* attr_tensor(const std::string& name) const;
+
+  // Adds an IR node (name set here) reading `inputs`; creates its output tensors named after
+  // the ONNX outputs, infers their shapes and binds them with rank `rank` (0: input's rank).
+  Node new_node(OpType op) const;
+  void emit(Node n, size_t rank = 0);
+  void bind(size_t output, ValuePtr v);
+  void bind_alias(size_t output, ValuePtr v);
+  ValuePtr make_constant(std::vector<int64_t> dims, std::vector<double> data) const;
+
+  // Weight and bias tensors for conv / fc nodes; float data kept until quantisation.
+  int add_weights(const std::string& suffix, TensorShape shape, const std::vector<double>* data);
+  int add_bias(int64_t channels, const std::vector<double>* data, const std::string& owner = "");
+  std::vector<double>* float_data(int tensor);  // nullptr when the tensor has no data
+  void set_float_data(int tensor, std::vector<double> data) { float_data_[tensor] = std::move(data); }
+  void drop_float_data(int tensor) { float_data_.erase(tensor); }
+  int consumers_of(const std::string& value) const;
+  Graph& graph() { return graph_; }
+  int opset() const { return opset_; }
+
+ private:
+  void load(onnx::ModelProto* model) const;
+  void bind_inputs_and_initializers(const onnx::GraphProto& g);
+  void dispatch();
+  void finish(const onnx::GraphProto& g);
+  void quantise();
+
+  std::string path_;
+  Graph graph_;
+  int opset_ = 13;
+  std::map<std::string, ValuePtr> values_;
+  std::map<std::string, int> use_count_;
+  std::map<int, std::vector<double>> float_data_;  // IR weight / bias tensor -> float values
+  const onnx::NodeProto* node_ = nullptr;
+  std::string node_name_;
+  std::vector<std::string> node_names_;
+};
+
+// Op handlers (one per ONNX op type family); each reads importer.node().
+void import_conv(Importer& im);
+void import_pool(Importer& im, bool max_pool);
+void import_global_pool(Importer& im);
+void import_reduce_mean(Importer& im);
+void import_gemm(Importer& im);
+void import_matmul(Importer& im);
+void import_batchnorm(Importer& im);
+void import_activation(Importer& im);
+void import_binary(Importer& im);
+void import_concat(Importer& im);
+void import_split(Importer& im);
+void import_slice(Importer& im);
+void import_reshape(Importer& im);
+void import_transpose(Importer& im);
+void import_pad(Importer& im);
+void import_softmax(Importer& im);
+void import_constant(Importer& im);
+void import_shape_op(Importer& im);
+void import_cast(Importer& im);
+void import_constant_of_shape(Importer& im);
+
+// TensorProto -> dims and values (double); fails naming `what` on unsupported encodings.
+void decode_tensor(const onnx::TensorProto& t, const std::string& what, std::vector<int64_t>* dims,
+                   std::vector<double>* data, bool* has_data);
+TensorShape shape_from_dims(const std::vector<int64_t>& dims);  // rank <= 4, trailing dims 1
+
+}  // namespace onnx_import
+}  // namespace strider

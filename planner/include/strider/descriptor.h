@@ -1,0 +1,136 @@
+// The descriptor list: the one versioned contract between the planner (which emits it) and the
+// SystemC model (which executes it). Plain C++, no SystemC.
+//
+// A list has a header (format version, the fingerprint of the arch config it was planned for, the
+// layer names, a tensor table) and descriptors. A Move descriptor is executed by the DMA (DRAM<->L2,
+// L2<->L2, 2-D with strides); an Op descriptor by the compute pipeline (load unit, line buffer,
+// neurons, store unit) over one tile of one layer. A descriptor starts only once every id in `deps`
+// has retired. Ids are dense: descriptors[i].id == i, and deps name only smaller ids.
+//
+// Serialisation: a compact little-endian binary form ("STRD" magic, version, then fields) and a
+// readable YAML form; both round-trip exactly.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace strider {
+
+constexpr uint32_t kDescriptorFormatVersion = 1;
+
+enum class MemSpace : uint8_t { kDram = 0, kL2 = 1 };
+enum class DescKind : uint8_t { kMove = 0, kOp = 1 };
+
+// Operation codes the compute pipeline executes. Views (reshape, split, concat-in-place) never
+// reach the hardware; channel shuffle and explicit copies lower to moves.
+enum class OpCode : uint8_t {
+  kConv = 0,            // incl. grouped and depthwise
+  kFullyConnected = 1,
+  kMaxPool = 2,
+  kAvgPool = 3,
+  kGlobalAvgPool = 4,
+  kAdd = 5,
+  kMul = 6,
+  kActivation = 7,      // element-wise activation only
+  kSoftmax = 8,
+};
+
+enum class PostAct : uint8_t { kNone = 0, kRelu, kRelu6, kClip, kSigmoid, kHardSigmoid, kHardSwish };
+
+// A tensor (or tile of one) in memory: planar CHW, element_bytes per element.
+struct TensorRef {
+  MemSpace space = MemSpace::kL2;
+  uint64_t addr = 0;           // address of element (c=0, h=0, w=0) of this view
+  uint32_t c = 0, h = 0, w = 0;
+  uint32_t row_stride = 0;     // bytes between consecutive rows
+  uint32_t channel_stride = 0; // bytes between consecutive channels
+  uint8_t element_bytes = 1;
+  bool present() const { return c != 0; }
+  uint64_t bytes() const { return uint64_t(c) * h * w * element_bytes; }
+  bool operator==(const TensorRef& o) const;
+};
+
+struct MoveDesc {
+  MemSpace src_space = MemSpace::kDram, dst_space = MemSpace::kL2;
+  uint64_t src_addr = 0, dst_addr = 0;
+  uint32_t rows = 1, row_bytes = 0;
+  uint32_t src_stride = 0, dst_stride = 0;  // bytes between row starts
+  uint64_t bytes() const { return uint64_t(rows) * row_bytes; }
+  bool operator==(const MoveDesc& o) const;
+};
+
+struct OpDesc {
+  OpCode op = OpCode::kConv;
+  TensorRef input;    // full input tensor of the layer (the tile's rows are derived)
+  TensorRef input2;   // second operand of Add / Mul (absent otherwise)
+  TensorRef weights;  // c = out channels, h = kernel_h, w = (in_ch / groups) * kernel_w
+  TensorRef bias;     // c = out channels, element_bytes 4
+  TensorRef output;   // full output tensor of the layer
+  uint16_t kernel_h = 1, kernel_w = 1;
+  uint16_t stride_h = 1, stride_w = 1;
+  uint16_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  uint16_t dilation_h = 1, dilation_w = 1;
+  uint32_t groups = 1;
+  bool count_include_pad = false;
+  PostAct act = PostAct::kNone;
+  int32_t clip_min = -128, clip_max = 127;
+  int32_t requant_multiplier = 1;
+  int32_t requant_shift = 0;
+  // The tile: output rows [row_begin, row_end) x output channels [ch_begin, ch_end).
+  uint32_t row_begin = 0, row_end = 0;
+  uint32_t ch_begin = 0, ch_end = 0;
+  bool operator==(const OpDesc& o) const;
+};
+
+struct Descriptor {
+  uint32_t id = 0;
+  DescKind kind = DescKind::kOp;
+  std::vector<uint32_t> deps;
+  uint32_t layer = 0;  // index into DescriptorList::layers
+  MoveDesc move;       // valid when kind == kMove
+  OpDesc op;           // valid when kind == kOp
+  bool operator==(const Descriptor& o) const;
+};
+
+enum class TensorRole : uint8_t { kActivation = 0, kWeight = 1, kScratch = 2, kInput = 3, kOutput = 4 };
+
+struct TensorEntry {
+  std::string name;
+  TensorRole role = TensorRole::kActivation;
+  MemSpace space = MemSpace::kL2;
+  uint64_t addr = 0;
+  uint64_t bytes = 0;
+  bool operator==(const TensorEntry& o) const;
+};
+
+struct DescriptorList {
+  uint32_t version = kDescriptorFormatVersion;
+  uint64_t arch_fingerprint = 0;
+  std::vector<std::string> layers;
+  std::vector<TensorEntry> tensors;
+  std::vector<Descriptor> descriptors;
+  bool operator==(const DescriptorList& o) const;
+};
+
+const char* to_string(MemSpace s);
+const char* to_string(DescKind k);
+const char* to_string(OpCode op);
+const char* to_string(PostAct a);
+const char* to_string(TensorRole r);
+
+// Checks the structural invariants (dense ids, deps on earlier ids, layer indices in range, moves
+// and ops with non-zero sizes). Throws std::runtime_error naming the descriptor.
+void check(const DescriptorList& list);
+
+// Binary form. read_binary throws std::runtime_error naming `source` and the byte offset on a
+// truncated or malformed stream, and on a version mismatch.
+void write_binary(const DescriptorList& list, std::ostream& out);
+DescriptorList read_binary(std::istream& in, const std::string& source);
+
+// Readable YAML form. read_text throws naming `source`, the line and the key.
+std::string to_text(const DescriptorList& list);
+DescriptorList read_text(const std::string& text, const std::string& source);
+
+}  // namespace strider

@@ -1,0 +1,49 @@
+// Integer arithmetic shared by the hardware model and the reference: requantisation of an int32
+// accumulator to int8 and the fused activations. This is the numeric contract of the
+// accelerator; the model and the reference implement their loops independently on top of it.
+//
+// requantize(acc, m, s) = round_half_away_from_zero(acc * m / 2^s), saturated to int8.
+// Sigmoid-family activations use a 256-entry lookup table over the int8 input interpreted with a
+// scale of 1/16 (x = q / 16), output scaled by 1/127 for sigmoid and hard-sigmoid and by 1/16 for
+// hard-swish; rounded half away from zero.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "strider/descriptor.h"
+
+namespace strider {
+
+inline int32_t round_shift(int64_t v, int32_t shift) {
+  if (shift <= 0) return static_cast<int32_t>(v << -shift);
+  const int64_t half = int64_t{1} << (shift - 1);
+  return static_cast<int32_t>(v >= 0 ? (v + half) >> shift : -((-v + half) >> shift));
+}
+
+inline int32_t requantize(int32_t acc, int32_t multiplier, int32_t shift) {
+  return round_shift(static_cast<int64_t>(acc) * multiplier, shift);
+}
+
+inline int8_t saturate8(int32_t v) { return static_cast<int8_t>(std::clamp(v, -128, 127)); }
+
+inline int32_t round_away(double x) { return static_cast<int32_t>(x < 0 ? -std::floor(-x + 0.5) : std::floor(x + 0.5)); }
+
+// Applies the fused activation to an already requantised value and saturates to int8.
+inline int8_t activate(int32_t v, PostAct act, int32_t clip_min, int32_t clip_max) {
+  const double x = saturate8(v) / 16.0;  // the lookup table is indexed by the int8 value
+  switch (act) {
+    case PostAct::kNone: return saturate8(v);
+    case PostAct::kRelu: return saturate8(std::max(v, 0));
+    case PostAct::kRelu6:
+    case PostAct::kClip: return saturate8(std::clamp(v, clip_min, clip_max));
+    case PostAct::kSigmoid: return saturate8(round_away(127.0 / (1.0 + std::exp(-x))));
+    case PostAct::kHardSigmoid: return saturate8(round_away(127.0 * std::clamp(x / 6.0 + 0.5, 0.0, 1.0)));
+    case PostAct::kHardSwish:
+      return saturate8(round_away(16.0 * x * std::clamp(x / 6.0 + 0.5, 0.0, 1.0)));
+  }
+  return saturate8(v);
+}
+
+}  // namespace strider

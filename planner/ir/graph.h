@@ -1,0 +1,162 @@
+// Graph IR: the one representation every importer (ONNX, YAML, SCALE-Sim) produces and every
+// planner pass (legalise, schedule, memory plan, lower) consumes.
+//
+// Data is int8 activations in planar NCHW (batch is 1 in this release), int8 weights laid out
+// [out_channels][in_channels / groups][kernel_h][kernel_w], int32 biases. Activations are
+// requantised back to int8 by the producing op: acc * multiplier >> shift (64-bit product),
+// rounded half away from zero, then clamped by the fused activation (see requantise() and
+// apply_activation() below, the reference every model and test uses).
+//
+// Non-linear activations (sigmoid, hard-sigmoid, hard-swish) and clip bounds read int8 values
+// with a nominal fixed-point scale of kActivationScale per unit: q = 16 means 1.0.
+//
+// Tensor ids and node ids are indices into Graph::tensors and Graph::nodes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace strider {
+
+enum class OpType : uint8_t {
+  kConv,            // grouped / depthwise / dilated convolution; also FullyConnected as 1x1 on 1x1
+  kFullyConnected,  // input flattened to C*H*W, weights [out][in]
+  kMaxPool,
+  kAvgPool,
+  kGlobalAvgPool,   // also ReduceMean over H and W
+  kAdd,             // element-wise, second input may broadcast per channel or scalar
+  kMul,
+  kConcat,          // channel concat
+  kActivation,      // activation-only op (the fused activation does the work)
+  kReshape,         // reshape / flatten / squeeze / identity / dropout: a view of its input
+  kSplit,           // channel split: each output is a contiguous channel range of the input
+  kSlice,           // one channel range of the input
+  kChannelShuffle,  // reshape-transpose-reshape channel shuffle
+  kPad,             // explicit zero padding
+  kSoftmax,         // over channels
+};
+
+enum class Activation : uint8_t { kNone, kRelu, kRelu6, kClip, kSigmoid, kHardSigmoid, kHardSwish };
+
+constexpr int kActivationScale = 16;
+
+enum class TensorKind : uint8_t { kActivation, kWeight, kBias };
+
+struct TensorShape {
+  int64_t n = 1, c = 1, h = 1, w = 1;
+  int64_t elements() const { return n * c * h * w; }
+  bool operator==(const TensorShape& o) const {
+    return n == o.n && c == o.c && h == o.h && w == o.w;
+  }
+  bool operator!=(const TensorShape& o) const { return !(*this == o); }
+};
+
+std::string to_string(const TensorShape& s);  // "1x64x56x56"
+
+struct Tensor {
+  std::string name;
+  TensorShape shape;
+  TensorKind kind = TensorKind::kActivation;
+  int element_bytes = 1;          // int8 activations and weights, int32 biases
+  std::vector<int8_t> data;       // weights (empty: not materialised, see Graph::materialise)
+  std::vector<int32_t> bias;      // biases
+  int64_t bytes() const { return shape.elements() * element_bytes; }
+};
+
+struct Node {
+  std::string name;
+  OpType op = OpType::kActivation;
+  std::vector<int> inputs;   // activation tensor ids
+  std::vector<int> outputs;  // activation tensor ids
+  int weights = -1;          // tensor id of kWeight, or -1
+  int bias = -1;             // tensor id of kBias, or -1
+
+  // Window ops (conv, pools, pad).
+  int kernel_h = 1, kernel_w = 1;
+  int stride_h = 1, stride_w = 1;
+  int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  int dilation_h = 1, dilation_w = 1;
+  int groups = 1;
+  // Conv only: a depthwise 1x1 conv standing for a BatchNormalization that could not be folded
+  // into a preceding conv (a per-channel scale and shift). The hardware executes its MACs, but
+  // network totals of the original model (strider inspect) leave it out.
+  bool from_batchnorm = false;
+  bool count_include_pad = false;  // AvgPool
+  bool ceil_mode = false;          // MaxPool / AvgPool: output size rounded up (ONNX ceil_mode);
+                                   // a window starting in the bottom/right padding is dropped.
+                                   // Pool padding is virtual: max ignores it, avg counts it only
+                                   // with count_include_pad.
+
+  // Fused activation and requantisation to int8.
+  Activation activation = Activation::kNone;
+  int32_t clip_min = -128, clip_max = 127;  // int8 domain, for kClip (kRelu6 is [0, 6 * 16])
+  int32_t requant_multiplier = 1;
+  int32_t requant_shift = 0;
+
+  // Split / Slice: channel ranges, one [begin, end) per output.
+  std::vector<int64_t> channel_begin, channel_end;
+  int shuffle_groups = 1;  // ChannelShuffle
+
+  // Reshape: target dims in ONNX Reshape form (0 copies the input dim, -1 is inferred), at most
+  // four, mapped onto N, C, H, W with missing trailing dims 1 (e.g. {0, -1} is Flatten to
+  // N x (C*H*W) x 1 x 1). Empty: same shape as the input (identity, dropout).
+  std::vector<int64_t> reshape_dims;
+};
+
+struct Graph {
+  std::string name;
+  std::vector<Tensor> tensors;
+  std::vector<Node> nodes;    // in a valid topological order after import
+  std::vector<int> inputs;    // graph input tensor ids
+  std::vector<int> outputs;   // graph output tensor ids
+
+  int add_tensor(Tensor t);
+  int add_node(Node n);
+  int find_tensor(const std::string& name) const;  // -1 when absent
+
+  // Producer node of each tensor (-1 for graph inputs and constants); consumers of each tensor.
+  std::vector<int> producers() const;
+  std::vector<std::vector<int>> consumers() const;
+};
+
+const char* to_string(OpType op);
+const char* to_string(Activation a);
+bool parse_activation(const std::string& s, Activation* out);
+
+// True for ops that only re-interpret their input's memory (no data movement).
+bool is_view_op(OpType op);
+
+// Output shape of a node given its input shapes; throws std::runtime_error naming the node on
+// inconsistent inputs. Used by importers and by validate().
+std::vector<TensorShape> infer_output_shapes(const Graph& g, const Node& n);
+
+// Multiply-accumulates of conv and fully-connected nodes (0 for everything else).
+int64_t node_macs(const Graph& g, const Node& n);
+
+// Checks ids, shapes against infer_output_shapes, topological order and weight sizes. Throws
+// std::runtime_error naming the node and what was expected.
+void validate(const Graph& g);
+
+// Recomputes every activation tensor produced by a node, in node order, from the graph inputs'
+// shapes (after an input size change). Weight tensors of fully-connected nodes that hold no data
+// follow their new input size; ones with data must still match (else the node's shape error is
+// thrown, as from infer_output_shapes).
+void reinfer_shapes(Graph* g);
+
+// Reference output stage. requantise: (acc * multiplier) >> shift in 64 bits, rounded half away
+// from zero, saturated to int32. apply_activation: the node's fused activation on a requantised
+// value, result clamped to int8 (see kActivationScale for the non-linear ones).
+int32_t requantise(int64_t acc, int32_t multiplier, int32_t shift);
+int8_t apply_activation(int32_t value, const Node& n);
+
+// Weight tensor shape of a conv: [out][in/groups][kh][kw] as n, c, h, w; of a fully-connected
+// layer: [out][in] as n, c (h = w = 1). Reduction length (MACs per output element) of either.
+int64_t reduction_length(const Graph& g, const Node& n);
+
+// Fills weights and biases that have no data with deterministic pseudo-random int8 values from
+// `seed` (and the tensor name), and sets each conv / fully-connected node's requantisation so that
+// outputs use the int8 range without saturating on average.
+void materialise_parameters(Graph* g, uint64_t seed);
+
+}  // namespace strider

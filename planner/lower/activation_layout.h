@@ -1,0 +1,29 @@
+// ActivationLayout: the L2 address of every activation tensor, from the memory planner's plan of
+// the graph's alias groups (views and in-place concats share one buffer) for a schedule.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "planner/ir/graph.h"
+#include "planner/lower/lowering.h"
+
+namespace strider {
+
+struct ActivationLayout {
+  std::vector<uint64_t> tensor_addr;     // per graph tensor (0 for weights and biases)
+  std::vector<PlannedBuffer> buffers;    // one per alias group
+  std::string allocator;
+  uint64_t peak_bytes = 0;
+  uint64_t lower_bound_bytes = 0;
+  bool proven_optimal = false;
+};
+
+// Plans the activations of `g` for `order` into [0, capacity) with `alignment`. Throws
+// std::runtime_error naming the capacity, the plan's peak and the largest tensor live at the peak
+// when they do not fit.
+ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order, uint64_t alignment,
+                                  uint64_t capacity, const LowerOptions& opt);
+
+}  // namespace strider

@@ -1,0 +1,90 @@
+// Lowering: turns a scheduled, memory-planned graph into the descriptor list the hardware runs.
+//
+// Memory layout. DRAM: the descriptor list at 0, weights and biases from kDramWeightsBase (each
+// layer's weights [out][in/groups][kh][kw] int8, then its int32 biases), graph inputs and outputs
+// from kDramActivationsBase. L2: the activation arena (offsets from the memory plan) from 0, then
+// two weight-staging slots (double buffering) at the top.
+//
+// Per layer, in schedule order: view ops (reshape, flatten, split, slice, in-place concat) emit
+// nothing; a channel shuffle is one 2-D L2->L2 move per group; every other op becomes operation
+// tiles of output-channel blocks sized so a tile's weights fit the L1 kernel region (fully
+// connected: a run of neurons' weight rows within a staging slot). A tile with weights is preceded
+// by its weight and bias moves into the next staging slot; each move waits for the tile that last
+// read that slot (write-after-read), so the next tile's weights load while the current computes.
+// A tile waits for its moves and for the last tile of each layer producing its inputs (the compute
+// pipeline is in order, so that one fence covers the producer's earlier tiles). Graph inputs are
+// moved DRAM->L2 first and graph outputs L2->DRAM last.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/config/arch_config.h"
+#include "planner/ir/graph.h"
+#include "strider/descriptor.h"
+
+namespace strider {
+
+constexpr uint64_t kDramWeightsBase = 256ull << 20;
+constexpr uint64_t kDramActivationsBase = 2048ull << 20;
+
+struct LowerOptions {
+  std::string allocator = "auto";
+  std::string schedule = "dfs";
+  double time_limit_s = 10.0;
+};
+
+// Why bytes moved, per layer.
+struct LayerReport {
+  std::string name;
+  std::string op;
+  uint32_t tiles = 0;
+  uint64_t weight_bytes = 0;   // DRAM -> L2 weights and biases
+  uint64_t input_bytes = 0;    // graph inputs DRAM -> L2
+  uint64_t output_bytes = 0;   // graph outputs L2 -> DRAM
+  uint64_t copy_bytes = 0;     // L2 -> L2 (channel shuffle)
+  uint64_t macs = 0;
+};
+
+// One row of memory_plan.csv.
+struct PlannedBuffer {
+  std::string tensor;
+  std::string kind;     // activation | scratch | weight
+  uint64_t offset = 0;  // L2 address
+  uint64_t size = 0;
+  int64_t first = 0, last = 0;  // schedule steps, inclusive
+};
+
+// Data that must be in DRAM before the run (functional mode) and where results land.
+struct DramImage {
+  struct Blob {
+    uint64_t addr = 0;
+    std::vector<int8_t> bytes;
+  };
+  std::vector<Blob> blobs;                       // weights and biases
+  std::vector<std::pair<int, uint64_t>> inputs;  // graph input tensor id -> DRAM address
+  std::vector<std::pair<int, uint64_t>> outputs; // graph output tensor id -> DRAM address
+};
+
+struct Lowered {
+  DescriptorList list;
+  std::vector<LayerReport> layers;   // index = DescriptorList layer index
+  std::vector<PlannedBuffer> plan;   // activation buffers and staging slots
+  std::vector<uint64_t> tensor_addr; // L2 address per graph tensor (activations only)
+  std::vector<int> step_layer;       // per schedule step: its layer index, -1 for a view
+  std::vector<int> layer_node;       // per layer: graph node index, -1 for input/output moves
+  DramImage dram;
+  std::string allocator;
+  uint64_t arena_bytes = 0;          // peak of the activation plan
+  uint64_t lower_bound_bytes = 0;
+  uint64_t staging_bytes = 0;        // both staging slots
+  bool proven_optimal = false;
+  double planner_seconds = 0;
+};
+
+// Throws std::runtime_error naming the node, tensor and sizes when the graph cannot be lowered
+// for `arch` (e.g. the activations do not fit the L2 left after weight staging).
+Lowered lower(const Graph& g, const ArchConfig& arch, const LowerOptions& opt);
+
+}  // namespace strider

@@ -1,0 +1,70 @@
+// Depth-first search for a packing of an ExactInstance within a given height (a decision
+// problem), over canonical solutions only: buffers are placed in non-decreasing offset order
+// (equal offsets in static rank order), each at the lowest offset its placed time-neighbours
+// and the fixed obstacles allow. Pruning: a buffer is never placed at or above the top another
+// unplaced buffer could reach now (that would leave a needless gap); for every time section,
+// max(lowest offset of its unplaced buffers, current offset) + their total size must fit; after
+// a buffer that overlaps no unplaced buffer fails, its siblings are not tried. When no unplaced
+// buffer crosses a section boundary the remaining problem splits into independent parts.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "planner/memory/exact/exact_instance.h"
+
+namespace strider::memory::exact {
+
+class PackingSearch {
+ public:
+  enum class Outcome { kFound, kInfeasible, kAborted };
+  using Clock = std::chrono::steady_clock;
+
+  // rank[b]: static preorder position of buffer b (a permutation of 0..n-1).
+  PackingSearch(const ExactInstance& inst, std::vector<int> rank);
+
+  // Looks for a packing of height <= cap (units). Stops with kAborted after `node_budget` nodes
+  // (0: no limit) or at `deadline`.
+  Outcome run(int64_t cap, int64_t node_budget, Clock::time_point deadline);
+
+  // Offsets in units of the last packing found (valid after kFound).
+  const std::vector<int64_t>& offsets() const { return sol_; }
+  int64_t nodes() const { return nodes_; }
+
+ private:
+  struct Candidate {
+    int64_t offset;
+    int rank;
+    int buffer;
+  };
+
+  Outcome solve_parts(int slo, int shi, int lb, int le, int64_t last_off, int last_rank);
+  Outcome search(int slo, int shi, int lb, int le, int64_t last_off, int last_rank);
+  Outcome place(int b, int64_t off, int slo, int shi, int lb, int le, bool* hatless);
+  void recompute_floor(int s);
+  bool out_of_budget();
+
+  const ExactInstance& inst_;
+  std::vector<int> rank_;
+  int64_t cap_ = 0;
+  int64_t budget_ = 0;
+  Clock::time_point deadline_;
+  int64_t nodes_ = 0;
+  bool aborted_ = false;
+
+  std::vector<char> placed_;
+  std::vector<int64_t> minoff_;   // lowest offset each unplaced buffer could take now
+  std::vector<int64_t> floor_;    // per section: min minoff_ over its unplaced buffers
+  std::vector<int64_t> total_;    // per section: total size of its unplaced buffers
+  std::vector<int> cuts_;         // per boundary s|s+1: unplaced buffers crossing it
+  std::vector<std::pair<int, int64_t>> minoff_trail_, floor_trail_;
+  std::vector<int> list_;         // arena of unplaced-buffer lists, one per open node
+  std::vector<Candidate> cand_;   // arena of candidate lists
+  std::vector<int64_t> sol_;
+  std::vector<uint64_t> dirty_;   // per section: stamp_ when queued for recompute_floor
+  std::vector<int> dirty_list_;
+  uint64_t stamp_ = 1;
+};
+
+}  // namespace strider::memory::exact

@@ -1,0 +1,156 @@
+// The offline greedy gap placer: see gap_placer.h.
+#include "planner/memory/gap_placer.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+namespace strider::memory {
+
+int64_t align_up(int64_t value, int64_t alignment) {
+  if (alignment <= 1) return value;
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+GapPlacer::GapPlacer(const Problem& p) : p_(p) {
+  std::vector<int64_t> times;
+  times.reserve(2 * p.buffers.size());
+  for (const Buffer& b : p.buffers) {
+    times.push_back(b.lower);
+    times.push_back(b.upper);
+  }
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  slots_ = std::max<int>(1, static_cast<int>(times.size()) - 1);
+  const size_t n = p.buffers.size();
+  first_slot_.resize(n);
+  end_slot_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    first_slot_[i] = static_cast<int>(
+        std::lower_bound(times.begin(), times.end(), p.buffers[i].lower) - times.begin());
+    end_slot_[i] = static_cast<int>(
+        std::lower_bound(times.begin(), times.end(), p.buffers[i].upper) - times.begin());
+  }
+  tree_.resize(4 * static_cast<size_t>(slots_));
+  offset_.assign(n, 0);
+}
+
+void GapPlacer::add(std::vector<Interval>* set, Interval iv) {
+  // Merge iv with every interval it overlaps or touches; the set stays sorted and disjoint.
+  auto first = std::lower_bound(set->begin(), set->end(), iv.first,
+                                [](const Interval& x, int64_t v) { return x.second < v; });
+  auto last = first;
+  while (last != set->end() && last->first <= iv.second) {
+    iv.first = std::min(iv.first, last->first);
+    iv.second = std::max(iv.second, last->second);
+    ++last;
+  }
+  if (first == last) {
+    set->insert(first, iv);
+  } else {
+    *first = iv;
+    set->erase(first + 1, last);
+  }
+}
+
+void GapPlacer::insert(int node, int lo, int hi, int a, int b, Interval iv) {
+  if (b <= lo || hi <= a) return;
+  Node& t = tree_[node];
+  if (t.sub.empty()) touched_.push_back(node);
+  add(&t.sub, iv);
+  if (a <= lo && hi <= b) {
+    add(&t.here, iv);
+    return;
+  }
+  int mid = (lo + hi) / 2;
+  insert(2 * node, lo, mid, a, b, iv);
+  insert(2 * node + 1, mid, hi, a, b, iv);
+}
+
+void GapPlacer::collect(int node, int lo, int hi, int a, int b) {
+  if (b <= lo || hi <= a) return;
+  const Node& t = tree_[node];
+  if (t.sub.empty()) return;
+  if (a <= lo && hi <= b) {
+    intervals_.insert(intervals_.end(), t.sub.begin(), t.sub.end());
+    return;
+  }
+  intervals_.insert(intervals_.end(), t.here.begin(), t.here.end());
+  int mid = (lo + hi) / 2;
+  collect(2 * node, lo, mid, a, b);
+  collect(2 * node + 1, mid, hi, a, b);
+}
+
+void GapPlacer::reset() {
+  for (int node : touched_) {
+    tree_[node].sub.clear();
+    tree_[node].here.clear();
+  }
+  touched_.clear();
+  height_ = 0;
+}
+
+int64_t GapPlacer::choose(int id, GapPolicy policy) {
+  const Buffer& b = p_.buffers[id];
+  intervals_.clear();
+  if (end_slot_[id] > first_slot_[id]) collect(1, 0, slots_, first_slot_[id], end_slot_[id]);
+  std::sort(intervals_.begin(), intervals_.end());
+  int64_t best = -1;
+  int64_t best_gap = std::numeric_limits<int64_t>::max();
+  int64_t cursor = 0;  // lowest address above every interval seen so far
+  for (const auto& [lo, hi] : intervals_) {
+    if (lo > cursor) {
+      const int64_t start = align_up(cursor, b.alignment);
+      if (start + b.size <= lo) {
+        if (policy == GapPolicy::kFirstFit) return start;
+        const int64_t gap = lo - cursor;
+        if (gap < best_gap) {
+          best_gap = gap;
+          best = start;
+        }
+      }
+    }
+    cursor = std::max(cursor, hi);
+  }
+  return best >= 0 ? best : align_up(cursor, b.alignment);
+}
+
+std::vector<int64_t> GapPlacer::place(const std::vector<int>& order, GapPolicy policy) {
+  reset();
+  const int n = static_cast<int>(p_.buffers.size());
+  std::vector<char> done(n, 0);
+  auto commit = [&](int id, int64_t off) {
+    offset_[id] = off;
+    done[id] = 1;
+    const int64_t size = p_.buffers[id].size;
+    height_ = std::max(height_, off + size);
+    if (end_slot_[id] > first_slot_[id] && size > 0) {
+      insert(1, 0, slots_, first_slot_[id], end_slot_[id], {off, off + size});
+    }
+  };
+  std::vector<int> fixed;
+  for (int id = 0; id < n; ++id) {
+    const Buffer& b = p_.buffers[id];
+    if (!b.fixed_offset) continue;
+    for (int j : fixed) {
+      const Buffer& c = p_.buffers[j];
+      if (c.lower < b.upper && b.lower < c.upper && *c.fixed_offset < *b.fixed_offset + b.size &&
+          *b.fixed_offset < *c.fixed_offset + c.size && b.size > 0 && c.size > 0) {
+        throw std::runtime_error("fixed buffers '" + c.id + "' and '" + b.id +
+                                 "' overlap in address and lifetime");
+      }
+    }
+    fixed.push_back(id);
+    commit(id, *b.fixed_offset);
+  }
+  for (int id : order) {
+    if (done[id]) continue;
+    commit(id, choose(id, policy));
+  }
+  for (int id = 0; id < n; ++id) {
+    if (!done[id]) throw std::logic_error("GapPlacer: order misses a buffer");
+  }
+  return offset_;
+}
+
+}  // namespace strider::memory

@@ -1,0 +1,177 @@
+// Binary form of the descriptor list: "STRD", u32 version, u64 arch fingerprint, layers,
+// tensor table, descriptors; all integers little-endian, strings length-prefixed.
+#include <istream>
+#include <ostream>
+
+#include "planner/src/byte_stream.h"
+#include "strider/descriptor.h"
+
+namespace strider {
+namespace {
+
+constexpr char kMagic[4] = {'S', 'T', 'R', 'D'};
+
+void put(ByteWriter& w, const TensorRef& t) {
+  w.u<uint8_t>(uint8_t(t.space));
+  w.u<uint64_t>(t.addr);
+  w.u<uint32_t>(t.c);
+  w.u<uint32_t>(t.h);
+  w.u<uint32_t>(t.w);
+  w.u<uint32_t>(t.row_stride);
+  w.u<uint32_t>(t.channel_stride);
+  w.u<uint8_t>(t.element_bytes);
+}
+
+TensorRef get_ref(ByteReader& r) {
+  TensorRef t;
+  t.space = r.enumeration<MemSpace>(2, "memory space");
+  t.addr = r.u<uint64_t>();
+  t.c = r.u<uint32_t>();
+  t.h = r.u<uint32_t>();
+  t.w = r.u<uint32_t>();
+  t.row_stride = r.u<uint32_t>();
+  t.channel_stride = r.u<uint32_t>();
+  t.element_bytes = r.u<uint8_t>();
+  return t;
+}
+
+void put(ByteWriter& w, const MoveDesc& m) {
+  w.u<uint8_t>(uint8_t(m.src_space));
+  w.u<uint8_t>(uint8_t(m.dst_space));
+  w.u<uint64_t>(m.src_addr);
+  w.u<uint64_t>(m.dst_addr);
+  w.u<uint32_t>(m.rows);
+  w.u<uint32_t>(m.row_bytes);
+  w.u<uint32_t>(m.src_stride);
+  w.u<uint32_t>(m.dst_stride);
+}
+
+MoveDesc get_move(ByteReader& r) {
+  MoveDesc m;
+  m.src_space = r.enumeration<MemSpace>(2, "source space");
+  m.dst_space = r.enumeration<MemSpace>(2, "destination space");
+  m.src_addr = r.u<uint64_t>();
+  m.dst_addr = r.u<uint64_t>();
+  m.rows = r.u<uint32_t>();
+  m.row_bytes = r.u<uint32_t>();
+  m.src_stride = r.u<uint32_t>();
+  m.dst_stride = r.u<uint32_t>();
+  return m;
+}
+
+void put(ByteWriter& w, const OpDesc& o) {
+  w.u<uint8_t>(uint8_t(o.op));
+  for (const TensorRef* t : {&o.input, &o.input2, &o.weights, &o.bias, &o.output}) put(w, *t);
+  for (uint16_t v : {o.kernel_h, o.kernel_w, o.stride_h, o.stride_w, o.pad_top, o.pad_left,
+                     o.pad_bottom, o.pad_right, o.dilation_h, o.dilation_w}) {
+    w.u<uint16_t>(v);
+  }
+  w.u<uint32_t>(o.groups);
+  w.u<uint8_t>(o.count_include_pad ? 1 : 0);
+  w.u<uint8_t>(uint8_t(o.act));
+  w.i32(o.clip_min);
+  w.i32(o.clip_max);
+  w.i32(o.requant_multiplier);
+  w.i32(o.requant_shift);
+  for (uint32_t v : {o.row_begin, o.row_end, o.ch_begin, o.ch_end}) w.u<uint32_t>(v);
+}
+
+OpDesc get_op(ByteReader& r) {
+  OpDesc o;
+  o.op = r.enumeration<OpCode>(9, "op code");
+  for (TensorRef* t : {&o.input, &o.input2, &o.weights, &o.bias, &o.output}) *t = get_ref(r);
+  for (uint16_t* v : {&o.kernel_h, &o.kernel_w, &o.stride_h, &o.stride_w, &o.pad_top, &o.pad_left,
+                      &o.pad_bottom, &o.pad_right, &o.dilation_h, &o.dilation_w}) {
+    *v = r.u<uint16_t>();
+  }
+  o.groups = r.u<uint32_t>();
+  o.count_include_pad = r.boolean();
+  o.act = r.enumeration<PostAct>(7, "activation");
+  o.clip_min = r.i32();
+  o.clip_max = r.i32();
+  o.requant_multiplier = r.i32();
+  o.requant_shift = r.i32();
+  for (uint32_t* v : {&o.row_begin, &o.row_end, &o.ch_begin, &o.ch_end}) *v = r.u<uint32_t>();
+  return o;
+}
+
+}  // namespace
+
+void write_binary(const DescriptorList& list, std::ostream& out) {
+  out.write(kMagic, 4);
+  ByteWriter w(out);
+  w.u<uint32_t>(list.version);
+  w.u<uint64_t>(list.arch_fingerprint);
+  w.u<uint32_t>(uint32_t(list.layers.size()));
+  for (const std::string& s : list.layers) w.str(s);
+  w.u<uint32_t>(uint32_t(list.tensors.size()));
+  for (const TensorEntry& t : list.tensors) {
+    w.str(t.name);
+    w.u<uint8_t>(uint8_t(t.role));
+    w.u<uint8_t>(uint8_t(t.space));
+    w.u<uint64_t>(t.addr);
+    w.u<uint64_t>(t.bytes);
+  }
+  w.u<uint32_t>(uint32_t(list.descriptors.size()));
+  for (const Descriptor& d : list.descriptors) {
+    w.u<uint32_t>(d.id);
+    w.u<uint8_t>(uint8_t(d.kind));
+    w.u<uint32_t>(d.layer);
+    w.u<uint32_t>(uint32_t(d.deps.size()));
+    for (uint32_t dep : d.deps) w.u<uint32_t>(dep);
+    if (d.kind == DescKind::kMove) {
+      put(w, d.move);
+    } else {
+      put(w, d.op);
+    }
+  }
+}
+
+DescriptorList read_binary(std::istream& in, const std::string& source) {
+  ByteReader r(in, source);
+  char magic[4];
+  for (char& c : magic) c = static_cast<char>(r.u<uint8_t>());
+  if (std::string(magic, 4) != std::string(kMagic, 4)) {
+    r.fail("not a Strider descriptor list (magic is not STRD)", 4);
+  }
+  DescriptorList list;
+  list.version = r.u<uint32_t>();
+  if (list.version != kDescriptorFormatVersion) {
+    r.fail("format version " + std::to_string(list.version) + ", this build reads version " +
+               std::to_string(kDescriptorFormatVersion),
+           4);
+  }
+  list.arch_fingerprint = r.u<uint64_t>();
+  list.layers.resize(r.count(4));
+  for (std::string& s : list.layers) s = r.str();
+  list.tensors.resize(r.count(22));
+  for (TensorEntry& t : list.tensors) {
+    t.name = r.str();
+    t.role = r.enumeration<TensorRole>(5, "tensor role");
+    t.space = r.enumeration<MemSpace>(2, "memory space");
+    t.addr = r.u<uint64_t>();
+    t.bytes = r.u<uint64_t>();
+  }
+  list.descriptors.resize(r.count(13));
+  for (Descriptor& d : list.descriptors) {
+    d.id = r.u<uint32_t>();
+    d.kind = r.enumeration<DescKind>(2, "descriptor kind");
+    d.layer = r.u<uint32_t>();
+    d.deps.resize(r.count(4));
+    for (uint32_t& dep : d.deps) dep = r.u<uint32_t>();
+    if (d.kind == DescKind::kMove) {
+      d.move = get_move(r);
+    } else {
+      d.op = get_op(r);
+    }
+  }
+  if (!r.at_end()) r.fail("trailing bytes after the last descriptor");
+  try {
+    check(list);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(source + ": " + e.what());
+  }
+  return list;
+}
+
+}  // namespace strider

@@ -1,0 +1,59 @@
+#!/usr/bin/python3
+"""Regenerate Strider's zoo of parameter-free ONNX graphs from Debian's torchvision.
+
+Each model is built with random initialisation (no download), put in eval mode and exported
+with export_params=False, so the file holds the graph and the parameter shapes but no parameter
+data (Strider fills weights with deterministic pseudo-random int8 values from a seed).
+GoogLeNet and Inception v3 are exported without their auxiliary heads.
+
+    /usr/bin/python3 scripts/export_models.py                  # the zoo into configs/networks
+    /usr/bin/python3 scripts/export_models.py --out-dir /tmp/zoo shufflenet_v2_x1_0 vgg16
+"""
+import argparse
+import os
+import sys
+
+import torch
+import torchvision
+
+# name -> (constructor keyword arguments, input height and width)
+ZOO = {
+    "resnet50": ({}, 224),
+    "mobilenet_v2": ({}, 224),
+    "inception_v3": ({"aux_logits": False, "init_weights": True}, 299),
+    "googlenet": ({"aux_logits": False, "init_weights": True}, 224),
+    "densenet121": ({}, 224),
+}
+
+
+def export(name, out_dir, opset):
+    kwargs, size = ZOO.get(name, ({}, 224))
+    builder = getattr(torchvision.models, name, None)
+    if builder is None:
+        raise SystemExit(f"torchvision.models has no model '{name}'")
+    torch.manual_seed(0)
+    model = builder(weights=None, **kwargs).eval()
+    dummy = torch.zeros(1, 3, size, size)
+    path = os.path.normpath(os.path.join(out_dir, f"{name}.onnx"))
+    with torch.no_grad():
+        torch.onnx.export(model, dummy, path, export_params=False, opset_version=opset,
+                          input_names=["input"], output_names=["logits"],
+                          do_constant_folding=True)
+    print(f"{path}: {os.path.getsize(path)} bytes, input 1x3x{size}x{size}")
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("models", nargs="*", default=list(ZOO), help="torchvision model names")
+    parser.add_argument("--out-dir", default=os.path.join(here, "..", "configs", "networks"))
+    parser.add_argument("--opset", type=int, default=13, help="ONNX opset (11 to 17)")
+    args = parser.parse_args()
+    os.makedirs(args.out_dir, exist_ok=True)
+    for name in args.models:
+        export(name, args.out_dir, args.opset)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+// `strider plan RUN.yaml [--emit LIST.strd] [--text LIST.yaml] [--out DIR] [--set key=value]`:
+// plans and lowers without simulating; prints the plan summary and writes memory_plan.csv.
+#include <filesystem>
+#include <fstream>
+
+#include "model/config/config_loader.h"
+#include "tb/cli_args.h"
+#include "tb/commands.h"
+#include "tb/report_writer.h"
+#include "tb/run_harness.h"
+
+namespace strider {
+
+int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
+  const char* usage =
+      "usage: strider plan RUN.yaml [--emit LIST.strd] [--text LIST.yaml] [--out DIR] "
+      "[--set key=value ...]";
+  RunResult r;
+  std::string emit, text;
+  try {
+    CliArgs cli(args, {"--out", "--set", "--emit", "--text"}, {});
+    if (cli.positional().size() != 1) throw UsageError("expected one run file");
+    std::vector<std::string> sets = cli.values("--set");
+    if (cli.has("--out")) sets.push_back("output_dir=" + cli.value("--out"));
+    emit = cli.value("--emit");
+    text = cli.value("--text");
+    r.config = load_run(cli.positional()[0], sets);
+  } catch (const UsageError& e) {
+    err << "strider plan: " << e.what() << "\n" << usage << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    err << e.what() << "\n";
+    return 1;
+  }
+  try {
+    plan_run(r);
+    const Lowered& l = r.lowered;
+    std::filesystem::create_directories(r.config.output_dir);
+    write_memory_plan(l, r.config.output_dir + "/memory_plan.csv");
+    if (!emit.empty()) {
+      std::ofstream f(emit, std::ios::binary);
+      if (!f) throw std::runtime_error(emit + ": cannot open for writing");
+      write_binary(l.list, f);
+    }
+    if (!text.empty()) {
+      std::ofstream f(text);
+      if (!f) throw std::runtime_error(text + ": cannot open for writing");
+      f << to_text(l.list);
+    }
+    out << "plan: " << r.graph.name << " on " << r.config.arch.name << "\n"
+        << "  activations  " << l.arena_bytes << " B (lower bound " << l.lower_bound_bytes
+        << " B, allocator " << l.allocator << (l.proven_optimal ? ", optimal" : "") << ")\n"
+        << "  staging      " << l.staging_bytes << " B\n"
+        << "  L2           " << l.arena_bytes + l.staging_bytes << " of "
+        << r.config.arch.l2.size_bytes << " B\n"
+        << "  descriptors  " << l.list.descriptors.size() << " over " << l.list.layers.size()
+        << " layers\n"
+        << "  memory plan  " << r.config.output_dir << "/memory_plan.csv\n";
+  } catch (const std::exception& e) {
+    err << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace strider

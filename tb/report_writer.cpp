@@ -1,0 +1,138 @@
+#include "tb/report_writer.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "model/config/config_writer.h"
+
+namespace strider {
+namespace {
+
+std::ofstream open(const std::string& path) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error(path + ": cannot open for writing");
+  return f;
+}
+
+nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
+  const ArchConfig& arch = r.config.arch;
+  nlohmann::ordered_json j;
+  j["format_version"] = 1;
+  j["cycles"] = s.cycles;
+  j["seconds_at_clock"] = s.seconds_at_clock;
+  j["macs"] = s.macs;
+  j["utilization"] = s.utilization;
+  j["dram"] = {{"read_bytes", r.stats.get("dram.read_bytes")},
+               {"write_bytes", r.stats.get("dram.write_bytes")}};
+  j["l2"] = {{"capacity_bytes", arch.l2.size_bytes},
+             {"peak_planned_bytes", s.l2_peak_planned},
+             {"peak_observed_bytes", s.l2_peak_observed}};
+  j["line_buffer"] = {{"write_cycles", r.stats.get("line_buffer.write_cycles")},
+                      {"shifted_writes", r.stats.get("line_buffer.shifted_writes")},
+                      {"line_writes", r.stats.get("line_buffer.line_writes")},
+                      {"discarded_outputs", r.stats.get("store.discarded_outputs")}};
+  j["planner"] = {{"allocator", r.lowered.allocator},
+                  {"peak_bytes", r.lowered.arena_bytes},
+                  {"lower_bound_bytes", r.lowered.lower_bound_bytes},
+                  {"proven_optimal", r.lowered.proven_optimal},
+                  {"staging_bytes", r.lowered.staging_bytes},
+                  {"seconds", r.lowered.planner_seconds}};
+  j["functional"] = {{"enabled", r.config.sim.functional},
+                     {"checked_tensors", r.checked_tensors},
+                     {"mismatches", r.mismatches}};
+  j["deadlock"] = r.record.deadlock;
+  j["descriptors"] = r.lowered.list.descriptors.size();
+  j["wall_seconds"] = r.wall_seconds;
+  j["simulated_cycles_per_second"] = r.wall_seconds > 0 ? double(s.cycles) / r.wall_seconds : 0.0;
+  nlohmann::ordered_json stats;
+  for (const Stat& st : r.stats.all()) stats[st.name] = {{"value", st.value}, {"description", st.description}};
+  j["stats"] = stats;
+  return j;
+}
+
+void write_layers(const RunSummary& s, const std::string& path) {
+  std::ofstream f = open(path);
+  f << "layer,op,tiles,start,end,cycles,macs,utilization,dram_bytes,l2_bytes,lb_write_cycles,"
+       "shifted_writes,discarded_outputs,compute_cycles,stall_l2_conflict,stall_dram,"
+       "stall_line_buffer,stall_backpressure\n";
+  for (const LayerRow& l : s.layers) {
+    f << l.name << ',' << l.op << ',' << l.tiles << ',' << l.start << ',' << l.end << ','
+      << l.cycles << ',' << l.macs << ',' << std::fixed << std::setprecision(6) << l.utilization
+      << ',' << l.dram_bytes << ',' << l.l2_bytes << ',' << l.lb_write_cycles << ','
+      << l.shifted_writes << ',' << l.discarded_outputs << ',' << l.compute_cycles << ','
+      << l.stall_l2_conflict << ',' << l.stall_dram << ',' << l.stall_line_buffer << ','
+      << l.stall_backpressure << '\n';
+  }
+}
+
+void write_descriptors(const RunResult& r, const std::string& path) {
+  std::ofstream f = open(path);
+  f << "id,kind,layer,unit,channel,fetched,ready,start,end\n";
+  for (const DescriptorRecord& d : r.record.descriptors) {
+    f << d.id << ',' << (d.is_move ? "move" : "op") << ',' << r.lowered.list.layers[d.layer]
+      << ',' << to_string(d.unit) << ',' << d.channel << ',' << d.fetched << ',' << d.ready << ','
+      << d.start << ',' << d.end << '\n';
+  }
+}
+
+void write_occupancy(const RunSummary& s, const std::string& path) {
+  std::ofstream f = open(path);
+  f << "cycle,l2_bytes\n";
+  for (const auto& [cycle, bytes] : s.l2_occupancy) f << cycle << ',' << bytes << '\n';
+}
+
+}  // namespace
+
+void write_memory_plan(const Lowered& l, const std::string& path) {
+  std::ofstream f = open(path);
+  f << "tensor,kind,offset,size,first,last\n";
+  for (const PlannedBuffer& b : l.plan) {
+    f << b.tensor << ',' << b.kind << ',' << b.offset << ',' << b.size << ',' << b.first << ','
+      << b.last << '\n';
+  }
+}
+
+void write_reports(const RunResult& r, const RunSummary& s, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error(dir + ": cannot create the output directory: " + ec.message());
+  open(dir + "/summary.json") << summary_json(r, s).dump(2) << '\n';
+  write_layers(s, dir + "/layers.csv");
+  write_descriptors(r, dir + "/descriptors.csv");
+  write_occupancy(s, dir + "/occupancy.csv");
+  write_memory_plan(r.lowered, dir + "/memory_plan.csv");
+  open(dir + "/effective_config.yaml") << effective_yaml(r.config);
+}
+
+void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
+  const ArchConfig& arch = r.config.arch;
+  out << "strider: " << r.graph.name << " on " << arch.name << "\n";
+  out << "  cycles           " << s.cycles << "  (" << std::fixed << std::setprecision(3)
+      << s.seconds_at_clock * 1e3 << " ms at " << arch.clock.frequency_mhz << " MHz)\n";
+  out << "  MACs             " << s.macs << "  utilisation " << std::setprecision(1)
+      << s.utilization * 100 << " %\n";
+  out << "  DRAM traffic     " << r.stats.get("dram.read_bytes") << " B read, "
+      << r.stats.get("dram.write_bytes") << " B written\n";
+  out << "  L2 peak          " << s.l2_peak_planned << " B planned of " << arch.l2.size_bytes
+      << " (" << r.lowered.allocator << ", activations " << r.lowered.arena_bytes << " B, LB "
+      << r.lowered.lower_bound_bytes << " B)\n";
+  out << "  line buffer      " << r.stats.get("line_buffer.write_cycles") << " write cycles, "
+      << r.stats.get("line_buffer.shifted_writes") << " shifted writes, "
+      << r.stats.get("store.discarded_outputs") << " discarded outputs\n";
+  std::vector<const LayerRow*> top;
+  for (const LayerRow& l : s.layers) top.push_back(&l);
+  std::stable_sort(top.begin(), top.end(),
+                   [](const LayerRow* a, const LayerRow* b) { return a->cycles > b->cycles; });
+  out << "  most expensive layers:\n";
+  for (size_t i = 0; i < std::min<size_t>(5, top.size()); ++i) {
+    out << "    " << std::left << std::setw(28) << top[i]->name << std::right << std::setw(12)
+        << top[i]->cycles << " cycles  " << std::setw(5) << std::setprecision(1)
+        << top[i]->utilization * 100 << " % util\n";
+  }
+}
+
+}  // namespace strider

@@ -1,0 +1,79 @@
+#include "tb/run_summary.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+namespace strider {
+namespace {
+
+// L2 occupancy as executed: a planned buffer holds data from the start of the first layer at or
+// after its first step until the end of the last layer at or before its last step.
+void observe_occupancy(const RunResult& r, RunSummary& s) {
+  const std::vector<int>& step_layer = r.lowered.step_layer;
+  std::map<uint64_t, int64_t> delta;
+  for (const PlannedBuffer& b : r.lowered.plan) {
+    uint64_t from = std::numeric_limits<uint64_t>::max(), to = 0;
+    for (int64_t st = b.first; st <= b.last && st < int64_t(step_layer.size()); ++st) {
+      const int l = step_layer[st];
+      if (l < 0 || s.layers[l].tiles == 0) continue;
+      from = std::min(from, s.layers[l].start);
+      to = std::max(to, s.layers[l].end);
+    }
+    if (b.kind == "weight") from = 0, to = s.cycles;  // staging slots: reserved all run
+    if (from >= to) continue;
+    delta[from] += int64_t(b.size);
+    delta[to] -= int64_t(b.size);
+  }
+  int64_t live = 0;
+  for (const auto& [cycle, d] : delta) {
+    live += d;
+    s.l2_occupancy.emplace_back(cycle, uint64_t(live));
+    s.l2_peak_observed = std::max(s.l2_peak_observed, uint64_t(live));
+  }
+}
+
+}  // namespace
+
+RunSummary summarise(const RunResult& r) {
+  RunSummary s;
+  const ArchConfig& arch = r.config.arch;
+  s.cycles = r.cycles;
+  s.seconds_at_clock = double(r.cycles) / (arch.clock.frequency_mhz * 1e6);
+  s.peak_macs_per_cycle = uint64_t(arch.neurons.count) * arch.neurons.macs_per_cycle;
+  s.layers.resize(r.lowered.layers.size());
+  for (size_t i = 0; i < s.layers.size(); ++i) {
+    s.layers[i].name = r.lowered.layers[i].name;
+    s.layers[i].op = r.lowered.layers[i].op;
+    s.layers[i].start = std::numeric_limits<uint64_t>::max();
+  }
+  for (const DescriptorRecord& d : r.record.descriptors) {
+    LayerRow& l = s.layers[d.layer];
+    l.tiles += d.is_move ? 0 : 1;
+    l.start = std::min(l.start, d.start);
+    l.end = std::max(l.end, d.end);
+    l.macs += d.macs;
+    l.dram_bytes += d.dram_read_bytes + d.dram_write_bytes;
+    l.l2_bytes += d.l2_read_bytes + d.l2_write_bytes;
+    l.lb_write_cycles += d.lb_write_cycles;
+    l.shifted_writes += d.shifted_writes;
+    l.discarded_outputs += d.discarded_outputs;
+    l.compute_cycles += d.compute_cycles;
+    l.stall_l2_conflict += d.stall_l2_conflict;
+    l.stall_dram += d.stall_dram;
+    l.stall_line_buffer += d.stall_line_buffer;
+    l.stall_backpressure += d.stall_backpressure;
+  }
+  for (LayerRow& l : s.layers) {
+    if (l.start > l.end) l.start = l.end;
+    l.cycles = l.end - l.start;
+    l.utilization = l.cycles ? double(l.macs) / (double(l.cycles) * s.peak_macs_per_cycle) : 0;
+    s.macs += l.macs;
+  }
+  s.utilization = s.cycles ? double(s.macs) / (double(s.cycles) * s.peak_macs_per_cycle) : 0;
+  s.l2_peak_planned = r.lowered.arena_bytes + r.lowered.staging_bytes;
+  observe_occupancy(r, s);
+  return s;
+}
+
+}  // namespace strider

@@ -1,0 +1,300 @@
+// Arch files: the seed and tiny presets load with their exact figures; typos, wrong types and
+// bad cross-field values give exact error texts naming the file, line and full key path; every
+// error is collected before failing.
+#include <gtest/gtest.h>
+
+#include "model/config/arch_reader.h"
+#include "model/config/config_loader.h"
+#include "tests/config/config_test_util.h"
+
+namespace strider {
+namespace {
+
+using testing::errors_of;
+using testing::source_path;
+using testing::TempDir;
+using Errors = std::vector<std::string>;
+
+TEST(ArchLoader, SeedHasTheSeedFigures) {
+  const ArchConfig a = load_arch(source_path("configs/arch/seed.yaml"));
+  EXPECT_EQ(a.name, "seed");
+  EXPECT_EQ(a.clock.frequency_mhz, 1000.0);
+  EXPECT_EQ(a.neurons.count, 64u);
+  EXPECT_EQ(a.neurons.macs_per_cycle, 4u);
+  EXPECT_EQ(a.l1.lines, 64u);
+  EXPECT_EQ(a.l1.line_bytes, 32u);
+  EXPECT_EQ(a.l1.kernel_bytes, 6144u);
+  EXPECT_TRUE(a.l1.shift_stride);
+  // 64 lines x 32 B = 2048 B line buffer + 6144 B kernel region = 8192 B = 8 KiB.
+  EXPECT_EQ(config::l1_total_bytes(a.l1), 8192u);
+  EXPECT_EQ(a.l2.size_bytes, 1048576u);  // 1 MiB
+  EXPECT_EQ(a.l2.banks, 16u);
+  EXPECT_EQ(a.l2.bank_width_bytes, 8u);
+  EXPECT_EQ(a.l2.port_bytes_per_cycle, 64u);
+  EXPECT_EQ(a.l2.alignment_bytes, 64u);
+  EXPECT_EQ(a.dram.bytes_per_cycle, 16u);
+  EXPECT_EQ(a.dram.latency_cycles, 100u);
+  EXPECT_EQ(a.dma.channels, 2u);
+  EXPECT_EQ(a.controller.prefetch_depth, 8u);
+  // The struct defaults are the seed architecture, field for field.
+  EXPECT_EQ(arch_yaml(a), arch_yaml(ArchConfig{}));
+}
+
+TEST(ArchLoader, TinyIsSmall) {
+  const ArchConfig a = load_arch(source_path("configs/arch/tiny.yaml"));
+  EXPECT_EQ(a.name, "tiny");
+  EXPECT_EQ(a.neurons.count, 8u);
+  EXPECT_EQ(a.l1.lines, 8u);
+  EXPECT_EQ(a.l1.line_bytes, 16u);
+  EXPECT_EQ(a.l1.kernel_bytes, 512u);
+  EXPECT_EQ(config::l1_total_bytes(a.l1), 640u);  // 8 x 16 + 512
+  EXPECT_EQ(a.l2.size_bytes, 65536u);
+  EXPECT_EQ(a.l2.banks, 4u);
+  EXPECT_EQ(a.dram.bytes_per_cycle, 8u);
+  EXPECT_EQ(a.dram.latency_cycles, 20u);
+}
+
+TEST(ArchLoader, MissingKeysTakeDefaults) {
+  TempDir t;
+  const std::string f = t.write("a.yaml", "arch:\n  name: mine\n  l2:\n    size_bytes: 524288\n");
+  const ArchConfig a = load_arch(f);
+  ArchConfig expected;
+  expected.name = "mine";
+  expected.l2.size_bytes = 524288;
+  EXPECT_EQ(arch_yaml(a), arch_yaml(expected));
+}
+
+TEST(ArchLoader, TypoedKeyNamesTheKeyAndTheValidOnes) {
+  TempDir t;
+  const std::string f = t.write("a.yaml", "arch:\n  l2:\n    bankz: 8\n");
+  EXPECT_EQ(errors_of([&] { load_arch(f); }),
+            Errors{f + ":3: arch.l2.bankz: unknown key, expected one of: size_bytes, banks, "
+                       "bank_width_bytes, port_bytes_per_cycle, latency_cycles, "
+                       "fast_region_bytes, fast_latency_cycles, alignment_bytes"});
+}
+
+TEST(ArchLoader, TypoedSectionAndTopLevelKey) {
+  TempDir t;
+  const std::string f = t.write("a.yaml", "arch:\n  neuron:\n    count: 8\nnetworks: []\n");
+  EXPECT_EQ(errors_of([&] { load_arch(f); }),
+            (Errors{f + ":2: arch.neuron: unknown key, expected one of: name, clock, controller, "
+                        "dma, dram, l2, l1, neurons",
+                    f + ":4: networks: unknown key, expected one of: arch"}));
+}
+
+TEST(ArchLoader, WrongTypes) {
+  TempDir t;
+  const std::string f = t.write("a.yaml",
+                                "arch:\n"
+                                "  l2:\n"
+                                "    size_bytes: abc\n"  // line 3
+                                "    banks: -4\n"        // line 4
+                                "    latency_cycles: 5000000000\n"
+                                "  clock:\n"
+                                "    frequency_mhz: fast\n"  // line 7
+                                "  l1:\n"
+                                "    shift_stride: yes\n"  // line 9
+                                "    lines: [1, 2]\n"      // line 10
+                                "  dma: 3\n");             // line 11
+  EXPECT_EQ(errors_of([&] { load_arch(f); }),
+            (Errors{
+                f + ":3: arch.l2.size_bytes: expected an unsigned integer, got \"abc\"",
+                f + ":4: arch.l2.banks: expected an unsigned integer, got \"-4\"",
+                f + ":5: arch.l2.latency_cycles: expected an unsigned integer of at most "
+                    "4294967295, got \"5000000000\"",
+                f + ":7: arch.clock.frequency_mhz: expected a number, got \"fast\"",
+                f + ":9: arch.l1.shift_stride: expected true or false, got \"yes\"",
+                f + ":10: arch.l1.lines: expected an unsigned integer, got a list of 2 items",
+                f + ":11: arch.dma: expected a map of settings, got \"3\"",
+            }));
+}
+
+TEST(ArchLoader, PowerOfTwoCheck) {
+  TempDir t;
+  const std::string f = t.write("x.yaml", "arch:\n  l2:\n    size_bytes: 786432\n    banks: 6\n");
+  EXPECT_EQ(errors_of([&] { load_arch(f); }),
+            Errors{f + ":4: arch.l2.banks: must be a power of two, got 6"});
+}
+
+TEST(ArchLoader, CrossFieldErrorIsAtTheFirstFieldInvolved) {
+  TempDir t;
+  const std::string f = t.write("a.yaml",
+                                "arch:\n"
+                                "  l2:\n"
+                                "    size_bytes: 65536\n"
+                                "    fast_region_bytes: 131072\n"  // line 4
+                                "  l1:\n"
+                                "    lines: 16\n"  // line 6
+                                "  neurons:\n"
+                                "    count: 8\n");
+  EXPECT_EQ(errors_of([&] { load_arch(f); }),
+            (Errors{f + ":4: arch.l2.fast_region_bytes: must not exceed arch.l2.size_bytes "
+                        "(65536), got 131072",
+                    f + ":6: arch.l1.lines: must equal arch.neurons.count (line i feeds neuron "
+                        "i), got 16 lines and 8 neurons"}));
+}
+
+TEST(ArchLoader, CrossFieldErrorWithTheFirstFieldDefaultedIsAtTheOther) {
+  TempDir t;
+  const std::string f = t.write("a.yaml", "arch:\n  neurons:\n    count: 32\n");
+  EXPECT_EQ(errors_of([&] { load_arch(f); }),
+            Errors{f + ":3: arch.l1.lines: must equal arch.neurons.count (line i feeds neuron i), "
+                       "got 64 lines and 32 neurons"});
+}
+
+TEST(ArchLoader, L2GeometryChecks) {
+  TempDir t;
+  const std::string f = t.write("a.yaml",
+                                "arch:\n"
+                                "  l2:\n"
+                                "    size_bytes: 1000\n"  // line 3
+                                "    banks: 4\n"
+                                "    bank_width_bytes: 8\n"
+                                "    port_bytes_per_cycle: 64\n"  // line 6
+                                "    fast_region_bytes: 100\n"    // line 7
+                                "    latency_cycles: 2\n"
+                                "    fast_latency_cycles: 3\n"  // line 9
+                                "    alignment_bytes: 16\n");
+  // 4 banks x 8 B = 32 B per interleave row: 1000 is not a multiple of 32, nor of 16.
+  EXPECT_EQ(
+      errors_of([&] { load_arch(f); }),
+      (Errors{f + ":3: arch.l2.size_bytes: must be a multiple of arch.l2.banks x "
+                  "arch.l2.bank_width_bytes (4 x 8 = 32), got 1000",
+              f + ":3: arch.l2.size_bytes: must be a multiple of arch.l2.alignment_bytes (16), "
+                  "got 1000",
+              f + ":6: arch.l2.port_bytes_per_cycle: must not exceed arch.l2.banks x "
+                  "arch.l2.bank_width_bytes (4 x 8 = 32), got 64",
+              f + ":7: arch.l2.fast_region_bytes: must be a multiple of "
+                  "arch.l2.alignment_bytes (16), got 100",
+              f + ":9: arch.l2.fast_latency_cycles: must not exceed arch.l2.latency_cycles (2) "
+                  "when there is a fast region, got 3"}));
+}
+
+TEST(ArchLoader, EveryErrorIsCollectedInFileOrder) {
+  TempDir t;
+  const std::string f = t.write("a.yaml",
+                                "arch:\n"
+                                "  name: ''\n"  // line 2
+                                "  clock:\n"
+                                "    frequency_mhz: 0\n"  // line 4
+                                "  controller:\n"
+                                "    prefetch_depth: 0\n"  // line 6
+                                "  dma:\n"
+                                "    burst_bytes: 48\n"  // line 8
+                                "    chanels: 2\n"       // line 9
+                                "  dram:\n"
+                                "    banks: 3\n"  // line 11
+                                "  l2:\n"
+                                "    alignment_bytes: 0\n"  // line 13
+                                "  l1:\n"
+                                "    line_bytes: 0\n"  // line 15
+                                "  neurons:\n"
+                                "    macs_per_cycle: 0\n");  // line 17
+  EXPECT_EQ(errors_of([&] { load_arch(f); }),
+            (Errors{
+                f + ":2: arch.name: must not be empty",
+                f + ":4: arch.clock.frequency_mhz: must be greater than 0, got 0",
+                f + ":6: arch.controller.prefetch_depth: must be at least 1, got 0",
+                f + ":8: arch.dma.burst_bytes: must be a power of two, got 48",
+                f + ":9: arch.dma.chanels: unknown key, expected one of: channels, burst_bytes, "
+                    "setup_cycles, row_setup_cycles",
+                f + ":11: arch.dram.banks: must be a power of two, got 3",
+                f + ":13: arch.l2.alignment_bytes: must be a power of two, got 0",
+                f + ":15: arch.l1.line_bytes: must be at least 1, got 0",
+                f + ":17: arch.neurons.macs_per_cycle: must be at least 1, got 0",
+            }));
+}
+
+TEST(ArchLoader, AValueThatCannotBeReadSkipsTheChecksOnIt) {
+  TempDir t;
+  // lines is unreadable: no "must equal arch.neurons.count" on top of the type error.
+  const std::string f =
+      t.write("a.yaml", "arch:\n  l1:\n    lines: eight\n  neurons:\n    count: 8\n");
+  EXPECT_EQ(errors_of([&] { load_arch(f); }),
+            Errors{f + ":3: arch.l1.lines: expected an unsigned integer, got \"eight\""});
+}
+
+TEST(ArchLoader, FileLevelErrors) {
+  TempDir t;
+  const std::string missing = (t.path() / "nope.yaml").string();
+  EXPECT_EQ(errors_of([&] { load_arch(missing); }), Errors{missing + ": file not found"});
+
+  const std::string syntax = t.write("s.yaml", "arch:\n  l2: [1, 2\n");
+  const Errors e = errors_of([&] { load_arch(syntax); });
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].rfind(syntax + ":3: YAML syntax error: ", 0), 0u) << e[0];
+
+  const std::string dup = t.write("d.yaml", "arch:\n  l2:\n    banks: 16\n    banks: 8\n");
+  EXPECT_EQ(errors_of([&] { load_arch(dup); }),
+            Errors{dup + ":4: arch.l2.banks: duplicate key (first written at line 3)"});
+
+  const std::string empty = t.write("e.yaml", "");
+  EXPECT_EQ(errors_of([&] { load_arch(empty); }),
+            Errors{empty + ": arch: required key is missing (an arch file is a map under "
+                           "`arch:`)"});
+
+  const std::string two = t.write("two.yaml", "arch:\n  name: a\n---\narch:\n  name: b\n");
+  EXPECT_EQ(errors_of([&] { load_arch(two); }),
+            Errors{two + ":4: expected one YAML document, found 2"});
+
+  EXPECT_EQ(errors_of([&] { load_arch(t.path().string()); }),
+            Errors{t.path().string() + ": is a directory, expected a YAML file"});
+
+  // A recursive alias is cut off instead of recursing until the stack runs out.
+  const std::string cyclic = t.write("c.yaml", "arch: &a\n  l2: *a\n");
+  const Errors c = errors_of([&] { load_arch(cyclic); });
+  ASSERT_EQ(c.size(), 2u);
+  const std::string tail = ": nested more than 32 levels deep (a recursive alias?)";
+  EXPECT_EQ(c[0].rfind(cyclic + ":1: arch.l2.l2.l2.", 0), 0u) << c[0];
+  EXPECT_EQ(c[0].substr(c[0].size() - tail.size()), tail);
+
+  const std::string list = t.write("l.yaml", "- arch\n");
+  EXPECT_EQ(errors_of([&] { load_arch(list); }),
+            Errors{list + ":1: expected a map of settings, got a list of 1 item"});
+}
+
+TEST(ArchLoader, EmptyArchSectionIsTheDefaults) {
+  TempDir t;
+  const std::string f = t.write("a.yaml", "arch:\n");
+  EXPECT_EQ(arch_yaml(load_arch(f)), arch_yaml(ArchConfig{}));
+}
+
+TEST(ArchLoader, Overrides) {
+  const ArchConfig a = load_arch(source_path("configs/arch/tiny.yaml"),
+                                 {"arch.l2.size_bytes=32768", "l1.shift_stride=false"});
+  EXPECT_EQ(a.l2.size_bytes, 32768u);
+  EXPECT_FALSE(a.l1.shift_stride);
+  EXPECT_EQ(a.l2.banks, 4u);  // the rest is tiny's
+  EXPECT_EQ(
+      errors_of([&] { load_arch(source_path("configs/arch/tiny.yaml"), {"arch.l2.banks=6"}); }),
+      Errors{"--set arch.l2.banks=6: must be a power of two, got 6"});
+}
+
+// FNV-1a 64 written out independently of the loader.
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+TEST(ArchLoader, FingerprintIsFnv1aOfTheCanonicalYaml) {
+  const ArchConfig seed = load_arch(source_path("configs/arch/seed.yaml"));
+  EXPECT_EQ(seed.fingerprint(), fnv1a(arch_yaml(seed)));
+  // Pinned: changes only when a field or the canonical form changes (then descriptor lists
+  // planned before are refused, which is the point).
+  EXPECT_EQ(seed.fingerprint(), 0x28aff3ed1f934e8aull);
+  ArchConfig other = seed;
+  other.l2.size_bytes = 524288;
+  EXPECT_NE(other.fingerprint(), seed.fingerprint());
+  other.l2.size_bytes = seed.l2.size_bytes;
+  EXPECT_EQ(other.fingerprint(), seed.fingerprint());
+}
+
+TEST(ArchLoader, CanonicalYamlStartsWithArch) {
+  const std::string y = arch_yaml(ArchConfig{});
+  const std::string head = "arch:\n  name: seed\n  clock:\n    frequency_mhz: 1000\n";
+  EXPECT_EQ(y.substr(0, head.size()), head);
+}
+
+}  // namespace
+}  // namespace strider

@@ -1,0 +1,114 @@
+// Exact closed-form figures of the input iterator / line buffer / neurons for small tiles.
+#include "model/l1/tile_work.h"
+
+#include <gtest/gtest.h>
+
+namespace strider {
+namespace {
+
+// 3x3 conv, pad 1, stride 1: input 3x8x8 -> output 4x8x8, on 8 neurons x 16-byte lines,
+// 2 MACs per cycle per neuron.
+struct ConvCase {
+  OpDesc op;
+  L1Config l1;
+  NeuronConfig nc;
+  ConvCase() {
+    op.op = OpCode::kConv;
+    op.input = TensorRef{MemSpace::kL2, 0, 3, 8, 8, 8, 64, 1};
+    op.output = TensorRef{MemSpace::kL2, 4096, 4, 8, 8, 8, 64, 1};
+    op.kernel_h = op.kernel_w = 3;
+    op.pad_top = op.pad_left = op.pad_bottom = op.pad_right = 1;
+    op.row_end = 8;
+    op.ch_end = 4;
+    l1.lines = 8;
+    l1.line_bytes = 16;
+    l1.kernel_bytes = 512;
+    nc.count = 8;
+    nc.macs_per_cycle = 2;
+  }
+};
+
+TEST(TileWork, ConvShiftStrideRunsAcrossRowEnds) {
+  ConvCase c;
+  const TileWork w = compute_tile_work(c.op, c.l1, c.nc);
+  // Virtual rows of 8 + 2 pad = 10 positions; 7 full rows + 8 valid of the last = 78 positions,
+  // in ceil(78 / 8) = 10 runs per output channel.
+  EXPECT_EQ(w.computed_positions, 78u);
+  EXPECT_EQ(w.runs, 10u);
+  // 14 of the 78 are windows across a row end (2 per row boundary x 7), discarded; x 4 channels.
+  EXPECT_EQ(w.discarded_outputs, 56u);
+  EXPECT_EQ(w.valid_outputs, 256u);
+  // Segments = 3 channels x 3 kernel rows = 9 of 3 bytes; 16 / 3 = 5 per fill -> 2 fills per run.
+  EXPECT_EQ(w.fills, 80u);  // 4 channels x 10 runs x 2
+  // Runs span 1,2,2,2,1,1,2,2,2,1 stored rows = 16 blocks; 9 segments x 16 x 4 channels.
+  EXPECT_EQ(w.shifted_writes, 576u);
+  EXPECT_EQ(w.line_writes, 0u);
+  EXPECT_EQ(w.lb_write_cycles, 576u);
+  // Compute per run: ceil(5*3/2) = 8 + ceil(4*3/2) = 6 -> 14; x 10 runs x 4 channels.
+  EXPECT_EQ(w.compute_cycles, 560u);
+  EXPECT_EQ(w.first_fill_write_cycles, 5u);  // 5 segments, run 0 spans one row
+  EXPECT_EQ(w.first_output_cycles, 14u);
+  EXPECT_EQ(w.last_fill_compute_cycles, 6u);
+  EXPECT_EQ(w.macs, 6912u);  // 256 outputs x 27
+  // L2 blocks per run: min(active + 2, pieces x 8) = 8,10,10,10,8,8,10,10,10,8 = 92 bytes per
+  // segment; x 9 segments x 4 channels = 3312, plus the kernel region 4 x 27 = 108.
+  EXPECT_EQ(w.kernel_bytes, 108u);
+  EXPECT_EQ(w.l2_read_bytes, 3420u);
+  EXPECT_EQ(w.output_bytes, 256u);
+}
+
+TEST(TileWork, ConvPerLineWritesWithoutShiftStride) {
+  ConvCase c;
+  c.l1.shift_stride = false;
+  const TileWork w = compute_tile_work(c.op, c.l1, c.nc);
+  // One write per active line plus one per window crossing a row end, per segment:
+  // runs give 8,10,10,10,10,8,10,10,10,6 = 92 -> 9 x 92 x 4 channels.
+  EXPECT_EQ(w.line_writes, 3312u);
+  EXPECT_EQ(w.shifted_writes, 0u);
+  EXPECT_EQ(w.lb_write_cycles, 3312u);
+  EXPECT_EQ(w.first_fill_write_cycles, 40u);  // 5 segments x 8 lines
+  // Each line reads its own 3-byte window: 9 x 3 x 78 x 4 + kernel 108.
+  EXPECT_EQ(w.l2_read_bytes, 8532u);
+  EXPECT_EQ(w.compute_cycles, 560u);  // compute does not depend on how lines are written
+}
+
+TEST(TileWork, StridedConvWalksRowsWithoutDiscards) {
+  ConvCase c;
+  c.op.stride_h = c.op.stride_w = 2;
+  c.op.output.h = c.op.output.w = 4;
+  c.op.row_end = 4;
+  const TileWork w = compute_tile_work(c.op, c.l1, c.nc);
+  // One run of 4 active neurons per output row: 4 runs, nothing discarded.
+  EXPECT_EQ(w.runs, 4u);
+  EXPECT_EQ(w.discarded_outputs, 0u);
+  EXPECT_EQ(w.shifted_writes, 144u);  // 9 segments x 4 runs x 4 channels
+  EXPECT_EQ(w.compute_cycles, 224u);  // 14 x 4 runs x 4 channels
+  // Block span (4 - 1) x 2 + 3 = 9, clipped to the 8 stored columns: 9 x 8 x 4 runs x 4 + 108.
+  EXPECT_EQ(w.l2_read_bytes, 1260u);
+}
+
+TEST(TileWork, FullyConnectedPutsFeaturesOnNeurons) {
+  OpDesc op;
+  op.op = OpCode::kFullyConnected;
+  op.input = TensorRef{MemSpace::kL2, 0, 40, 1, 1, 1, 1, 1};
+  op.output = TensorRef{MemSpace::kL2, 64, 10, 1, 1, 1, 1, 1};
+  op.row_end = 1;
+  op.ch_end = 10;
+  L1Config l1;
+  l1.line_bytes = 16;
+  l1.kernel_bytes = 512;
+  NeuronConfig nc;
+  nc.count = 8;
+  nc.macs_per_cycle = 2;
+  const TileWork w = compute_tile_work(op, l1, nc);
+  // 10 features on 8 neurons: 2 runs (8 + 2 active); 40 inputs = 3 fills of 16,16,8.
+  EXPECT_EQ(w.runs, 2u);
+  EXPECT_EQ(w.fills, 6u);
+  EXPECT_EQ(w.line_writes, 30u);       // 3 fills x (8 + 2) lines
+  EXPECT_EQ(w.compute_cycles, 40u);    // per run ceil(16/2) + ceil(16/2) + ceil(8/2) = 20, x 2 runs
+  EXPECT_EQ(w.macs, 400u);
+  EXPECT_EQ(w.l2_read_bytes, 440u);    // weights 10 x 40 + input 40 into the kernel region
+}
+
+}  // namespace
+}  // namespace strider

@@ -1,0 +1,148 @@
+// Tests of the SCALE-Sim topology CSV importer: both forms, chaining, quirks and every error.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <stdexcept>
+
+#include "planner/import/network_loader.h"
+#include "planner/import/scalesim_csv.h"
+
+namespace strider {
+namespace {
+
+std::string write_file(const std::string& name, const std::string& text) {
+  const std::string path = std::string(STRIDER_BINARY_DIR) + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+std::string error_of(const std::string& path) {
+  try {
+    import_scalesim_csv(path);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+int64_t total_macs(const Graph& g) {
+  int64_t macs = 0;
+  for (const Node& n : g.nodes) macs += node_macs(g, n);
+  return macs;
+}
+
+const char kConvHeader[] =
+    "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, "
+    "Strides,\n";
+
+TEST(ImportScaleSim, AlexNetExampleChainsWherePaddedShapesMatch) {
+  const Graph g = load_network(
+      std::string(STRIDER_SOURCE_DIR) + "/configs/networks/alexnet_scalesim.csv", 0, 0, 1);
+  EXPECT_EQ(g.name, "alexnet_scalesim");
+  ASSERT_EQ(g.nodes.size(), 8u);
+  // Conv1 55*55*96*363 + Conv2 27*27*256*2400 + Conv3 13*13*384*2304 + Conv4 13*13*384*3456
+  // + Conv5 13*13*256*3456 + FC6 4096*9216 + FC7 4096*4096 + FC8 1000*4096
+  EXPECT_EQ(total_macs(g), 1135256096);
+  // Pooling between Conv1/Conv2, Conv2/Conv3 and Conv5/FC6 is not in the file: those rows read
+  // their own inputs. Conv4 and Conv5 read 15x15 = 13x13 plus a border of 1 (pad 1); FC7 and
+  // FC8 read the 4096x1x1 outputs directly.
+  ASSERT_EQ(g.inputs.size(), 4u);
+  EXPECT_EQ(g.tensors[g.inputs[0]].name, "Conv1.ifmap");
+  EXPECT_EQ(to_string(g.tensors[g.inputs[3]].shape), "1x256x6x6");
+  EXPECT_EQ(g.tensors[g.nodes[3].inputs[0]].name, "Conv3");
+  EXPECT_EQ(g.nodes[3].pad_top, 1);
+  EXPECT_EQ(g.nodes[3].pad_right, 1);
+  EXPECT_EQ(g.tensors[g.nodes[7].inputs[0]].name, "FC7");
+  EXPECT_EQ(g.nodes[7].pad_top, 0);
+  EXPECT_EQ(to_string(g.tensors[g.nodes[0].outputs[0]].shape), "1x96x55x55");
+  // Outputs: the rows nobody reads (Conv1, Conv2, Conv5 and FC8).
+  ASSERT_EQ(g.outputs.size(), 4u);
+  EXPECT_EQ(g.tensors[g.outputs[3]].name, "FC8");
+  EXPECT_EQ(g.nodes[0].bias, -1);
+  EXPECT_EQ(g.tensors[g.nodes[0].weights].data.size(), 96u * 3 * 11 * 11);
+}
+
+TEST(ImportScaleSim, QuirksTrailingCommasBlankRowsSpacesCrlfAndColumnStride) {
+  const std::string path = write_file(
+      "quirks.csv", std::string("\n") + kConvHeader +
+                        "\r\n"
+                        "  L1 ,  8, 10, 3, 3, 4, 6, 1, 2,,,\r\n"
+                        ",,,\n"
+                        "L2,6,4,1,1,6,2,2\n"
+                        "\n");
+  const Graph g = import_scalesim_csv(path);
+  ASSERT_EQ(g.nodes.size(), 2u);
+  EXPECT_EQ(g.nodes[0].name, "L1");
+  EXPECT_EQ(g.nodes[0].stride_h, 1);
+  EXPECT_EQ(g.nodes[0].stride_w, 2);
+  // L1: (8 - 3) / 1 + 1 = 6, (10 - 3) / 2 + 1 = 4; L2 chains: 6x6x4 in, stride 2 -> 3x2
+  EXPECT_EQ(to_string(g.tensors[g.nodes[0].outputs[0]].shape), "1x6x6x4");
+  EXPECT_EQ(g.nodes[1].inputs, g.nodes[0].outputs);
+  EXPECT_EQ(to_string(g.tensors[g.nodes[1].outputs[0]].shape), "1x2x3x2");
+  EXPECT_EQ(g.inputs.size(), 1u);
+  EXPECT_EQ(g.outputs, g.nodes[1].outputs);
+  // 6*6*4*36 + 2*3*2*6
+  EXPECT_EQ(total_macs(g), 5184 + 72);
+}
+
+TEST(ImportScaleSim, GemmForm) {
+  const std::string path = write_file("gemm.csv",
+                                      "Layer, M, N, K,\n"
+                                      "QKT, 128, 128, 64,\n"
+                                      "Proj, 128, 512, 128,\n"
+                                      "Head, 1, 10, 512,\n");
+  const Graph g = import_scalesim_csv(path);
+  ASSERT_EQ(g.nodes.size(), 3u);
+  // QKT: A 128x64 times B 64x128: 1x1 conv, 64 channels over 128x1 positions.
+  EXPECT_EQ(g.nodes[0].op, OpType::kConv);
+  EXPECT_EQ(to_string(g.tensors[g.nodes[0].inputs[0]].shape), "1x64x128x1");
+  EXPECT_EQ(to_string(g.tensors[g.nodes[0].weights].shape), "128x64x1x1");
+  EXPECT_EQ(to_string(g.tensors[g.nodes[0].outputs[0]].shape), "1x128x128x1");
+  // Proj's K 128 equals QKT's N 128 at the same M: chained.
+  EXPECT_EQ(g.nodes[1].inputs, g.nodes[0].outputs);
+  // Head: M = 1 -> fully connected 512 -> 10, its own input.
+  EXPECT_EQ(g.nodes[2].op, OpType::kFullyConnected);
+  EXPECT_EQ(to_string(g.tensors[g.nodes[2].inputs[0]].shape), "1x512x1x1");
+  EXPECT_EQ(g.inputs.size(), 2u);
+  // M*N*K: 128*128*64 + 128*512*128 + 1*10*512
+  EXPECT_EQ(total_macs(g), 1048576 + 8388608 + 5120);
+}
+
+TEST(ImportScaleSim, ErrorsNameFileAndLine) {
+  struct Case {
+    const char* name;
+    std::string text;
+    std::string error;  // after "<path>:"
+  };
+  const std::vector<Case> cases = {
+      {"bad_header", "Name, Height, Width\nL,1,1\n",
+       "1: unrecognised header: expected 'Layer name, IFMAP Height, IFMAP Width, Filter Height, "
+       "Filter Width, Channels, Num Filter, Strides' or 'Layer, M, N, K'"},
+      {"bad_value", std::string(kConvHeader) + "\nL1, 8, 8, 3, x3, 4, 4, 1,\n",
+       "3: layer 'L1': column 'Filter Width' is 'x3', expected a positive integer"},
+      {"zero", std::string(kConvHeader) + "L1, 8, 8, 3, 3, 4, 0, 1,\n",
+       "2: layer 'L1': column 'Num Filter' is '0', expected a positive integer"},
+      {"short_row", std::string(kConvHeader) + "L1, 8, 8, 3, 3, 4,\n",
+       "2: layer 'L1': 6 fields, expected 8 (Layer name, IFMAP Height, IFMAP Width, Filter "
+       "Height, Filter Width, Channels, Num Filter, Strides) or 9 (plus column stride)"},
+      {"long_gemm", "Layer, M, N, K,\nG, 1, 2, 3, 4,\n",
+       "2: layer 'G': 5 fields, expected 4 (Layer, M, N, K)"},
+      {"gemm_value", "Layer, M, N, K,\nG, 1, -2, 3,\n",
+       "2: layer 'G': column 'N' is '-2', expected a positive integer"},
+      {"filter", std::string(kConvHeader) + "L1, 8, 8, 9, 3, 4, 4, 1,\n",
+       "2: layer 'L1': filter 9x3 larger than IFMAP 8x8"},
+      {"dup", std::string(kConvHeader) + "L1, 8, 8, 3, 3, 4, 4, 1,\nL1, 8, 8, 3, 3, 4, 4, 1,\n",
+       "3: layer 'L1' defined twice"},
+      {"no_name", std::string(kConvHeader) + ", 8, 8, 3, 3, 4, 4, 1,\n", "2: empty layer name"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = write_file(std::string("err_") + c.name + ".csv", c.text);
+    EXPECT_EQ(error_of(path), path + ":" + c.error) << c.name;
+  }
+  const std::string empty = write_file("err_empty.csv", std::string(kConvHeader) + "\n,,\n");
+  EXPECT_EQ(error_of(empty), empty + ": no layers (expected a header row and one row per layer)");
+  EXPECT_EQ(error_of("/nonexistent/t.csv"), "/nonexistent/t.csv: cannot open network file");
+}
+
+}  // namespace
+}  // namespace strider

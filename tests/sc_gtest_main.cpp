@@ -1,0 +1,9 @@
+// Entry point of the test binaries that link SystemC: its library owns main() and calls sc_main.
+#include <gtest/gtest.h>
+
+#include <systemc>
+
+int sc_main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
