@@ -87,7 +87,6 @@ void read_networks(const ConfigNode* list, const Origin& file, RunConfig& run, O
     diags.error(list->origin, "networks", "must list at least one network");
     return;
   }
-  std::vector<Origin> name_origins;
   for (size_t i = 0; i < list->children.size(); ++i) {
     const ConfigNode& item = list->children[i];
     const std::string key = item_path(i);
@@ -97,8 +96,9 @@ void read_networks(const ConfigNode* list, const Origin& file, RunConfig& run, O
       FieldReader r(&item, key, diags, origins);
       path = r.child("path");
       r.read("name", spec.name);
-      if (const ConfigNode* input = r.child("input"))
+      if (const ConfigNode* input = r.child("input")) {
         read_input(*input, key + ".input", spec, origins, diags);
+      }
       r.read("seed", spec.seed);
       r.finish();
       if (path == nullptr) diags.error(item.origin, key + ".path", "required key is missing");
@@ -119,7 +119,7 @@ void read_networks(const ConfigNode* list, const Origin& file, RunConfig& run, O
     }
     const ConfigNode* name_node = item.find("name");
     const Origin where = name_node != nullptr ? name_node->origin : item.origin;
-    if (spec.name.empty() && name_node != nullptr) {
+    if (spec.name.empty() && name_node != nullptr && !origins.invalid(key + ".name")) {
       diags.error(where, key + ".name", "must not be empty");
     }
     for (size_t j = 0; j < run.networks.size() && !spec.name.empty(); ++j) {
@@ -146,7 +146,7 @@ void read_run_fields(FieldReader& top, const Origin& file, RunConfig& run, Diagn
     s.read_choice("schedule", run.planner.schedule, {"dfs", "memory"});
     s.read("time_limit_s", run.planner.time_limit_s);
     s.finish();
-    if (run.planner.allocator.empty()) {
+    if (run.planner.allocator.empty() && !origins.invalid("planner.allocator")) {
       diags.error(origins.locate("planner.allocator", file), "planner.allocator",
                   "must not be empty");
     }
@@ -168,7 +168,7 @@ void read_run_fields(FieldReader& top, const Origin& file, RunConfig& run, Diagn
     }
   }
   top.read("output_dir", run.output_dir);
-  if (run.output_dir.empty()) {
+  if (run.output_dir.empty() && !origins.invalid("output_dir")) {
     diags.error(origins.locate("output_dir", file), "output_dir", "must not be empty");
   }
 }

@@ -41,6 +41,11 @@ class Top : public sc_core::sc_module {
   Dram& dram() { return dram_; }
   L2Sram& l2() { return l2_; }
   const ClockDomain& clock() const { return clock_; }
+  Controller& controller() { return controller_; }
+  Dma& dma() { return dma_; }
+  LoadUnit& load_unit() { return load_; }
+  NeuronArray& neurons() { return neurons_; }
+  StoreUnit& store_unit() { return store_; }
 
  private:
   ClockDomain clock_;

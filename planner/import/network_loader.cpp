@@ -20,9 +20,7 @@ std::string extension(const std::string& path) {
   return ext;
 }
 
-}  // namespace
-
-Graph import_network(const std::string& path) {
+Graph import_by_extension(const std::string& path) {
   const std::string ext = extension(path);
   if (ext == "yaml" || ext == "yml") return import_yaml_network(path);
   if (ext == "csv") return import_scalesim_csv(path);
@@ -31,12 +29,14 @@ Graph import_network(const std::string& path) {
                            "' (expected .onnx, .yaml, .yml or .csv)");
 }
 
-Graph load_network(const std::string& path, int64_t input_h, int64_t input_w, uint64_t seed) {
+}  // namespace
+
+Graph import_network(const std::string& path, int64_t input_h, int64_t input_w) {
   if ((input_h == 0) != (input_w == 0) || input_h < 0 || input_w < 0) {
     throw std::runtime_error(path + ": input size override " + std::to_string(input_h) + "," +
                              std::to_string(input_w) + " must give both height and width > 0");
   }
-  Graph g = import_network(path);
+  Graph g = import_by_extension(path);
   if (input_h > 0) {
     for (int id : g.inputs) {
       g.tensors[id].shape.h = input_h;
@@ -50,6 +50,11 @@ Graph load_network(const std::string& path, int64_t input_h, int64_t input_w, ui
                                std::to_string(input_w) + ": " + e.what());
     }
   }
+  return g;
+}
+
+Graph load_network(const std::string& path, int64_t input_h, int64_t input_w, uint64_t seed) {
+  Graph g = import_network(path, input_h, input_w);
   materialise_parameters(&g, seed);
   return g;
 }

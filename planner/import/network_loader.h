@@ -14,7 +14,8 @@ namespace strider {
 // neither must be given). seed: pseudo-random weights for tensors imported without data.
 Graph load_network(const std::string& path, int64_t input_h, int64_t input_w, uint64_t seed);
 
-// Import only (no size override, no parameters): the graph as the file describes it.
-Graph import_network(const std::string& path);
+// Import and optional input size override, without materialising parameters (weights without
+// data stay empty): what `strider inspect` needs.
+Graph import_network(const std::string& path, int64_t input_h = 0, int64_t input_w = 0);
 
 }  // namespace strider

@@ -134,6 +134,20 @@ std::vector<TensorShape> infer_output_shapes(const Graph& g, const Node& n);
 // Multiply-accumulates of conv and fully-connected nodes (0 for everything else).
 int64_t node_macs(const Graph& g, const Node& n);
 
+// Network totals (what `strider inspect` reports): `macs` and `weights` count the
+// multiply-accumulates and weight elements of conv and fully-connected nodes of the original
+// model (nodes standing for unfolded BatchNormalizations left out); `executed_macs` counts every
+// conv / fc node; `weight_bytes` all weight and bias tensors; `activation_bytes` every
+// activation tensor (graph inputs and node outputs).
+struct GraphTotals {
+  int64_t macs = 0;
+  int64_t weights = 0;
+  int64_t executed_macs = 0;
+  int64_t weight_bytes = 0;
+  int64_t activation_bytes = 0;
+};
+GraphTotals graph_totals(const Graph& g);
+
 // Checks ids, shapes against infer_output_shapes, topological order and weight sizes. Throws
 // std::runtime_error naming the node and what was expected.
 void validate(const Graph& g);

@@ -255,4 +255,20 @@ int64_t node_macs(const Graph& g, const Node& n) {
   return out.elements() * reduction_length(g, n);
 }
 
+GraphTotals graph_totals(const Graph& g) {
+  GraphTotals t;
+  for (const Node& n : g.nodes) {
+    const int64_t macs = node_macs(g, n);
+    t.executed_macs += macs;
+    if (n.weights >= 0) t.weight_bytes += g.tensors.at(n.weights).bytes();
+    if (n.bias >= 0) t.weight_bytes += g.tensors.at(n.bias).bytes();
+    for (int o : n.outputs) t.activation_bytes += g.tensors.at(o).bytes();
+    if (n.from_batchnorm) continue;
+    t.macs += macs;
+    if (n.weights >= 0) t.weights += g.tensors.at(n.weights).shape.elements();
+  }
+  for (int i : g.inputs) t.activation_bytes += g.tensors.at(i).bytes();
+  return t;
+}
+
 }  // namespace strider

@@ -11,9 +11,17 @@
 
 namespace strider {
 
+// A concat input that could not be produced in place: copied into the output after it is made.
+struct ConcatCopy {
+  int node = -1;          // the concat node
+  int tensor = -1;        // the input tensor
+  uint64_t dst_addr = 0;  // where it goes inside the concat output
+};
+
 struct ActivationLayout {
   std::vector<uint64_t> tensor_addr;     // per graph tensor (0 for weights and biases)
   std::vector<PlannedBuffer> buffers;    // one per alias group
+  std::vector<ConcatCopy> copies;
   std::string allocator;
   uint64_t peak_bytes = 0;
   uint64_t lower_bound_bytes = 0;

@@ -255,7 +255,7 @@ Lowered Lowerer::run() {
   staging_base_ = arch_.l2.size_bytes - out_.staging_bytes;
   slot_reader_.assign(kStagingSlots, -1);
 
-  ActivationLayout layout =
+  const ActivationLayout layout =
       plan_activations(g_, order, arch_.l2.alignment_bytes, staging_base_, opt_);
   out_.tensor_addr = layout.tensor_addr;
   out_.plan = layout.buffers;
@@ -282,10 +282,22 @@ Lowered Lowerer::run() {
   for (int idx : order) {
     const Node& n = g_.nodes[idx];
     if (is_view_op(n.op) || n.op == OpType::kConcat) {
-      // Views and in-place concats alias memory the plan already placed: no data moves.
+      // Views and in-place concats alias memory the plan already placed: no data moves, except
+      // the concat inputs that could not be produced in place, copied L2 -> L2.
       std::vector<uint32_t> deps = input_deps(n);
+      int layer = -1;
+      for (const ConcatCopy& c : layout.copies) {
+        if (c.node != idx) continue;
+        if (layer < 0) layer = static_cast<int>(add_layer(n.name, "concat"));
+        const uint64_t bytes = static_cast<uint64_t>(g_.tensors[c.tensor].bytes());
+        deps.push_back(move(layer, MemSpace::kL2, out_.tensor_addr[c.tensor], MemSpace::kL2,
+                            c.dst_addr, 1, static_cast<uint32_t>(bytes), 0, 0,
+                            last_desc_[c.tensor]));
+        out_.layers[layer].copy_bytes += bytes;
+      }
       for (int t : n.outputs) last_desc_[t] = deps;
-      out_.step_layer.push_back(-1);
+      if (layer >= 0) out_.layer_node[layer] = idx;
+      out_.step_layer.push_back(layer);
       continue;
     }
     const uint32_t layer = add_layer(n.name, to_string(n.op));

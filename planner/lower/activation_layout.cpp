@@ -1,0 +1,148 @@
+#include "planner/lower/activation_layout.h"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+#include "planner/memory/allocator.h"
+
+namespace strider {
+namespace {
+
+uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// Union of tensors that share memory, each with its byte offset inside its parent.
+class AliasForest {
+ public:
+  explicit AliasForest(size_t n) : parent_(n), offset_(n, 0) {
+    std::iota(parent_.begin(), parent_.end(), 0);
+  }
+  void attach(int child, int parent, uint64_t offset) {
+    parent_[child] = parent;
+    offset_[child] = offset;
+  }
+  int root(int t) const {
+    while (parent_[t] != t) t = parent_[t];
+    return t;
+  }
+  uint64_t offset_in_root(int t) const {
+    uint64_t off = 0;
+    for (; parent_[t] != t; t = parent_[t]) off += offset_[t];
+    return off;
+  }
+  bool is_root(int t) const { return parent_[t] == t; }
+
+ private:
+  std::vector<int> parent_;
+  std::vector<uint64_t> offset_;
+};
+
+}  // namespace
+
+ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order, uint64_t alignment,
+                                  uint64_t capacity, const LowerOptions& opt) {
+  const size_t nt = g.tensors.size();
+  std::vector<int> producer(nt, -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    for (int t : g.nodes[i].outputs) producer[t] = static_cast<int>(i);
+  }
+  auto is_graph_io = [&](int t) {
+    return std::count(g.inputs.begin(), g.inputs.end(), t) ||
+           std::count(g.outputs.begin(), g.outputs.end(), t);
+  };
+
+  // Alias groups: views share their input's buffer; a concat's inputs are produced in place
+  // inside its output when each is the plain result of a compute op used by this concat once.
+  AliasForest alias(nt);
+  ActivationLayout out;
+  for (int idx : order) {
+    const Node& n = g.nodes[idx];
+    if (is_view_op(n.op)) {
+      const Tensor& in = g.tensors[n.inputs[0]];
+      const uint64_t plane = uint64_t(in.shape.h) * in.shape.w;
+      for (size_t k = 0; k < n.outputs.size(); ++k) {
+        const uint64_t ch = k < n.channel_begin.size() ? uint64_t(n.channel_begin[k]) : 0;
+        alias.attach(n.outputs[k], n.inputs[0], ch * plane);
+      }
+    } else if (n.op == OpType::kConcat) {
+      uint64_t off = 0;
+      for (int t : n.inputs) {
+        const bool once = std::count(n.inputs.begin(), n.inputs.end(), t) == 1;
+        const int p = producer[t];
+        const bool computed = p >= 0 && !is_view_op(g.nodes[p].op) &&
+                              g.nodes[p].op != OpType::kConcat;
+        if (once && computed && alias.is_root(t) && !is_graph_io(t)) {
+          alias.attach(t, n.outputs[0], off);
+        } else {
+          out.copies.push_back({idx, t, off});
+        }
+        off += static_cast<uint64_t>(g.tensors[t].bytes());
+      }
+    }
+  }
+
+  // Lifetimes per group: from the first member's production to the last member's last use.
+  const int64_t steps = static_cast<int64_t>(order.size());
+  std::vector<int64_t> first(nt, -1), last(nt, -1);
+  auto touch = [&](int t, int64_t step) {
+    const int r = alias.root(t);
+    first[r] = first[r] < 0 ? step : std::min(first[r], step);
+    last[r] = std::max(last[r], step);
+  };
+  for (int t : g.inputs) touch(t, 0);
+  for (int64_t s = 0; s < steps; ++s) {
+    const Node& n = g.nodes[order[s]];
+    for (int t : n.inputs) touch(t, s);
+    for (int t : n.outputs) touch(t, s);
+  }
+  for (int t : g.outputs) touch(t, steps - 1);
+
+  memory::Problem problem;
+  problem.capacity = static_cast<int64_t>(capacity);
+  std::vector<int> buffer_of(nt, -1), roots;
+  for (size_t t = 0; t < nt; ++t) {
+    if (g.tensors[t].kind != TensorKind::kActivation || !alias.is_root(int(t)) || first[t] < 0) {
+      continue;
+    }
+    buffer_of[t] = static_cast<int>(roots.size());
+    roots.push_back(static_cast<int>(t));
+    memory::Buffer b;
+    b.id = g.tensors[t].name;
+    b.lower = first[t];
+    b.upper = last[t] + 1;
+    b.size = static_cast<int64_t>(align_up(uint64_t(g.tensors[t].bytes()), alignment));
+    b.alignment = static_cast<int64_t>(alignment);
+    problem.buffers.push_back(b);
+  }
+  memory::AllocatorOptions aopt;
+  aopt.name = opt.allocator;
+  aopt.time_limit_s = opt.time_limit_s;
+  memory::Solution sol;
+  try {
+    sol = memory::allocate(problem, aopt);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("activation plan for " + g.name + " does not fit the " +
+                             std::to_string(capacity) + " bytes of L2 left after weight staging: " +
+                             e.what());
+  }
+  out.allocator = sol.allocator;
+  out.peak_bytes = static_cast<uint64_t>(sol.height);
+  out.lower_bound_bytes = static_cast<uint64_t>(memory::lower_bound(problem));
+  out.proven_optimal = sol.proven_optimal;
+  out.tensor_addr.assign(nt, 0);
+  for (size_t t = 0; t < nt; ++t) {
+    if (g.tensors[t].kind != TensorKind::kActivation) continue;
+    const int r = alias.root(int(t));
+    if (buffer_of[r] < 0) continue;
+    out.tensor_addr[t] = uint64_t(sol.offsets[buffer_of[r]]) + alias.offset_in_root(int(t));
+  }
+  for (size_t b = 0; b < roots.size(); ++b) {
+    const memory::Buffer& buf = problem.buffers[b];
+    out.buffers.push_back({buf.id, "activation", uint64_t(sol.offsets[b]), uint64_t(buf.size),
+                           buf.lower, buf.upper - 1});
+  }
+  for (ConcatCopy& c : out.copies) c.dst_addr += out.tensor_addr[g.nodes[c.node].outputs[0]];
+  return out;
+}
+
+}  // namespace strider

@@ -1,0 +1,202 @@
+// Activation planning input: see activation_problem.h.
+#include "planner/memory/activation_problem.h"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+#include "planner/memory/gap_placer.h"
+
+namespace strider::memory {
+namespace {
+
+// Union-find over tensors where each tensor records its byte offset inside its parent.
+class AliasForest {
+ public:
+  explicit AliasForest(size_t n) : parent_(n), offset_(n, 0) {
+    std::iota(parent_.begin(), parent_.end(), 0);
+  }
+  // Root of t and t's offset inside the root's memory.
+  std::pair<int, int64_t> find(int t) {
+    int64_t off = 0;
+    int r = t;
+    while (parent_[r] != r) {
+      off += offset_[r];
+      r = parent_[r];
+    }
+    // Path compression: point t straight at the root.
+    parent_[t] = r;
+    offset_[t] = off;
+    return {r, off};
+  }
+  // Makes t (a root) live at `offset` inside `into`'s memory.
+  void attach(int t, int into, int64_t offset) {
+    auto [r, base] = find(into);
+    parent_[t] = r;
+    offset_[t] = base + offset;
+  }
+
+ private:
+  std::vector<int> parent_;
+  std::vector<int64_t> offset_;
+};
+
+bool is_channel_view(OpType op) { return op == OpType::kSplit || op == OpType::kSlice; }
+
+}  // namespace
+
+ActivationPlanInput build_activation_problem(const Graph& g, const std::vector<int>& order,
+                                             int64_t alignment) {
+  if (alignment < 1) {
+    throw std::invalid_argument("activation plan: alignment must be >= 1, got " +
+                                std::to_string(alignment));
+  }
+  const size_t num_nodes = g.nodes.size();
+  const size_t num_tensors = g.tensors.size();
+  std::vector<int> step_of(num_nodes, -1);
+  if (order.size() != num_nodes) {
+    throw std::invalid_argument("activation plan: schedule has " + std::to_string(order.size()) +
+                                " steps for " + std::to_string(num_nodes) + " nodes");
+  }
+  for (size_t s = 0; s < order.size(); ++s) {
+    const int n = order[s];
+    if (n < 0 || static_cast<size_t>(n) >= num_nodes || step_of[n] >= 0) {
+      throw std::invalid_argument("activation plan: schedule step " + std::to_string(s) +
+                                  " names node " + std::to_string(n) +
+                                  ", which is out of range or scheduled twice");
+    }
+    step_of[n] = static_cast<int>(s);
+  }
+
+  std::vector<char> is_input(num_tensors, 0), is_output(num_tensors, 0);
+  for (int t : g.inputs) is_input[t] = 1;
+  for (int t : g.outputs) is_output[t] = 1;
+
+  ActivationPlanInput in;
+  in.concat_input_in_place.resize(num_nodes);
+  in.node_is_alias.assign(num_nodes, 0);
+  AliasForest forest(num_tensors);
+
+  for (int n : order) {
+    const Node& node = g.nodes[n];
+    if (node.inputs.empty() || node.outputs.empty()) continue;
+    const int src = node.inputs[0];
+    const TensorShape& src_shape = g.tensors[src].shape;
+    if (is_view_op(node.op) && !is_channel_view(node.op)) {
+      for (int out : node.outputs) forest.attach(out, src, 0);
+      in.node_is_alias[n] = 1;
+    } else if (is_channel_view(node.op) && src_shape.n == 1) {
+      if (node.channel_begin.size() != node.outputs.size() ||
+          node.channel_end.size() != node.outputs.size()) {
+        throw std::runtime_error("node '" + node.name + "': " +
+                                 std::to_string(node.outputs.size()) + " outputs but " +
+                                 std::to_string(node.channel_begin.size()) +
+                                 " channel ranges");
+      }
+      const int64_t channel_bytes = src_shape.h * src_shape.w * g.tensors[src].element_bytes;
+      for (size_t k = 0; k < node.outputs.size(); ++k) {
+        const int64_t b = node.channel_begin[k], e = node.channel_end[k];
+        if (b < 0 || e > src_shape.c || b >= e) {
+          throw std::runtime_error("node '" + node.name + "': output '" +
+                                   g.tensors[node.outputs[k]].name + "' channel range [" +
+                                   std::to_string(b) + ", " + std::to_string(e) +
+                                   ") is outside input '" + g.tensors[src].name + "' with " +
+                                   std::to_string(src_shape.c) + " channels");
+        }
+        forest.attach(node.outputs[k], src, b * channel_bytes);
+      }
+      in.node_is_alias[n] = 1;
+    } else if (node.op == OpType::kConcat) {
+      const int out = node.outputs[0];
+      std::vector<char>& flags = in.concat_input_in_place[n];
+      flags.assign(node.inputs.size(), 0);
+      int64_t cursor = 0;
+      bool all = true;
+      for (size_t k = 0; k < node.inputs.size(); ++k) {
+        const int t = node.inputs[k];
+        const int64_t bytes = g.tensors[t].bytes();
+        auto [root, off] = forest.find(t);
+        const bool ok = g.tensors[out].shape.n == 1 && !is_input[root] && off == 0 &&
+                        g.tensors[root].bytes() == bytes && root != forest.find(out).first;
+        if (ok) {
+          forest.attach(root, out, cursor);
+          flags[k] = 1;
+        }
+        all = all && ok;
+        cursor += bytes;
+      }
+      in.node_is_alias[n] = all ? 1 : 0;
+    }
+  }
+
+  // Lifetimes per tensor, folded into their groups.
+  const int last_step = static_cast<int>(order.size()) - 1;
+  const std::vector<int> producer = g.producers();
+  const std::vector<std::vector<int>> consumers = g.consumers();
+  std::vector<char> used(num_tensors, 0);
+  for (const Node& node : g.nodes) {
+    for (int t : node.inputs) used[t] = 1;
+    for (int t : node.outputs) used[t] = 1;
+  }
+  for (int t : g.inputs) used[t] = 1;
+  for (int t : g.outputs) used[t] = 1;
+
+  std::vector<int64_t> lower(num_tensors, 0), upper(num_tensors, 0);
+  std::vector<char> has_group(num_tensors, 0);
+  in.tensor_buffer.assign(num_tensors, -1);
+  in.tensor_offset_in_buffer.assign(num_tensors, 0);
+  std::vector<int> roots;
+  for (size_t t = 0; t < num_tensors; ++t) {
+    if (!used[t] || g.tensors[t].kind != TensorKind::kActivation) continue;
+    const int birth = producer[t] >= 0 && !is_input[t] ? step_of[producer[t]] : 0;
+    int death = birth;
+    for (int c : consumers[t]) death = std::max(death, step_of[c]);
+    if (is_output[t]) death = std::max(death, last_step);
+    auto [root, off] = forest.find(static_cast<int>(t));
+    if (off < 0 || off + g.tensors[t].bytes() > g.tensors[root].bytes()) {
+      throw std::runtime_error("tensor '" + g.tensors[t].name + "' at byte " +
+                               std::to_string(off) + " does not fit in the memory of '" +
+                               g.tensors[root].name + "'");
+    }
+    in.tensor_offset_in_buffer[t] = off;
+    if (!has_group[root]) {
+      has_group[root] = 1;
+      roots.push_back(root);
+      lower[root] = birth;
+      upper[root] = death + 1;
+    } else {
+      lower[root] = std::min<int64_t>(lower[root], birth);
+      upper[root] = std::max<int64_t>(upper[root], death + 1);
+    }
+  }
+  std::stable_sort(roots.begin(), roots.end(),
+                   [&](int a, int b) { return lower[a] < lower[b]; });
+  for (int root : roots) {
+    Buffer b;
+    b.id = g.tensors[root].name;
+    b.lower = lower[root];
+    b.upper = upper[root];
+    b.size = align_up(g.tensors[root].bytes(), alignment);
+    b.alignment = alignment;
+    in.buffer_root.push_back(root);
+    in.problem.buffers.push_back(std::move(b));
+  }
+  std::vector<int> buffer_of_root(num_tensors, -1);
+  for (size_t i = 0; i < roots.size(); ++i) buffer_of_root[roots[i]] = static_cast<int>(i);
+  for (size_t t = 0; t < num_tensors; ++t) {
+    if (!used[t] || g.tensors[t].kind != TensorKind::kActivation) continue;
+    in.tensor_buffer[t] = buffer_of_root[forest.find(static_cast<int>(t)).first];
+  }
+  return in;
+}
+
+std::vector<int64_t> activation_addresses(const ActivationPlanInput& in, const Solution& s) {
+  std::vector<int64_t> addr(in.tensor_buffer.size(), -1);
+  for (size_t t = 0; t < addr.size(); ++t) {
+    const int b = in.tensor_buffer[t];
+    if (b >= 0) addr[t] = s.offsets.at(b) + in.tensor_offset_in_buffer[t];
+  }
+  return addr;
+}
+
+}  // namespace strider::memory
