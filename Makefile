@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 WERROR ?= $(or $(STRIDER_WERROR),OFF)
 
-.PHONY: setup configure build run test clean
+.PHONY: setup configure build run test clean test-asan
 
 setup:
 	@bash scripts/setup.sh
@@ -19,6 +19,17 @@ run: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer; any report is fatal.
+ASAN_BUILD ?= build-asan
+test-asan: setup
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRIDER_SANITIZE=ON \
+	  -DSTRIDER_WERROR=$(WERROR) > /dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && \
+	  ASAN_OPTIONS=abort_on_error=1:halt_on_error=1:detect_leaks=1 \
+	  UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS)
 
 clean:
 	rm -rf $(BUILD)

@@ -32,7 +32,8 @@ LayerRow row_of(const Graph& g, const Node& n) {
   r.op = to_string(n.op);
   if (n.op == OpType::kConv && n.from_batchnorm) r.op = "conv(bn)";
   if (n.op == OpType::kConv && !n.from_batchnorm && n.groups > 1) {
-    r.op = n.groups == g.tensors[n.inputs[0]].shape.c ? "conv(dw)" : "conv(g" + std::to_string(n.groups) + ")";
+    r.op = n.groups == g.tensors[n.inputs[0]].shape.c ? "conv(dw)"
+                                                      : "conv(g" + std::to_string(n.groups) + ")";
   }
   if (n.activation != Activation::kNone) r.op += std::string("+") + to_string(n.activation);
   r.inputs = shapes(g, n.inputs);
@@ -63,15 +64,15 @@ void print_table(const Graph& g, const std::vector<LayerRow>& rows, const GraphT
     w_in = std::max(w_in, r.inputs.size());
     w_out = std::max(w_out, r.outputs.size());
   }
-  out << "network " << g.name << ": " << g.nodes.size() << " layers, inputs "
-      << shapes(g, g.inputs) << ", outputs " << shapes(g, g.outputs) << "\n";
+  out << "network " << g.name << ": " << g.nodes.size() << " layers, inputs " << shapes(g, g.inputs)
+      << ", outputs " << shapes(g, g.outputs) << "\n";
   auto line = [&](const std::string& a, const std::string& b, const std::string& c,
                   const std::string& d, const std::string& e, const std::string& f,
                   const std::string& h) {
     out << std::left << std::setw(static_cast<int>(w_name)) << a << "  "
         << std::setw(static_cast<int>(w_op)) << b << "  " << std::setw(static_cast<int>(w_in)) << c
-        << "  " << std::setw(static_cast<int>(w_out)) << d << std::right << "  "
-        << std::setw(15) << e << "  " << std::setw(12) << f << "  " << std::setw(12) << h << "\n";
+        << "  " << std::setw(static_cast<int>(w_out)) << d << std::right << "  " << std::setw(15)
+        << e << "  " << std::setw(12) << f << "  " << std::setw(12) << h << "\n";
   };
   line("layer", "op", "input", "output", "MACs", "weight B", "activ. B");
   for (const LayerRow& r : rows) {

@@ -4,10 +4,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "model/config/config_writer.h"
+#include "tb/trace_writer.h"
 
 namespace strider {
 namespace {
@@ -27,14 +29,16 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
   j["macs"] = s.macs;
   j["utilization"] = s.utilization;
   j["dram"] = {{"read_bytes", r.stats.get("dram.read_bytes")},
-               {"write_bytes", r.stats.get("dram.write_bytes")}};
+               {"write_bytes", r.stats.get("dram.write_bytes")},
+               {"descriptor_fetch_bytes", s.descriptor_fetch_bytes}};
   j["l2"] = {{"capacity_bytes", arch.l2.size_bytes},
              {"peak_planned_bytes", s.l2_peak_planned},
              {"peak_observed_bytes", s.l2_peak_observed}};
   j["line_buffer"] = {{"write_cycles", r.stats.get("line_buffer.write_cycles")},
                       {"shifted_writes", r.stats.get("line_buffer.shifted_writes")},
                       {"line_writes", r.stats.get("line_buffer.line_writes")},
-                      {"discarded_outputs", r.stats.get("store.discarded_outputs")}};
+                      {"discarded_outputs", r.stats.get("store.discarded_outputs")},
+                      {"peak_observed_bytes", s.line_buffer_peak}};
   j["planner"] = {{"allocator", r.lowered.allocator},
                   {"peak_bytes", r.lowered.arena_bytes},
                   {"lower_bound_bytes", r.lowered.lower_bound_bytes},
@@ -44,6 +48,17 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
   j["functional"] = {{"enabled", r.config.sim.functional},
                      {"checked_tensors", r.checked_tensors},
                      {"mismatches", r.mismatches}};
+  const Totals& t = s.totals;
+  j["totals"] = {{"dram_bytes", t.dram_bytes},
+                 {"l2_bytes", t.l2_bytes},
+                 {"lb_write_cycles", t.lb_write_cycles},
+                 {"shifted_writes", t.shifted_writes},
+                 {"discarded_outputs", t.discarded_outputs},
+                 {"compute_cycles", t.compute_cycles},
+                 {"stall_l2_conflict", t.stall_l2_conflict},
+                 {"stall_dram", t.stall_dram},
+                 {"stall_line_buffer", t.stall_line_buffer},
+                 {"stall_backpressure", t.stall_backpressure}};
   j["deadlock"] = r.record.deadlock;
   j["descriptors"] = r.lowered.list.descriptors.size();
   j["wall_seconds"] = r.wall_seconds;
@@ -79,10 +94,21 @@ void write_descriptors(const RunResult& r, const std::string& path) {
   }
 }
 
+// A row per cycle at which either occupancy changes, with both values in force from then on.
+constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
 void write_occupancy(const RunSummary& s, const std::string& path) {
   std::ofstream f = open(path);
-  f << "cycle,l2_bytes\n";
-  for (const auto& [cycle, bytes] : s.l2_occupancy) f << cycle << ',' << bytes << '\n';
+  f << "cycle,l2_bytes,line_buffer_bytes\n";
+  const auto& l2 = s.l2_occupancy;
+  const auto& lb = s.line_buffer_occupancy;
+  uint64_t l2_now = 0, lb_now = 0;
+  for (size_t i = 0, j = 0; i < l2.size() || j < lb.size();) {
+    const uint64_t cycle = std::min(i < l2.size() ? l2[i].first : kNone,
+                                    j < lb.size() ? lb[j].first : kNone);
+    if (i < l2.size() && l2[i].first == cycle) l2_now = l2[i++].second;
+    if (j < lb.size() && lb[j].first == cycle) lb_now = lb[j++].second;
+    f << cycle << ',' << l2_now << ',' << lb_now << '\n';
+  }
 }
 
 }  // namespace
@@ -96,7 +122,8 @@ void write_memory_plan(const Lowered& l, const std::string& path) {
   }
 }
 
-void write_reports(const RunResult& r, const RunSummary& s, const std::string& dir) {
+void write_reports(const RunResult& r, const RunSummary& s, const std::string& dir,
+                   const UnitTimeline* timeline) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error(dir + ": cannot create the output directory: " + ec.message());
@@ -106,6 +133,7 @@ void write_reports(const RunResult& r, const RunSummary& s, const std::string& d
   write_occupancy(s, dir + "/occupancy.csv");
   write_memory_plan(r.lowered, dir + "/memory_plan.csv");
   open(dir + "/effective_config.yaml") << effective_yaml(r.config);
+  if (r.config.sim.trace) write_trace(r, s, timeline, dir + "/trace.json");
 }
 
 void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
@@ -122,7 +150,9 @@ void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
       << r.lowered.lower_bound_bytes << " B)\n";
   out << "  line buffer      " << r.stats.get("line_buffer.write_cycles") << " write cycles, "
       << r.stats.get("line_buffer.shifted_writes") << " shifted writes, "
-      << r.stats.get("store.discarded_outputs") << " discarded outputs\n";
+      << r.stats.get("store.discarded_outputs") << " discarded outputs";
+  if (!s.line_buffer_occupancy.empty()) out << ", peak " << s.line_buffer_peak << " B";
+  out << "\n";
   std::vector<const LayerRow*> top;
   for (const LayerRow& l : s.layers) top.push_back(&l);
   std::stable_sort(top.begin(), top.end(),

@@ -1,23 +1,36 @@
-// `strider run RUN.yaml [--out DIR] [--set key=value ...]`: plan, lower, simulate, report.
+// `strider run RUN.yaml [--out DIR] [--set key=value ...] [--dump-tensors DIR]`: plan, lower,
+// simulate, report. In functional mode a layer output that differs from the reference is
+// described on stderr and the command exits 1 (after writing the reports).
+#include <unistd.h>
+
 #include <fstream>
 
 #include "model/config/config_loader.h"
 #include "tb/cli_args.h"
 #include "tb/commands.h"
 #include "tb/report_writer.h"
+#include "tb/run_observers.h"
 #include "tb/run_summary.h"
 
 namespace strider {
 
 int run_command(const Args& args, std::ostream& out, std::ostream& err) {
-  const char* usage = "usage: strider run RUN.yaml [--out DIR] [--set key=value ...]";
+  const char* usage =
+      "usage: strider run RUN.yaml [--out DIR] [--set key=value ...] [--dump-tensors DIR]";
   RunResult r;
   try {
-    CliArgs cli(args, {"--out", "--set"}, {});
+    CliArgs cli(args, {"--out", "--set", "--dump-tensors"}, {});
     if (cli.positional().size() != 1) throw UsageError("expected one run file");
     std::vector<std::string> sets = cli.values("--set");
     if (cli.has("--out")) sets.push_back("output_dir=" + cli.value("--out"));
     r.config = load_run(cli.positional()[0], sets);
+    if (cli.has("--dump-tensors")) {
+      if (!r.config.sim.functional) {
+        throw UsageError("--dump-tensors needs functional mode (sim.functional: true, e.g. --set "
+                         "sim.functional=true)");
+      }
+      r.dump_tensors_dir = cli.value("--dump-tensors");
+    }
   } catch (const UsageError& e) {
     err << "strider run: " << e.what() << "\n" << usage << "\n";
     return 2;
@@ -26,15 +39,28 @@ int run_command(const Args& args, std::ostream& out, std::ostream& err) {
     return 1;
   }
   try {
+    // Watches the simulation: unit tracks for trace.json, line-buffer occupancy, waves.vcd, and
+    // a progress bar when stderr is a terminal.
+    RunObservers observers("observers", r, isatty(STDERR_FILENO) ? &err : nullptr);
     simulate_run(r);
-    const RunSummary s = summarise(r);
-    write_reports(r, s, r.config.output_dir);
+    if (!observers.vcd_error().empty()) {
+      err << "waves.vcd not written: " << observers.vcd_error() << "\n";
+    }
+    const RunSummary s = summarise(r, &observers.timeline());
+    write_reports(r, s, r.config.output_dir, &observers.timeline());
     if (r.record.deadlock) {
       err << r.record.deadlock_report << "\n";
       return 1;
     }
     print_summary(r, s, out);
     out << "  results in " << r.config.output_dir << "/\n";
+    if (!r.dump_tensors_dir.empty()) out << "  tensors in " << r.dump_tensors_dir << "/\n";
+    if (r.mismatches > 0) {
+      err << "functional check: " << r.mismatches << " of " << r.checked_tensors
+          << " layer outputs differ from the reference\n";
+      for (const std::string& d : r.functional_details) err << "  " << d << "\n";
+      return 1;
+    }
   } catch (const std::exception& e) {
     err << e.what() << "\n";
     return 1;

@@ -1,10 +1,12 @@
 #include "tb/run_harness.h"
 
 #include <chrono>
+#include <memory>
 #include <stdexcept>
 
 #include "model/top/top.h"
 #include "planner/import/network_loader.h"
+#include "tb/functional_check.h"
 
 namespace strider {
 
@@ -27,13 +29,28 @@ void plan_run(RunResult& r) {
 void simulate_run(RunResult& r) {
   const auto t0 = std::chrono::steady_clock::now();
   plan_run(r);
+  simulate_planned(r);
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void simulate_planned(RunResult& r) {
+  const auto t0 = std::chrono::steady_clock::now();
   Top top("top", r.config.arch, r.config.sim, r.lowered.list, r.stats, r.record);
+  std::unique_ptr<FunctionalCheck> check;
   if (r.config.sim.functional) {
-    for (const DramImage::Blob& b : r.lowered.dram.blobs) {
-      top.dram().write(b.addr, b.bytes.data(), b.bytes.size());
-    }
+    check = std::make_unique<FunctionalCheck>(r.graph, r.lowered, r.config.networks.at(0).seed);
+    check->preload(top.dram());
+    FunctionalCheck* c = check.get();
+    const TimedMemory& l2 = top.l2();
+    top.set_retire_observer([c, &l2](uint32_t id) { c->on_retire(id, l2); });
   }
   r.cycles = top.run();
+  if (check && !r.record.deadlock) {
+    check->finish();
+    r.checked_tensors = check->checked_tensors();
+    r.mismatches = check->mismatches();
+    r.functional_details = check->details();
+  }
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 

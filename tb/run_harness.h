@@ -23,15 +23,23 @@ struct RunResult {
   StatRegistry stats;
   uint64_t cycles = 0;
   double wall_seconds = 0;
+  // Functional mode (sim.functional): layers checked against the reference, layers that differ
+  // (each described in functional_details), and where --dump-tensors writes (empty: nowhere).
   uint64_t checked_tensors = 0;
   uint64_t mismatches = 0;
+  std::vector<std::string> functional_details;
+  std::string dump_tensors_dir;
 };
 
 // Loads the networks of `cfg` into one graph (the foundation runs the first network) and lowers
 // it. Throws std::runtime_error with a message naming the file / node on bad input.
 void plan_run(RunResult& r);
 
-// plan_run, then simulates. Returns normally on a deadlock with r.record.deadlock set.
+// plan_run, then simulate_planned. Returns normally on a deadlock with r.record.deadlock set.
 void simulate_run(RunResult& r);
+
+// Simulates an already planned run (r.lowered). In functional mode preloads DRAM, checks every
+// compute layer's output against the reference and dumps tensors when r.dump_tensors_dir is set.
+void simulate_planned(RunResult& r);
 
 }  // namespace strider

@@ -20,7 +20,7 @@ void observe_occupancy(const RunResult& r, RunSummary& s) {
       from = std::min(from, s.layers[l].start);
       to = std::max(to, s.layers[l].end);
     }
-    if (b.kind == "weight") from = 0, to = s.cycles;  // staging slots: reserved all run
+    if (b.kind == "scratch") from = 0, to = s.cycles;  // staging and band slots: all run
     if (from >= to) continue;
     delta[from] += int64_t(b.size);
     delta[to] -= int64_t(b.size);
@@ -35,7 +35,7 @@ void observe_occupancy(const RunResult& r, RunSummary& s) {
 
 }  // namespace
 
-RunSummary summarise(const RunResult& r) {
+RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
   RunSummary s;
   const ArchConfig& arch = r.config.arch;
   s.cycles = r.cycles;
@@ -69,9 +69,31 @@ RunSummary summarise(const RunResult& r) {
     l.cycles = l.end - l.start;
     l.utilization = l.cycles ? double(l.macs) / (double(l.cycles) * s.peak_macs_per_cycle) : 0;
     s.macs += l.macs;
+    Totals& t = s.totals;
+    t.dram_bytes += l.dram_bytes;
+    t.l2_bytes += l.l2_bytes;
+    t.lb_write_cycles += l.lb_write_cycles;
+    t.shifted_writes += l.shifted_writes;
+    t.discarded_outputs += l.discarded_outputs;
+    t.compute_cycles += l.compute_cycles;
+    t.stall_l2_conflict += l.stall_l2_conflict;
+    t.stall_dram += l.stall_dram;
+    t.stall_line_buffer += l.stall_line_buffer;
+    t.stall_backpressure += l.stall_backpressure;
+  }
+  // Every descriptor the controller fetched was read once from DRAM as
+  // controller.descriptor_bytes (all of them, unless the run deadlocked first).
+  for (const DescriptorRecord& d : r.record.descriptors) {
+    s.descriptor_fetch_bytes += d.fetched != 0 ? arch.controller.descriptor_bytes : 0;
+  }
+  if (timeline != nullptr) {
+    for (const auto& [cycle, bytes] : timeline->line_buffer) {
+      s.line_buffer_occupancy.emplace_back(cycle, bytes);
+    }
+    s.line_buffer_peak = timeline->line_buffer_peak;
   }
   s.utilization = s.cycles ? double(s.macs) / (double(s.cycles) * s.peak_macs_per_cycle) : 0;
-  s.l2_peak_planned = r.lowered.arena_bytes + r.lowered.staging_bytes;
+  s.l2_peak_planned = r.lowered.arena_bytes + r.lowered.staging_bytes + r.lowered.band_bytes;
   observe_occupancy(r, s);
   return s;
 }

@@ -59,6 +59,7 @@ void Controller::run() {
       record_.descriptors[id].end = clock_.now();
       last_retire = clock_.now();
       ++retired;
+      if (retire_observer_) retire_observer_(id);
     }
     const uint64_t now = clock_.now();
     if (fetching && now >= fetch_done) {

@@ -11,11 +11,15 @@
 // k x `controller.decode_cycles`; an issue takes `controller.dispatch_cycles` to reach its unit.
 // Ports: to_dma, to_compute (LatencyFifo<const Descriptor*>), retire (RetireChannel).
 // Stats: controller.fetch_batches, controller.descriptors, controller.dep_wait_cycles.
+// Observer: set_retire_observer() registers a testbench callback called with each descriptor id
+// at the cycle the controller retires it (functional checks); it is not a channel between units
+// and takes no simulated time.
 #pragma once
 
 #include <systemc>
 
 #include <deque>
+#include <functional>
 #include <vector>
 
 #include "model/common/clock_domain.h"
@@ -38,6 +42,10 @@ class Controller : public sc_core::sc_module {
 
   static constexpr uint64_t kListBase = 0;  // DRAM address of the descriptor list
 
+  void set_retire_observer(std::function<void(uint32_t id)> observer) {
+    retire_observer_ = std::move(observer);
+  }
+
  private:
   void run();
   bool ready(const Descriptor& d) const;
@@ -55,6 +63,7 @@ class Controller : public sc_core::sc_module {
   RunRecord& record_;
   std::vector<bool> retired_;
   std::deque<uint32_t> moves_, ops_;
+  std::function<void(uint32_t)> retire_observer_;
   uint64_t& batches_;
   uint64_t& descriptors_;
   uint64_t& dep_wait_;

@@ -20,11 +20,23 @@ Dma::Dma(sc_core::sc_module_name name, const DmaConfig& cfg, const ClockDomain& 
       retire_(retire),
       record_(record),
       channel_free_(cfg.channels, 0),
+      channel_busy_("channel_busy", cfg.channels),
+      busy_change_("busy_change"),
       moves_(stats.add("dma.moves", "move descriptors executed")),
       bytes_(stats.add("dma.bytes", "payload bytes moved")),
       busy_(stats.add("dma.busy_cycles", "channel-cycles spent on moves (summed over channels)")) {
   SC_HAS_PROCESS(Dma);
   SC_THREAD(run);
+  SC_METHOD(update_busy);
+  sensitive << busy_change_;
+  dont_initialize();
+}
+
+void Dma::update_busy() {
+  const uint64_t now = clock_.now();
+  for (size_t ch = 0; ch < channel_free_.size(); ++ch) {
+    channel_busy_[ch].write(channel_free_[ch] > now);
+  }
 }
 
 uint64_t Dma::dram_bus_bytes(const MoveDesc& m, uint32_t burst_bytes) {
@@ -59,6 +71,8 @@ void Dma::run() {
     const uint64_t end = std::max(src.end, dst.end);
     if (functional_) copy(m);
     *ch = end;
+    busy_change_.notify(sc_core::SC_ZERO_TIME);
+    busy_change_.notify(clock_.cycles(end - start));
     DescriptorRecord& r = record_.descriptors[d->id];
     r.unit = Unit::kDma;
     r.is_move = true;

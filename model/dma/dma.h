@@ -10,6 +10,8 @@
 // Ports: in (LatencyFifo<const Descriptor*>), retire (RetireChannel); memories by the
 // TimedMemory interface.
 // Stats: dma.moves, dma.bytes, dma.busy_cycles.
+// Observation (for waves.vcd, never read by the model): channel_busy(ch) is true while channel ch
+// holds a move, from its start to its end.
 #pragma once
 
 #include <systemc>
@@ -36,9 +38,13 @@ class Dma : public sc_core::sc_module {
   // Bytes a move occupies on the DRAM bus: every row rounded up to whole bursts.
   static uint64_t dram_bus_bytes(const MoveDesc& m, uint32_t burst_bytes);
 
+  size_t channels() const { return channel_busy_.size(); }
+  const sc_core::sc_signal<bool>& channel_busy(size_t ch) const { return channel_busy_[ch]; }
+
  private:
   void run();
   void copy(const MoveDesc& m);
+  void update_busy();
   TimedMemory& space(MemSpace s) { return s == MemSpace::kDram ? dram_ : l2_; }
 
   const DmaConfig& cfg_;
@@ -50,6 +56,8 @@ class Dma : public sc_core::sc_module {
   RetireChannel& retire_;
   RunRecord& record_;
   std::vector<uint64_t> channel_free_;
+  sc_core::sc_vector<sc_core::sc_signal<bool>> channel_busy_;
+  sc_core::sc_event_queue busy_change_;  // a move started or ended: refresh channel_busy_
   uint64_t& moves_;
   uint64_t& bytes_;
   uint64_t& busy_;

@@ -23,7 +23,9 @@ LoadUnit::LoadUnit(sc_core::sc_module_name name, const ArchConfig& arch, const C
       shifted_(stats.add("line_buffer.shifted_writes",
                          "shift-stride writes (one block into every line)")),
       line_writes_(stats.add("line_buffer.line_writes", "single-line writes")),
-      fills_(stats.add("line_buffer.fills", "line-buffer fills")) {
+      fills_(stats.add("line_buffer.fills", "line-buffer fills")),
+      busy_flag_("busy"),
+      lb_bytes_("line_buffer_bytes") {
   SC_HAS_PROCESS(LoadUnit);
   SC_THREAD(run);
 }
@@ -39,6 +41,10 @@ void LoadUnit::run() {
     t.desc = d;
     t.work = compute_tile_work(d->op, arch_.l1, arch_.neurons);
     const TileWork& w = t.work;
+    busy_flag_.write(true);
+    lb_bytes_.write(uint32_t(std::min<uint64_t>({arch_.l1.lines, arch_.neurons.count,
+                                                  w.computed_positions}) *
+                             arch_.l1.line_bytes));
     const Access a = l2_.access(L2Sram::kLoad, d->op.input.addr, w.l2_read_bytes, now);
     const uint64_t busy = std::max(w.lb_write_cycles, a.end - now);
     t.load_end = now + busy;
@@ -63,6 +69,8 @@ void LoadUnit::run() {
         std::min(busy, w.first_fill_write_cycles + l2_.latency(d->op.input.addr));
     out_.write(std::move(t), clock_.cycles(first));
     clock_.wait_until(now + busy);
+    busy_flag_.write(false);
+    lb_bytes_.write(0);
   }
 }
 

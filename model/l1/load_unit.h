@@ -11,6 +11,10 @@
 // buffer holds one tile ahead of the neurons).
 // Stats: load.tiles, load.busy_cycles, load.l2_read_bytes, line_buffer.write_cycles,
 // line_buffer.shifted_writes, line_buffer.line_writes, line_buffer.fills.
+// Observation (for waves.vcd and trace.json, never read by the model): busy_flag() is written
+// true when a tile starts (after any back-pressure wait) and false when its load ends; it is an
+// sc_buffer, so back-to-back tiles still notify at each start. line_buffer_bytes() is the
+// line-buffer fill slot the unit is writing: active lines x `l1.line_bytes`, 0 when idle.
 #pragma once
 
 #include <systemc>
@@ -31,6 +35,9 @@ class LoadUnit : public sc_core::sc_module {
            TimedMemory& l2, LatencyFifo<const Descriptor*>& in, LatencyFifo<TileToken>& out,
            RunRecord& record, StatRegistry& stats);
 
+  const sc_core::sc_signal<bool>& busy_flag() const { return busy_flag_; }
+  const sc_core::sc_signal<uint32_t>& line_buffer_bytes() const { return lb_bytes_; }
+
  private:
   void run();
   const ArchConfig& arch_;
@@ -46,6 +53,8 @@ class LoadUnit : public sc_core::sc_module {
   uint64_t& shifted_;
   uint64_t& line_writes_;
   uint64_t& fills_;
+  sc_core::sc_buffer<bool> busy_flag_;
+  sc_core::sc_signal<uint32_t> lb_bytes_;
 };
 
 }  // namespace strider

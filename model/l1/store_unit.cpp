@@ -19,7 +19,8 @@ StoreUnit::StoreUnit(sc_core::sc_module_name name, const ClockDomain& clock, boo
       tiles_(stats.add("store.tiles", "operation tiles stored")),
       bytes_(stats.add("store.bytes", "output bytes written to L2")),
       discarded_(stats.add("store.discarded_outputs",
-                           "positions computed across row ends and dropped")) {
+                           "positions computed across row ends and dropped")),
+      busy_flag_("busy") {
   SC_HAS_PROCESS(StoreUnit);
   SC_THREAD(run);
 }
@@ -40,6 +41,7 @@ void StoreUnit::run() {
     TileToken t = in_.read();
     const uint64_t now = clock_.now();
     const TensorRef& o = t.desc->op.output;
+    busy_flag_.write(true);
     const Access a = l2_.access(L2Sram::kStore, o.addr, t.work.output_bytes, now);
     const uint64_t end = std::max(a.end, t.neuron_end + 1 + l2_.latency(o.addr));
     if (functional_) write_output(t);
@@ -52,6 +54,7 @@ void StoreUnit::run() {
     discarded_ += t.work.discarded_outputs;
     retire_.post(t.desc->id, clock_.cycles(end - now));
     clock_.wait_until(a.end);
+    busy_flag_.write(false);
   }
 }
 

@@ -8,6 +8,9 @@
 // the neurons' last result plus the L2 latency. The descriptor then retires.
 // Ports: in (LatencyFifo<TileToken>), retire (RetireChannel).
 // Stats: store.tiles, store.bytes, store.discarded_outputs.
+// Observation (for waves.vcd and trace.json, never read by the model): busy_flag() is written
+// true when a tile's store starts and false when its L2 store-port transaction ends (an
+// sc_buffer: back-to-back tiles still notify at each start).
 #pragma once
 
 #include <systemc>
@@ -28,6 +31,8 @@ class StoreUnit : public sc_core::sc_module {
             TimedMemory& l2, LatencyFifo<TileToken>& in, RetireChannel& retire,
             RunRecord& record, StatRegistry& stats);
 
+  const sc_core::sc_signal<bool>& busy_flag() const { return busy_flag_; }
+
  private:
   void run();
   void write_output(const TileToken& t);
@@ -40,6 +45,7 @@ class StoreUnit : public sc_core::sc_module {
   uint64_t& tiles_;
   uint64_t& bytes_;
   uint64_t& discarded_;
+  sc_core::sc_buffer<bool> busy_flag_;
 };
 
 }  // namespace strider

@@ -19,7 +19,8 @@ struct Reduction {
   uint64_t segments = 0, width = 1, passes = 1;
 };
 
-// Per-run cost of one output channel, accumulated into `w`.
+// Per-run cost of one output channel, accumulated into `w`; `span_stored` is the stored bytes of
+// one segment's block(s).
 void add_run(TileWork& w, const Run& r, const Reduction& red, const L1Config& l1,
              const NeuronConfig& nc, uint64_t span_stored, bool first) {
   const uint64_t per_fill = std::max<uint64_t>(1, l1.line_bytes / red.width);
@@ -76,35 +77,37 @@ void window_op(TileWork& w, const OpDesc& op, const L1Config& l1, const NeuronCo
       Run r;
       const uint64_t start = k * n, end = std::min(start + n, positions);
       r.active = end - start;
-      r.pieces = (end - 1) / wp - start / wp + 1;
-      // Windows that cross a row end: positions whose column is at or past wo.
-      for (uint64_t row = start / wp; row <= (end - 1) / wp; ++row) {
-        const uint64_t lo = std::max(start, row * wp + wo), hi = std::min(end, (row + 1) * wp);
-        if (hi > lo) r.crossing += hi - lo;
+      // Without horizontal padding the stored rows are contiguous: one block, one write. With it,
+      // the pad columns are not stored, so the block comes in one piece per row it spans and a
+      // line whose window crosses a row end needs a second write.
+      if (wp != op.input.w) {
+        r.pieces = (end - 1) / wp - start / wp + 1;
+        for (uint64_t row = start / wp; row <= (end - 1) / wp; ++row) {
+          const uint64_t lo = std::max(start, row * wp + wo), hi = std::min(end, (row + 1) * wp);
+          if (hi > lo) r.crossing += hi - lo;
+        }
       }
       const uint64_t span = r.active - 1 + span_extra;
-      add_run(per_ch, r, red, l1, nc, std::min(span, r.pieces * op.input.w), k == 0);
+      const uint64_t stored = wp != op.input.w ? r.pieces * op.input.w : span;
+      add_run(per_ch, r, red, l1, nc, std::min(span, stored), k == 0);
     }
   } else {
-    per_ch.computed_positions = rows * wo;
-    const uint64_t per_row = cdiv(wo, n);
-    per_ch.runs = rows * per_row;
-    for (uint64_t k = 0; k < per_row; ++k) {
+    // Strided windows: runs walk the output rows back to back; each output row's windows come
+    // from their own stored rows, so a run needs one block (piece) per output row it spans.
+    const uint64_t positions = rows * wo;
+    per_ch.computed_positions = positions;
+    per_ch.runs = cdiv(positions, n);
+    for (uint64_t k = 0; k < per_ch.runs; ++k) {
       Run r;
-      r.active = std::min<uint64_t>(n, wo - k * n);
-      const uint64_t span = (r.active - 1) * op.stride_w + span_extra;
-      TileWork one;
-      add_run(one, r, red, l1, nc, std::min<uint64_t>(span, op.input.w), k == 0);
-      if (k == 0) {
-        per_ch.first_fill_write_cycles = one.first_fill_write_cycles;
-        per_ch.first_output_cycles = one.first_output_cycles;
+      const uint64_t start = k * n, end = std::min(start + n, positions);
+      r.active = end - start;
+      r.pieces = (end - 1) / wo - start / wo + 1;
+      uint64_t stored = 0;
+      for (uint64_t row = start / wo; row <= (end - 1) / wo; ++row) {
+        const uint64_t in_row = std::min(end, (row + 1) * wo) - std::max(start, row * wo);
+        stored += std::min<uint64_t>(op.input.w, (in_row - 1) * op.stride_w + span_extra);
       }
-      per_ch.last_fill_compute_cycles = one.last_fill_compute_cycles;
-      per_ch.shifted_writes += rows * one.shifted_writes;
-      per_ch.line_writes += rows * one.line_writes;
-      per_ch.l2_read_bytes += rows * one.l2_read_bytes;
-      per_ch.fills += rows * one.fills;
-      per_ch.compute_cycles += rows * one.compute_cycles;
+      add_run(per_ch, r, red, l1, nc, stored, k == 0);
     }
   }
   const uint64_t ch = w.channels;

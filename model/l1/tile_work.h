@@ -6,14 +6,15 @@
 //   neuron (line i feeds neuron i). For stride-1 windows the iterator walks the padded input as one
 //   stream of virtual rows of Wp = W + pad_left + pad_right positions, so a run may cross a row
 //   end; the positions whose window crosses it (Wp - W_out per row) are computed and discarded by
-//   the output iterator. Strided windows are walked one output row at a time.
+//   the output iterator. Strided windows run over output rows back to back, one block per row.
 // - For each run and output channel the reduction is split into *segments*: one kernel row of one
 //   input channel (kernel_w elements). A line holds floor(line_bytes / kernel_w) segments, so a
 //   run needs ceil(segments / per_fill) line-buffer *fills*.
 // - With shift-stride writes (`l1.shift_stride: true`) one block read from L2 fills a segment in
 //   every line at once, line i shifted by i x stride: one write cycle per segment, plus one per
-//   extra stored row the run spans. Without it each line is written on its own: one write per
-//   active line per segment, plus one for each window that crosses a row end.
+//   extra stored row the run spans when horizontal padding (never stored) breaks the stream.
+//   Without it each line is written on its own: one write per active line per segment, plus one
+//   for each window that crosses a padded row end.
 // - The weights of the tile's output channels sit in the kernel region and are broadcast; they
 //   are loaded once per tile when they fit in `l1.kernel_bytes`, else once per run and channel.
 // - Neurons do `macs_per_cycle` MACs per cycle: ceil(fill elements / macs_per_cycle) per fill.

@@ -21,7 +21,8 @@ NeuronArray::NeuronArray(sc_core::sc_module_name name, const NeuronConfig& cfg,
       tiles_(stats.add("neurons.tiles", "operation tiles computed")),
       busy_(stats.add("neurons.busy_cycles", "cycles the neuron array was computing")),
       macs_(stats.add("neurons.macs", "useful multiply-accumulates (conv and fc)")),
-      stalls_(stats.add("neurons.stall_cycles", "cycles the neurons waited for line-buffer fills")) {
+      stalls_(stats.add("neurons.stall_cycles", "cycles the neurons waited for line-buffer fills")),
+      busy_flag_("busy") {
   SC_HAS_PROCESS(NeuronArray);
   SC_THREAD(run);
 }
@@ -32,6 +33,7 @@ void NeuronArray::run() {
     TileToken t = in_.read();
     const uint64_t now = clock_.now();
     const TileWork& w = t.work;
+    busy_flag_.write(true);
     const uint64_t mac_end =
         std::max(now + w.compute_cycles, t.load_end + w.last_fill_compute_cycles);
     t.neuron_end = mac_end + cfg_.postop_cycles;
@@ -48,6 +50,7 @@ void NeuronArray::run() {
     out_.write(std::move(t), clock_.cycles(std::min(end - now, w.first_output_cycles +
                                                                      cfg_.postop_cycles)));
     clock_.wait_until(end);
+    busy_flag_.write(false);
   }
 }
 

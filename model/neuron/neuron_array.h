@@ -9,6 +9,9 @@
 // line-buffer stalls. The store unit receives the tile when the first run's results are out.
 // Ports: in (LatencyFifo<TileToken>), out (LatencyFifo<TileToken>, capacity 1).
 // Stats: neurons.tiles, neurons.busy_cycles, neurons.macs, neurons.stall_cycles.
+// Observation (for waves.vcd and trace.json, never read by the model): busy_flag() is written
+// true when a tile starts and false when its last result leaves the post-op pipeline (an
+// sc_buffer: back-to-back tiles still notify at each start).
 #pragma once
 
 #include <systemc>
@@ -29,6 +32,8 @@ class NeuronArray : public sc_core::sc_module {
               bool functional, const TimedMemory& l2, LatencyFifo<TileToken>& in,
               LatencyFifo<TileToken>& out, RunRecord& record, StatRegistry& stats);
 
+  const sc_core::sc_signal<bool>& busy_flag() const { return busy_flag_; }
+
  private:
   void run();
   const NeuronConfig& cfg_;
@@ -42,6 +47,7 @@ class NeuronArray : public sc_core::sc_module {
   uint64_t& busy_;
   uint64_t& macs_;
   uint64_t& stalls_;
+  sc_core::sc_buffer<bool> busy_flag_;
 };
 
 }  // namespace strider

@@ -39,7 +39,10 @@ int32_t div_round_away(int64_t num, int64_t den) {
   return static_cast<int32_t>(num >= 0 ? (2 * num + den) / (2 * den) : -((-2 * num + den) / (2 * den)));
 }
 
+// ReLU6 clamps to [0, 6 x 16] (the int8 scale of the activations, q = 16 is 1.0): the
+// descriptor's clip bounds are only meaningful for kClip.
 int8_t finish(const OpDesc& op, int32_t v) {
+  if (op.act == PostAct::kRelu6) return activate(v, PostAct::kClip, 0, 6 * 16);
   return activate(v, op.act, op.clip_min, op.clip_max);
 }
 

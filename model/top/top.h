@@ -10,6 +10,7 @@
 
 #include <systemc>
 
+#include <functional>
 #include <memory>
 
 #include "model/common/clock_domain.h"
@@ -37,6 +38,12 @@ class Top : public sc_core::sc_module {
 
   // Runs until the last descriptor retires (or the watchdog fires); returns the cycle count.
   uint64_t run();
+
+  // Testbench hook: `observer(id)` runs when the controller retires descriptor `id` (at that
+  // cycle, before any descriptor depending on it issues). Set before run().
+  void set_retire_observer(std::function<void(uint32_t id)> observer) {
+    controller_.set_retire_observer(std::move(observer));
+  }
 
   Dram& dram() { return dram_; }
   L2Sram& l2() { return l2_; }

@@ -48,10 +48,10 @@ class Importer {
   const std::string& node_name() const { return node_name_; }
   size_t num_inputs() const;  // trailing empty optional inputs dropped
   bool has_input(size_t k) const;
-  ValuePtr input(size_t k);             // any kind
-  int activation(size_t k);             // IR tensor id; fails on constants
-  ValuePtr constant(size_t k);          // constant (parameters without data allowed)
-  ValuePtr constant_data(size_t k);     // constant with data
+  ValuePtr input(size_t k);                   // any kind
+  int activation(size_t k);                   // IR tensor id; fails on constants
+  ValuePtr constant(size_t k);                // constant (parameters without data allowed)
+  ValuePtr constant_data(size_t k);           // constant with data
   std::vector<int64_t> ints_input(size_t k);  // constant with data as integers
   bool is_activation(size_t k);
 
@@ -74,7 +74,9 @@ class Importer {
   int add_weights(const std::string& suffix, TensorShape shape, const std::vector<double>* data);
   int add_bias(int64_t channels, const std::vector<double>* data, const std::string& owner = "");
   std::vector<double>* float_data(int tensor);  // nullptr when the tensor has no data
-  void set_float_data(int tensor, std::vector<double> data) { float_data_[tensor] = std::move(data); }
+  void set_float_data(int tensor, std::vector<double> data) {
+    float_data_[tensor] = std::move(data);
+  }
   void drop_float_data(int tensor) { float_data_.erase(tensor); }
   int consumers_of(const std::string& value) const;
   Graph& graph() { return graph_; }
@@ -123,7 +125,17 @@ void import_constant_of_shape(Importer& im);
 // TensorProto -> dims and values (double); fails naming `what` on unsupported encodings.
 void decode_tensor(const onnx::TensorProto& t, const std::string& what, std::vector<int64_t>* dims,
                    std::vector<double>* data, bool* has_data);
+// Small helpers shared by the handlers.
+std::string dims_list(const std::vector<int64_t>& v);  // "[1, 2, 3]"
+int64_t product(const std::vector<int64_t>& d, size_t begin, size_t end);
+int64_t normalise_axis(Importer& im, int64_t axis, size_t rank);  // fails when out of range
+std::vector<int64_t> axes_of(Importer& im, size_t k);             // attribute 'axes' or input k
+
 TensorShape shape_from_dims(const std::vector<int64_t>& dims);  // rank <= 4, trailing dims 1
+// Element count of `dims`; fails naming `what` on a negative dim or more than
+// kMaxTensorElements elements.
+int64_t checked_elements(const std::vector<int64_t>& dims, const std::string& what);
+int64_t to_int64(double d);  // saturating
 
 }  // namespace onnx_import
 }  // namespace strider

@@ -9,12 +9,6 @@ namespace strider {
 namespace onnx_import {
 namespace {
 
-std::string list(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + std::to_string(v[k]);
-  return s + "]";
-}
-
 // Two spatial values of attribute `name` (default `def` each).
 void spatial_pair(Importer& im, const std::string& name, int def, int* h, int* w) {
   const std::vector<int64_t> v = im.attr_ints(name);
@@ -23,7 +17,8 @@ void spatial_pair(Importer& im, const std::string& name, int def, int* h, int* w
     return;
   }
   if (v.size() != 2) {
-    im.fail("attribute '" + name + "' " + list(v) + " must have 2 values (only 2-D is supported)");
+    im.fail("attribute '" + name + "' " + dims_list(v) +
+            " must have 2 values (only 2-D is supported)");
   }
   *h = static_cast<int>(v[0]);
   *w = static_cast<int>(v[1]);
@@ -35,7 +30,7 @@ void window_pads(Importer& im, const TensorShape& in, Node* n) {
   if (auto_pad == "NOTSET") {
     const std::vector<int64_t> p = im.attr_ints("pads");
     if (p.empty()) return;
-    if (p.size() != 4) im.fail("attribute 'pads' " + list(p) + " must have 4 values");
+    if (p.size() != 4) im.fail("attribute 'pads' " + dims_list(p) + " must have 4 values");
     n->pad_top = static_cast<int>(p[0]);
     n->pad_left = static_cast<int>(p[1]);
     n->pad_bottom = static_cast<int>(p[2]);
@@ -45,6 +40,9 @@ void window_pads(Importer& im, const TensorShape& in, Node* n) {
   if (auto_pad == "VALID") return;
   if (auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") {
     im.fail("auto_pad '" + auto_pad + "' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER");
+  }
+  if (n->stride_h < 1 || n->stride_w < 1 || n->dilation_h < 1 || n->dilation_w < 1) {
+    im.fail("strides and dilations must be >= 1");
   }
   const bool upper = auto_pad == "SAME_UPPER";
   auto axis = [&](int64_t size, int k, int s, int d, int* begin, int* end) {
@@ -126,7 +124,7 @@ void import_reduce_mean(Importer& im) {
   std::sort(axes.begin(), axes.end());
   if (rank != 4 || axes != std::vector<int64_t>{2, 3}) {
     im.fail("only the mean over H and W of a 4-D tensor (axes [2, 3]) is supported, got axes " +
-            list(axes) + " of a rank " + std::to_string(rank) + " tensor");
+            dims_list(axes) + " of a rank " + std::to_string(rank) + " tensor");
   }
   im.emit(n, im.attr_int("keepdims", 1) != 0 ? 4 : 2);
 }
@@ -162,7 +160,8 @@ void emit_fc(Importer& im, const ValuePtr& b, bool k_major, double alpha, const 
     }
     std::vector<double> c;
     if (bias->has_data) {
-      for (int64_t o = 0; o < out; ++o) c.push_back(beta * bias->data[bias->elements() == 1 ? 0 : o]);
+      for (int64_t o = 0; o < out; ++o)
+        c.push_back(beta * bias->data[bias->elements() == 1 ? 0 : o]);
     }
     n.bias = im.add_bias(out, bias->has_data ? &c : nullptr);
   }
@@ -197,7 +196,8 @@ void import_matmul(Importer& im) {
 void import_batchnorm(Importer& im) {
   if (im.attr_int("training_mode", 0) != 0) im.fail("training_mode = 1 is not supported");
   for (int k = 1; k < im.node().output_size(); ++k) {
-    if (im.consumers_of(im.node().output(k)) > 0) im.fail("running statistics outputs are not supported");
+    if (im.consumers_of(im.node().output(k)) > 0)
+      im.fail("running statistics outputs are not supported");
   }
   const int x = im.activation(0);
   const ValuePtr scale = im.constant(1), shift = im.constant(2), mean = im.constant(3),

@@ -36,9 +36,13 @@ std::vector<std::string> split_row(const std::string& line) {
   return fields;
 }
 
-const char* const kConvColumns[] = {"Layer name",   "IFMAP Height", "IFMAP Width",
+// Largest accepted value: keeps shape arithmetic far from overflow.
+constexpr int64_t kMaxValue = int64_t{1} << 24;
+constexpr int64_t kMaxElements = int64_t{1} << 40;
+
+const char* const kConvColumns[] = {"Layer name",    "IFMAP Height", "IFMAP Width",
                                     "Filter Height", "Filter Width", "Channels",
-                                    "Num Filter",   "Strides",      "Column stride"};
+                                    "Num Filter",    "Strides",      "Column stride"};
 const char* const kGemmColumns[] = {"Layer", "M", "N", "K"};
 
 class ScaleSimReader {
@@ -64,14 +68,19 @@ class ScaleSimReader {
       }
     }
     if (graph_.nodes.empty()) {
-      throw std::runtime_error(path_ + ": no layers (expected a header row and one row per "
-                                       "layer)");
+      throw std::runtime_error(path_ +
+                               ": no layers (expected a header row and one row per "
+                               "layer)");
     }
     const std::vector<std::vector<int>> consumers = graph_.consumers();
     for (const Node& n : graph_.nodes) {
       if (consumers[n.outputs[0]].empty()) graph_.outputs.push_back(n.outputs[0]);
     }
-    validate(graph_);
+    try {
+      validate(graph_);
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(path_ + ": " + e.what());
+    }
     return std::move(graph_);
   }
 
@@ -86,8 +95,9 @@ class ScaleSimReader {
     } else if (h.size() >= 8 && lower(h[1]).find("ifmap") != std::string::npos) {
       gemm_ = false;
     } else {
-      fail("unrecognised header: expected 'Layer name, IFMAP Height, IFMAP Width, Filter "
-           "Height, Filter Width, Channels, Num Filter, Strides' or 'Layer, M, N, K'");
+      fail(
+          "unrecognised header: expected 'Layer name, IFMAP Height, IFMAP Width, Filter "
+          "Height, Filter Width, Channels, Num Filter, Strides' or 'Layer, M, N, K'");
     }
   }
 
@@ -101,9 +111,9 @@ class ScaleSimReader {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used == 0 || used != s.size() || v < 1) {
+    if (used == 0 || used != s.size() || v < 1 || v > kMaxValue) {
       fail("layer '" + layer + "': column '" + column + "' is '" + s +
-           "', expected a positive integer");
+           "', expected a positive integer up to " + std::to_string(kMaxValue));
     }
     return v;
   }
@@ -140,9 +150,18 @@ class ScaleSimReader {
       n.stride_h = static_cast<int>(v[7]);
       n.stride_w = static_cast<int>(f.size() == 9 ? v[8] : v[7]);
       if (v[3] > v[1] || v[4] > v[2]) {
-        fail("layer '" + layer + "': filter " + std::to_string(v[3]) + "x" +
-             std::to_string(v[4]) + " larger than IFMAP " + std::to_string(v[1]) + "x" +
-             std::to_string(v[2]));
+        fail("layer '" + layer + "': filter " + std::to_string(v[3]) + "x" + std::to_string(v[4]) +
+             " larger than IFMAP " + std::to_string(v[1]) + "x" + std::to_string(v[2]));
+      }
+    }
+    for (const TensorShape& s : {in, weights}) {
+      int64_t elements = 1;
+      for (int64_t d : {s.n, s.c, s.h, s.w}) {
+        if (d > kMaxElements / elements) {
+          fail("layer '" + layer + "': " + to_string(s) + " has more than " +
+               std::to_string(kMaxElements) + " elements");
+        }
+        elements *= d;
       }
     }
     Tensor w;

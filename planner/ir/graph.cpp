@@ -65,43 +65,64 @@ std::vector<std::vector<int>> Graph::consumers() const {
 
 const char* to_string(OpType op) {
   switch (op) {
-    case OpType::kConv: return "conv";
-    case OpType::kFullyConnected: return "fc";
-    case OpType::kMaxPool: return "maxpool";
-    case OpType::kAvgPool: return "avgpool";
-    case OpType::kGlobalAvgPool: return "globalavgpool";
-    case OpType::kAdd: return "add";
-    case OpType::kMul: return "mul";
-    case OpType::kConcat: return "concat";
-    case OpType::kActivation: return "activation";
-    case OpType::kReshape: return "reshape";
-    case OpType::kSplit: return "split";
-    case OpType::kSlice: return "slice";
-    case OpType::kChannelShuffle: return "channel_shuffle";
-    case OpType::kPad: return "pad";
-    case OpType::kSoftmax: return "softmax";
+    case OpType::kConv:
+      return "conv";
+    case OpType::kFullyConnected:
+      return "fc";
+    case OpType::kMaxPool:
+      return "maxpool";
+    case OpType::kAvgPool:
+      return "avgpool";
+    case OpType::kGlobalAvgPool:
+      return "globalavgpool";
+    case OpType::kAdd:
+      return "add";
+    case OpType::kMul:
+      return "mul";
+    case OpType::kConcat:
+      return "concat";
+    case OpType::kActivation:
+      return "activation";
+    case OpType::kReshape:
+      return "reshape";
+    case OpType::kSplit:
+      return "split";
+    case OpType::kSlice:
+      return "slice";
+    case OpType::kChannelShuffle:
+      return "channel_shuffle";
+    case OpType::kPad:
+      return "pad";
+    case OpType::kSoftmax:
+      return "softmax";
   }
   return "?";
 }
 
 const char* to_string(Activation a) {
   switch (a) {
-    case Activation::kNone: return "none";
-    case Activation::kRelu: return "relu";
-    case Activation::kRelu6: return "relu6";
-    case Activation::kClip: return "clip";
-    case Activation::kSigmoid: return "sigmoid";
-    case Activation::kHardSigmoid: return "hardsigmoid";
-    case Activation::kHardSwish: return "hardswish";
+    case Activation::kNone:
+      return "none";
+    case Activation::kRelu:
+      return "relu";
+    case Activation::kRelu6:
+      return "relu6";
+    case Activation::kClip:
+      return "clip";
+    case Activation::kSigmoid:
+      return "sigmoid";
+    case Activation::kHardSigmoid:
+      return "hardsigmoid";
+    case Activation::kHardSwish:
+      return "hardswish";
   }
   return "?";
 }
 
 bool parse_activation(const std::string& s, Activation* out) {
-  static const Activation kAll[] = {Activation::kNone,    Activation::kRelu,
-                                    Activation::kRelu6,   Activation::kClip,
-                                    Activation::kSigmoid, Activation::kHardSigmoid,
-                                    Activation::kHardSwish};
+  static const Activation kAll[] = {
+      Activation::kNone,    Activation::kRelu,        Activation::kRelu6,    Activation::kClip,
+      Activation::kSigmoid, Activation::kHardSigmoid, Activation::kHardSwish};
   for (Activation a : kAll) {
     if (s == to_string(a)) {
       *out = a;
@@ -136,7 +157,18 @@ void check_id(const Graph& g, const Node& n, int id, const char* role, TensorKin
 
 void validate(const Graph& g) {
   const int num_tensors = static_cast<int>(g.tensors.size());
-  std::vector<int> produced_by(g.tensors.size(), -1);
+  for (const Tensor& t : g.tensors) {
+    const int64_t dims[4] = {t.shape.n, t.shape.c, t.shape.h, t.shape.w};
+    int64_t elements = 1;
+    for (int64_t d : dims) {
+      if (d < 1 || d > kMaxTensorElements / elements) {
+        throw std::runtime_error("graph '" + g.name + "': tensor '" + t.name + "' has shape " +
+                                 to_string(t.shape) + " (dims must be >= 1, at most " +
+                                 std::to_string(kMaxTensorElements) + " elements)");
+      }
+      elements *= d;
+    }
+  }
   std::vector<bool> available(g.tensors.size(), false);
   for (int t : g.inputs) {
     if (t < 0 || t >= num_tensors) {
@@ -187,8 +219,7 @@ void validate(const Graph& g) {
       }
     }
     if (n.requant_shift < 0 || n.requant_shift > 62) {
-      fail(n, "requantisation shift " + std::to_string(n.requant_shift) +
-                  " outside [0, 62]");
+      fail(n, "requantisation shift " + std::to_string(n.requant_shift) + " outside [0, 62]");
     }
     const std::vector<TensorShape> shapes = infer_output_shapes(g, n);
     if (shapes.size() != n.outputs.size()) {
@@ -202,7 +233,6 @@ void validate(const Graph& g) {
                     to_string(shapes[k]));
       }
       available[n.outputs[k]] = true;
-      produced_by[n.outputs[k]] = static_cast<int>(i);
     }
   }
   for (int t : g.outputs) {

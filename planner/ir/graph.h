@@ -4,11 +4,12 @@
 // Data is int8 activations in planar NCHW (batch is 1 in this release), int8 weights laid out
 // [out_channels][in_channels / groups][kernel_h][kernel_w], int32 biases. Activations are
 // requantised back to int8 by the producing op: acc * multiplier >> shift (64-bit product),
-// rounded half away from zero, then clamped by the fused activation (see requantise() and
-// apply_activation() below, the reference every model and test uses).
+// rounded half away from zero, then clamped by the fused activation. The exact integer rules
+// are strider/quant.h (requantize, activate), shared by the model and the reference.
 //
-// Non-linear activations (sigmoid, hard-sigmoid, hard-swish) and clip bounds read int8 values
-// with a nominal fixed-point scale of kActivationScale per unit: q = 16 means 1.0.
+// Activation values read as fixed point with kActivationScale per unit (q = 16 means 1.0):
+// importers map real clip bounds with it (Clip(-1, 1) -> [-16, 16]) and give kRelu6 nodes
+// clip_min 0, clip_max 6 * kActivationScale = 96.
 //
 // Tensor ids and node ids are indices into Graph::tensors and Graph::nodes.
 #pragma once
@@ -24,8 +25,8 @@ enum class OpType : uint8_t {
   kFullyConnected,  // input flattened to C*H*W, weights [out][in]
   kMaxPool,
   kAvgPool,
-  kGlobalAvgPool,   // also ReduceMean over H and W
-  kAdd,             // element-wise, second input may broadcast per channel or scalar
+  kGlobalAvgPool,  // also ReduceMean over H and W
+  kAdd,            // element-wise, second input may broadcast per channel or scalar
   kMul,
   kConcat,          // channel concat
   kActivation,      // activation-only op (the fused activation does the work)
@@ -40,6 +41,9 @@ enum class OpType : uint8_t {
 enum class Activation : uint8_t { kNone, kRelu, kRelu6, kClip, kSigmoid, kHardSigmoid, kHardSwish };
 
 constexpr int kActivationScale = 16;
+
+// Largest tensor validate() accepts (elements); importers keep shape arithmetic below it.
+constexpr int64_t kMaxTensorElements = int64_t{1} << 40;
 
 enum class TensorKind : uint8_t { kActivation, kWeight, kBias };
 
@@ -58,9 +62,9 @@ struct Tensor {
   std::string name;
   TensorShape shape;
   TensorKind kind = TensorKind::kActivation;
-  int element_bytes = 1;          // int8 activations and weights, int32 biases
-  std::vector<int8_t> data;       // weights (empty: not materialised, see Graph::materialise)
-  std::vector<int32_t> bias;      // biases
+  int element_bytes = 1;      // int8 activations and weights, int32 biases
+  std::vector<int8_t> data;   // weights (empty: not materialised, see Graph::materialise)
+  std::vector<int32_t> bias;  // biases
   int64_t bytes() const { return shape.elements() * element_bytes; }
 };
 
@@ -90,7 +94,7 @@ struct Node {
 
   // Fused activation and requantisation to int8.
   Activation activation = Activation::kNone;
-  int32_t clip_min = -128, clip_max = 127;  // int8 domain, for kClip (kRelu6 is [0, 6 * 16])
+  int32_t clip_min = -128, clip_max = 127;  // int8 domain, for kClip and kRelu6 ([0, 96])
   int32_t requant_multiplier = 1;
   int32_t requant_shift = 0;
 
@@ -107,9 +111,9 @@ struct Node {
 struct Graph {
   std::string name;
   std::vector<Tensor> tensors;
-  std::vector<Node> nodes;    // in a valid topological order after import
-  std::vector<int> inputs;    // graph input tensor ids
-  std::vector<int> outputs;   // graph output tensor ids
+  std::vector<Node> nodes;   // in a valid topological order after import
+  std::vector<int> inputs;   // graph input tensor ids
+  std::vector<int> outputs;  // graph output tensor ids
 
   int add_tensor(Tensor t);
   int add_node(Node n);
@@ -157,12 +161,6 @@ void validate(const Graph& g);
 // follow their new input size; ones with data must still match (else the node's shape error is
 // thrown, as from infer_output_shapes).
 void reinfer_shapes(Graph* g);
-
-// Reference output stage. requantise: (acc * multiplier) >> shift in 64 bits, rounded half away
-// from zero, saturated to int32. apply_activation: the node's fused activation on a requantised
-// value, result clamped to int8 (see kActivationScale for the non-linear ones).
-int32_t requantise(int64_t acc, int32_t multiplier, int32_t shift);
-int8_t apply_activation(int32_t value, const Node& n);
 
 // Weight tensor shape of a conv: [out][in/groups][kh][kw] as n, c, h, w; of a fully-connected
 // layer: [out][in] as n, c (h = w = 1). Reduction length (MACs per output element) of either.

@@ -1,6 +1,5 @@
 // Graph IR parameters: deterministic pseudo-random weights and biases for graphs imported without
-// data, the per-node requantisation choice, and the reference output stage (requantise +
-// activation) that models and reference checks share.
+// data, and the per-node requantisation choice.
 //
 // Weights: uniform int8 in [-127, 127] from splitmix64 seeded with seed XOR FNV-1a(tensor name),
 // so a tensor's values do not depend on the order or presence of other tensors.
@@ -10,7 +9,6 @@
 // range, so outputs spread over the range without saturating on average. The multiplier is kept
 // in [2^14, 2^15) for precision. Biases: uniform in +-(accumulator RMS / 4).
 #include <cmath>
-#include <limits>
 
 #include "planner/ir/graph.h"
 
@@ -112,50 +110,6 @@ void materialise_parameters(Graph* g, uint64_t seed) {
     if (t.kind == TensorKind::kWeight && t.data.empty()) fill_weights(&t, seed);
     if (t.kind == TensorKind::kBias && t.bias.empty()) fill_bias(&t, seed, 1024);
   }
-}
-
-int32_t requantise(int64_t acc, int32_t multiplier, int32_t shift) {
-  // |acc| < 2^32 and |multiplier| < 2^31 keep the product inside 64 bits.
-  const int64_t product = acc * static_cast<int64_t>(multiplier);
-  int64_t magnitude = product < 0 ? -product : product;
-  if (shift > 0) magnitude = (magnitude + (int64_t{1} << (shift - 1))) >> shift;
-  const int64_t v = product < 0 ? -magnitude : magnitude;
-  if (v > std::numeric_limits<int32_t>::max()) return std::numeric_limits<int32_t>::max();
-  if (v < std::numeric_limits<int32_t>::min()) return std::numeric_limits<int32_t>::min();
-  return static_cast<int32_t>(v);
-}
-
-namespace {
-
-int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
-
-// Integer division rounded half away from zero (den > 0).
-int64_t div_round(int64_t num, int64_t den) {
-  return num >= 0 ? (num + den / 2) / den : -((-num + den / 2) / den);
-}
-
-}  // namespace
-
-int8_t apply_activation(int32_t value, const Node& n) {
-  const int64_t v = value;
-  const int64_t s = kActivationScale;
-  int64_t r = v;
-  switch (n.activation) {
-    case Activation::kNone: break;
-    case Activation::kRelu: r = v < 0 ? 0 : v; break;
-    case Activation::kRelu6: r = clamp64(v, 0, 6 * s); break;
-    case Activation::kClip: r = clamp64(v, n.clip_min, n.clip_max); break;
-    case Activation::kSigmoid:
-      r = std::llround(static_cast<double>(s) / (1.0 + std::exp(-static_cast<double>(v) / s)));
-      break;
-    case Activation::kHardSigmoid:  // relu6(x + 3) / 6 in units of 1/s
-      r = div_round(clamp64(v + 3 * s, 0, 6 * s), 6);
-      break;
-    case Activation::kHardSwish:  // x * relu6(x + 3) / 6 in units of 1/s
-      r = div_round(v * clamp64(v + 3 * s, 0, 6 * s), 6 * s);
-      break;
-  }
-  return static_cast<int8_t>(clamp64(r, -128, 127));
 }
 
 }  // namespace strider

@@ -21,8 +21,8 @@ const TensorShape& input_shape(const Graph& g, const Node& n, size_t k) {
 
 void expect_inputs(const Node& n, size_t count) {
   if (n.inputs.size() != count) {
-    fail(n, "has " + std::to_string(n.inputs.size()) + " inputs, expected " +
-                std::to_string(count));
+    fail(n,
+         "has " + std::to_string(n.inputs.size()) + " inputs, expected " + std::to_string(count));
   }
 }
 
@@ -36,9 +36,8 @@ int64_t window_extent(const Node& n, const char* axis, int64_t in, int kernel, i
                       int pad_begin, int pad_end, int dilation, bool ceil_mode) {
   if (kernel < 1 || stride < 1 || dilation < 1 || pad_begin < 0 || pad_end < 0) {
     fail(n, std::string("invalid window along ") + axis + ": kernel " + std::to_string(kernel) +
-                ", stride " + std::to_string(stride) + ", dilation " +
-                std::to_string(dilation) + ", pads " + std::to_string(pad_begin) + "/" +
-                std::to_string(pad_end));
+                ", stride " + std::to_string(stride) + ", dilation " + std::to_string(dilation) +
+                ", pads " + std::to_string(pad_begin) + "/" + std::to_string(pad_end));
   }
   const int64_t span = static_cast<int64_t>(dilation) * (kernel - 1) + 1;
   const int64_t room = in + pad_begin + pad_end - span;
@@ -52,14 +51,13 @@ int64_t window_extent(const Node& n, const char* axis, int64_t in, int kernel, i
   return out;
 }
 
-TensorShape window_output(const Node& n, const TensorShape& in, int64_t channels,
-                          bool ceil_mode) {
+TensorShape window_output(const Node& n, const TensorShape& in, int64_t channels, bool ceil_mode) {
   TensorShape out = in;
   out.c = channels;
-  out.h = window_extent(n, "H", in.h, n.kernel_h, n.stride_h, n.pad_top, n.pad_bottom,
-                        n.dilation_h, ceil_mode);
-  out.w = window_extent(n, "W", in.w, n.kernel_w, n.stride_w, n.pad_left, n.pad_right,
-                        n.dilation_w, ceil_mode);
+  out.h = window_extent(n, "H", in.h, n.kernel_h, n.stride_h, n.pad_top, n.pad_bottom, n.dilation_h,
+                        ceil_mode);
+  out.w = window_extent(n, "W", in.w, n.kernel_w, n.stride_w, n.pad_left, n.pad_right, n.dilation_w,
+                        ceil_mode);
   return out;
 }
 
@@ -78,8 +76,8 @@ TensorShape conv_output(const Graph& g, const Node& n) {
                 std::to_string(n.groups));
   }
   if (w.h != n.kernel_h || w.w != n.kernel_w) {
-    fail(n, "weights " + to_string(w) + " do not match kernel " + std::to_string(n.kernel_h) +
-                "x" + std::to_string(n.kernel_w));
+    fail(n, "weights " + to_string(w) + " do not match kernel " + std::to_string(n.kernel_h) + "x" +
+                std::to_string(n.kernel_w));
   }
   return window_output(n, in, w.n, false);
 }
@@ -115,9 +113,8 @@ TensorShape concat_output(const Graph& g, const Node& n) {
   for (size_t k = 1; k < n.inputs.size(); ++k) {
     const TensorShape& s = input_shape(g, n, k);
     if (s.n != out.n || s.h != out.h || s.w != out.w) {
-      fail(n, "input " + std::to_string(k) + " " + to_string(s) +
-                  " differs from input 0 " + to_string(input_shape(g, n, 0)) +
-                  " outside the channel axis");
+      fail(n, "input " + std::to_string(k) + " " + to_string(s) + " differs from input 0 " +
+                  to_string(input_shape(g, n, 0)) + " outside the channel axis");
     }
     out.c += s.c;
   }

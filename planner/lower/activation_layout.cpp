@@ -40,7 +40,7 @@ class AliasForest {
 }  // namespace
 
 ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order, uint64_t alignment,
-                                  uint64_t capacity, const LowerOptions& opt) {
+                                  uint64_t capacity, const LowerOptions& opt, uint64_t spill_base) {
   const size_t nt = g.tensors.size();
   std::vector<int> producer(nt, -1);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -97,49 +97,102 @@ ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order,
   }
   for (int t : g.outputs) touch(t, steps - 1);
 
-  memory::Problem problem;
-  problem.capacity = static_cast<int64_t>(capacity);
-  std::vector<int> buffer_of(nt, -1), roots;
+  // One buffer per alias group (root tensor with a lifetime).
+  std::vector<int> roots;
   for (size_t t = 0; t < nt; ++t) {
-    if (g.tensors[t].kind != TensorKind::kActivation || !alias.is_root(int(t)) || first[t] < 0) {
-      continue;
+    if (g.tensors[t].kind == TensorKind::kActivation && alias.is_root(int(t)) && first[t] >= 0) {
+      roots.push_back(static_cast<int>(t));
     }
-    buffer_of[t] = static_cast<int>(roots.size());
-    roots.push_back(static_cast<int>(t));
-    memory::Buffer b;
-    b.id = g.tensors[t].name;
-    b.lower = first[t];
-    b.upper = last[t] + 1;
-    b.size = static_cast<int64_t>(align_up(uint64_t(g.tensors[t].bytes()), alignment));
-    b.alignment = static_cast<int64_t>(alignment);
-    problem.buffers.push_back(b);
   }
+  auto bytes_of = [&](int t) { return align_up(uint64_t(g.tensors[t].bytes()), alignment); };
+  std::vector<bool> spilled(nt, false);
+  // Choosing what to spill uses a fast allocator; the requested one then plans the rest (and if it
+  // packs worse, spilling goes on with it).
   memory::AllocatorOptions aopt;
-  aopt.name = opt.allocator;
+  aopt.name = opt.allocator == "naive" ? "naive" : "greedy_by_size";
   aopt.time_limit_s = opt.time_limit_s;
+  bool requested = aopt.name == opt.allocator;
+  memory::Problem problem;
+  std::vector<int> planned;  // root tensor of each problem buffer
   memory::Solution sol;
-  try {
-    sol = memory::allocate(problem, aopt);
-  } catch (const std::exception& e) {
-    throw std::runtime_error("activation plan for " + g.name + " does not fit the " +
-                             std::to_string(capacity) + " bytes of L2 left after weight staging: " +
-                             e.what());
+  for (;;) {
+    problem = memory::Problem();
+    planned.clear();
+    for (int t : roots) {
+      if (spilled[t]) continue;
+      planned.push_back(t);
+      memory::Buffer b;
+      b.id = g.tensors[t].name;
+      b.lower = first[t];
+      b.upper = last[t] + 1;
+      b.size = static_cast<int64_t>(bytes_of(t));
+      b.alignment = static_cast<int64_t>(alignment);
+      problem.buffers.push_back(b);
+    }
+    // The step with the most live bytes, and whether even the lower bound overflows.
+    std::vector<uint64_t> live(std::max<int64_t>(steps, 1), 0);
+    for (int t : planned) {
+      for (int64_t s = first[t]; s <= last[t]; ++s) live[s] += bytes_of(t);
+    }
+    const int64_t peak = std::max_element(live.begin(), live.end()) - live.begin();
+    bool fits = live[peak] <= capacity;
+    if (fits) {
+      sol = memory::allocate(problem, aopt);
+      fits = uint64_t(sol.height) <= capacity;
+      if (fits && !requested) {
+        aopt.name = opt.allocator;
+        requested = true;
+        continue;
+      }
+    }
+    if (fits) break;
+    if (spill_base == 0) {
+      int largest = -1;
+      for (int t : planned) {
+        if (first[t] <= peak && peak <= last[t] && (largest < 0 || bytes_of(t) > bytes_of(largest))) {
+          largest = t;
+        }
+      }
+      throw std::runtime_error(
+          "activations of " + g.name + " need " +
+          std::to_string(live[peak] > capacity ? live[peak] : uint64_t(sol.height)) +
+          " bytes of L2 but " + std::to_string(capacity) + " are left after weight staging (step " +
+          std::to_string(peak) + ", largest live tensor '" + g.tensors[largest].name + "' of " +
+          std::to_string(bytes_of(largest)) + " bytes)");
+    }
+    int victim = -1;
+    for (int t : planned) {
+      if (first[t] <= peak && peak <= last[t] && (victim < 0 || bytes_of(t) > bytes_of(victim))) {
+        victim = t;
+      }
+    }
+    if (victim < 0) throw std::runtime_error("activation plan: nothing left to spill");
+    spilled[victim] = true;
   }
   out.allocator = sol.allocator;
   out.peak_bytes = static_cast<uint64_t>(sol.height);
   out.lower_bound_bytes = static_cast<uint64_t>(memory::lower_bound(problem));
   out.proven_optimal = sol.proven_optimal;
-  out.tensor_addr.assign(nt, 0);
-  for (size_t t = 0; t < nt; ++t) {
-    if (g.tensors[t].kind != TensorKind::kActivation) continue;
-    const int r = alias.root(int(t));
-    if (buffer_of[r] < 0) continue;
-    out.tensor_addr[t] = uint64_t(sol.offsets[buffer_of[r]]) + alias.offset_in_root(int(t));
-  }
-  for (size_t b = 0; b < roots.size(); ++b) {
+  std::vector<uint64_t> group_addr(nt, 0);
+  for (size_t b = 0; b < planned.size(); ++b) {
+    group_addr[planned[b]] = uint64_t(sol.offsets[b]);
     const memory::Buffer& buf = problem.buffers[b];
     out.buffers.push_back({buf.id, "activation", uint64_t(sol.offsets[b]), uint64_t(buf.size),
                            buf.lower, buf.upper - 1});
+  }
+  uint64_t dram = spill_base;
+  for (int t : roots) {
+    if (!spilled[t]) continue;
+    group_addr[t] = dram;
+    dram = align_up(dram + bytes_of(t), 4096);
+  }
+  out.tensor_addr.assign(nt, 0);
+  out.tensor_spilled.assign(nt, false);
+  for (size_t t = 0; t < nt; ++t) {
+    if (g.tensors[t].kind != TensorKind::kActivation) continue;
+    const int r = alias.root(int(t));
+    out.tensor_addr[t] = group_addr[r] + alias.offset_in_root(int(t));
+    out.tensor_spilled[t] = spilled[r];
   }
   for (ConcatCopy& c : out.copies) c.dst_addr += out.tensor_addr[g.nodes[c.node].outputs[0]];
   return out;

@@ -20,6 +20,7 @@ struct ConcatCopy {
 
 struct ActivationLayout {
   std::vector<uint64_t> tensor_addr;     // per graph tensor (0 for weights and biases)
+  std::vector<bool> tensor_spilled;      // per graph tensor: lives in DRAM (tensor_addr is there)
   std::vector<PlannedBuffer> buffers;    // one per alias group
   std::vector<ConcatCopy> copies;
   std::string allocator;
@@ -28,10 +29,13 @@ struct ActivationLayout {
   bool proven_optimal = false;
 };
 
-// Plans the activations of `g` for `order` into [0, capacity) with `alignment`. Throws
-// std::runtime_error naming the capacity, the plan's peak and the largest tensor live at the peak
-// when they do not fit.
+// Plans the activations of `g` for `order` into [0, capacity) with `alignment`. When they do not
+// fit and `spill_base` is non-zero, alias groups are moved to DRAM (from `spill_base` up), the
+// largest group live at the step of most live bytes first, until the rest fits; without
+// `spill_base` a plan that does not fit is an error naming the capacity, the plan's peak and the
+// largest tensor live at the peak.
 ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order, uint64_t alignment,
-                                  uint64_t capacity, const LowerOptions& opt);
+                                  uint64_t capacity, const LowerOptions& opt,
+                                  uint64_t spill_base = 0);
 
 }  // namespace strider

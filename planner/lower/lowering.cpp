@@ -2,88 +2,34 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <stdexcept>
 
-#include "planner/lower/activation_layout.h"
+#include "planner/lower/lowerer.h"
 #include "planner/schedule/schedule.h"
 
 namespace strider {
 namespace {
 
-constexpr uint32_t kStagingSlots = 2;
+constexpr uint32_t kStagingSlots = 2;  // weights: double buffered
+constexpr uint32_t kInBandSlots = 3;   // double buffering, or both operands of add / mul
+constexpr uint32_t kOutBandSlots = 2;
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
-PostAct post_act(Activation a) { return static_cast<PostAct>(static_cast<uint8_t>(a)); }
+}  // namespace
 
-// Weight bytes of one output channel of a conv (or fc) node.
-uint64_t channel_weight_bytes(const Graph& g, const Node& n) {
-  const Tensor& w = g.tensors[n.weights];
-  return uint64_t(w.shape.elements()) / uint64_t(w.shape.n);
-}
+Lowerer::Lowerer(const Graph& g, const ArchConfig& arch, const LowerOptions& opt)
+    : g_(g), arch_(arch), opt_(opt), last_desc_(g.tensors.size()) {}
 
-class Lowerer {
- public:
-  Lowerer(const Graph& g, const ArchConfig& arch, const LowerOptions& opt)
-      : g_(g), arch_(arch), opt_(opt), last_desc_(g.tensors.size()) {}
-
-  Lowered run();
-
- private:
-  uint32_t tile_channels(const Node& n) const;
-  uint64_t slot_bytes_needed() const;
-  TensorRef ref(int tensor) const;
-  uint32_t add_layer(const std::string& name, const std::string& op);
-  uint32_t emit(Descriptor d);
-  uint32_t move(uint32_t layer, MemSpace src, uint64_t src_addr, MemSpace dst, uint64_t dst_addr,
-                uint32_t rows, uint32_t row_bytes, uint32_t src_stride, uint32_t dst_stride,
-                std::vector<uint32_t> deps);
-  void lower_compute(const Node& n, uint32_t layer);
-  void lower_shuffle(const Node& n, uint32_t layer);
-  std::vector<uint32_t> input_deps(const Node& n) const;
-
-  const Graph& g_;
-  const ArchConfig& arch_;
-  const LowerOptions& opt_;
-  Lowered out_;
-  std::vector<std::vector<uint32_t>> last_desc_;  // per tensor: descriptors that produce it
-  std::vector<int> slot_reader_;                  // per staging slot: last tile that read it
-  uint64_t slot_bytes_ = 0, staging_base_ = 0, next_weight_addr_ = kDramWeightsBase;
-  uint32_t next_slot_ = 0;
-};
-
-uint32_t Lowerer::tile_channels(const Node& n) const {
-  const uint32_t out_c = static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.c);
-  if (n.op == OpType::kConv) {
-    const uint64_t per = channel_weight_bytes(g_, n);
-    return static_cast<uint32_t>(std::clamp<uint64_t>(arch_.l1.kernel_bytes / per, 1, out_c));
-  }
-  if (n.op == OpType::kFullyConnected) {
-    // One run of neurons per tile, bounded so a slot stays within an eighth of L2.
-    const uint64_t per = channel_weight_bytes(g_, n);
-    const uint64_t cap = std::max<uint64_t>(1, (arch_.l2.size_bytes / 8) / per);
-    return static_cast<uint32_t>(std::clamp<uint64_t>(cap, 1, std::min<uint64_t>(arch_.neurons.count, out_c)));
-  }
-  return out_c;
-}
-
-uint64_t Lowerer::slot_bytes_needed() const {
-  uint64_t need = 0;
-  for (const Node& n : g_.nodes) {
-    if (n.weights < 0) continue;
-    const uint64_t ch = tile_channels(n);
-    need = std::max(need, align_up(ch * channel_weight_bytes(g_, n), arch_.l2.alignment_bytes) +
-                              align_up(ch * 4, arch_.l2.alignment_bytes));
-  }
-  return need;
+MemSpace Lowerer::space(int tensor) const {
+  return layout_.tensor_spilled[tensor] ? MemSpace::kDram : MemSpace::kL2;
 }
 
 TensorRef Lowerer::ref(int tensor) const {
   const Tensor& t = g_.tensors[tensor];
   TensorRef r;
-  r.space = MemSpace::kL2;
-  r.addr = out_.tensor_addr[tensor];
+  r.space = space(tensor);
+  r.addr = layout_.tensor_addr[tensor];
   r.c = static_cast<uint32_t>(t.shape.c);
   r.h = static_cast<uint32_t>(t.shape.h);
   r.w = static_cast<uint32_t>(t.shape.w);
@@ -127,177 +73,155 @@ std::vector<uint32_t> Lowerer::input_deps(const Node& n) const {
   return deps;
 }
 
+// The smallest band buffer any compute op could need: one output row of the smallest channel
+// block it can be split into (inputs: the rows that one output row reads).
+uint64_t Lowerer::min_band_bytes(bool input) const {
+  uint64_t need = 0;
+  for (const Node& n : g_.nodes) {
+    if (is_view_op(n.op) || n.op == OpType::kConcat || n.op == OpType::kChannelShuffle) continue;
+    const uint32_t c0 = 0, c1 = channel_local(n) ? 1 : weight_block(n);
+    if (input) {
+      const Tensor& in = g_.tensors[n.inputs[0]];
+      const uint32_t out_h = static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.h);
+      for (uint32_t r = 0; r < out_h; ++r) {  // rows near the padding need fewer input rows
+        uint32_t y0, y1, i0, i1;
+        input_rows(n, r, r + 1, &y0, &y1);
+        input_channels(n, c0, c1, &i0, &i1);
+        need = std::max<uint64_t>(need, uint64_t(i1 - i0) * (y1 - y0) * in.shape.w);
+      }
+    } else {  // a tile can always shrink to one output channel
+      need = std::max<uint64_t>(need, uint64_t(g_.tensors[n.outputs[0]].shape.w));
+    }
+  }
+  return align_up(need, arch_.l2.alignment_bytes);
+}
+
+void Lowerer::plan_memory(const std::vector<int>& order) {
+  const uint64_t align = arch_.l2.alignment_bytes, l2 = arch_.l2.size_bytes;
+  uint64_t slot = 0;
+  for (const Node& n : g_.nodes) {
+    if (n.weights < 0) continue;
+    const uint64_t ch = weight_block(n);
+    const uint64_t per = uint64_t(g_.tensors[n.weights].shape.elements() / g_.tensors[n.weights].shape.n);
+    slot = std::max(slot, align_up(ch * per, align) + align_up(ch * 4, align));
+  }
+  staging_.slot_bytes = slot;
+  staging_.last_user.assign(kStagingSlots, -1);
+  const uint64_t staging = slot * kStagingSlots;
+  if (staging >= l2) {
+    throw std::runtime_error("weight staging needs " + std::to_string(staging) +
+                             " bytes, more than the L2 of " + std::to_string(l2));
+  }
+  staging_.base = l2 - staging;
+  uint64_t arena = staging_.base;
+  try {
+    layout_ = plan_activations(g_, order, align, arena, opt_);
+  } catch (const std::runtime_error&) {
+    // Not everything fits: reserve band buffers under the staging slots and spill to DRAM.
+    const uint64_t share = align_up(arena / 16, align);
+    in_bands_.slot_bytes = std::max(share, min_band_bytes(true));
+    out_bands_.slot_bytes = std::max(share, min_band_bytes(false));
+    const uint64_t bands = in_bands_.slot_bytes * kInBandSlots + out_bands_.slot_bytes * kOutBandSlots;
+    if (bands >= arena) {
+      throw std::runtime_error("L2 of " + std::to_string(l2) + " bytes is too small: weight staging (" +
+                               std::to_string(staging) + ") and row-band buffers (" +
+                               std::to_string(bands) + ") leave no room for activations");
+    }
+    arena -= bands;
+    in_bands_.base = arena;
+    out_bands_.base = arena + in_bands_.slot_bytes * kInBandSlots;
+    in_bands_.last_user.assign(kInBandSlots, -1);
+    out_bands_.last_user.assign(kOutBandSlots, -1);
+    layout_ = plan_activations(g_, order, align, arena, opt_, kDramActivationsBase);
+  }
+  out_.tensor_addr = layout_.tensor_addr;
+  out_.tensor_spilled = layout_.tensor_spilled;
+  out_.plan = layout_.buffers;
+  out_.allocator = layout_.allocator;
+  out_.arena_bytes = layout_.peak_bytes;
+  out_.lower_bound_bytes = layout_.lower_bound_bytes;
+  out_.proven_optimal = layout_.proven_optimal;
+  out_.staging_bytes = staging;
+  out_.band_bytes = in_bands_.slot_bytes * in_bands_.last_user.size() +
+                    out_bands_.slot_bytes * out_bands_.last_user.size();
+  const int64_t last = std::max<int64_t>(0, int64_t(order.size()) - 1);
+  for (uint32_t s = 0; s < kStagingSlots; ++s) {
+    out_.plan.push_back({"staging" + std::to_string(s), "scratch", staging_.addr(s), slot, 0, last});
+  }
+  for (uint32_t s = 0; s < in_bands_.last_user.size(); ++s) {
+    out_.plan.push_back({"in_band" + std::to_string(s), "scratch", in_bands_.addr(s),
+                         in_bands_.slot_bytes, 0, last});
+  }
+  for (uint32_t s = 0; s < out_bands_.last_user.size(); ++s) {
+    out_.plan.push_back({"out_band" + std::to_string(s), "scratch", out_bands_.addr(s),
+                         out_bands_.slot_bytes, 0, last});
+  }
+}
+
+void Lowerer::lower_view(const Node& n, int idx) {
+  // Views and in-place concats alias memory the plan already placed: no data moves, except the
+  // concat inputs that could not be produced in place, copied after the last op so far retired
+  // (the region may have held a tensor an earlier op was still reading).
+  std::vector<uint32_t> deps = input_deps(n);
+  int layer = -1;
+  for (const ConcatCopy& c : layout_.copies) {
+    if (c.node != idx) continue;
+    if (layer < 0) layer = static_cast<int>(add_layer(n.name, "concat"));
+    const uint64_t bytes = static_cast<uint64_t>(g_.tensors[c.tensor].bytes());
+    std::vector<uint32_t> after = last_desc_[c.tensor];
+    if (!out_.list.descriptors.empty()) after.push_back(uint32_t(out_.list.descriptors.size() - 1));
+    const MemSpace dst = space(g_.nodes[c.node].outputs[0]);
+    const uint32_t m = move(layer, space(c.tensor), layout_.tensor_addr[c.tensor], dst, c.dst_addr,
+                            1, static_cast<uint32_t>(bytes), 0, 0, after);
+    pending_readers_.push_back(m);
+    deps.push_back(m);
+    out_.layers[layer].copy_bytes += bytes;
+  }
+  for (int t : n.outputs) last_desc_[t] = deps;
+  if (layer >= 0) out_.layer_node[layer] = idx;
+  out_.step_layer.push_back(layer);
+}
+
 void Lowerer::lower_shuffle(const Node& n, uint32_t layer) {
   // out channel (i * groups + k) = in channel (k * per + i): one 2-D move per input group.
   const TensorRef in = ref(n.inputs[0]), out = ref(n.outputs[0]);
   const uint32_t groups = static_cast<uint32_t>(n.shuffle_groups), per = in.c / groups;
   const uint32_t plane = in.channel_stride;
-  std::vector<uint32_t> done;
+  std::vector<uint32_t> deps = input_deps(n), done;
+  if (!out_.list.descriptors.empty()) deps.push_back(uint32_t(out_.list.descriptors.size() - 1));
   for (uint32_t k = 0; k < groups; ++k) {
-    done.push_back(move(layer, MemSpace::kL2, in.addr + uint64_t(k) * per * plane, MemSpace::kL2,
-                        out.addr + uint64_t(k) * plane, per, plane, plane, groups * plane,
-                        input_deps(n)));
+    done.push_back(move(layer, in.space, in.addr + uint64_t(k) * per * plane, out.space,
+                        out.addr + uint64_t(k) * plane, per, plane, plane, groups * plane, deps));
     out_.layers[layer].copy_bytes += uint64_t(per) * plane;
   }
+  pending_readers_.insert(pending_readers_.end(), done.begin(), done.end());
   last_desc_[n.outputs[0]] = done;
-}
-
-void Lowerer::lower_compute(const Node& n, uint32_t layer) {
-  OpDesc base;
-  switch (n.op) {
-    case OpType::kConv: base.op = OpCode::kConv; break;
-    case OpType::kFullyConnected: base.op = OpCode::kFullyConnected; break;
-    case OpType::kMaxPool: base.op = OpCode::kMaxPool; break;
-    case OpType::kAvgPool: base.op = OpCode::kAvgPool; break;
-    case OpType::kGlobalAvgPool: base.op = OpCode::kGlobalAvgPool; break;
-    case OpType::kAdd: base.op = OpCode::kAdd; break;
-    case OpType::kMul: base.op = OpCode::kMul; break;
-    case OpType::kActivation: base.op = OpCode::kActivation; break;
-    case OpType::kSoftmax: base.op = OpCode::kSoftmax; break;
-    default:
-      throw std::runtime_error("node '" + n.name + "': op " + to_string(n.op) +
-                               " cannot be lowered to the compute pipeline");
-  }
-  base.input = ref(n.inputs[0]);
-  if (n.inputs.size() > 1) base.input2 = ref(n.inputs[1]);
-  base.output = ref(n.outputs[0]);
-  base.kernel_h = static_cast<uint16_t>(n.kernel_h);
-  base.kernel_w = static_cast<uint16_t>(n.kernel_w);
-  if (n.op == OpType::kGlobalAvgPool) {
-    base.kernel_h = static_cast<uint16_t>(base.input.h);
-    base.kernel_w = static_cast<uint16_t>(base.input.w);
-  }
-  base.stride_h = static_cast<uint16_t>(n.stride_h);
-  base.stride_w = static_cast<uint16_t>(n.stride_w);
-  base.pad_top = static_cast<uint16_t>(n.pad_top);
-  base.pad_left = static_cast<uint16_t>(n.pad_left);
-  base.pad_bottom = static_cast<uint16_t>(n.pad_bottom);
-  base.pad_right = static_cast<uint16_t>(n.pad_right);
-  base.dilation_h = static_cast<uint16_t>(n.dilation_h);
-  base.dilation_w = static_cast<uint16_t>(n.dilation_w);
-  base.groups = static_cast<uint32_t>(n.groups);
-  base.count_include_pad = n.count_include_pad;
-  base.act = post_act(n.activation);
-  base.clip_min = n.clip_min;
-  base.clip_max = n.clip_max;
-  base.requant_multiplier = n.requant_multiplier;
-  base.requant_shift = n.requant_shift;
-  base.row_begin = 0;
-  base.row_end = base.output.h;
-  const uint32_t out_c = base.output.c, block = tile_channels(n);
-  const uint64_t per_ch = n.weights >= 0 ? channel_weight_bytes(g_, n) : 0;
-  uint64_t w_dram = 0, b_dram = 0;
-  if (n.weights >= 0) {  // this layer's weights, then its biases, in DRAM
-    const Tensor& wt = g_.tensors[n.weights];
-    w_dram = next_weight_addr_;
-    out_.dram.blobs.push_back({w_dram, wt.data});
-    b_dram = align_up(w_dram + wt.bytes(), 64);
-    std::vector<int8_t> bias_bytes(uint64_t(out_c) * 4, 0);
-    if (n.bias >= 0) {
-      const std::vector<int32_t>& b = g_.tensors[n.bias].bias;
-      for (size_t i = 0; i < b.size() && i < out_c; ++i) {
-        for (int k = 0; k < 4; ++k) bias_bytes[4 * i + k] = int8_t((uint32_t(b[i]) >> (8 * k)) & 0xff);
-      }
-    }
-    out_.dram.blobs.push_back({b_dram, bias_bytes});
-    next_weight_addr_ = align_up(b_dram + bias_bytes.size(), 4096);
-  }
-  const std::vector<uint32_t> producers = input_deps(n);
-  uint32_t last = 0;
-  for (uint32_t c0 = 0; c0 < out_c; c0 += block) {
-    const uint32_t c1 = std::min(out_c, c0 + block), ch = c1 - c0;
-    Descriptor d;
-    d.kind = DescKind::kOp;
-    d.layer = layer;
-    d.op = base;
-    d.op.ch_begin = c0;
-    d.op.ch_end = c1;
-    d.deps = producers;
-    if (n.weights >= 0) {
-      const uint32_t slot = next_slot_;
-      next_slot_ = (next_slot_ + 1) % kStagingSlots;
-      const uint64_t w_l2 = staging_base_ + uint64_t(slot) * slot_bytes_;
-      const uint64_t b_l2 = w_l2 + align_up(ch * per_ch, arch_.l2.alignment_bytes);
-      std::vector<uint32_t> war;
-      if (slot_reader_[slot] >= 0) war.push_back(static_cast<uint32_t>(slot_reader_[slot]));
-      const uint32_t wm = move(layer, MemSpace::kDram, w_dram + c0 * per_ch, MemSpace::kL2, w_l2, 1,
-                               static_cast<uint32_t>(ch * per_ch), 0, 0, war);
-      const uint32_t bm = move(layer, MemSpace::kDram, b_dram + uint64_t(c0) * 4, MemSpace::kL2,
-                               b_l2, 1, ch * 4, 0, 0, war);
-      out_.layers[layer].weight_bytes += ch * per_ch + uint64_t(ch) * 4;
-      d.deps.push_back(wm);
-      d.deps.push_back(bm);
-      d.op.weights = TensorRef{MemSpace::kL2, w_l2, ch, static_cast<uint32_t>(n.kernel_h),
-                               static_cast<uint32_t>(per_ch / n.kernel_h), 0, 0, 1};
-      d.op.weights.row_stride = d.op.weights.w;
-      d.op.weights.channel_stride = static_cast<uint32_t>(per_ch);
-      d.op.bias = TensorRef{MemSpace::kL2, b_l2, ch, 1, 1, 4, 4, 4};
-      last = emit(std::move(d));
-      slot_reader_[slot] = static_cast<int>(last);
-    } else {
-      last = emit(std::move(d));
-    }
-    ++out_.layers[layer].tiles;
-  }
-  out_.layers[layer].macs = static_cast<uint64_t>(node_macs(g_, n));
-  for (int t : n.outputs) last_desc_[t] = {last};
 }
 
 Lowered Lowerer::run() {
   const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<int> order = schedule_nodes(g_, opt_.schedule);
-  slot_bytes_ = slot_bytes_needed();
-  out_.staging_bytes = slot_bytes_ * kStagingSlots;
-  if (out_.staging_bytes >= arch_.l2.size_bytes) {
-    throw std::runtime_error("weight staging needs " + std::to_string(out_.staging_bytes) +
-                             " bytes, more than the L2 of " + std::to_string(arch_.l2.size_bytes));
-  }
-  staging_base_ = arch_.l2.size_bytes - out_.staging_bytes;
-  slot_reader_.assign(kStagingSlots, -1);
+  const std::vector<int> order =
+      opt_.order.empty() ? schedule_nodes(g_, opt_.schedule) : opt_.order;
+  plan_memory(order);
 
-  const ActivationLayout layout =
-      plan_activations(g_, order, arch_.l2.alignment_bytes, staging_base_, opt_);
-  out_.tensor_addr = layout.tensor_addr;
-  out_.plan = layout.buffers;
-  out_.allocator = layout.allocator;
-  out_.arena_bytes = layout.peak_bytes;
-  out_.lower_bound_bytes = layout.lower_bound_bytes;
-  out_.proven_optimal = layout.proven_optimal;
-  const int64_t steps = static_cast<int64_t>(order.size());
-  for (uint32_t s = 0; s < kStagingSlots; ++s) {
-    out_.plan.push_back({"staging" + std::to_string(s), "weight", staging_base_ + s * slot_bytes_,
-                         slot_bytes_, 0, steps > 0 ? steps - 1 : 0});
-  }
-
-  uint64_t dram_act = kDramActivationsBase;
+  uint64_t dram_io = kDramActivationsBase + (uint64_t(1) << 30);  // graph inputs and outputs
   for (int t : g_.inputs) {
     const uint32_t layer = add_layer("input:" + g_.tensors[t].name, "input");
     const uint64_t bytes = static_cast<uint64_t>(g_.tensors[t].bytes());
-    last_desc_[t] = {move(layer, MemSpace::kDram, dram_act, MemSpace::kL2, out_.tensor_addr[t], 1,
+    if (layout_.tensor_spilled[t]) {  // its home is DRAM already
+      out_.dram.inputs.emplace_back(t, layout_.tensor_addr[t]);
+      continue;
+    }
+    last_desc_[t] = {move(layer, MemSpace::kDram, dram_io, MemSpace::kL2, layout_.tensor_addr[t], 1,
                           static_cast<uint32_t>(bytes), 0, 0, {})};
     out_.layers[layer].input_bytes = bytes;
-    out_.dram.inputs.emplace_back(t, dram_act);
-    dram_act = align_up(dram_act + bytes, 4096);
+    out_.dram.inputs.emplace_back(t, dram_io);
+    dram_io = align_up(dram_io + bytes, 4096);
   }
   for (int idx : order) {
     const Node& n = g_.nodes[idx];
     if (is_view_op(n.op) || n.op == OpType::kConcat) {
-      // Views and in-place concats alias memory the plan already placed: no data moves, except
-      // the concat inputs that could not be produced in place, copied L2 -> L2.
-      std::vector<uint32_t> deps = input_deps(n);
-      int layer = -1;
-      for (const ConcatCopy& c : layout.copies) {
-        if (c.node != idx) continue;
-        if (layer < 0) layer = static_cast<int>(add_layer(n.name, "concat"));
-        const uint64_t bytes = static_cast<uint64_t>(g_.tensors[c.tensor].bytes());
-        deps.push_back(move(layer, MemSpace::kL2, out_.tensor_addr[c.tensor], MemSpace::kL2,
-                            c.dst_addr, 1, static_cast<uint32_t>(bytes), 0, 0,
-                            last_desc_[c.tensor]));
-        out_.layers[layer].copy_bytes += bytes;
-      }
-      for (int t : n.outputs) last_desc_[t] = deps;
-      if (layer >= 0) out_.layer_node[layer] = idx;
-      out_.step_layer.push_back(layer);
+      lower_view(n, idx);
       continue;
     }
     const uint32_t layer = add_layer(n.name, to_string(n.op));
@@ -312,11 +236,15 @@ Lowered Lowerer::run() {
   for (int t : g_.outputs) {
     const uint32_t layer = add_layer("output:" + g_.tensors[t].name, "output");
     const uint64_t bytes = static_cast<uint64_t>(g_.tensors[t].bytes());
-    move(layer, MemSpace::kL2, out_.tensor_addr[t], MemSpace::kDram, dram_act, 1,
+    if (layout_.tensor_spilled[t]) {
+      out_.dram.outputs.emplace_back(t, layout_.tensor_addr[t]);
+      continue;
+    }
+    move(layer, MemSpace::kL2, layout_.tensor_addr[t], MemSpace::kDram, dram_io, 1,
          static_cast<uint32_t>(bytes), 0, 0, last_desc_[t]);
     out_.layers[layer].output_bytes = bytes;
-    out_.dram.outputs.emplace_back(t, dram_act);
-    dram_act = align_up(dram_act + bytes, 4096);
+    out_.dram.outputs.emplace_back(t, dram_io);
+    dram_io = align_up(dram_io + bytes, 4096);
   }
   out_.list.arch_fingerprint = arch_.fingerprint();
   for (size_t t = 0; t < g_.tensors.size(); ++t) {
@@ -327,7 +255,8 @@ Lowered Lowerer::run() {
     const bool is_in = std::count(g_.inputs.begin(), g_.inputs.end(), int(t)) > 0;
     const bool is_out = std::count(g_.outputs.begin(), g_.outputs.end(), int(t)) > 0;
     e.role = is_in ? TensorRole::kInput : is_out ? TensorRole::kOutput : TensorRole::kActivation;
-    e.addr = out_.tensor_addr[t];
+    e.space = space(int(t));
+    e.addr = layout_.tensor_addr[t];
     e.bytes = static_cast<uint64_t>(tensor.bytes());
     out_.list.tensors.push_back(e);
   }
@@ -336,8 +265,6 @@ Lowered Lowerer::run() {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return std::move(out_);
 }
-
-}  // namespace
 
 Lowered lower(const Graph& g, const ArchConfig& arch, const LowerOptions& opt) {
   return Lowerer(g, arch, opt).run();

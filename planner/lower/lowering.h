@@ -33,6 +33,7 @@ struct LowerOptions {
   std::string allocator = "auto";
   std::string schedule = "dfs";
   double time_limit_s = 10.0;
+  std::vector<int> order;  // explicit node order (e.g. several networks in series); empty: schedule
 };
 
 // Why bytes moved, per layer.
@@ -43,7 +44,9 @@ struct LayerReport {
   uint64_t weight_bytes = 0;   // DRAM -> L2 weights and biases
   uint64_t input_bytes = 0;    // graph inputs DRAM -> L2
   uint64_t output_bytes = 0;   // graph outputs L2 -> DRAM
-  uint64_t copy_bytes = 0;     // L2 -> L2 (channel shuffle)
+  uint64_t copy_bytes = 0;     // copies (channel shuffle, concat inputs not made in place)
+  uint64_t fill_bytes = 0;     // spilled inputs DRAM -> L2 row bands
+  uint64_t spill_bytes = 0;    // output row bands L2 -> DRAM
   uint64_t macs = 0;
 };
 
@@ -71,14 +74,16 @@ struct Lowered {
   DescriptorList list;
   std::vector<LayerReport> layers;   // index = DescriptorList layer index
   std::vector<PlannedBuffer> plan;   // activation buffers and staging slots
-  std::vector<uint64_t> tensor_addr; // L2 address per graph tensor (activations only)
+  std::vector<uint64_t> tensor_addr; // address per graph tensor (activations only)
+  std::vector<bool> tensor_spilled;  // per graph tensor: lives in DRAM (spilled), else in L2
   std::vector<int> step_layer;       // per schedule step: its layer index, -1 for a view
   std::vector<int> layer_node;       // per layer: graph node index, -1 for input/output moves
   DramImage dram;
   std::string allocator;
   uint64_t arena_bytes = 0;          // peak of the activation plan
   uint64_t lower_bound_bytes = 0;
-  uint64_t staging_bytes = 0;        // both staging slots
+  uint64_t staging_bytes = 0;        // weight staging slots
+  uint64_t band_bytes = 0;           // row-band buffers (only when something spills)
   bool proven_optimal = false;
   double planner_seconds = 0;
 };

@@ -5,15 +5,18 @@
 #include <stdexcept>
 
 #include "planner/memory/auto_allocator.h"
+#include "planner/memory/exact_allocator.h"
 #include "planner/memory/greedy_allocator.h"
 #include "planner/memory/naive_allocator.h"
 #include "planner/memory/online_allocator.h"
+#include "planner/memory/search_allocator.h"
 #include "planner/memory/verifier.h"
 
 namespace strider::memory {
 
 std::vector<std::string> allocator_names() {
-  return {"auto", "naive", "first_fit", "best_fit", "greedy_by_size", "greedy_by_conflicts"};
+  return {"auto",           "naive",  "first_fit", "best_fit", "greedy_by_size", "greedy_by_conflicts",
+          "search", "exact"};
 }
 
 std::unique_ptr<Allocator> make_allocator(const std::string& name) {
@@ -25,6 +28,8 @@ std::unique_ptr<Allocator> make_allocator(const std::string& name) {
   if (name == "greedy_by_conflicts") {
     return std::make_unique<GreedyAllocator>(GreedyOrder::kConflicts);
   }
+  if (name == "search") return std::make_unique<SearchAllocator>();
+  if (name == "exact") return make_exact_allocator();
   std::string valid;
   for (const std::string& n : allocator_names()) valid += (valid.empty() ? "" : ", ") + n;
   throw std::invalid_argument("unknown allocator '" + name + "', valid: " + valid);

@@ -1,37 +1,57 @@
 // The "auto" allocator: see auto_allocator.h.
 #include "planner/memory/auto_allocator.h"
 
+#include <algorithm>
 #include <chrono>
+
+#include "planner/memory/exact_allocator.h"
+#include "planner/memory/online_allocator.h"
+#include "planner/memory/search_allocator.h"
+#include "planner/memory/verifier.h"
 
 namespace strider::memory {
 
 Solution AutoAllocator::solve(const Problem& p, const AllocatorOptions& opt) const {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
+  const auto remaining = [&] {
+    return std::max(0.0,
+                    opt.time_limit_s - std::chrono::duration<double>(Clock::now() - start).count());
+  };
   const int64_t lb = lower_bound(p);
   Solution best;
   bool have = false;
-  auto consider = [&](const std::string& name, double limit) {
-    AllocatorOptions sub = opt;
-    sub.name = name;
-    sub.time_limit_s = limit;
-    Solution s = make_allocator(name)->solve(p, sub);
+  const auto finished = [&] { return have && (best.height <= lb || best.proven_optimal); };
+  const auto consider = [&](Solution s) {
+    // Every candidate is verified here too, so a faulty sub-allocator can only be skipped.
+    if (!verify(p, s).empty()) return;
+    const std::string from = s.allocator;
     if (!have || s.height < best.height) {
       best = std::move(s);
-      best.allocator = "auto/" + name;
+      best.allocator = "auto/" + from;
       have = true;
+    } else if (s.proven_optimal && s.height == best.height) {
+      best.proven_optimal = true;
     }
-    if (s.proven_optimal) best.proven_optimal = best.proven_optimal || s.height == best.height;
+    if (best.height <= lb) best.proven_optimal = true;
   };
-  for (const char* name : {"best_fit", "greedy_by_size", "greedy_by_conflicts"}) {
-    consider(name, opt.time_limit_s);
-    if (best.height <= lb) break;
+  AllocatorOptions sub = opt;
+  consider(OnlineAllocator(true).solve(p, sub));
+  if (!finished()) consider(OnlineAllocator(false).solve(p, sub));
+  const SearchAllocator search;
+  if (!finished()) {
+    sub.time_limit_s = remaining();
+    consider(search.seed(p, sub));
   }
-  const auto left = [&] {
-    return opt.time_limit_s - std::chrono::duration<double>(Clock::now() - start).count();
-  };
-  (void)left;
-  if (best.height <= lb) best.proven_optimal = true;
+  if (!finished() && p.buffers.size() <= kAutoExactMaxBuffers && remaining() > 0) {
+    sub.time_limit_s = remaining() / 2;
+    consider(ExactAllocator().solve(p, sub));
+  }
+  if (!finished() && remaining() > 0) {
+    sub.time_limit_s = remaining();
+    Solution start_plan = best;
+    consider(search.improve(p, sub, start_plan));
+  }
   return best;
 }
 

@@ -1,14 +1,23 @@
-// The "auto" allocator: runs the fast allocators (best_fit, greedy_by_size, greedy_by_conflicts),
-// then, while time is left and the best height is above the lower bound, the exact search and the
-// ordering search, and keeps the lowest plan (ties: the first found). The returned Solution names
-// the allocator that produced it as "auto/<name>".
+// The "auto" allocator: the best plan of several allocators within the time limit.
+//  1. the online allocators best_fit and first_fit (O(n log n));
+//  2. the search allocator's seeds (peak-pressure orders, greedy by size and by conflicts, peak
+//     sweeps), so auto is never above greedy_by_size or greedy_by_conflicts;
+//  3. the exact search, on problems of at most kAutoExactMaxBuffers buffers, with half of the
+//     remaining time;
+//  4. the search allocator's squeaky-wheel search from the best plan so far, with the rest.
+// Every candidate plan is verified before it is kept (an invalid one is skipped). It stops as soon
+// as a plan reaches the lower bound or is proven optimal. The Solution names
+// the allocator that produced the kept plan as "auto/<name>".
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "planner/memory/allocator.h"
 
 namespace strider::memory {
+
+constexpr size_t kAutoExactMaxBuffers = 2000;
 
 class AutoAllocator : public Allocator {
  public:

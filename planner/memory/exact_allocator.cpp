@@ -1,8 +1,9 @@
 // The exact allocator: see exact_allocator.h. The anytime schedule: a first packing from each
 // static order's greedy dive (the search's first leaf with no height limit), then rounds of
-// node-budgeted searches, doubling the budget each round: one at the best lower bound `lo`
-// (a packing there is optimal; exhausting it raises `lo`) and one at `hi - 1` (a packing there
-// lowers `hi`; exhausting it proves `hi` optimal), for each static order in turn.
+// node-budgeted searches, doubling the budget each round, for each static order in turn: one at
+// the best lower bound `lo` (a packing there is optimal; exhausting it raises `lo`), one at the
+// capacity while the best height `hi` exceeds it, and then at `hi - 1` as long as packings are
+// found (exhausting it proves `hi` optimal).
 #include "planner/memory/exact_allocator.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 
 #include "planner/memory/exact/exact_instance.h"
 #include "planner/memory/exact/packing_search.h"
+#include "planner/memory/greedy_allocator.h"
 
 namespace strider::memory {
 namespace {
@@ -24,36 +26,9 @@ using Clock = std::chrono::steady_clock;
 constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max() / 4;
 constexpr int64_t kFirstBudget = 1000;
 
-// Static orders (all descending, ties by index): W = lifetime length, A = size x lifetime,
+// Static preorders tried in turn (see PackingSearch): W = lifetime length, A = size x lifetime,
 // T = largest section total over the buffer's lifetime.
-std::vector<std::vector<int>> static_ranks(const ExactInstance& inst) {
-  const int n = inst.num_buffers();
-  std::vector<int64_t> w(n), a(n), t(n);
-  for (int b = 0; b < n; ++b) {
-    w[b] = inst.lifetime_length(b);
-    a[b] = inst.size(b) * inst.lifetime_length(b);
-    for (int s = inst.section_lo(b); s < inst.section_hi(b); ++s) {
-      t[b] = std::max(t[b], inst.section_total(s));
-    }
-  }
-  const std::vector<std::vector<const std::vector<int64_t>*>> keys = {
-      {&w, &a, &t}, {&t, &a, &w}, {&t, &w, &a}};
-  std::vector<std::vector<int>> ranks;
-  for (const auto& key : keys) {
-    std::vector<int> order(n);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
-      for (const auto* k : key) {
-        if ((*k)[x] != (*k)[y]) return (*k)[x] > (*k)[y];
-      }
-      return false;
-    });
-    std::vector<int> rank(n);
-    for (int i = 0; i < n; ++i) rank[order[i]] = i;
-    ranks.push_back(std::move(rank));
-  }
-  return ranks;
-}
+const char* const kOrders[] = {"WAT", "TAW", "TWA"};
 
 int64_t height_units(const ExactInstance& inst, const std::vector<int64_t>& off) {
   int64_t h = 0;
@@ -78,8 +53,25 @@ Solution ExactAllocator::solve(const Problem& p, const AllocatorOptions& opt) co
   int64_t hi = kNoLimit;
   std::vector<int64_t> best(n, 0);
 
+  // Start from the better greedy plan (when its offsets are whole units, as they are whenever
+  // every buffer rests on another or on 0).
+  Solution start;
+  for (const GreedyOrder order : {GreedyOrder::kSize, GreedyOrder::kConflicts}) {
+    Solution g = GreedyAllocator(order).solve(p, opt);
+    if (start.offsets.empty() || g.height < start.height) start = std::move(g);
+  }
+  bool whole_units = true;
+  for (int b = 0; b < n; ++b) {
+    const int64_t o = start.offsets[inst.original_index(b)];
+    whole_units = whole_units && o % unit == 0;
+    best[b] = o / unit;
+  }
+  if (whole_units) hi = std::max(height_units(inst, best), inst.lower_bound_units());
+
   std::vector<PackingSearch> searches;
-  for (auto& rank : static_ranks(inst)) searches.emplace_back(inst, std::move(rank));
+  if (inst.searchable()) {
+    for (const char* order : kOrders) searches.emplace_back(inst, order);
+  }
   auto record = [&](const PackingSearch& s) {
     const int64_t h = std::max(height_units(inst, s.offsets()), inst.lower_bound_units());
     if (h < hi) {
@@ -91,17 +83,30 @@ Solution ExactAllocator::solve(const Problem& p, const AllocatorOptions& opt) co
   for (auto& s : searches) {
     if (s.run(kNoLimit, 0, deadline) == PackingSearch::Outcome::kFound) record(s);
   }
-  if (hi == kNoLimit) hi = lo;  // no searchable buffer, or out of time before the first dive
-  if (n == 0) lo = hi;
+  if (hi == kNoLimit || searches.empty()) {
+    // Nothing to search (or no dive in time, with a greedy plan off the unit grid): keep the
+    // greedy plan as it is.
+    start.allocator = name();
+    start.proven_optimal = start.height <= inst.lower_bound_units() * unit;
+    start.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return start;
+  }
+  // Capacity in units (rounded down): a packing within it is worth more than any other step.
+  const int64_t cap_units = p.capacity > 0 ? p.capacity / unit : kNoLimit;
   for (int64_t budget = kFirstBudget; lo < hi && Clock::now() < deadline; budget *= 2) {
     for (auto& s : searches) {
-      if (lo >= hi) break;
+      if (lo >= hi || Clock::now() >= deadline) break;
       auto r = s.run(lo, budget, deadline);
       if (r == PackingSearch::Outcome::kFound) {
         record(s);
         break;
       }
       if (r == PackingSearch::Outcome::kInfeasible) ++lo;
+      if (hi > cap_units && cap_units > lo) {
+        r = s.run(cap_units, budget, deadline);
+        if (r == PackingSearch::Outcome::kFound) record(s);
+        if (r == PackingSearch::Outcome::kInfeasible) lo = cap_units + 1;
+      }
       while (lo < hi - 1) {
         r = s.run(hi - 1, budget, deadline);
         if (r == PackingSearch::Outcome::kFound) {
@@ -111,7 +116,6 @@ Solution ExactAllocator::solve(const Problem& p, const AllocatorOptions& opt) co
         if (r == PackingSearch::Outcome::kInfeasible) lo = hi;  // nothing below hi exists
         break;
       }
-      if (Clock::now() >= deadline) break;
     }
   }
 

@@ -72,10 +72,10 @@ void GapPlacer::collect(int node, int lo, int hi, int a, int b) {
   const Node& t = tree_[node];
   if (t.sub.empty()) return;
   if (a <= lo && hi <= b) {
-    intervals_.insert(intervals_.end(), t.sub.begin(), t.sub.end());
+    runs_.emplace_back(t.sub.data(), t.sub.data() + t.sub.size());
     return;
   }
-  intervals_.insert(intervals_.end(), t.here.begin(), t.here.end());
+  if (!t.here.empty()) runs_.emplace_back(t.here.data(), t.here.data() + t.here.size());
   int mid = (lo + hi) / 2;
   collect(2 * node, lo, mid, a, b);
   collect(2 * node + 1, mid, hi, a, b);
@@ -92,25 +92,40 @@ void GapPlacer::reset() {
 
 int64_t GapPlacer::choose(int id, GapPolicy policy) {
   const Buffer& b = p_.buffers[id];
-  intervals_.clear();
+  runs_.clear();
   if (end_slot_[id] > first_slot_[id]) collect(1, 0, slots_, first_slot_[id], end_slot_[id]);
-  std::sort(intervals_.begin(), intervals_.end());
+  // Walk the union of the collected runs (each sorted and disjoint) in address order with a
+  // k-way merge on interval starts; the gaps of the union are where the buffer may go.
+  heap_.clear();
+  for (size_t r = 0; r < runs_.size(); ++r) heap_.emplace_back(runs_[r].first->first, r);
+  const auto greater = [](const std::pair<int64_t, size_t>& x,
+                          const std::pair<int64_t, size_t>& y) { return x > y; };
+  std::make_heap(heap_.begin(), heap_.end(), greater);
   int64_t best = -1;
   int64_t best_gap = std::numeric_limits<int64_t>::max();
   int64_t cursor = 0;  // lowest address above every interval seen so far
-  for (const auto& [lo, hi] : intervals_) {
-    if (lo > cursor) {
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), greater);
+    const size_t r = heap_.back().second;
+    const Interval iv = *runs_[r].first++;
+    if (runs_[r].first != runs_[r].second) {
+      heap_.back().first = runs_[r].first->first;
+      std::push_heap(heap_.begin(), heap_.end(), greater);
+    } else {
+      heap_.pop_back();
+    }
+    if (iv.first > cursor) {
       const int64_t start = align_up(cursor, b.alignment);
-      if (start + b.size <= lo) {
+      if (start + b.size <= iv.first) {
         if (policy == GapPolicy::kFirstFit) return start;
-        const int64_t gap = lo - cursor;
+        const int64_t gap = iv.first - cursor;
         if (gap < best_gap) {
           best_gap = gap;
           best = start;
         }
       }
     }
-    cursor = std::max(cursor, hi);
+    cursor = std::max(cursor, iv.second);
   }
   return best >= 0 ? best : align_up(cursor, b.alignment);
 }

@@ -8,7 +8,9 @@
 // instead of the number of buffers live alongside it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "planner/memory/problem.h"
@@ -52,7 +54,8 @@ class GapPlacer {
   std::vector<Node> tree_;
   std::vector<int> touched_;                // nodes holding data, for a cheap reset
   std::vector<int64_t> offset_;
-  std::vector<Interval> intervals_;
+  std::vector<std::pair<const Interval*, const Interval*>> runs_;  // sorted runs to merge
+  std::vector<std::pair<int64_t, size_t>> heap_;                    // (start, run) min-heap
   int64_t height_ = 0;
 };
 

@@ -10,7 +10,8 @@ namespace strider {
 bool TensorRef::operator==(const TensorRef& o) const {
   return space == o.space && addr == o.addr && c == o.c && h == o.h && w == o.w &&
          row_stride == o.row_stride && channel_stride == o.channel_stride &&
-         element_bytes == o.element_bytes;
+         element_bytes == o.element_bytes && first_channel == o.first_channel &&
+         channels == o.channels && first_row == o.first_row && rows == o.rows;
 }
 
 bool MoveDesc::operator==(const MoveDesc& o) const {

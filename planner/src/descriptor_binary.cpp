@@ -20,6 +20,10 @@ void put(ByteWriter& w, const TensorRef& t) {
   w.u<uint32_t>(t.row_stride);
   w.u<uint32_t>(t.channel_stride);
   w.u<uint8_t>(t.element_bytes);
+  w.u<uint32_t>(t.first_channel);
+  w.u<uint32_t>(t.channels);
+  w.u<uint32_t>(t.first_row);
+  w.u<uint32_t>(t.rows);
 }
 
 TensorRef get_ref(ByteReader& r) {
@@ -32,6 +36,10 @@ TensorRef get_ref(ByteReader& r) {
   t.row_stride = r.u<uint32_t>();
   t.channel_stride = r.u<uint32_t>();
   t.element_bytes = r.u<uint8_t>();
+  t.first_channel = r.u<uint32_t>();
+  t.channels = r.u<uint32_t>();
+  t.first_row = r.u<uint32_t>();
+  t.rows = r.u<uint32_t>();
   return t;
 }
 

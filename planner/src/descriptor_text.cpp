@@ -1,5 +1,6 @@
 // Readable YAML form of the descriptor list. One flow map per descriptor; a tensor reference is
-// a flow sequence [space, addr, c, h, w, row_stride, channel_stride, element_bytes].
+// a flow sequence [space, addr, c, h, w, row_stride, channel_stride, element_bytes], followed by
+// [first_channel, channels, first_row, rows] when it is a band.
 #include <yaml-cpp/yaml.h>
 
 #include <functional>
@@ -25,8 +26,11 @@ E parse_enum(const YAML::Node& n, int count, const char* (*name)(E), const std::
 void emit_ref(YAML::Emitter& e, const char* key, const TensorRef& t) {
   if (!t.present()) return;
   e << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginSeq << to_string(t.space)
-    << t.addr << t.c << t.h << t.w << t.row_stride << t.channel_stride << int(t.element_bytes)
-    << YAML::EndSeq;
+    << t.addr << t.c << t.h << t.w << t.row_stride << t.channel_stride << int(t.element_bytes);
+  if (t.first_channel || t.channels || t.first_row || t.rows) {
+    e << t.first_channel << t.channels << t.first_row << t.rows;
+  }
+  e << YAML::EndSeq;
 }
 
 template <typename... T>
@@ -47,9 +51,10 @@ TensorRef parse_ref(const YAML::Node& m, const char* k) {
   TensorRef t;
   YAML::Node n = m[k];
   if (!n) return t;
-  if (!n.IsSequence() || n.size() != 8) {
+  if (!n.IsSequence() || (n.size() != 8 && n.size() != 12)) {
     throw YAML::Exception(n.Mark(), std::string(k) + ": expected [space, addr, c, h, w, "
-                                                     "row_stride, channel_stride, element_bytes]");
+                                                     "row_stride, channel_stride, element_bytes"
+                                                     "(, first_channel, channels, first_row, rows)]");
   }
   t.space = parse_enum<MemSpace>(n[0], 2, to_string, k);
   t.addr = n[1].as<uint64_t>();
@@ -58,7 +63,18 @@ TensorRef parse_ref(const YAML::Node& m, const char* k) {
   t.w = n[4].as<uint32_t>();
   t.row_stride = n[5].as<uint32_t>();
   t.channel_stride = n[6].as<uint32_t>();
-  t.element_bytes = n[7].as<uint8_t>();
+  const unsigned element_bytes = n[7].as<unsigned>();
+  if (element_bytes > 255) {  // stored in one byte: refuse rather than wrap
+    throw YAML::Exception(n[7].Mark(), std::string(k) + ": element_bytes " +
+                                           std::to_string(element_bytes) + " exceeds 255");
+  }
+  t.element_bytes = static_cast<uint8_t>(element_bytes);
+  if (n.size() == 12) {
+    t.first_channel = n[8].as<uint32_t>();
+    t.channels = n[9].as<uint32_t>();
+    t.first_row = n[10].as<uint32_t>();
+    t.rows = n[11].as<uint32_t>();
+  }
   return t;
 }
 

@@ -72,19 +72,35 @@ TEST(TileWork, ConvPerLineWritesWithoutShiftStride) {
   EXPECT_EQ(w.compute_cycles, 560u);  // compute does not depend on how lines are written
 }
 
-TEST(TileWork, StridedConvWalksRowsWithoutDiscards) {
+TEST(TileWork, StridedConvRunsOverRowsOneBlockPerRow) {
   ConvCase c;
   c.op.stride_h = c.op.stride_w = 2;
   c.op.output.h = c.op.output.w = 4;
   c.op.row_end = 4;
   const TileWork w = compute_tile_work(c.op, c.l1, c.nc);
-  // One run of 4 active neurons per output row: 4 runs, nothing discarded.
-  EXPECT_EQ(w.runs, 4u);
+  // 16 positions on 8 neurons: 2 runs of 2 output rows each; nothing discarded.
+  EXPECT_EQ(w.runs, 2u);
   EXPECT_EQ(w.discarded_outputs, 0u);
-  EXPECT_EQ(w.shifted_writes, 144u);  // 9 segments x 4 runs x 4 channels
-  EXPECT_EQ(w.compute_cycles, 224u);  // 14 x 4 runs x 4 channels
-  // Block span (4 - 1) x 2 + 3 = 9, clipped to the 8 stored columns: 9 x 8 x 4 runs x 4 + 108.
+  EXPECT_EQ(w.shifted_writes, 144u);  // 9 segments x 2 pieces x 2 runs x 4 channels
+  EXPECT_EQ(w.compute_cycles, 112u);  // 14 x 2 runs x 4 channels
+  // A piece spans (4 - 1) x 2 + 3 = 9 columns, clipped to the 8 stored: 9 segments x 2 pieces x
+  // 8 x 2 runs x 4 channels = 1152, + 108 kernel bytes.
   EXPECT_EQ(w.l2_read_bytes, 1260u);
+}
+
+TEST(TileWork, UnpaddedPointwiseConvStreamsOneBlockPerSegment) {
+  ConvCase c;
+  c.op.kernel_h = c.op.kernel_w = 1;
+  c.op.pad_top = c.op.pad_left = c.op.pad_bottom = c.op.pad_right = 0;
+  const TileWork w = compute_tile_work(c.op, c.l1, c.nc);
+  // 8 x 8 = 64 contiguous positions = 8 runs; nothing discarded; the stored rows are contiguous,
+  // so each of the 3 segments (one per input channel) is one shifted write per run.
+  EXPECT_EQ(w.runs, 8u);
+  EXPECT_EQ(w.discarded_outputs, 0u);
+  EXPECT_EQ(w.shifted_writes, 96u);    // 3 x 8 runs x 4 channels
+  EXPECT_EQ(w.compute_cycles, 64u);    // ceil(3 x 1 / 2) = 2 per run, x 8 x 4
+  // Blocks of 8 bytes: 3 segments x 8 x 8 runs x 4 channels = 768, plus kernels 4 x 3 = 12.
+  EXPECT_EQ(w.l2_read_bytes, 780u);
 }
 
 TEST(TileWork, FullyConnectedPutsFeaturesOnNeurons) {

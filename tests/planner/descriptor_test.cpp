@@ -27,6 +27,8 @@ DescriptorList sample() {
   o.deps = {0};
   o.op.op = OpCode::kConv;
   o.op.input = TensorRef{MemSpace::kL2, 0, 3, 32, 32, 32, 1024, 1};
+  o.op.input.first_row = 7;  // a band of rows 7..16
+  o.op.input.rows = 10;
   o.op.weights = TensorRef{MemSpace::kL2, 900000, 16, 3, 9, 9, 27, 1};
   o.op.bias = TensorRef{MemSpace::kL2, 901000, 16, 1, 1, 4, 4, 4};
   o.op.output = TensorRef{MemSpace::kL2, 3072, 16, 32, 32, 32, 1024, 1};

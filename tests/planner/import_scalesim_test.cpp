@@ -63,13 +63,12 @@ TEST(ImportScaleSim, AlexNetExampleChainsWherePaddedShapesMatch) {
 }
 
 TEST(ImportScaleSim, QuirksTrailingCommasBlankRowsSpacesCrlfAndColumnStride) {
-  const std::string path = write_file(
-      "quirks.csv", std::string("\n") + kConvHeader +
-                        "\r\n"
-                        "  L1 ,  8, 10, 3, 3, 4, 6, 1, 2,,,\r\n"
-                        ",,,\n"
-                        "L2,6,4,1,1,6,2,2\n"
-                        "\n");
+  const std::string path = write_file("quirks.csv", std::string("\n") + kConvHeader +
+                                                        "\r\n"
+                                                        "  L1 ,  8, 10, 3, 3, 4, 6, 1, 2,,,\r\n"
+                                                        ",,,\n"
+                                                        "L2,6,4,1,1,6,2,2\n"
+                                                        "\n");
   const Graph g = import_scalesim_csv(path);
   ASSERT_EQ(g.nodes.size(), 2u);
   EXPECT_EQ(g.nodes[0].name, "L1");
@@ -119,21 +118,26 @@ TEST(ImportScaleSim, ErrorsNameFileAndLine) {
        "1: unrecognised header: expected 'Layer name, IFMAP Height, IFMAP Width, Filter Height, "
        "Filter Width, Channels, Num Filter, Strides' or 'Layer, M, N, K'"},
       {"bad_value", std::string(kConvHeader) + "\nL1, 8, 8, 3, x3, 4, 4, 1,\n",
-       "3: layer 'L1': column 'Filter Width' is 'x3', expected a positive integer"},
+       "3: layer 'L1': column 'Filter Width' is 'x3', expected a positive integer up to 16777216"},
       {"zero", std::string(kConvHeader) + "L1, 8, 8, 3, 3, 4, 0, 1,\n",
-       "2: layer 'L1': column 'Num Filter' is '0', expected a positive integer"},
+       "2: layer 'L1': column 'Num Filter' is '0', expected a positive integer up to 16777216"},
       {"short_row", std::string(kConvHeader) + "L1, 8, 8, 3, 3, 4,\n",
        "2: layer 'L1': 6 fields, expected 8 (Layer name, IFMAP Height, IFMAP Width, Filter "
        "Height, Filter Width, Channels, Num Filter, Strides) or 9 (plus column stride)"},
       {"long_gemm", "Layer, M, N, K,\nG, 1, 2, 3, 4,\n",
        "2: layer 'G': 5 fields, expected 4 (Layer, M, N, K)"},
       {"gemm_value", "Layer, M, N, K,\nG, 1, -2, 3,\n",
-       "2: layer 'G': column 'N' is '-2', expected a positive integer"},
+       "2: layer 'G': column 'N' is '-2', expected a positive integer up to 16777216"},
       {"filter", std::string(kConvHeader) + "L1, 8, 8, 9, 3, 4, 4, 1,\n",
        "2: layer 'L1': filter 9x3 larger than IFMAP 8x8"},
       {"dup", std::string(kConvHeader) + "L1, 8, 8, 3, 3, 4, 4, 1,\nL1, 8, 8, 3, 3, 4, 4, 1,\n",
        "3: layer 'L1' defined twice"},
       {"no_name", std::string(kConvHeader) + ", 8, 8, 3, 3, 4, 4, 1,\n", "2: empty layer name"},
+      {"too_big", std::string(kConvHeader) + "L1, 8, 8, 3, 3, 4, 16777217, 1,\n",
+       "2: layer 'L1': column 'Num Filter' is '16777217', expected a positive integer up to "
+       "16777216"},
+      {"too_many", std::string(kConvHeader) + "L1, 16777216, 16777216, 3, 3, 16, 4, 1,\n",
+       "2: layer 'L1': 1x16x16777216x16777216 has more than 1099511627776 elements"},
   };
   for (const Case& c : cases) {
     const std::string path = write_file(std::string("err_") + c.name + ".csv", c.text);

@@ -87,7 +87,8 @@ TEST(ImportYaml, EveryOpAndKey) {
       "every_op.yaml",
       net("    - {name: c, op: conv, out_channels: 16, kernel: [3, 5], stride: [1, 2], "
           "pad: [1, 2, 1, 2], dilation: 1, bias: false}\n"
-          "    - {name: d, op: conv, inputs: [c], out_channels: 16, kernel: 3, dilation: 2, pad: 2, "
+          "    - {name: d, op: conv, inputs: [c], out_channels: 16, kernel: 3, dilation: 2, pad: "
+          "2, "
           "groups: 4, activation: clip, clip: [-20, 90]}\n"
           "    - {name: mp, op: maxpool, inputs: [d], kernel: 3, stride: 2, ceil_mode: true}\n"
           "    - {name: ap, op: avgpool, inputs: [d], kernel: 2, pad: [0, 0, 1, 1], "
@@ -140,6 +141,8 @@ TEST(ImportYaml, EveryOpAndKey) {
   EXPECT_EQ(node_named(g, "r").activation, Activation::kRelu);
   EXPECT_EQ(node_named(g, "r").inputs, node_named(g, "cat").outputs);  // default input
   EXPECT_EQ(node_named(g, "r6").activation, Activation::kRelu6);
+  EXPECT_EQ(node_named(g, "r6").clip_min, 0);
+  EXPECT_EQ(node_named(g, "r6").clip_max, 96);
   EXPECT_EQ(node_named(g, "sg").activation, Activation::kSigmoid);
   EXPECT_EQ(node_named(g, "hs").activation, Activation::kHardSigmoid);
   EXPECT_EQ(node_named(g, "hw").activation, Activation::kHardSwish);
@@ -164,12 +167,12 @@ TEST(ImportYaml, EveryOpAndKey) {
 }
 
 TEST(ImportYaml, SecondInputAndDefaultOutput) {
-  const std::string path = write_file(
-      "two_inputs.yaml",
-      "network:\n"
-      "  inputs: [{name: a, shape: [1, 4, 2, 2]}, {name: b, shape: [1, 4]}]\n"
-      "  layers:\n"
-      "    - {name: m, op: mul, inputs: [a, b]}\n");
+  const std::string path =
+      write_file("two_inputs.yaml",
+                 "network:\n"
+                 "  inputs: [{name: a, shape: [1, 4, 2, 2]}, {name: b, shape: [1, 4]}]\n"
+                 "  layers:\n"
+                 "    - {name: m, op: mul, inputs: [a, b]}\n");
   const Graph g = import_yaml_network(path);
   EXPECT_EQ(g.name, "two_inputs");  // from the file name
   EXPECT_EQ(g.inputs.size(), 2u);
@@ -192,7 +195,11 @@ TEST(ImportYaml, ErrorsNameFileLineLayerAndKey) {
       {"no_input", "network:\n  layers: [{name: a, op: relu}]\n",
        "2: key 'network.input': missing (expected {name, shape})"},
       {"bad_shape", "network:\n  input: {name: x, shape: [1, 0]}\n  layers: []\n",
-       "2: key 'network.input.shape': expected positive integer dims, got '0'"},
+       "2: key 'network.input.shape': expected positive integer dims up to 16777216, got '0'"},
+      {"huge_shape", "network:\n  input: {name: x, shape: [1, 65536, 65536, 65536]}\n",
+       "2: key 'network.input.shape': more than 1099511627776 elements"},
+      {"too_big", net("    - {name: a, op: conv, out_channels: 16777217, kernel: 1}\n"),
+       "5: layer 'a': key 'out_channels': expected an integer <= 16777216, got 16777217"},
       {"no_layers", "network:\n  input: {name: x, shape: [1, 3, 4, 4]}\n  layers: []\n",
        "3: key 'network.layers': expected a non-empty list of layers"},
       {"unknown_op", net("    - {name: a, op: gelu}\n"),
@@ -221,7 +228,8 @@ TEST(ImportYaml, ErrorsNameFileLineLayerAndKey) {
        "5: layer 'a': key 'clip': needed exactly when the activation is clip"},
       {"clip_order", net("    - {name: a, op: clip, clip: [5, 1]}\n"),
        "5: layer 'a': key 'clip': expected [min, max] with -128 <= min <= max <= 127"},
-      {"unknown_input", net("    - {name: a, op: relu}\n    - {name: b, op: add, inputs: [a, z]}\n"),
+      {"unknown_input",
+       net("    - {name: a, op: relu}\n    - {name: b, op: add, inputs: [a, z]}\n"),
        "6: layer 'b': key 'inputs': unknown tensor 'z' (inputs must be the network input or "
        "earlier layers)"},
       {"arity", net("    - {name: a, op: add, inputs: [x]}\n"),
@@ -232,8 +240,9 @@ TEST(ImportYaml, ErrorsNameFileLineLayerAndKey) {
        "5: layer 'a': key 'groups': input channels 8 not divisible by groups 3"},
       {"shape_error", net("    - {name: a, op: conv, out_channels: 4, kernel: 20}\n"),
        "5: layer 'a': node 'a' (conv): window 20 larger than padded input 16 along H"},
-      {"broadcast", net("    - {name: a, op: fc, out_features: 3}\n"
-                        "    - {name: b, op: add, inputs: [x, a]}\n"),
+      {"broadcast",
+       net("    - {name: a, op: fc, out_features: 3}\n"
+           "    - {name: b, op: add, inputs: [x, a]}\n"),
        "6: layer 'b': node 'b' (add): second input 1x3x1x1 does not broadcast to 1x8x16x16 "
        "(same shape, per channel Nx8x1x1 or scalar)"},
       {"bad_output", net("    - {name: a, op: relu}\n", "  outputs: [q]\n"),
@@ -279,8 +288,9 @@ TEST(NetworkLoader, DispatchOverrideAndParameters) {
   EXPECT_EQ(load_error(tiny, 32, 0),
             tiny + ": input size override 32,0 must give both height and width > 0");
   EXPECT_EQ(load_error(tiny, 1, 1),
-            tiny + ": with input size 1x1: node 'pool1' (maxpool): window 2 larger than padded "
-                   "input 1 along H");
+            tiny +
+                ": with input size 1x1: node 'pool1' (maxpool): window 2 larger than padded "
+                "input 1 along H");
 }
 
 }  // namespace

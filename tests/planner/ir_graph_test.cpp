@@ -102,7 +102,8 @@ TEST(IrGraph, ValidateErrors) {
 
   g = small_graph();
   g.nodes[1].outputs = {3};
-  EXPECT_EQ(validate_error(g), "node 'relu' (activation): output 'y' is already produced elsewhere");
+  EXPECT_EQ(validate_error(g),
+            "node 'relu' (activation): output 'y' is already produced elsewhere");
 
   g = small_graph();
   g.nodes[0].inputs = {1};
@@ -147,6 +148,18 @@ TEST(IrGraph, ValidateErrors) {
   g = small_graph();
   g.outputs = {0, 9};
   EXPECT_EQ(validate_error(g), "graph 'small': output tensor id 9 is not produced by any node");
+
+  g = small_graph();
+  g.tensors[4].shape.w = 0;
+  EXPECT_EQ(validate_error(g),
+            "graph 'small': tensor 'z' has shape 1x8x8x0 (dims must be >= 1, at most "
+            "1099511627776 elements)");
+
+  g = small_graph();
+  g.tensors[1].shape = {1 << 20, 1 << 20, 1 << 20, 1};
+  EXPECT_EQ(validate_error(g),
+            "graph 'small': tensor 'conv.weight' has shape 1048576x1048576x1048576x1 (dims must "
+            "be >= 1, at most 1099511627776 elements)");
 
   g = small_graph();
   g.inputs = {-2};

@@ -39,16 +39,28 @@ enum class OpCode : uint8_t {
 
 enum class PostAct : uint8_t { kNone = 0, kRelu, kRelu6, kClip, kSigmoid, kHardSigmoid, kHardSwish };
 
-// A tensor (or tile of one) in memory: planar CHW, element_bytes per element.
+// A tensor in memory: planar CHW, element_bytes per element. c, h, w are the tensor's full shape
+// (padding and bounds follow them); a band buffer holds only channels [first_channel,
+// first_channel + channels) and rows [first_row, first_row + rows) of it (0: all), element
+// (c, y, x) being at addr + offset(c, y, x).
 struct TensorRef {
   MemSpace space = MemSpace::kL2;
-  uint64_t addr = 0;           // address of element (c=0, h=0, w=0) of this view
+  uint64_t addr = 0;           // address of element (first_channel, first_row, 0)
   uint32_t c = 0, h = 0, w = 0;
   uint32_t row_stride = 0;     // bytes between consecutive rows
   uint32_t channel_stride = 0; // bytes between consecutive channels
   uint8_t element_bytes = 1;
+  uint32_t first_channel = 0, channels = 0;  // channels held (0: all c)
+  uint32_t first_row = 0, rows = 0;          // rows held (0: all h)
   bool present() const { return c != 0; }
+  uint32_t held_channels() const { return channels ? channels : c; }
+  uint32_t held_rows() const { return rows ? rows : h; }
   uint64_t bytes() const { return uint64_t(c) * h * w * element_bytes; }
+  uint64_t held_bytes() const { return uint64_t(held_channels()) * held_rows() * w * element_bytes; }
+  uint64_t offset(uint32_t ch, uint32_t y, uint32_t x) const {
+    return uint64_t(ch - first_channel) * channel_stride + uint64_t(y - first_row) * row_stride +
+           uint64_t(x) * element_bytes;
+  }
   bool operator==(const TensorRef& o) const;
 };
 

@@ -36,7 +36,7 @@ bool live(const Buffer& b) { return b.size > 0 && b.lower < b.upper; }
 
 }  // namespace
 
-ExactInstance::ExactInstance(const Problem& p) {
+ExactInstance::ExactInstance(const Problem& p, int max_buffers, size_t max_entries) {
   const auto& bufs = p.buffers;
   const size_t n_all = bufs.size();
   int64_t g = 0;
@@ -95,6 +95,11 @@ ExactInstance::ExactInstance(const Problem& p) {
     lower_bound_ = std::max(lower_bound_, load);
   }
 
+  if (n > max_buffers) {
+    searchable_ = false;
+    original_.clear();
+    return;
+  }
   // Sections over the searchable buffers.
   std::vector<int64_t> times;
   for (int b = 0; b < n; ++b) {
@@ -125,6 +130,18 @@ ExactInstance::ExactInstance(const Problem& p) {
       section_total_[s] += size_[b];
       ++count[s];
     }
+  }
+  // Memberships, and (bounding the overlap pairs) the live count where each buffer starts.
+  size_t memberships = 0;
+  size_t overlap_bound = 0;
+  for (int s = 0; s < num_sections_; ++s) memberships += static_cast<size_t>(count[s]);
+  for (int b = 0; b < n; ++b) overlap_bound += 2 * static_cast<size_t>(count[sec_lo_[b]]);
+  if (memberships > max_entries || overlap_bound > max_entries) {
+    searchable_ = false;
+    original_.clear();
+    size_.clear();
+    num_sections_ = 0;
+    return;
   }
   member_start_.assign(num_sections_ + 1, 0);
   for (int s = 0; s < num_sections_; ++s) member_start_[s + 1] = member_start_[s] + count[s];

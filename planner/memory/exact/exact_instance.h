@@ -22,8 +22,13 @@ struct Obstacle {
 class ExactInstance {
  public:
   // Throws std::runtime_error naming the buffer on invalid input (negative size, upper < lower,
-  // alignment < 1, misaligned or overlapping fixed offsets).
-  explicit ExactInstance(const Problem& p);
+  // alignment < 1, misaligned or overlapping fixed offsets). When the problem is too large to
+  // search (more than `max_buffers` searchable buffers, or more than `max_entries` section
+  // memberships or time overlaps), only the unit, the lower bound and the preset offsets are
+  // computed and searchable() is false.
+  explicit ExactInstance(const Problem& p, int max_buffers = 4000, size_t max_entries = 8000000);
+
+  bool searchable() const { return searchable_; }
 
   int64_t unit() const { return unit_; }
   int num_buffers() const { return static_cast<int>(size_.size()); }  // searchable ones
@@ -59,6 +64,7 @@ class ExactInstance {
   size_t overlap_entries() const { return overlap_.size(); }
 
  private:
+  bool searchable_ = true;
   int64_t unit_ = 1;
   int num_sections_ = 0;
   std::vector<int> original_;

@@ -10,16 +10,19 @@ namespace {
 constexpr int64_t kInf = std::numeric_limits<int64_t>::max() / 4;
 }  // namespace
 
-PackingSearch::PackingSearch(const ExactInstance& inst, std::vector<int> rank)
-    : inst_(inst), rank_(std::move(rank)) {
+PackingSearch::PackingSearch(const ExactInstance& inst, std::string order)
+    : inst_(inst), order_(std::move(order)) {
   const int n = inst_.num_buffers();
+  rank_.assign(n, 0);
+  key_t_.assign(n, 0);
   placed_.assign(n, 0);
   minoff_.assign(n, 0);
   sol_.assign(n, 0);
   floor_.assign(inst_.num_sections(), kInf);
   total_.assign(inst_.num_sections(), 0);
   cuts_.assign(std::max(0, inst_.num_sections() - 1), 0);
-  dirty_.assign(inst_.num_sections(), 0);
+  at_floor_.assign(inst_.num_sections(), 0);
+  saved_.assign(inst_.num_sections(), 0);
 }
 
 PackingSearch::Outcome PackingSearch::run(int64_t cap, int64_t node_budget,
@@ -40,16 +43,51 @@ PackingSearch::Outcome PackingSearch::run(int64_t cap, int64_t node_budget,
   }
   for (int s = 0; s < ns; ++s) {
     total_[s] = inst_.section_total(s);
-    floor_[s] = kInf;
     recompute_floor(s);
     if (total_[s] > 0 && floor_[s] + total_[s] > cap_) return Outcome::kInfeasible;
   }
   minoff_trail_.clear();
-  floor_trail_.clear();
+  section_trail_.clear();
   list_.clear();
   cand_.clear();
+  rank_trail_.clear();
   for (int b = 0; b < n; ++b) list_.push_back(b);
   return solve_parts(0, ns, 0, n, 0, -1);
+}
+
+void PackingSearch::rank_part(int lb, int le) {
+  for (int i = lb; i < le; ++i) {
+    const int b = list_[i];
+    int64_t t = 0;
+    for (int s = inst_.section_lo(b); s < inst_.section_hi(b); ++s) t = std::max(t, total_[s]);
+    key_t_[b] = t;
+  }
+  std::vector<int> part(list_.begin() + lb, list_.begin() + le);
+  std::sort(part.begin(), part.end(), [&](int x, int y) {
+    for (const char c : order_) {
+      int64_t kx = 0;
+      int64_t ky = 0;
+      if (c == 'W') {
+        kx = inst_.lifetime_length(x);
+        ky = inst_.lifetime_length(y);
+      } else if (c == 'A') {
+        kx = inst_.size(x) * inst_.lifetime_length(x);
+        ky = inst_.size(y) * inst_.lifetime_length(y);
+      } else if (c == 'T') {
+        kx = key_t_[x];
+        ky = key_t_[y];
+      } else if (c == 'Z') {
+        kx = inst_.size(x);
+        ky = inst_.size(y);
+      }
+      if (kx != ky) return kx > ky;
+    }
+    return x < y;
+  });
+  for (size_t i = 0; i < part.size(); ++i) {
+    rank_trail_.emplace_back(part[i], rank_[part[i]]);
+    rank_[part[i]] = static_cast<int>(i);
+  }
 }
 
 bool PackingSearch::out_of_budget() {
@@ -59,15 +97,29 @@ bool PackingSearch::out_of_budget() {
   return aborted_;
 }
 
+// Placed buffers have minoff_ == kInf, so the minimum runs over the unplaced ones.
 void PackingSearch::recompute_floor(int s) {
+  const int* begin = inst_.members_begin(s);
+  const int* end = inst_.members_end(s);
   int64_t m = kInf;
-  for (const int* c = inst_.members_begin(s); c != inst_.members_end(s); ++c) {
-    if (!placed_[*c]) m = std::min(m, minoff_[*c]);
-  }
-  if (m != floor_[s]) {
-    floor_trail_.emplace_back(s, floor_[s]);
-    floor_[s] = m;
-  }
+  for (const int* c = begin; c != end; ++c) m = std::min(m, minoff_[*c]);
+  int count = 0;
+  for (const int* c = begin; c != end; ++c) count += minoff_[*c] == m;
+  save_section(s);
+  floor_[s] = m;
+  at_floor_[s] = count;
+}
+
+void PackingSearch::save_section(int s) {
+  if (saved_[s] == stamp_) return;
+  saved_[s] = stamp_;
+  section_trail_.push_back({s, floor_[s], at_floor_[s]});
+}
+
+// A buffer of section s leaves the floor (placed, or its lowest offset rose).
+void PackingSearch::leave_floor(int s) {
+  save_section(s);
+  if (--at_floor_[s] == 0) dirty_list_.push_back(s);
 }
 
 // Splits [slo, shi) at boundaries no unplaced buffer crosses and solves each part on its own.
@@ -77,7 +129,9 @@ PackingSearch::Outcome PackingSearch::solve_parts(int slo, int shi, int lb, int 
   for (int s = slo; s < shi; ++s) {
     const bool end = s + 1 == shi || cuts_[s] == 0;
     if (!end) continue;
-    if (start == slo && s + 1 == shi) return search(slo, shi, lb, le, last_off, last_rank);
+    if (start == slo && s + 1 == shi && last_rank >= 0) {
+      return search(slo, shi, lb, le, last_off, last_rank);
+    }
     const int pb = static_cast<int>(list_.size());
     for (int i = lb; i < le; ++i) {
       const int c = list_[i];
@@ -87,7 +141,16 @@ PackingSearch::Outcome PackingSearch::solve_parts(int slo, int shi, int lb, int 
     }
     const int pe = static_cast<int>(list_.size());
     Outcome r = Outcome::kFound;
-    if (pe > pb) r = search(start, s + 1, pb, pe, last_off, last_rank);
+    if (pe > pb) {
+      // A fresh static order for the part; equal-offset ties with the last buffer are open.
+      const size_t rt = rank_trail_.size();
+      rank_part(pb, pe);
+      r = search(start, s + 1, pb, pe, last_off, -1);
+      while (rank_trail_.size() > rt) {
+        rank_[rank_trail_.back().first] = rank_trail_.back().second;
+        rank_trail_.pop_back();
+      }
+    }
     list_.resize(pb);
     if (r != Outcome::kFound) return r;
     start = s + 1;
@@ -121,9 +184,35 @@ PackingSearch::Outcome PackingSearch::search(int slo, int shi, int lb, int le, i
   std::sort(cand_.begin() + cb, cand_.begin() + ce, [](const Candidate& x, const Candidate& y) {
     return x.offset != y.offset ? x.offset < y.offset : x.rank < y.rank;
   });
+  // Prefix and suffix maxima of the section totals, for a quick necessary test per candidate:
+  // sections outside its span keep their totals and must fit above its offset.
+  const int ns = shi - slo;
+  const size_t pb = span_max_.size();
+  span_max_.resize(pb + 2 * (ns + 1));
+  int64_t* pre = span_max_.data() + pb;  // pre[i]: max over [slo, slo + i)
+  int64_t* suf = pre + ns + 1;           // suf[i]: max over [slo + i, shi)
+  pre[0] = 0;
+  suf[ns] = 0;
+  for (int i = 0; i < ns; ++i) pre[i + 1] = std::max(pre[i], total_[slo + i]);
+  for (int i = ns - 1; i >= 0; --i) suf[i] = std::max(suf[i + 1], total_[slo + i]);
+  const int64_t tmax = pre[ns];
   Outcome result = Outcome::kInfeasible;
   for (int k = cb; k < ce; ++k) {
     const Candidate c = cand_[k];
+    if (c.offset + tmax > cap_) {
+      const int blo = inst_.section_lo(c.buffer);
+      const int bhi = inst_.section_hi(c.buffer);
+      pre = span_max_.data() + pb;
+      suf = pre + ns + 1;
+      if (c.offset + std::max(pre[blo - slo], suf[bhi - slo]) > cap_) continue;
+      // Inside the span the others will sit above c: c.offset + total must fit.
+      const int64_t size = inst_.size(c.buffer);
+      bool fits = true;
+      for (int s = blo; s < bhi && fits; ++s) {
+        fits = total_[s] == size || c.offset + total_[s] <= cap_;
+      }
+      if (!fits) continue;
+    }
     bool hatless = false;
     const Outcome r = place(c.buffer, c.offset, slo, shi, mb, me, &hatless);
     if (r != Outcome::kInfeasible) {
@@ -133,6 +222,7 @@ PackingSearch::Outcome PackingSearch::search(int slo, int shi, int lb, int le, i
     if (hatless) break;
   }
   cand_.resize(cb);
+  span_max_.resize(pb);
   return result;
 }
 
@@ -140,22 +230,13 @@ PackingSearch::Outcome PackingSearch::place(int b, int64_t off, int slo, int shi
                                             bool* hatless) {
   const int64_t size = inst_.size(b);
   const int64_t top = off + size;
-  // Necessary condition, before any update: every unplaced buffer of a section b spans will sit
-  // above b (so the section needs off + its total), and no section's floor drops.
   const int blo = inst_.section_lo(b);
   const int bhi = inst_.section_hi(b);
-  *hatless = false;
-  for (int s = slo; s < shi; ++s) {
-    const int64_t t = total_[s];
-    if (t == 0) continue;
-    const bool in = s >= blo && s < bhi;
-    if (in ? (t > size && off + t > cap_) : (std::max(floor_[s], off) + t > cap_)) {
-      return Outcome::kInfeasible;
-    }
-  }
   const size_t mt = minoff_trail_.size();
-  const size_t ft = floor_trail_.size();
+  const size_t ft = section_trail_.size();
+  ++stamp_;
   placed_[b] = 1;
+  minoff_[b] = kInf;
   *hatless = true;
   for (const int* p = inst_.overlaps_begin(b); p != inst_.overlaps_end(b); ++p) {
     const int c = *p;
@@ -166,31 +247,26 @@ PackingSearch::Outcome PackingSearch::place(int b, int64_t off, int slo, int shi
     minoff_trail_.emplace_back(c, old);
     minoff_[c] = inst_.first_fit(c, top);
     for (int s = inst_.section_lo(c); s < inst_.section_hi(c); ++s) {
-      if (floor_[s] == old && dirty_[s] != stamp_) {
-        dirty_[s] = stamp_;
-        dirty_list_.push_back(s);
-      }
+      if (floor_[s] == old) leave_floor(s);
     }
   }
   bool split = false;
   for (int s = inst_.section_lo(b); s < inst_.section_hi(b); ++s) {
     total_[s] -= size;
-    if (floor_[s] == off && dirty_[s] != stamp_) {
-      dirty_[s] = stamp_;
-      dirty_list_.push_back(s);
-    }
-    if (s + 1 < inst_.section_hi(b) && --cuts_[s] == 0) split = true;
+    if (floor_[s] == off) leave_floor(s);
+    if (s + 1 < bhi && --cuts_[s] == 0) split = true;
   }
   for (int s : dirty_list_) recompute_floor(s);
-  dirty_list_.clear();
-  ++stamp_;
+  // Sections outside the span whose floor did not move passed search()'s test; check the rest.
   bool ok = true;
-  for (int s = slo; s < shi; ++s) {
-    if (total_[s] > 0 && std::max(floor_[s], off) + total_[s] > cap_) {
-      ok = false;
-      break;
-    }
+  for (int s = blo; s < bhi && ok; ++s) {
+    ok = total_[s] == 0 || std::max(floor_[s], off) + total_[s] <= cap_;
   }
+  for (size_t i = 0; i < dirty_list_.size() && ok; ++i) {
+    const int s = dirty_list_[i];
+    ok = total_[s] == 0 || std::max(floor_[s], off) + total_[s] <= cap_;
+  }
+  dirty_list_.clear();
   Outcome r = Outcome::kInfeasible;
   if (ok) {
     r = split ? solve_parts(slo, shi, lb, le, off, rank_[b])
@@ -200,15 +276,18 @@ PackingSearch::Outcome PackingSearch::place(int b, int64_t off, int slo, int shi
     total_[s] += size;
     if (s + 1 < inst_.section_hi(b)) ++cuts_[s];
   }
-  while (floor_trail_.size() > ft) {
-    floor_[floor_trail_.back().first] = floor_trail_.back().second;
-    floor_trail_.pop_back();
+  while (section_trail_.size() > ft) {
+    const SectionChange& c = section_trail_.back();
+    floor_[c.section] = c.floor;
+    at_floor_[c.section] = c.at_floor;
+    section_trail_.pop_back();
   }
   while (minoff_trail_.size() > mt) {
     minoff_[minoff_trail_.back().first] = minoff_trail_.back().second;
     minoff_trail_.pop_back();
   }
   placed_[b] = 0;
+  minoff_[b] = off;
   if (r == Outcome::kFound) sol_[b] = off;
   return r;
 }

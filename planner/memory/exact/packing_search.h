@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "planner/memory/exact/exact_instance.h"
@@ -21,8 +22,10 @@ class PackingSearch {
   enum class Outcome { kFound, kInfeasible, kAborted };
   using Clock = std::chrono::steady_clock;
 
-  // rank[b]: static preorder position of buffer b (a permutation of 0..n-1).
-  PackingSearch(const ExactInstance& inst, std::vector<int> rank);
+  // `order`: the static preorder, letters compared in turn, each descending: 'W' lifetime
+  // length, 'A' size x lifetime, 'T' largest unplaced total over the buffer's sections (taken
+  // afresh for each independent part), then buffer index. E.g. "WAT".
+  PackingSearch(const ExactInstance& inst, std::string order);
 
   // Looks for a packing of height <= cap (units). Stops with kAborted after `node_budget` nodes
   // (0: no limit) or at `deadline`.
@@ -43,10 +46,17 @@ class PackingSearch {
   Outcome search(int slo, int shi, int lb, int le, int64_t last_off, int last_rank);
   Outcome place(int b, int64_t off, int slo, int shi, int lb, int le, bool* hatless);
   void recompute_floor(int s);
+  void leave_floor(int s);
+  void save_section(int s);  // trails section s once per placement
+  // Ranks list_[lb, le) by the static preorder (current totals); old ranks go to rank_trail_.
+  void rank_part(int lb, int le);
   bool out_of_budget();
 
   const ExactInstance& inst_;
+  std::string order_;
   std::vector<int> rank_;
+  std::vector<int64_t> key_t_;
+  std::vector<std::pair<int, int>> rank_trail_;
   int64_t cap_ = 0;
   int64_t budget_ = 0;
   Clock::time_point deadline_;
@@ -58,13 +68,21 @@ class PackingSearch {
   std::vector<int64_t> floor_;    // per section: min minoff_ over its unplaced buffers
   std::vector<int64_t> total_;    // per section: total size of its unplaced buffers
   std::vector<int> cuts_;         // per boundary s|s+1: unplaced buffers crossing it
-  std::vector<std::pair<int, int64_t>> minoff_trail_, floor_trail_;
+  std::vector<int> at_floor_;     // per section: unplaced buffers with minoff_ == floor_
+  struct SectionChange {
+    int section;
+    int64_t floor;
+    int at_floor;
+  };
+  std::vector<std::pair<int, int64_t>> minoff_trail_;
+  std::vector<SectionChange> section_trail_;
   std::vector<int> list_;         // arena of unplaced-buffer lists, one per open node
   std::vector<Candidate> cand_;   // arena of candidate lists
+  std::vector<int64_t> span_max_;  // arena of per-node prefix / suffix maxima of total_
   std::vector<int64_t> sol_;
-  std::vector<uint64_t> dirty_;   // per section: stamp_ when queued for recompute_floor
-  std::vector<int> dirty_list_;
-  uint64_t stamp_ = 1;
+  std::vector<int> dirty_list_;   // sections whose floor must be recomputed
+  std::vector<uint64_t> saved_;   // per section: stamp_ of the placement that trailed it
+  uint64_t stamp_ = 0;
 };
 
 }  // namespace strider::memory::exact

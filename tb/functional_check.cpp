@@ -1,0 +1,99 @@
+#include "tb/functional_check.h"
+
+#include <sstream>
+
+namespace strider {
+namespace {
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char ch : s) h = (h ^ ch) * 0x100000001b3ull;
+  return h;
+}
+
+uint64_t splitmix64(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// "c,y,x" of element i of a CHW tensor.
+std::string position(const TensorShape& s, uint64_t i) {
+  const uint64_t plane = uint64_t(s.h * s.w);
+  std::ostringstream os;
+  os << "(c " << i / plane << ", y " << (i % plane) / s.w << ", x " << i % s.w << ")";
+  return os.str();
+}
+
+}  // namespace
+
+FunctionalCheck::FunctionalCheck(const Graph& g, const Lowered& lowered, uint64_t seed)
+    : g_(g),
+      lowered_(lowered),
+      seed_(seed),
+      reference_(g),
+      remaining_(lowered.list.layers.size(), 0),
+      captured_(lowered.list.layers.size()),
+      is_captured_(lowered.list.layers.size(), false) {
+  for (const Descriptor& d : lowered.list.descriptors) {
+    if (d.kind == DescKind::kOp) ++remaining_[d.layer];
+  }
+}
+
+std::vector<int8_t> FunctionalCheck::input_bytes(const Tensor& t, uint64_t seed) {
+  uint64_t state = seed ^ fnv1a(t.name);
+  std::vector<int8_t> bytes(size_t(t.shape.elements()));
+  for (int8_t& b : bytes) b = static_cast<int8_t>(int64_t(splitmix64(state) % 111) - 55);
+  return bytes;
+}
+
+void FunctionalCheck::preload(TimedMemory& dram) const {
+  for (const DramImage::Blob& b : lowered_.dram.blobs) dram.write(b.addr, b.bytes.data(), b.bytes.size());
+  for (const auto& [tensor, addr] : lowered_.dram.inputs) {
+    const std::vector<int8_t> bytes = input_bytes(g_.tensors[tensor], seed_);
+    dram.write(addr, bytes.data(), bytes.size());
+  }
+}
+
+void FunctionalCheck::on_retire(uint32_t id, const TimedMemory& l2) {
+  const Descriptor& d = lowered_.list.descriptors.at(id);
+  if (d.kind != DescKind::kOp || --remaining_[d.layer] != 0) return;
+  const int node = lowered_.layer_node.at(d.layer);
+  if (node < 0) return;
+  const int tensor = g_.nodes[node].outputs.at(0);
+  std::vector<int8_t>& out = captured_[d.layer];
+  out.resize(size_t(g_.tensors[tensor].bytes()));
+  l2.read(lowered_.tensor_addr.at(tensor), out.data(), out.size());
+  is_captured_[d.layer] = true;
+}
+
+void FunctionalCheck::finish() {
+  for (int t : g_.inputs) reference_.set_input(t, input_bytes(g_.tensors[t], seed_));
+  reference_.run();
+  for (size_t layer = 0; layer < captured_.size(); ++layer) {
+    if (!is_captured_[layer]) continue;
+    ++checked_;
+    const Node& n = g_.nodes[lowered_.layer_node[layer]];
+    const int tensor = n.outputs[0];
+    const std::vector<int8_t>& want = reference_.value(tensor);
+    const std::vector<int8_t>& got = captured_[layer];
+    uint64_t differ = 0, first = 0;
+    for (uint64_t i = 0; i < got.size(); ++i) {
+      if (i < want.size() && got[i] == want[i]) continue;
+      if (differ++ == 0) first = i;
+    }
+    if (differ == 0 && got.size() == want.size()) continue;
+    ++mismatches_;
+    std::ostringstream os;
+    os << "layer " << lowered_.list.layers[layer] << " (" << to_string(n.op) << "): " << differ
+       << " of " << got.size() << " bytes differ from the reference";
+    if (differ > 0 && first < want.size()) {
+      os << ", first at " << position(g_.tensors[tensor].shape, first) << ": model "
+         << int(got[first]) << ", reference " << int(want[first]);
+    }
+    details_.push_back(os.str());
+  }
+}
+
+}  // namespace strider

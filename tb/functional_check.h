@@ -1,0 +1,66 @@
+// FunctionalCheck: the testbench side of functional mode (sim.functional: true).
+//
+// Before the run it preloads DRAM with the lowered weights and biases and with the graph inputs
+// (deterministic pseudo-random int8 from the network seed, see input_bytes()). During the run it
+// observes descriptor retirements: when the last operation tile of a compute layer retires, it
+// copies the layer's output tensor out of L2 (the tensor cannot be overwritten before that, as
+// its consumers have not issued yet). After the run it computes the whole network with the plain
+// C++ Reference and compares every captured layer output byte for byte.
+//
+// Figures: checked tensors = compute layers captured; mismatches = layers whose output differs
+// from the reference (each described in details()).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/common/timed_memory.h"
+#include "planner/ir/graph.h"
+#include "planner/lower/lowering.h"
+#include "tb/reference.h"
+
+namespace strider {
+
+class FunctionalCheck {
+ public:
+  FunctionalCheck(const Graph& g, const Lowered& lowered, uint64_t seed);
+
+  // Graph input `tensor`'s bytes: uniform int8 in [-55, 55] (RMS about 32, the nominal input
+  // RMS the requantisation is chosen for) from splitmix64 seeded with seed ^ FNV-1a(name).
+  static std::vector<int8_t> input_bytes(const Tensor& t, uint64_t seed);
+
+  // Writes weights, biases and graph inputs to DRAM.
+  void preload(TimedMemory& dram) const;
+
+  // Call when the controller retires descriptor `id`; reads finished layer outputs from `l2`.
+  void on_retire(uint32_t id, const TimedMemory& l2);
+
+  // Runs the reference and compares. Call once, after the simulation.
+  void finish();
+
+  uint64_t checked_tensors() const { return checked_; }
+  uint64_t mismatches() const { return mismatches_; }
+  const std::vector<std::string>& details() const { return details_; }
+
+  // After finish(): the reference values, and per layer the captured output (empty for layers
+  // that are not compute layers).
+  const Reference& reference() const { return reference_; }
+  const std::vector<std::vector<int8_t>>& captured() const { return captured_; }
+  // Testing hook: the reference is computed from this graph's weights, not the lowered DRAM
+  // image, so changing either makes the check fail.
+  Reference& mutable_reference() { return reference_; }
+
+ private:
+  const Graph& g_;
+  const Lowered& lowered_;
+  uint64_t seed_;
+  Reference reference_;
+  std::vector<uint32_t> remaining_;  // per layer: operation tiles not yet retired
+  std::vector<std::vector<int8_t>> captured_;
+  std::vector<bool> is_captured_;
+  uint64_t checked_ = 0, mismatches_ = 0;
+  std::vector<std::string> details_;
+};
+
+}  // namespace strider

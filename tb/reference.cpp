@@ -1,0 +1,251 @@
+#include "tb/reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "strider/quant.h"
+
+namespace strider {
+namespace {
+
+using Bytes = std::vector<int8_t>;
+
+// The fused activation of `n` on a requantised value.
+int8_t post(const Node& n, int32_t v) {
+  switch (n.activation) {
+    case Activation::kNone: return activate(v, PostAct::kNone, 0, 0);
+    case Activation::kRelu: return activate(v, PostAct::kRelu, 0, 0);
+    case Activation::kRelu6: return activate(v, PostAct::kClip, 0, 6 * kActivationScale);
+    case Activation::kClip: return activate(v, PostAct::kClip, n.clip_min, n.clip_max);
+    case Activation::kSigmoid: return activate(v, PostAct::kSigmoid, 0, 0);
+    case Activation::kHardSigmoid: return activate(v, PostAct::kHardSigmoid, 0, 0);
+    case Activation::kHardSwish: return activate(v, PostAct::kHardSwish, 0, 0);
+  }
+  return saturate8(v);
+}
+
+// num / den rounded half away from zero (den > 0), from the truncated quotient and remainder.
+int32_t rounded_quotient(int64_t num, int64_t den) {
+  int64_t q = num / den;
+  const int64_t r = num % den;
+  if (2 * (r < 0 ? -r : r) >= den) q += num < 0 ? -1 : 1;
+  return static_cast<int32_t>(q);
+}
+
+struct Dims {
+  int64_t c, h, w;
+  explicit Dims(const TensorShape& s) : c(s.c), h(s.h), w(s.w) {}
+  int64_t plane() const { return h * w; }
+};
+
+// Convolution accumulated one output plane at a time: for every (input channel, ky, kx) the
+// weight scales the shifted input rows into the plane, over the columns whose tap is inside.
+void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
+  const Dims is(g.tensors[n.inputs[0]].shape), os(g.tensors[n.outputs[0]].shape);
+  const Bytes& wt = g.tensors[n.weights].data;
+  const std::vector<int32_t>* bias = n.bias >= 0 ? &g.tensors[n.bias].bias : nullptr;
+  const int64_t cin_g = is.c / n.groups, cout_g = os.c / n.groups;
+  const int64_t kh = n.kernel_h, kw = n.kernel_w, sh = n.stride_h, sw = n.stride_w;
+  std::vector<int32_t> acc(os.plane());
+  for (int64_t co = 0; co < os.c; ++co) {
+    const int64_t group = co / cout_g;
+    const int32_t b = bias && co < int64_t(bias->size()) ? (*bias)[co] : 0;
+    std::fill(acc.begin(), acc.end(), b);
+    for (int64_t ci = 0; ci < cin_g; ++ci) {
+      const int8_t* plane = &in[(group * cin_g + ci) * is.plane()];
+      for (int64_t ky = 0; ky < kh; ++ky) {
+        for (int64_t kx = 0; kx < kw; ++kx) {
+          const int32_t w = wt[((co * cin_g + ci) * kh + ky) * kw + kx];
+          if (w == 0) continue;
+          const int64_t shift = kx * n.dilation_w - n.pad_left;  // ix = ox * sw + shift
+          const int64_t lo = shift >= 0 ? 0 : (-shift + sw - 1) / sw;
+          const int64_t hi = is.w - 1 - shift < 0 ? 0 : std::min(os.w, (is.w - 1 - shift) / sw + 1);
+          for (int64_t oy = 0; oy < os.h; ++oy) {
+            const int64_t iy = oy * sh + ky * n.dilation_h - n.pad_top;
+            if (iy < 0 || iy >= is.h) continue;
+            if (hi <= lo) continue;
+            const int8_t* row = plane + iy * is.w + lo * sw + shift;  // tap of column lo
+            int32_t* a = &acc[oy * os.w + lo];
+            if (sw == 1) {
+              for (int64_t j = 0; j < hi - lo; ++j) a[j] += w * row[j];
+            } else {
+              for (int64_t j = 0; j < hi - lo; ++j) a[j] += w * row[j * sw];
+            }
+          }
+        }
+      }
+    }
+    int8_t* dst = &out[co * os.plane()];
+    for (int64_t i = 0; i < os.plane(); ++i) {
+      dst[i] = post(n, requantize(acc[i], n.requant_multiplier, n.requant_shift));
+    }
+  }
+}
+
+void fully_connected(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
+  const Bytes& wt = g.tensors[n.weights].data;
+  const std::vector<int32_t>* bias = n.bias >= 0 ? &g.tensors[n.bias].bias : nullptr;
+  const int64_t k = int64_t(in.size()), features = int64_t(out.size());
+  for (int64_t o = 0; o < features; ++o) {
+    int32_t acc = bias && o < int64_t(bias->size()) ? (*bias)[o] : 0;
+    const int8_t* w = &wt[o * k];
+    for (int64_t i = 0; i < k; ++i) acc += int32_t(w[i]) * in[i];
+    out[o] = post(n, requantize(acc, n.requant_multiplier, n.requant_shift));
+  }
+}
+
+// Max / average pooling; padding is virtual (never a value).
+void pool(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
+  const Dims is(g.tensors[n.inputs[0]].shape), os(g.tensors[n.outputs[0]].shape);
+  const bool global = n.op == OpType::kGlobalAvgPool;
+  const int64_t kh = global ? is.h : n.kernel_h, kw = global ? is.w : n.kernel_w;
+  const int64_t sh = global ? 1 : n.stride_h, sw = global ? 1 : n.stride_w;
+  const int64_t pt = global ? 0 : n.pad_top, pl = global ? 0 : n.pad_left;
+  const int64_t pb = global ? 0 : n.pad_bottom, pr = global ? 0 : n.pad_right;
+  for (int64_t c = 0; c < os.c; ++c) {
+    const int8_t* plane = &in[c * is.plane()];
+    for (int64_t oy = 0; oy < os.h; ++oy) {
+      for (int64_t ox = 0; ox < os.w; ++ox) {
+        const int64_t y0 = oy * sh - pt, x0 = ox * sw - pl;
+        int64_t sum = 0, count = 0;
+        int32_t best = std::numeric_limits<int32_t>::min();
+        for (int64_t iy = std::max<int64_t>(y0, 0); iy < std::min(y0 + kh, is.h); ++iy) {
+          for (int64_t ix = std::max<int64_t>(x0, 0); ix < std::min(x0 + kw, is.w); ++ix) {
+            const int32_t v = plane[iy * is.w + ix];
+            sum += v;
+            best = std::max(best, v);
+            ++count;
+          }
+        }
+        int32_t v = 0;
+        if (n.op == OpType::kMaxPool) {
+          v = count ? best : 0;
+        } else {
+          // count_include_pad counts the window's positions inside the padded input.
+          const int64_t divisor =
+              n.count_include_pad && !global
+                  ? (std::min(y0 + kh, is.h + pb) - y0) * (std::min(x0 + kw, is.w + pr) - x0)
+                  : count;
+          v = divisor > 0 ? rounded_quotient(sum, divisor) : 0;
+        }
+        out[(c * os.h + oy) * os.w + ox] = post(n, v);
+      }
+    }
+  }
+}
+
+void binary(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes& out) {
+  const Dims as(g.tensors[n.inputs[0]].shape);
+  const TensorShape& bs = g.tensors[n.inputs[1]].shape;
+  const bool scalar = bs.elements() == 1;
+  const bool per_channel = !scalar && bs.h == 1 && bs.w == 1 && as.plane() != 1;
+  for (int64_t i = 0; i < int64_t(a.size()); ++i) {
+    const int32_t y = scalar ? b[0] : per_channel ? b[i / as.plane()] : b[i];
+    const int32_t v = n.op == OpType::kAdd ? a[i] + y : a[i] * y;
+    out[i] = post(n, requantize(v, n.requant_multiplier, n.requant_shift));
+  }
+}
+
+// Softmax over channels: p_c = exp((x_c - max) / 16) / sum, stored as round(127 p_c).
+void softmax(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
+  const Dims s(g.tensors[n.inputs[0]].shape);
+  std::vector<double> e(s.c);
+  for (int64_t p = 0; p < s.plane(); ++p) {
+    int32_t mx = -128;
+    for (int64_t c = 0; c < s.c; ++c) mx = std::max<int32_t>(mx, in[c * s.plane() + p]);
+    double sum = 0;
+    for (int64_t c = 0; c < s.c; ++c) {
+      e[c] = std::exp((in[c * s.plane() + p] - mx) / 16.0);
+      sum += e[c];
+    }
+    for (int64_t c = 0; c < s.c; ++c) out[c * s.plane() + p] = saturate8(round_away(127.0 * (e[c] / sum)));
+  }
+}
+
+void pad(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
+  const Dims is(g.tensors[n.inputs[0]].shape), os(g.tensors[n.outputs[0]].shape);
+  std::fill(out.begin(), out.end(), int8_t{0});
+  for (int64_t c = 0; c < is.c; ++c) {
+    for (int64_t y = 0; y < is.h; ++y) {
+      std::copy_n(&in[(c * is.h + y) * is.w], is.w,
+                  &out[(c * os.h + y + n.pad_top) * os.w + n.pad_left]);
+    }
+  }
+}
+
+}  // namespace
+
+Reference::Reference(const Graph& g) : g_(g), values_(g.tensors.size()) {}
+
+void Reference::set_input(int tensor, std::vector<int8_t> bytes) {
+  const Tensor& t = g_.tensors.at(tensor);
+  if (int64_t(bytes.size()) != t.shape.elements()) {
+    throw std::runtime_error("reference: input '" + t.name + "' needs " +
+                             std::to_string(t.shape.elements()) + " bytes, got " +
+                             std::to_string(bytes.size()));
+  }
+  values_[tensor] = std::move(bytes);
+}
+
+void Reference::run() {
+  for (const Node& n : g_.nodes) run_node(n);
+}
+
+void Reference::run_node(const Node& n) {
+  std::vector<const Bytes*> in;
+  for (int t : n.inputs) {
+    if (values_[t].empty() && g_.tensors[t].shape.elements() > 0) {
+      throw std::runtime_error("reference: node '" + n.name + "' reads tensor '" +
+                               g_.tensors[t].name + "' before it has a value");
+    }
+    in.push_back(&values_[t]);
+  }
+  std::vector<Bytes> out;
+  for (int t : n.outputs) out.emplace_back(size_t(g_.tensors[t].shape.elements()), int8_t{0});
+  const int64_t plane = in.empty() ? 0 : g_.tensors[n.inputs[0]].shape.h * g_.tensors[n.inputs[0]].shape.w;
+  switch (n.op) {
+    case OpType::kConv: conv(g_, n, *in[0], out[0]); break;
+    case OpType::kFullyConnected: fully_connected(g_, n, *in[0], out[0]); break;
+    case OpType::kMaxPool:
+    case OpType::kAvgPool:
+    case OpType::kGlobalAvgPool: pool(g_, n, *in[0], out[0]); break;
+    case OpType::kAdd:
+    case OpType::kMul: binary(g_, n, *in[0], *in[1], out[0]); break;
+    case OpType::kActivation:
+      for (size_t i = 0; i < out[0].size(); ++i) {
+        out[0][i] = post(n, requantize((*in[0])[i], n.requant_multiplier, n.requant_shift));
+      }
+      break;
+    case OpType::kSoftmax: softmax(g_, n, *in[0], out[0]); break;
+    case OpType::kConcat: {
+      size_t at = 0;
+      for (const Bytes* b : in) at = size_t(std::copy(b->begin(), b->end(), out[0].begin() + at) - out[0].begin());
+      break;
+    }
+    case OpType::kReshape: out[0] = *in[0]; break;
+    case OpType::kSplit:
+    case OpType::kSlice:
+      for (size_t k = 0; k < out.size(); ++k) {
+        std::copy_n(in[0]->begin() + n.channel_begin.at(k) * plane, out[k].size(), out[k].begin());
+      }
+      break;
+    case OpType::kChannelShuffle: {
+      // Output channel i x groups + k is input channel k x (C / groups) + i.
+      const int64_t groups = n.shuffle_groups, per = g_.tensors[n.inputs[0]].shape.c / groups;
+      for (int64_t k = 0; k < groups; ++k) {
+        for (int64_t i = 0; i < per; ++i) {
+          std::copy_n(in[0]->begin() + (k * per + i) * plane, plane,
+                      out[0].begin() + (i * groups + k) * plane);
+        }
+      }
+      break;
+    }
+    case OpType::kPad: pad(g_, n, *in[0], out[0]); break;
+  }
+  for (size_t k = 0; k < out.size(); ++k) values_[n.outputs[k]] = std::move(out[k]);
+}
+
+}  // namespace strider

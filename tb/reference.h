@@ -1,0 +1,49 @@
+// Reference: a plain C++ model of every Graph IR op, computing whole layers (not tiles) straight
+// from the Graph, to check the hardware model's functional mode against. It shares nothing with
+// the model but the numeric contract of strider/quant.h (requantize, activate, round_away,
+// saturate8); its loops are written independently of model/neuron/tile_compute.cpp.
+//
+// Numerics per op (int8 activations, planar CHW, batch 1):
+// - Conv / FullyConnected: acc = bias + sum(in x w) in int32 (virtual zero padding), then
+//   requantize(acc, multiplier, shift) and the fused activation.
+// - MaxPool: the maximum over the window's elements inside the input; AvgPool: their sum divided
+//   by their count (with count_include_pad by the elements inside the padded input), rounded half
+//   away from zero; GlobalAvgPool: the same over the whole plane. Then the fused activation.
+// - Add / Mul (second operand may broadcast per channel or be a scalar) and Activation:
+//   requantize(a op b, multiplier, shift), then the fused activation.
+// - Softmax over channels: inputs at scale 1/16, probabilities at scale 1/127, rounded half away.
+// - Concat, Split, Slice, ChannelShuffle, Pad and Reshape move bytes only.
+// ReLU6 clamps to [0, 6 x kActivationScale] whatever the node's clip bounds.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "planner/ir/graph.h"
+
+namespace strider {
+
+class Reference {
+ public:
+  explicit Reference(const Graph& g);
+
+  // Sets a graph input's value (shape.elements() bytes, CHW). Throws std::runtime_error naming
+  // the tensor when the size is wrong.
+  void set_input(int tensor, std::vector<int8_t> bytes);
+
+  // Computes every node in graph order (the importers keep nodes topologically sorted).
+  void run();
+
+  // Computes one node from the current values of its inputs and stores its outputs.
+  void run_node(const Node& n);
+
+  // The value of an activation tensor (empty before it is computed).
+  const std::vector<int8_t>& value(int tensor) const { return values_.at(tensor); }
+  std::vector<int8_t>& mutable_value(int tensor) { return values_.at(tensor); }
+
+ private:
+  const Graph& g_;
+  std::vector<std::vector<int8_t>> values_;
+};
+
+}  // namespace strider

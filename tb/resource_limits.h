@@ -1,0 +1,65 @@
+// Resource limits: refuses, before any planning or simulation, a run whose network or config
+// would need absurd memory or time, with one error listing every bound it exceeds, instead of
+// letting the run exhaust the machine's memory or run for days. The bounds are generous (a
+// hundred to a thousand times the bundled networks and presets); ResourceLimits holds them so that
+// a caller can tighten or widen them.
+//
+// What is bounded and why:
+//   config:  arch sizes that become host allocations or per-unit objects (L2 backing store in
+//            functional mode, neurons, line-buffer lines, DMA channels, prefetch window), the DRAM
+//            address space, and the watchdog (0 would flag every run as a deadlock).
+//   graph:   nodes, the bytes of any one tensor, all weight bytes (materialised in host memory
+//            and in the DRAM image), MACs (planner and simulation effort; functional mode
+//            computes every MAC on real data, so its bound is lower).
+//   lowered: descriptors (each is simulated as a transaction and reported in descriptors.csv).
+// Errors (std::runtime_error) read "<run file>: refused before planning: ..." with one line per
+// exceeded bound naming the key, layer or tensor, its value and the limit.
+#pragma once
+
+#include <cstdint>
+
+#include "model/config/run_config.h"
+#include "planner/ir/graph.h"
+#include "strider/descriptor.h"
+
+namespace strider {
+
+struct ResourceLimits {
+  // Config.
+  uint64_t max_l2_bytes = uint64_t{1} << 32;             // 4 GiB of on-chip SRAM
+  uint64_t max_functional_l2_bytes = uint64_t{1} << 30;  // dense host backing store: 1 GiB
+  uint64_t max_dram_bytes = uint64_t{1} << 40;           // 1 TiB address space
+  uint64_t max_neurons = 1 << 16;
+  uint64_t max_l1_lines = 1 << 16;
+  uint64_t max_l1_line_bytes = 1 << 20;
+  uint64_t max_l1_kernel_bytes = uint64_t{1} << 26;      // 64 MiB
+  uint64_t max_dma_channels = 1024;
+  uint64_t max_prefetch_depth = 1 << 20;
+  // Graph.
+  uint64_t max_nodes = 100000;
+  uint64_t max_tensor_bytes = uint64_t{1} << 32;         // 4 GiB for one tensor
+  uint64_t max_weight_bytes = uint64_t{1} << 32;         // 4 GiB of weights and biases in all
+  uint64_t max_macs = uint64_t{10000000000000};          // 1e13 (ResNet-50 at 224: 4.1e9)
+  uint64_t max_functional_macs = uint64_t{50000000000};  // 5e10 computed on real data
+  // Lowered list.
+  uint64_t max_descriptors = 10000000;
+};
+
+// Config bounds. Throws std::runtime_error listing every exceeded bound.
+void check_config_limits(const RunConfig& cfg, const ResourceLimits& limits = {});
+
+// Config and graph bounds: call after importing the network and before materialising its
+// parameters (which allocates the weights) and planning. Throws std::runtime_error listing every
+// exceeded bound.
+void check_resource_limits(const RunConfig& cfg, const Graph& g,
+                           const ResourceLimits& limits = {});
+
+// Descriptor count of the lowered list: call after lowering, before simulating.
+void check_descriptor_limits(const RunConfig& cfg, const DescriptorList& list,
+                             const ResourceLimits& limits = {});
+
+// a * b and a + b, or UINT64_MAX when the result does not fit.
+uint64_t saturating_mul(uint64_t a, uint64_t b);
+uint64_t saturating_add(uint64_t a, uint64_t b);
+
+}  // namespace strider

@@ -1,0 +1,48 @@
+// The progress bar: its text, and a run with it drawn from inside the simulation that ends (the
+// thread stops with the run) with the same cycle count as without it.
+#include "model/config/config_loader.h"
+#include "model/top/top.h"
+#include "tb/progress_bar.h"
+#include "tb/run_harness.h"
+#include "tests/e2e/report_util.h"
+
+namespace strider::report_test {
+namespace {
+
+TEST(ReportProgress, RendersDoneOfTotal) {
+  // 5 of 20 = 25 %: 10 x 5 / 20 = 2 of 10 cells filled.
+  EXPECT_EQ(ProgressBar::render(5, 20, 1234, 10),
+            "  simulating [##........] 25 %  5/20 descriptors  cycle 1234");
+  EXPECT_EQ(ProgressBar::render(0, 0, 0, 4), "  simulating [####] 100 %  0/0 descriptors  cycle 0");
+}
+
+TEST(ReportProgress, DrawsDuringTheRunAndLeavesItsCyclesAlone) {
+  RunResult r;
+  r.config = load_run(kDefaultRun);
+  plan_run(r);
+  std::ostringstream bar;
+  Top top("top", r.config.arch, r.config.sim, r.lowered.list, r.stats, r.record);
+  // Wake every 1000 cycles, draw at every wake-up.
+  ProgressBar progress("progress", r.record, bar, 1000, std::chrono::milliseconds(0),
+                       std::chrono::milliseconds(0));
+  progress.attach(top.clock());
+  const uint64_t cycles = top.run();
+  // The run's own end (the last retirement), not the progress thread's last wake-up.
+  EXPECT_EQ(cycles, r.record.cycles);
+  const uint64_t last_end =
+      std::max_element(r.record.descriptors.begin(), r.record.descriptors.end(),
+                       [](const auto& a, const auto& b) { return a.end < b.end; })
+          ->end;
+  EXPECT_EQ(cycles, last_end);
+  const std::string text = bar.str();
+  const size_t n = r.record.descriptors.size();
+  EXPECT_EQ(text.rfind("\r  simulating [", 0), 0u) << text;
+  const std::string final_line = "\r" + ProgressBar::render(n, n, cycles) + "\n";
+  ASSERT_GE(text.size(), final_line.size());
+  EXPECT_EQ(text.substr(text.size() - final_line.size()), final_line);
+  // The simulation stopped within one wake-up period after the last retirement.
+  EXPECT_LE(sc_core::sc_time_stamp(), top.clock().cycles(cycles + 1000));
+}
+
+}  // namespace
+}  // namespace strider::report_test

@@ -1,0 +1,246 @@
+#!/usr/bin/python3
+"""Writes the small ONNX models tests/planner/import_onnx_test.cpp reads (next to this file).
+
+Run with Debian's python3-onnx: /usr/bin/python3 tests/planner/data/make_onnx_fixtures.py
+Every model is built by hand with onnx.helper so each op and attribute the importer supports is
+exercised with known values; the err_*.onnx models each trigger one importer error.
+"""
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+F = TensorProto.FLOAT
+
+
+def vi(name, shape):
+    return helper.make_tensor_value_info(name, F, shape)
+
+
+def init(name, array):
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def ints(name, values):
+    return numpy_helper.from_array(np.asarray(values, dtype=np.int64), name)
+
+
+def save(name, nodes, inputs, outputs, inits=(), opset=13):
+    graph = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                              producer_name="strider-fixtures")
+    model.ir_version = 8
+    onnx.save(model, os.path.join(HERE, name + ".onnx"))
+
+
+def conv_ops():
+    w1 = (np.arange(8 * 4 * 3 * 3) % 11 - 5).astype(np.float32).reshape(8, 4, 3, 3) * 0.1
+    b1 = (np.arange(8) * 0.01).astype(np.float32)
+    w2 = np.ones((8, 1, 3, 3), np.float32)
+    w3 = np.ones((16, 4, 2, 2), np.float32)
+    w4 = np.ones((4, 16, 3, 3), np.float32)
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="asym", pads=[0, 1, 2, 3]),
+        helper.make_node("Conv", ["c1", "w2"], ["c2"], name="depthwise", group=8,
+                         dilations=[2, 2], strides=[2, 2], auto_pad="SAME_UPPER"),
+        helper.make_node("Conv", ["c2", "w3"], ["c3"], name="grouped", group=2,
+                         kernel_shape=[2, 2], auto_pad="SAME_LOWER"),
+        helper.make_node("Conv", ["c3", "w4"], ["c4"], name="valid", auto_pad="VALID"),
+    ]
+    save("conv_ops", nodes, [vi("x", [1, 4, 16, 16])], [vi("c4", None)],
+         [init("w1", w1), init("b1", b1), init("w2", w2), init("w3", w3), init("w4", w4)])
+
+
+def batchnorm():
+    nodes = [
+        helper.make_node("Conv", ["x", "wc"], ["c"], name="conv"),
+        helper.make_node("BatchNormalization", ["c", "s", "b", "m", "v"], ["bn"], name="bn",
+                         epsilon=0.0),
+        helper.make_node("Relu", ["bn"], ["r"], name="relu"),
+        helper.make_node("Concat", ["r", "x"], ["cat"], name="cat", axis=1),
+        helper.make_node("BatchNormalization", ["cat", "s2", "b2", "m2", "v2"], ["bn2"],
+                         name="bn2", epsilon=0.0),
+    ]
+    inits = [init("wc", np.ones((4, 3, 1, 1), np.float32)),
+             init("s", np.array([1, 2, 3, 4], np.float32)),
+             init("b", np.array([0.5, 0, 0, -0.5], np.float32)),
+             init("m", np.array([0, 1, 0, 0], np.float32)),
+             init("v", np.array([1, 1, 4, 16], np.float32)),
+             init("s2", np.ones(7, np.float32)), init("b2", np.full(7, 0.25, np.float32)),
+             init("m2", np.zeros(7, np.float32)), init("v2", np.ones(7, np.float32))]
+    save("batchnorm", nodes, [vi("x", [1, 3, 8, 8])], [vi("bn2", None)], inits)
+
+
+def pools():
+    nodes = [
+        helper.make_node("MaxPool", ["x"], ["mp"], name="mp", kernel_shape=[3, 3],
+                         strides=[2, 2], ceil_mode=1),
+        helper.make_node("AveragePool", ["x"], ["ap"], name="ap", kernel_shape=[2, 2],
+                         strides=[2, 2], pads=[1, 1, 1, 1], count_include_pad=1),
+        helper.make_node("GlobalAveragePool", ["mp"], ["gap"], name="gap"),
+        helper.make_node("ReduceMean", ["ap"], ["rm"], name="rm", axes=[-1, -2], keepdims=0),
+    ]
+    save("pools", nodes, [vi("x", [1, 2, 10, 10])], [vi("gap", None), vi("rm", None)])
+
+
+def activations():
+    nodes = [
+        helper.make_node("Relu", ["x"], ["a1"], name="relu"),
+        helper.make_node("Clip", ["a1", "zero", "six"], ["a2"], name="relu6"),
+        helper.make_node("Clip", ["a2", "minus_one", "one"], ["a3"], name="clip"),
+        helper.make_node("Clip", ["a3", "zero"], ["a4"], name="clip_min_only"),
+        helper.make_node("Sigmoid", ["a4"], ["a5"], name="sigmoid"),
+        helper.make_node("HardSigmoid", ["a5"], ["a6"], name="hardsigmoid", alpha=1.0 / 6),
+        helper.make_node("HardSwish", ["a6"], ["a7"], name="hardswish"),
+        helper.make_node("GlobalAveragePool", ["a7"], ["g"], name="gap"),
+        helper.make_node("Flatten", ["g"], ["f"], name="flatten"),
+        helper.make_node("Softmax", ["f"], ["sm"], name="softmax"),
+    ]
+    inits = [init("zero", np.float32(0)), init("six", np.float32(6)),
+             init("minus_one", np.float32(-1)), init("one", np.float32(1))]
+    save("activations", nodes, [vi("x", [1, 4, 5, 5])], [vi("sm", None)], inits)
+
+
+def tensor_ops():
+    nodes = [
+        helper.make_node("Add", ["x", "x"], ["a"], name="add"),
+        helper.make_node("Mul", ["y", "a"], ["m"], name="mul"),
+        helper.make_node("Concat", ["a", "m"], ["c"], name="concat", axis=1),
+        helper.make_node("Split", ["c", "sizes"], ["s0", "s1"], name="split", axis=1),
+        helper.make_node("Slice", ["s1", "st", "en", "ax"], ["sl"], name="slice"),
+        helper.make_node("Slice", ["sl", "st0", "big", "ax2"], ["slf"], name="slice_full"),
+        helper.make_node("Pad", ["slf", "pads"], ["p"], name="pad", mode="constant"),
+        helper.make_node("Identity", ["p"], ["id"], name="identity"),
+        helper.make_node("Dropout", ["id"], ["d"], name="dropout"),
+        helper.make_node("Reshape", ["d", "shape5"], ["r5"], name="shuffle_reshape"),
+        helper.make_node("Transpose", ["r5"], ["t"], name="shuffle_transpose",
+                         perm=[0, 2, 1, 3, 4]),
+        helper.make_node("Reshape", ["t", "shape4"], ["r4"], name="shuffle"),
+    ]
+    inits = [ints("sizes", [4, 12]), ints("st", [2]), ints("en", [-2]), ints("ax", [1]),
+             ints("st0", [0]), ints("big", [2**62]), ints("ax2", [2]),
+             ints("pads", [0, 0, 1, 2, 0, 0, 3, 4]), ints("shape5", [1, 2, 4, 10, 12]),
+             ints("shape4", [1, 8, 10, 12])]
+    save("tensor_ops", nodes, [vi("x", [1, 8, 6, 6]), vi("y", [1, 8, 1, 1])],
+         [vi("s0", None), vi("r4", None)], inits)
+
+
+def shape_fc():
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shp"], name="shape"),
+        helper.make_node("Gather", ["shp", "i0"], ["g0"], name="gather0", axis=0),
+        helper.make_node("Unsqueeze", ["g0", "axes0"], ["u"], name="unsq_const"),
+        helper.make_node("Concat", ["u", "minus1"], ["target"], name="concat_shape", axis=0),
+        helper.make_node("Reshape", ["x", "target"], ["r"], name="reshape"),
+        helper.make_node("Gemm", ["r", "B", "C"], ["gm"], name="gemm", transB=1, alpha=0.5,
+                         beta=2.0),
+        helper.make_node("MatMul", ["gm", "M"], ["mm"], name="matmul"),
+        helper.make_node("Unsqueeze", ["mm", "axes23"], ["uq"], name="unsqueeze"),
+        helper.make_node("Squeeze", ["uq", "axes3"], ["sq"], name="squeeze"),
+        helper.make_node("Flatten", ["x"], ["f"], name="flatten", axis=1),
+        # [1, (16 * 4 / 2), -1] through folded arithmetic, a cast and ConstantOfShape.
+        helper.make_node("Gather", ["shp", "i1"], ["g1"], name="gather1", axis=0),
+        helper.make_node("Mul", ["g1", "four"], ["g1x"], name="mul_const"),
+        helper.make_node("Div", ["g1x", "two"], ["g1d"], name="div_const"),
+        helper.make_node("Cast", ["g1d"], ["g1c"], name="cast", to=TensorProto.INT64),
+        helper.make_node("Constant", [], ["one_shape"], name="const_shape",
+                         value=helper.make_tensor("v", TensorProto.INT64, [1], [1])),
+        helper.make_node("ConstantOfShape", ["one_shape"], ["ones"], name="cos",
+                         value=helper.make_tensor("v", TensorProto.INT64, [1], [1])),
+        helper.make_node("Concat", ["ones", "g1c", "minus1"], ["target3"], name="concat3", axis=0),
+        helper.make_node("Reshape", ["x", "target3"], ["r3"], name="reshape3"),
+    ]
+    b = (np.arange(10 * 64) % 7 - 3).astype(np.float32).reshape(10, 64)
+    c = np.arange(10).astype(np.float32)
+    m = (np.arange(10 * 5) % 5 - 2).astype(np.float32).reshape(10, 5)
+    inits = [ints("i0", 0), ints("i1", [1]), ints("axes0", [0]), ints("minus1", [-1]),
+             init("B", b), init("C", c), init("M", m), ints("axes23", [2, 3]),
+             ints("axes3", [3]), ints("four", [4]), ints("two", [2])]
+    save("shape_fc", nodes, [vi("x", [1, 16, 2, 2])],
+         [vi("sq", None), vi("f", None), vi("r3", None)], inits)
+
+
+def opset11():
+    nodes = [
+        helper.make_node("Split", ["x"], ["s0", "s1"], name="split", axis=1, split=[2, 4]),
+        helper.make_node("GlobalAveragePool", ["s1"], ["g"], name="gap"),
+        helper.make_node("Squeeze", ["g"], ["sq"], name="squeeze", axes=[2, 3]),
+        helper.make_node("Softmax", ["sq"], ["sm"], name="softmax"),
+        helper.make_node("Clip", ["s0", "lo", "hi"], ["cl"], name="clip"),
+        helper.make_node("Unsqueeze", ["sm"], ["us"], name="unsqueeze", axes=[2]),
+    ]
+    inits = [init("lo", np.float32(-0.5)), init("hi", np.float32(20))]
+    save("opset11", nodes, [vi("x", [1, 6, 4, 4])], [vi("us", None), vi("cl", None)], inits,
+         opset=11)
+
+
+def noparams():
+    """Like torch.onnx.export(export_params=False): parameters are graph inputs without data."""
+    nodes = [
+        helper.make_node("Identity", ["conv.weight"], ["w_alias"], name="alias"),
+        helper.make_node("Conv", ["input", "w_alias", "conv.bias"], ["c"], name="conv",
+                         pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c"], ["r"], name="relu"),
+        helper.make_node("GlobalAveragePool", ["r"], ["g"], name="gap"),
+        helper.make_node("Flatten", ["g"], ["f"], name="flatten"),
+        helper.make_node("Gemm", ["f", "fc.weight"], ["logits"], name="fc", transB=1),
+    ]
+    inputs = [vi("input", [1, 3, 8, 8]), vi("conv.weight", [4, 3, 3, 3]), vi("conv.bias", [4]),
+              vi("fc.weight", [10, 4])]
+    save("noparams", nodes, inputs, [vi("logits", None)])
+
+
+def errors():
+    x = [vi("x", [1, 4, 8, 8])]
+    y = [vi("x", [1, 4, 8, 8]), vi("y", [1, 4, 8, 8])]
+    out = [vi("o", None)]
+    save("err_unsupported", [helper.make_node("Erf", ["x"], ["o"], name="my_erf")], x, out)
+    save("err_domain", [helper.make_node("FusedConv", ["x"], ["o"], name="fused",
+                                         domain="com.microsoft")], x, out)
+    save("err_opset18", [helper.make_node("Relu", ["x"], ["o"], name="r")], x, out, opset=18)
+    save("err_div", [helper.make_node("Div", ["x", "y"], ["o"], name="div")], y, out)
+    save("err_add_const", [helper.make_node("Add", ["x", "k"], ["o"], name="add_k")], x, out,
+         [init("k", np.float32(1))])
+    save("err_concat_axis", [helper.make_node("Concat", ["x", "y"], ["o"], name="cat", axis=2)],
+         y, out)
+    save("err_slice_h", [helper.make_node("Slice", ["x", "s", "e", "a"], ["o"], name="sl")], x,
+         out, [ints("s", [1]), ints("e", [4]), ints("a", [2])])
+    save("err_transpose", [helper.make_node("Transpose", ["x"], ["o"], name="nhwc",
+                                            perm=[0, 2, 3, 1])], x, out)
+    save("err_pad_mode", [helper.make_node("Pad", ["x", "p"], ["o"], name="pad",
+                                           mode="reflect")], x, out,
+         [ints("p", [0, 0, 1, 1, 0, 0, 1, 1])])
+    save("err_matmul", [helper.make_node("Flatten", ["x"], ["f"], name="f"),
+                        helper.make_node("MatMul", ["f", "f"], ["o"], name="mm")], x, out)
+    save("err_softmax", [helper.make_node("Softmax", ["x"], ["o"], name="sm", axis=1)], x, out)
+    save("err_reducemean", [helper.make_node("ReduceMean", ["x"], ["o"], name="rm", axes=[1])],
+         x, out)
+    save("err_gemm_transa", [helper.make_node("Flatten", ["x"], ["f"], name="f"),
+                             helper.make_node("Gemm", ["f", "w"], ["o"], name="g", transA=1)],
+         x, out, [init("w", np.ones((256, 2), np.float32))])
+    save("err_undefined", [helper.make_node("Relu", ["nowhere"], ["o"], name="r")], x, out)
+    save("err_output_constant", [helper.make_node("Shape", ["x"], ["o"], name="shape")], x, out)
+    save("err_conv1d", [helper.make_node("Conv", ["x3", "w"], ["o"], name="c1d")],
+         [vi("x3", [1, 4, 8])], out, [init("w", np.ones((2, 4, 3), np.float32))])
+    save("err_hardsigmoid", [helper.make_node("HardSigmoid", ["x"], ["o"], name="hs")], x, out)
+    save("err_shape_mismatch", [helper.make_node("Conv", ["x", "w"], ["o"], name="c")], x, out,
+         [init("w", np.ones((2, 3, 3, 3), np.float32))])
+    save("err_reshape5", [helper.make_node("Reshape", ["x", "s"], ["o"], name="r5")], x, out,
+         [ints("s", [1, 2, 2, 4, 8])])
+    short = TensorProto(name="w", data_type=F, dims=[2, 4, 1, 1], raw_data=b"\0" * 12)
+    save("err_raw_size", [helper.make_node("Conv", ["x", "w"], ["o"], name="c")], x, out,
+         [short])
+
+
+if __name__ == "__main__":
+    conv_ops()
+    batchnorm()
+    pools()
+    activations()
+    tensor_ops()
+    shape_fc()
+    opset11()
+    noparams()
+    errors()

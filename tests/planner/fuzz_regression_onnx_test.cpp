@@ -1,0 +1,40 @@
+// Regression tests for inputs the ONNX fuzzer (fuzz/fuzz_onnx.cpp) found. Each must be refused
+// with a std::runtime_error naming the file and the node, never crash or overflow (the sanitizer
+// build, `make test-asan`, turns undefined behaviour into a failure).
+//
+// onnx_reshape_dim_overflow.onnx: a Reshape whose constant shape is
+// [1, 2738188573441261570, 2147483652, 10, 12]; multiplying the known dims overflowed int64
+// (onnx_ops_tensor.cpp import_reshape, `known *= d`).
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "planner/import/onnx_importer.h"
+
+namespace strider {
+namespace {
+
+std::string fuzz_input(const std::string& name) {
+  return std::string(STRIDER_SOURCE_DIR) + "/tests/data/fuzz/" + name;
+}
+
+// The error message of importing `path`, or "" when it imported.
+std::string import_error(const std::string& path) {
+  try {
+    import_onnx(path);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(FuzzRegressionOnnx, ReshapeWithOverflowingDimsIsRefused) {
+  const std::string path = fuzz_input("onnx_reshape_dim_overflow.onnx");
+  const std::string what = import_error(path);
+  EXPECT_EQ(what.rfind(path + ": node ", 0), 0u) << what;
+  EXPECT_NE(what.find("(Reshape)"), std::string::npos) << what;
+}
+
+}  // namespace
+}  // namespace strider
