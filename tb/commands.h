@@ -14,6 +14,8 @@ int run_command(const Args& args, std::ostream& out, std::ostream& err);
 int plan_command(const Args& args, std::ostream& out, std::ostream& err);
 int sweep_command(const Args& args, std::ostream& out, std::ostream& err);
 int regress_command(const Args& args, std::ostream& out, std::ostream& err);
+int pack_command(const Args& args, std::ostream& out, std::ostream& err);
+int inspect_command(const Args& args, std::ostream& out, std::ostream& err);
 
 // Dispatches argv[1..] to a subcommand; prints usage on unknown ones.
 int dispatch(const Args& args, std::ostream& out, std::ostream& err);

@@ -14,6 +14,8 @@ struct Command {
 constexpr Command kCommands[] = {
     {"run", run_command, "RUN.yaml|LIST.strd [--out DIR] [--set key=value ...]  simulate a run"},
     {"plan", plan_command, "RUN.yaml [--emit FILE] [--text FILE] [--set k=v]  plan and lower only"},
+    {"pack", pack_command, "FILE.csv [--capacity N] [--allocator NAME] [--time-limit S] [--out F]"},
+    {"inspect", inspect_command, "NETWORK [--json] [--input H,W]  layers, shapes, MACs, weights"},
     {"sweep", sweep_command, "FILE.yaml [-j N] [--out D] [--resume] [--shard K/N] | merge D..."},
     {"regress", regress_command, "[--update] [--dir DIR] [--case NAME]... [-j N]  regression suite"},
 };

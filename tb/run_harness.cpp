@@ -7,6 +7,7 @@
 #include "model/top/top.h"
 #include "planner/import/network_loader.h"
 #include "tb/functional_check.h"
+#include "tb/tensor_dump.h"
 
 namespace strider {
 
@@ -50,6 +51,7 @@ void simulate_planned(RunResult& r) {
     r.checked_tensors = check->checked_tensors();
     r.mismatches = check->mismatches();
     r.functional_details = check->details();
+    if (!r.dump_tensors_dir.empty()) dump_tensors(r.graph, r.lowered, *check, r.dump_tensors_dir);
   }
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }

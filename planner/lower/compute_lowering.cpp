@@ -23,6 +23,7 @@ OpCode op_code(const Node& n) {
     case OpType::kFullyConnected: return OpCode::kFullyConnected;
     case OpType::kMaxPool: return OpCode::kMaxPool;
     case OpType::kAvgPool: return OpCode::kAvgPool;
+    case OpType::kPad: return OpCode::kAvgPool;  // a 1x1 average over zero virtual padding
     case OpType::kGlobalAvgPool: return OpCode::kGlobalAvgPool;
     case OpType::kAdd: return OpCode::kAdd;
     case OpType::kMul: return OpCode::kMul;
@@ -42,8 +43,8 @@ uint32_t Lowerer::weight_block(const Node& n) const {
     const uint64_t per = per_channel_weights(g_, n);
     return static_cast<uint32_t>(std::clamp<uint64_t>(arch_.l1.kernel_bytes / per, 1, out_c));
   }
-  if (n.op == OpType::kFullyConnected) {  // one run of neurons, a slot within L2 / 8
-    const uint64_t cap = std::max<uint64_t>(1, (arch_.l2.size_bytes / 8) / per_channel_weights(g_, n));
+  if (n.op == OpType::kFullyConnected) {  // one run of neurons, a slot within L2 / 16
+    const uint64_t cap = std::max<uint64_t>(1, (arch_.l2.size_bytes / 16) / per_channel_weights(g_, n));
     return static_cast<uint32_t>(std::min<uint64_t>({cap, arch_.neurons.count, out_c}));
   }
   return out_c;
@@ -63,7 +64,8 @@ void Lowerer::input_rows(const Node& n, uint32_t r0, uint32_t r1, uint32_t* y0, 
   switch (n.op) {
     case OpType::kConv:
     case OpType::kMaxPool:
-    case OpType::kAvgPool: {
+    case OpType::kAvgPool:
+    case OpType::kPad: {
       const int64_t lo = int64_t(r0) * n.stride_h - n.pad_top;
       const int64_t hi = int64_t(r1 - 1) * n.stride_h - n.pad_top + int64_t(n.kernel_h - 1) * n.dilation_h + 1;
       *y0 = static_cast<uint32_t>(std::clamp<int64_t>(lo, 0, h));
@@ -110,6 +112,12 @@ OpDesc Lowerer::base_op(const Node& n) const {
   b.dilation_w = static_cast<uint16_t>(n.dilation_w);
   b.groups = static_cast<uint32_t>(n.groups);
   b.count_include_pad = n.count_include_pad;
+  if (n.op == OpType::kPad) {
+    // Explicit zero padding: each output is the one input element under a 1x1 window, or 0 in
+    // the padding (an average over no element); requantisation and activation do not apply.
+    b.kernel_h = b.kernel_w = b.stride_h = b.stride_w = b.dilation_h = b.dilation_w = 1;
+    b.count_include_pad = false;
+  }
   b.act = static_cast<PostAct>(static_cast<uint8_t>(n.activation));
   b.clip_min = n.clip_min;
   b.clip_max = n.clip_max;
@@ -250,6 +258,10 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, const OpDesc& base) {
           input_channels(n, c0, c1, &i0, &i1);
           if (r.h == 1) y0 = 0, y1 = 1;  // broadcast operand
           if (r.c == 1) i0 = 0, i1 = 1;
+          if (y1 == y0) {  // a band of padding only: fetch one row anyway (it is not read)
+            y0 = std::min(y0, r.h - 1);
+            y1 = y0 + 1;
+          }
           const uint32_t slot = in_bands_.take();
           TensorRef band = r;
           band.space = MemSpace::kL2;

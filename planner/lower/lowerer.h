@@ -37,7 +37,7 @@ class Lowerer {
  private:
   // lowering.cpp
   void plan_memory(const std::vector<int>& order);
-  uint64_t min_band_bytes(bool input) const;
+  uint64_t min_band_bytes(bool input, std::string* worst) const;
   TensorRef ref(int tensor) const;
   MemSpace space(int tensor) const;
   uint32_t add_layer(const std::string& name, const std::string& op);

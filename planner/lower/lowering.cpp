@@ -11,7 +11,7 @@ namespace strider {
 namespace {
 
 constexpr uint32_t kStagingSlots = 2;  // weights: double buffered
-constexpr uint32_t kInBandSlots = 3;   // double buffering, or both operands of add / mul
+constexpr uint32_t kInBandSlots = 2;   // double buffering (or both operands of add / mul)
 constexpr uint32_t kOutBandSlots = 2;
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
@@ -75,9 +75,10 @@ std::vector<uint32_t> Lowerer::input_deps(const Node& n) const {
 
 // The smallest band buffer any compute op could need: one output row of the smallest channel
 // block it can be split into (inputs: the rows that one output row reads).
-uint64_t Lowerer::min_band_bytes(bool input) const {
+uint64_t Lowerer::min_band_bytes(bool input, std::string* worst) const {
   uint64_t need = 0;
   for (const Node& n : g_.nodes) {
+    const uint64_t before = need;
     if (is_view_op(n.op) || n.op == OpType::kConcat || n.op == OpType::kChannelShuffle) continue;
     const uint32_t c0 = 0, c1 = channel_local(n) ? 1 : weight_block(n);
     if (input) {
@@ -92,6 +93,7 @@ uint64_t Lowerer::min_band_bytes(bool input) const {
     } else {  // a tile can always shrink to one output channel
       need = std::max<uint64_t>(need, uint64_t(g_.tensors[n.outputs[0]].shape.w));
     }
+    if (need > before && worst) *worst = n.name;
   }
   return align_up(need, arch_.l2.alignment_bytes);
 }
@@ -119,13 +121,17 @@ void Lowerer::plan_memory(const std::vector<int>& order) {
   } catch (const std::runtime_error&) {
     // Not everything fits: reserve band buffers under the staging slots and spill to DRAM.
     const uint64_t share = align_up(arena / 16, align);
-    in_bands_.slot_bytes = std::max(share, min_band_bytes(true));
-    out_bands_.slot_bytes = std::max(share, min_band_bytes(false));
+    std::string worst;
+    const uint64_t in_need = min_band_bytes(true, &worst);
+    in_bands_.slot_bytes = std::max(share, in_need);
+    out_bands_.slot_bytes = std::max(share, min_band_bytes(false, nullptr));
     const uint64_t bands = in_bands_.slot_bytes * kInBandSlots + out_bands_.slot_bytes * kOutBandSlots;
     if (bands >= arena) {
-      throw std::runtime_error("L2 of " + std::to_string(l2) + " bytes is too small: weight staging (" +
-                               std::to_string(staging) + ") and row-band buffers (" +
-                               std::to_string(bands) + ") leave no room for activations");
+      throw std::runtime_error(
+          "L2 of " + std::to_string(l2) + " bytes is too small: weight staging (" +
+          std::to_string(staging) + " bytes) and row-band buffers (" + std::to_string(bands) +
+          " bytes; node '" + worst + "' reads " + std::to_string(in_need) +
+          " bytes of input per output row) leave no room for activations");
     }
     arena -= bands;
     in_bands_.base = arena;

@@ -21,23 +21,39 @@ TEST(ReportFiles, EveryFileIsWrittenWithItsColumns) {
                      "dram_bytes", "l2_bytes", "lb_write_cycles", "shifted_writes",
                      "discarded_outputs", "compute_cycles", "stall_l2_conflict", "stall_dram",
                      "stall_line_buffer", "stall_backpressure"}));
-  EXPECT_EQ(read_csv(dir.file("descriptors.csv")).header,
-            (Strings{"id", "kind", "layer", "unit", "channel", "fetched", "ready", "start",
-                     "end"}));
+  EXPECT_EQ(
+      read_csv(dir.file("descriptors.csv")).header,
+      (Strings{"id", "kind", "layer", "unit", "channel", "fetched", "ready", "start", "end"}));
   EXPECT_EQ(read_csv(dir.file("occupancy.csv")).header,
             (Strings{"cycle", "l2_bytes", "line_buffer_bytes"}));
   EXPECT_EQ(read_csv(dir.file("memory_plan.csv")).header,
             (Strings{"tensor", "kind", "offset", "size", "first", "last"}));
   const nlohmann::json j = read_json(dir.file("summary.json"));
-  for (const char* key :
-       {"/cycles", "/seconds_at_clock", "/macs", "/utilization", "/dram/read_bytes",
-        "/dram/write_bytes", "/dram/descriptor_fetch_bytes", "/l2/capacity_bytes",
-        "/l2/peak_planned_bytes", "/l2/peak_observed_bytes", "/line_buffer/write_cycles",
-        "/line_buffer/shifted_writes", "/line_buffer/discarded_outputs",
-        "/line_buffer/peak_observed_bytes", "/planner/allocator", "/planner/peak_bytes",
-        "/planner/lower_bound_bytes", "/planner/seconds", "/functional/enabled",
-        "/functional/checked_tensors", "/functional/mismatches", "/wall_seconds",
-        "/simulated_cycles_per_second", "/totals/dram_bytes", "/totals/compute_cycles"}) {
+  for (const char* key : {"/cycles",
+                          "/seconds_at_clock",
+                          "/macs",
+                          "/utilization",
+                          "/dram/read_bytes",
+                          "/dram/write_bytes",
+                          "/dram/descriptor_fetch_bytes",
+                          "/l2/capacity_bytes",
+                          "/l2/peak_planned_bytes",
+                          "/l2/peak_observed_bytes",
+                          "/line_buffer/write_cycles",
+                          "/line_buffer/shifted_writes",
+                          "/line_buffer/discarded_outputs",
+                          "/line_buffer/peak_observed_bytes",
+                          "/planner/allocator",
+                          "/planner/peak_bytes",
+                          "/planner/lower_bound_bytes",
+                          "/planner/seconds",
+                          "/functional/enabled",
+                          "/functional/checked_tensors",
+                          "/functional/mismatches",
+                          "/wall_seconds",
+                          "/simulated_cycles_per_second",
+                          "/totals/dram_bytes",
+                          "/totals/compute_cycles"}) {
     EXPECT_TRUE(j.contains(nlohmann::json::json_pointer(key))) << key;
   }
 }
@@ -48,10 +64,9 @@ TEST(ReportFiles, LayerColumnsSumToTheSummaryAndTheModelCounters) {
   const nlohmann::json j = read_json(dir.file("summary.json"));
   const Csv layers = read_csv(dir.file("layers.csv"));
   ASSERT_FALSE(layers.rows.empty());
-  for (const char* col :
-       {"dram_bytes", "l2_bytes", "lb_write_cycles", "shifted_writes", "discarded_outputs",
-        "compute_cycles", "stall_l2_conflict", "stall_dram", "stall_line_buffer",
-        "stall_backpressure"}) {
+  for (const char* col : {"dram_bytes", "l2_bytes", "lb_write_cycles", "shifted_writes",
+                          "discarded_outputs", "compute_cycles", "stall_l2_conflict", "stall_dram",
+                          "stall_line_buffer", "stall_backpressure"}) {
     EXPECT_EQ(layers.sum(col), j["totals"][col].get<uint64_t>()) << col;
   }
   auto stat = [&](const char* name) { return j["stats"][name]["value"].get<uint64_t>(); };
@@ -70,8 +85,7 @@ TEST(ReportFiles, LayerColumnsSumToTheSummaryAndTheModelCounters) {
   EXPECT_EQ(layers.sum("stall_line_buffer"), stat("neurons.stall_cycles"));
   EXPECT_EQ(layers.sum("lb_write_cycles"), j["line_buffer"]["write_cycles"].get<uint64_t>());
   EXPECT_EQ(layers.sum("shifted_writes"), j["line_buffer"]["shifted_writes"].get<uint64_t>());
-  EXPECT_EQ(layers.sum("discarded_outputs"),
-            j["line_buffer"]["discarded_outputs"].get<uint64_t>());
+  EXPECT_EQ(layers.sum("discarded_outputs"), j["line_buffer"]["discarded_outputs"].get<uint64_t>());
   EXPECT_EQ(layers.sum("tiles"), stat("neurons.tiles"));
   // Cycles: layers overlap (DMA prefetch), so their spans do not add up; the run ends when the
   // last layer's last descriptor retires, and each layer's span is end - start.
@@ -116,7 +130,9 @@ TEST(ReportFiles, DescriptorsAgreeWithLayersAndOccupancyWithTheSummary) {
   ASSERT_FALSE(occ.rows.empty());
   uint64_t l2_peak = 0, lb_peak = 0, prev = 0;
   for (size_t i = 0; i < occ.rows.size(); ++i) {
-    if (i > 0) EXPECT_GT(occ.u(i, "cycle"), prev);  // one row per change, in time order
+    if (i > 0) {
+      EXPECT_GT(occ.u(i, "cycle"), prev);  // one row per change, in time order
+    }
     prev = occ.u(i, "cycle");
     l2_peak = std::max(l2_peak, occ.u(i, "l2_bytes"));
     lb_peak = std::max(lb_peak, occ.u(i, "line_buffer_bytes"));

@@ -29,7 +29,9 @@ void expect_valid_events(const Json& t) {
     ASSERT_TRUE(e["pid"].is_number_integer()) << e;
     const std::string ph = e["ph"];
     ASSERT_TRUE(ph == "X" || ph == "C" || ph == "M" || ph == "i" || ph == "b" || ph == "e") << e;
-    if (ph != "M") ASSERT_TRUE(e["ts"].is_number()) << e;
+    if (ph != "M") {
+      ASSERT_TRUE(e["ts"].is_number()) << e;
+    }
     if (ph == "X") {
       ASSERT_TRUE(e["dur"].is_number()) << e;
       EXPECT_GE(e["dur"].get<double>(), 0.0) << e;
@@ -81,9 +83,8 @@ TEST(ReportTrace, OneSlicePerDescriptorOnItsUnitAtTheClock) {
           << e;
     }
     const std::string kind = descs.rows[id].at("kind");
-    EXPECT_EQ(e["name"].get<std::string>().rfind(descs.rows[id].at("layer") + " " +
-                                                     (kind == "move" ? "move " : "tile "),
-                                                 0),
+    EXPECT_EQ(e["name"].get<std::string>().rfind(
+                  descs.rows[id].at("layer") + " " + (kind == "move" ? "move " : "tile "), 0),
               0u)
         << e;
   }
@@ -133,15 +134,16 @@ TEST(ReportTrace, UnitIntervalsMatchTheModelAndLargeRunsAggregate) {
   for (size_t k = 0; k < ops.size(); ++k) {
     EXPECT_EQ(tl.load[k].start, ops[k]->start) << k;  // the record's start is the load start
     // NeuronArray: end - start = compute + line-buffer stall + post-op cycles.
-    EXPECT_EQ(tl.neurons[k].end - tl.neurons[k].start,
-              ops[k]->compute_cycles + ops[k]->stall_line_buffer +
-                  r.config.arch.neurons.postop_cycles)
+    EXPECT_EQ(
+        tl.neurons[k].end - tl.neurons[k].start,
+        ops[k]->compute_cycles + ops[k]->stall_line_buffer + r.config.arch.neurons.postop_cycles)
         << k;
     EXPECT_GE(tl.neurons[k].start, tl.load[k].start) << k;
     EXPECT_LE(tl.store[k].end, ops[k]->end) << k;
     EXPECT_EQ(tl.neurons[k].line_buffer_bytes, tl.load[k].line_buffer_bytes) << k;
   }
   const RunSummary s = summarise(r, &tl);
+  fs::create_directories(dir.str());
   write_trace(r, s, &tl, dir.file("small_limit.json"), /*detail_limit=*/5);
   const Json t = read_json(dir.file("small_limit.json"));
   expect_valid_events(t);
@@ -155,8 +157,9 @@ TEST(ReportTrace, UnitIntervalsMatchTheModelAndLargeRunsAggregate) {
     const size_t x = name.rfind(" x");
     load_tiles += x == std::string::npos ? 1 : std::stoul(name.substr(x + 2));
     ++load_slices;
-    EXPECT_EQ(e["args"]["layer"].get<std::string>() + (x == std::string::npos ? "" : name.substr(x)),
-              x == std::string::npos ? e["args"]["layer"].get<std::string>() : name);
+    EXPECT_EQ(
+        e["args"]["layer"].get<std::string>() + (x == std::string::npos ? "" : name.substr(x)),
+        x == std::string::npos ? e["args"]["layer"].get<std::string>() : name);
   }
   EXPECT_EQ(load_tiles, ops.size());
   EXPECT_LT(load_slices, ops.size());

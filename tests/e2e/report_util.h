@@ -19,7 +19,8 @@ namespace strider::report_test {
 
 namespace fs = std::filesystem;
 
-inline const std::string kDefaultRun = std::string(STRIDER_SOURCE_DIR) + "/configs/runs/default.yaml";
+inline const std::string kDefaultRun =
+    std::string(STRIDER_SOURCE_DIR) + "/configs/runs/default.yaml";
 
 // A fresh temporary directory, removed at the end of the test.
 class Scratch {
@@ -60,7 +61,9 @@ inline std::string slurp(const std::string& path) {
   return os.str();
 }
 
-inline nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(slurp(path)); }
+inline nlohmann::json read_json(const std::string& path) {
+  return nlohmann::json::parse(slurp(path));
+}
 
 // A CSV file with a header row; no field holds a comma (layer names do not).
 struct Csv {

@@ -25,8 +25,8 @@ TEST(ReportVcd, HeaderAndValueChanges) {
     id_of[(*it)[3]] = (*it)[2];
     width_of[(*it)[3]] = std::stoi((*it)[1]);
   }
-  for (const char* name : {"dma_ch0_busy", "dma_ch1_busy", "load_busy", "neurons_busy",
-                           "store_busy"}) {
+  for (const char* name :
+       {"dma_ch0_busy", "dma_ch1_busy", "load_busy", "neurons_busy", "store_busy"}) {
     ASSERT_TRUE(id_of.count(name)) << name;
     EXPECT_EQ(width_of[name], 1) << name;
   }
@@ -42,7 +42,9 @@ TEST(ReportVcd, HeaderAndValueChanges) {
   while (std::getline(body, line)) {
     if (line.size() > 1 && line[0] == '#') {
       now = std::stoull(line.substr(1));
-      if (seen_time) EXPECT_GT(now, prev_time);
+      if (seen_time) {
+        EXPECT_GT(now, prev_time);
+      }
       prev_time = now;
       seen_time = true;
     } else if (seen_time && (line[0] == '0' || line[0] == '1' || line[0] == 'b')) {

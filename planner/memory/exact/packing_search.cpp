@@ -23,6 +23,17 @@ PackingSearch::PackingSearch(const ExactInstance& inst, std::string order)
   cuts_.assign(std::max(0, inst_.num_sections() - 1), 0);
   at_floor_.assign(inst_.num_sections(), 0);
   saved_.assign(inst_.num_sections(), 0);
+  unplaced_in_.assign(inst_.num_sections(), 0);
+  mem_start_.assign(inst_.num_sections() + 1, 0);
+  for (int s = 0; s < inst_.num_sections(); ++s) {
+    mem_start_[s + 1] = mem_start_[s] + static_cast<int>(inst_.members_end(s) - inst_.members_begin(s));
+  }
+  mem_.resize(mem_start_[inst_.num_sections()]);
+  pos_start_.assign(n + 1, 0);
+  for (int b = 0; b < n; ++b) {
+    pos_start_[b + 1] = pos_start_[b] + inst_.section_hi(b) - inst_.section_lo(b);
+  }
+  mem_pos_.resize(pos_start_[n]);
 }
 
 PackingSearch::Outcome PackingSearch::run(int64_t cap, int64_t node_budget,
@@ -42,6 +53,12 @@ PackingSearch::Outcome PackingSearch::run(int64_t cap, int64_t node_budget,
     for (int s = inst_.section_lo(b); s + 1 < inst_.section_hi(b); ++s) ++cuts_[s];
   }
   for (int s = 0; s < ns; ++s) {
+    unplaced_in_[s] = mem_start_[s + 1] - mem_start_[s];
+    int i = 0;
+    for (const int* c = inst_.members_begin(s); c != inst_.members_end(s); ++c, ++i) {
+      mem_[mem_start_[s] + i] = *c;
+      mem_pos_[pos_start_[*c] + (s - inst_.section_lo(*c))] = i;
+    }
     total_[s] = inst_.section_total(s);
     recompute_floor(s);
     if (total_[s] > 0 && floor_[s] + total_[s] > cap_) return Outcome::kInfeasible;
@@ -99,8 +116,8 @@ bool PackingSearch::out_of_budget() {
 
 // Placed buffers have minoff_ == kInf, so the minimum runs over the unplaced ones.
 void PackingSearch::recompute_floor(int s) {
-  const int* begin = inst_.members_begin(s);
-  const int* end = inst_.members_end(s);
+  const int* begin = mem_.data() + mem_start_[s];
+  const int* end = begin + unplaced_in_[s];
   int64_t m = kInf;
   for (const int* c = begin; c != end; ++c) m = std::min(m, minoff_[*c]);
   int count = 0;
@@ -251,7 +268,16 @@ PackingSearch::Outcome PackingSearch::place(int b, int64_t off, int slo, int shi
     }
   }
   bool split = false;
-  for (int s = inst_.section_lo(b); s < inst_.section_hi(b); ++s) {
+  for (int s = blo; s < bhi; ++s) {
+    // Swap b behind the unplaced prefix of section s; undoing is just growing the prefix back.
+    int* region = mem_.data() + mem_start_[s];
+    const int last = --unplaced_in_[s];
+    const int at = mem_pos_[pos_start_[b] + (s - blo)];
+    const int other = region[last];
+    region[at] = other;
+    mem_pos_[pos_start_[other] + (s - inst_.section_lo(other))] = at;
+    region[last] = b;
+    mem_pos_[pos_start_[b] + (s - blo)] = last;
     total_[s] -= size;
     if (floor_[s] == off) leave_floor(s);
     if (s + 1 < bhi && --cuts_[s] == 0) split = true;
@@ -272,7 +298,8 @@ PackingSearch::Outcome PackingSearch::place(int b, int64_t off, int slo, int shi
     r = split ? solve_parts(slo, shi, lb, le, off, rank_[b])
               : search(slo, shi, lb, le, off, rank_[b]);
   }
-  for (int s = inst_.section_lo(b); s < inst_.section_hi(b); ++s) {
+  for (int s = blo; s < bhi; ++s) {
+    ++unplaced_in_[s];
     total_[s] += size;
     if (s + 1 < inst_.section_hi(b)) ++cuts_[s];
   }

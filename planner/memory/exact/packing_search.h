@@ -81,6 +81,9 @@ class PackingSearch {
   std::vector<int64_t> span_max_;  // arena of per-node prefix / suffix maxima of total_
   std::vector<int64_t> sol_;
   std::vector<int> dirty_list_;   // sections whose floor must be recomputed
+  // Per section, its buffers with the unplaced ones first: mem_[mem_start_[s] + i] for
+  // i < unplaced_in_[s]; mem_pos_[pos_start_[b] + (s - section_lo(b))] is b's index there.
+  std::vector<int> mem_, mem_start_, unplaced_in_, mem_pos_, pos_start_;
   std::vector<uint64_t> saved_;   // per section: stamp_ of the placement that trailed it
   uint64_t stamp_ = 0;
 };

@@ -1,0 +1,125 @@
+#include "tb/tensor_dump.h"
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <stdexcept>
+
+namespace strider {
+namespace {
+
+std::vector<int64_t> chw(const TensorShape& s) { return {s.n, s.c, s.h, s.w}; }
+
+std::ofstream open_out(const std::string& path) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw std::runtime_error("--dump-tensors: cannot write " + path);
+  return out;
+}
+
+}  // namespace
+
+void write_npy(const std::string& path, const std::string& dtype,
+               const std::vector<int64_t>& shape, const void* data, uint64_t bytes) {
+  std::string dims;
+  for (int64_t d : shape) dims += std::to_string(d) + ", ";
+  if (shape.size() > 1) dims.erase(dims.size() - 2);  // a 1-tuple keeps its comma: "(5,)"
+  else if (!dims.empty()) dims.erase(dims.size() - 1);
+  std::string header = "{'descr': '" + dtype + "', 'fortran_order': False, 'shape': (" + dims + "), }";
+  // Magic (6) + version (2) + header length (2) + header, padded with spaces to a multiple of 64
+  // and ended by a newline.
+  const size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::ofstream out = open_out(path);
+  out.write("\x93NUMPY\x01\x00", 8);
+  const uint16_t len = static_cast<uint16_t>(header.size());
+  const char len_bytes[2] = {char(len & 0xff), char(len >> 8)};
+  out.write(len_bytes, 2);
+  out << header;
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+  if (!out) throw std::runtime_error("--dump-tensors: cannot write " + path);
+}
+
+std::string tensor_dump_stem(const std::string& layer) {
+  std::string s = layer;
+  for (char& c : s) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    if (!ok) c = '_';
+  }
+  return s.empty() ? "_" : s;
+}
+
+void dump_tensors(const Graph& g, const Lowered& lowered, const FunctionalCheck& check,
+                  const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("--dump-tensors: cannot create " + dir + ": " + ec.message());
+  nlohmann::json index = nlohmann::json::array();
+  std::set<std::string> stems;
+  for (size_t layer = 0; layer < check.captured().size(); ++layer) {
+    const std::vector<int8_t>& output = check.captured()[layer];
+    const int node = lowered.layer_node[layer];
+    if (output.empty() || node < 0) continue;
+    const Node& n = g.nodes[node];
+    std::string stem = tensor_dump_stem(lowered.list.layers[layer]);
+    if (!stems.insert(stem).second) stem += "_" + std::to_string(layer);  // two names, one stem
+    stems.insert(stem);
+    const std::string base = dir + "/" + stem;
+    nlohmann::json j;
+    j["layer"] = lowered.list.layers[layer];
+    j["op"] = to_string(n.op);
+    j["kernel"] = {n.kernel_h, n.kernel_w};
+    j["stride"] = {n.stride_h, n.stride_w};
+    j["padding"] = {{"top", n.pad_top}, {"left", n.pad_left}, {"bottom", n.pad_bottom},
+                    {"right", n.pad_right}};
+    j["dilation"] = {n.dilation_h, n.dilation_w};
+    j["groups"] = n.groups;
+    j["count_include_pad"] = n.count_include_pad;
+    j["ceil_mode"] = n.ceil_mode;
+    j["requant"] = {{"multiplier", n.requant_multiplier}, {"shift", n.requant_shift}};
+    j["activation"] = to_string(n.activation);
+    j["clip"] = {n.clip_min, n.clip_max};
+    j["activation_scale"] = kActivationScale;
+    j["inputs"] = nlohmann::json::array();
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const Tensor& t = g.tensors[n.inputs[k]];
+      const std::vector<int8_t>& v = check.reference().value(n.inputs[k]);
+      const std::string file = stem + ".input" + std::to_string(k) + ".npy";
+      write_npy(dir + "/" + file, "<i1", chw(t.shape), v.data(), v.size());
+      j["inputs"].push_back({{"file", file}, {"tensor", t.name}, {"shape", chw(t.shape)}});
+    }
+    if (n.weights >= 0) {
+      const Tensor& w = g.tensors[n.weights];
+      const std::vector<int64_t> shape = n.op == OpType::kFullyConnected
+                                             ? std::vector<int64_t>{w.shape.n, w.shape.c}
+                                             : chw(w.shape);
+      write_npy(base + ".weights.npy", "<i1", shape, w.data.data(), w.data.size());
+      j["weights"] = {{"file", stem + ".weights.npy"}, {"shape", shape}};
+      // Biases as the DRAM image holds them: int32 per output channel, zero when the node has none.
+      const int64_t out_c = g.tensors[n.outputs[0]].shape.c;
+      std::vector<int32_t> bias(size_t(out_c), 0);
+      if (n.bias >= 0) {
+        const std::vector<int32_t>& b = g.tensors[n.bias].bias;
+        for (size_t i = 0; i < b.size() && i < bias.size(); ++i) bias[i] = b[i];
+      }
+      std::vector<uint8_t> raw;
+      for (int32_t v : bias) {
+        for (int k = 0; k < 4; ++k) raw.push_back(uint8_t(uint32_t(v) >> (8 * k)));
+      }
+      write_npy(base + ".bias.npy", "<i4", {out_c}, raw.data(), raw.size());
+      j["bias"] = {{"file", stem + ".bias.npy"}, {"shape", {out_c}}};
+    }
+    const Tensor& out = g.tensors[n.outputs[0]];
+    write_npy(base + ".output.npy", "<i1", chw(out.shape), output.data(), output.size());
+    j["output"] = {{"file", stem + ".output.npy"}, {"tensor", out.name}, {"shape", chw(out.shape)}};
+    std::ofstream js = open_out(base + ".json");
+    js << j.dump(2) << "\n";
+    index.push_back({{"layer", lowered.list.layers[layer]}, {"stem", stem}});
+  }
+  std::ofstream idx = open_out(dir + "/index.json");
+  idx << index.dump(2) << "\n";
+}
+
+}  // namespace strider
