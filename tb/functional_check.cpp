@@ -34,10 +34,12 @@ FunctionalCheck::FunctionalCheck(const Graph& g, const Lowered& lowered, uint64_
       seed_(seed),
       reference_(g),
       remaining_(lowered.list.layers.size(), 0),
+      is_compute_(lowered.list.layers.size(), false),
       captured_(lowered.list.layers.size()),
       is_captured_(lowered.list.layers.size(), false) {
   for (const Descriptor& d : lowered.list.descriptors) {
-    if (d.kind == DescKind::kOp) ++remaining_[d.layer];
+    ++remaining_[d.layer];
+    if (d.kind == DescKind::kOp) is_compute_[d.layer] = true;
   }
 }
 
@@ -56,15 +58,16 @@ void FunctionalCheck::preload(TimedMemory& dram) const {
   }
 }
 
-void FunctionalCheck::on_retire(uint32_t id, const TimedMemory& l2) {
+void FunctionalCheck::on_retire(uint32_t id, const TimedMemory& l2, const TimedMemory& dram) {
   const Descriptor& d = lowered_.list.descriptors.at(id);
-  if (d.kind != DescKind::kOp || --remaining_[d.layer] != 0) return;
+  if (--remaining_[d.layer] != 0 || !is_compute_[d.layer]) return;
   const int node = lowered_.layer_node.at(d.layer);
   if (node < 0) return;
   const int tensor = g_.nodes[node].outputs.at(0);
   std::vector<int8_t>& out = captured_[d.layer];
   out.resize(size_t(g_.tensors[tensor].bytes()));
-  l2.read(lowered_.tensor_addr.at(tensor), out.data(), out.size());
+  const bool spilled = size_t(tensor) < lowered_.tensor_spilled.size() && lowered_.tensor_spilled[tensor];
+  (spilled ? dram : l2).read(lowered_.tensor_addr.at(tensor), out.data(), out.size());
   is_captured_[d.layer] = true;
 }
 

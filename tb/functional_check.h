@@ -2,9 +2,10 @@
 //
 // Before the run it preloads DRAM with the lowered weights and biases and with the graph inputs
 // (deterministic pseudo-random int8 from the network seed, see input_bytes()). During the run it
-// observes descriptor retirements: when the last operation tile of a compute layer retires, it
-// copies the layer's output tensor out of L2 (the tensor cannot be overwritten before that, as
-// its consumers have not issued yet). After the run it computes the whole network with the plain
+// observes descriptor retirements: when the last descriptor of a compute layer (a layer with
+// operation tiles) retires, it copies the layer's output tensor out of L2 (or DRAM, for a tensor
+// the planner spilled); the memory cannot be reused before that, as the tensor's consumers have
+// not finished. After the run it computes the whole network with the plain
 // C++ Reference and compares every captured layer output byte for byte.
 //
 // Figures: checked tensors = compute layers captured; mismatches = layers whose output differs
@@ -33,8 +34,10 @@ class FunctionalCheck {
   // Writes weights, biases and graph inputs to DRAM.
   void preload(TimedMemory& dram) const;
 
-  // Call when the controller retires descriptor `id`; reads finished layer outputs from `l2`.
-  void on_retire(uint32_t id, const TimedMemory& l2);
+  // Call when the controller retires descriptor `id`. When it is the last descriptor of a
+  // compute layer (tiles, and any weight, band fill or spill moves) the layer's output is read
+  // from `l2`, or from `dram` when the planner spilled it there.
+  void on_retire(uint32_t id, const TimedMemory& l2, const TimedMemory& dram);
 
   // Runs the reference and compares. Call once, after the simulation.
   void finish();
@@ -47,16 +50,14 @@ class FunctionalCheck {
   // that are not compute layers).
   const Reference& reference() const { return reference_; }
   const std::vector<std::vector<int8_t>>& captured() const { return captured_; }
-  // Testing hook: the reference is computed from this graph's weights, not the lowered DRAM
-  // image, so changing either makes the check fail.
-  Reference& mutable_reference() { return reference_; }
 
  private:
   const Graph& g_;
   const Lowered& lowered_;
   uint64_t seed_;
   Reference reference_;
-  std::vector<uint32_t> remaining_;  // per layer: operation tiles not yet retired
+  std::vector<uint32_t> remaining_;  // per layer: descriptors not yet retired
+  std::vector<bool> is_compute_;     // per layer: has operation tiles
   std::vector<std::vector<int8_t>> captured_;
   std::vector<bool> is_captured_;
   uint64_t checked_ = 0, mismatches_ = 0;

@@ -39,6 +39,7 @@ void ProgressBar::run() {
     const Clock::time_point t = Clock::now();
     if (finished) {
       if (drawn) out_ << "\r" << render(total, total, record_.cycles) << "\n" << std::flush;
+      line_open_ = false;
       return;
     }
     if (t - t0 < first_draw_ || (drawn && t - last < redraw_)) continue;
@@ -46,8 +47,13 @@ void ProgressBar::run() {
     for (const DescriptorRecord& d : record_.descriptors) done += d.end != 0 ? 1 : 0;
     out_ << "\r" << render(done, total, clock_->now()) << std::flush;
     last = t;
-    drawn = true;
+    drawn = line_open_ = true;
   }
+}
+
+void ProgressBar::end_of_simulation() {
+  if (line_open_) out_ << "\n" << std::flush;
+  line_open_ = false;
 }
 
 }  // namespace strider

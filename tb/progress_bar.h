@@ -32,11 +32,14 @@ class ProgressBar : public sc_core::sc_module {
 
  private:
   void run();
+  // sc_stop (a deadlock) ends the run without a last wake-up: end the bar's line.
+  void end_of_simulation() override;
   const RunRecord& record_;
   std::ostream& out_;
   uint64_t period_cycles_;
   std::chrono::milliseconds first_draw_, redraw_;
   const ClockDomain* clock_ = nullptr;
+  bool line_open_ = false;  // a bar is drawn and its line not yet ended
 };
 
 }  // namespace strider

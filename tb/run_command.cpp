@@ -8,6 +8,7 @@
 #include "model/config/config_loader.h"
 #include "tb/cli_args.h"
 #include "tb/commands.h"
+#include "tb/list_run.h"
 #include "tb/report_writer.h"
 #include "tb/run_observers.h"
 #include "tb/run_summary.h"
@@ -16,14 +17,21 @@ namespace strider {
 
 int run_command(const Args& args, std::ostream& out, std::ostream& err) {
   const char* usage =
-      "usage: strider run RUN.yaml [--out DIR] [--set key=value ...] [--dump-tensors DIR]";
+      "usage: strider run RUN.yaml [--out DIR] [--set key=value ...] [--dump-tensors DIR]\n"
+      "       strider run LIST.strd --arch ARCH.yaml [--out DIR] [--set arch.key=value ...]";
   RunResult r;
   try {
-    CliArgs cli(args, {"--out", "--set", "--dump-tensors"}, {});
+    CliArgs cli(args, {"--out", "--set", "--dump-tensors", "--arch"}, {});
     if (cli.positional().size() != 1) throw UsageError("expected one run file");
     std::vector<std::string> sets = cli.values("--set");
     if (cli.has("--out")) sets.push_back("output_dir=" + cli.value("--out"));
-    r.config = load_run(cli.positional()[0], sets);
+    if (is_list_path(cli.positional()[0])) {
+      if (!cli.has("--arch")) throw UsageError("a descriptor list needs --arch ARCH.yaml");
+      load_list_run(cli.positional()[0], cli.value("--arch"), sets, r);
+    } else {
+      if (cli.has("--arch")) throw UsageError("--arch goes with a descriptor list (.strd)");
+      r.config = load_run(cli.positional()[0], sets);
+    }
     if (cli.has("--dump-tensors")) {
       if (!r.config.sim.functional) {
         throw UsageError("--dump-tensors needs functional mode (sim.functional: true, e.g. --set "
@@ -42,7 +50,11 @@ int run_command(const Args& args, std::ostream& out, std::ostream& err) {
     // Watches the simulation: unit tracks for trace.json, line-buffer occupancy, waves.vcd, and
     // a progress bar when stderr is a terminal.
     RunObservers observers("observers", r, isatty(STDERR_FILENO) ? &err : nullptr);
-    simulate_run(r);
+    if (r.graph.nodes.empty() && !r.lowered.list.descriptors.empty()) {
+      simulate_planned(r);  // an emitted list: nothing to plan
+    } else {
+      simulate_run(r);
+    }
     if (!observers.vcd_error().empty()) {
       err << "waves.vcd not written: " << observers.vcd_error() << "\n";
     }

@@ -6,6 +6,7 @@
 
 #include "model/top/top.h"
 #include "planner/import/network_loader.h"
+#include "planner/lower/network_merge.h"
 #include "tb/functional_check.h"
 #include "tb/tensor_dump.h"
 
@@ -14,16 +15,24 @@ namespace strider {
 void plan_run(RunResult& r) {
   const RunConfig& cfg = r.config;
   if (cfg.networks.empty()) throw std::runtime_error(cfg.source + ": networks: no network given");
-  if (cfg.networks.size() > 1) {
-    throw std::runtime_error(cfg.source + ": networks: " + std::to_string(cfg.networks.size()) +
-                             " networks given; this build runs one network per run");
-  }
-  const NetworkSpec& net = cfg.networks[0];
-  r.graph = load_network(net.path, net.input_h, net.input_w, net.seed);
   LowerOptions opt;
   opt.allocator = cfg.planner.allocator;
   opt.schedule = cfg.planner.schedule;
   opt.time_limit_s = cfg.planner.time_limit_s;
+  if (cfg.networks.size() == 1) {
+    const NetworkSpec& net = cfg.networks[0];
+    r.graph = load_network(net.path, net.input_h, net.input_w, net.seed);
+  } else {
+    std::vector<Graph> nets;
+    std::vector<std::string> names;
+    for (const NetworkSpec& net : cfg.networks) {
+      nets.push_back(load_network(net.path, net.input_h, net.input_w, net.seed));
+      names.push_back(net.name);
+    }
+    MergedNetworks m = merge_networks(nets, names, cfg.planner.schedule, cfg.execution);
+    r.graph = std::move(m.graph);
+    opt.order = std::move(m.order);
+  }
   r.lowered = lower(r.graph, cfg.arch, opt);
 }
 
@@ -43,7 +52,8 @@ void simulate_planned(RunResult& r) {
     check->preload(top.dram());
     FunctionalCheck* c = check.get();
     const TimedMemory& l2 = top.l2();
-    top.set_retire_observer([c, &l2](uint32_t id) { c->on_retire(id, l2); });
+    const TimedMemory& dram = top.dram();
+    top.set_retire_observer([c, &l2, &dram](uint32_t id) { c->on_retire(id, l2, dram); });
   }
   r.cycles = top.run();
   if (check && !r.record.deadlock) {

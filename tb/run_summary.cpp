@@ -7,18 +7,28 @@
 namespace strider {
 namespace {
 
-// L2 occupancy as executed: a planned buffer holds data from the start of the first layer at or
-// after its first step until the end of the last layer at or before its last step.
+// L2 occupancy as executed: a planned buffer holds data from the moment the first layer at or
+// after its first step starts writing until the last layer at or before its last step is done.
+// A layer's activity is its operation tiles (first load start to last retirement); its moves
+// (weight prefetch) are left out, as they run ahead into other layers' time and fill staging
+// slots that are counted all run. A layer with moves only (the input load) uses its moves.
 void observe_occupancy(const RunResult& r, RunSummary& s) {
   const std::vector<int>& step_layer = r.lowered.step_layer;
+  constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+  std::vector<std::pair<uint64_t, uint64_t>> active(s.layers.size(), {kNever, 0});
+  for (const DescriptorRecord& d : r.record.descriptors) {
+    if (d.is_move && s.layers[d.layer].tiles > 0) continue;
+    active[d.layer].first = std::min(active[d.layer].first, d.start);
+    active[d.layer].second = std::max(active[d.layer].second, d.end);
+  }
   std::map<uint64_t, int64_t> delta;
   for (const PlannedBuffer& b : r.lowered.plan) {
-    uint64_t from = std::numeric_limits<uint64_t>::max(), to = 0;
+    uint64_t from = kNever, to = 0;
     for (int64_t st = b.first; st <= b.last && st < int64_t(step_layer.size()); ++st) {
       const int l = step_layer[st];
-      if (l < 0 || s.layers[l].tiles == 0) continue;
-      from = std::min(from, s.layers[l].start);
-      to = std::max(to, s.layers[l].end);
+      if (l < 0 || active[l].first == kNever) continue;
+      from = std::min(from, active[l].first);
+      to = std::max(to, active[l].second);
     }
     if (b.kind == "scratch") from = 0, to = s.cycles;  // staging and band slots: all run
     if (from >= to) continue;

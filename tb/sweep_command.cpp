@@ -123,7 +123,8 @@ int run_sweep(const SweepSpec& spec, const CliArgs& cli, const std::string& out_
     } catch (const std::exception&) {
       timeout = -1;
     }
-    if (!(timeout > 0)) throw UsageError("--timeout " + cli.value("--timeout") + ": expected seconds > 0");
+    if (!(timeout > 0))
+      throw UsageError("--timeout " + cli.value("--timeout") + ": expected seconds > 0");
   }
   std::vector<size_t> ids;
   std::string shard_text;
@@ -188,7 +189,11 @@ int run_sweep(const SweepSpec& spec, const CliArgs& cli, const std::string& out_
         results.append(row);
       },
       &progress);
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // Every point ran: leave the file sorted by point id (atomically replaced, rows unchanged).
+  const std::string results_path = out_abs + "/results.csv";
+  write_file_atomic(results_path, results_text(read_results(results_path)));
 
   size_t rows = 0, failed = 0;
   for (size_t id : ids) {
@@ -225,7 +230,8 @@ int sweep_command(const std::vector<std::string>& raw, std::ostream& out, std::o
   try {
     if (!args.empty() && args[0] == "merge")
       return merge_command(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
-    CliArgs cli(args, {"--jobs", "--out", "--shard", "--timeout", "--emit-slurm", "--shards", "--sbatch"},
+    CliArgs cli(args,
+                {"--jobs", "--out", "--shard", "--timeout", "--emit-slurm", "--shards", "--sbatch"},
                 {"--resume", "--list"});
     if (cli.positional().size() != 1) throw UsageError("expected one sweep file");
     const SweepSpec spec = SweepSpec::load(cli.positional()[0]);

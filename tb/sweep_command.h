@@ -8,7 +8,8 @@
 // OUT (default results/sweeps/<sweep file stem>) receives:
 //   results.csv   point, the varied keys, the summary figures (sweep_figures.h),
 //                 process_seconds, error; a row is appended as each point finishes (see
-//                 sweep_results.h for why a kill never leaves a torn row)
+//                 sweep_results.h for why a kill never leaves a torn row) and, once every
+//                 point has run, the file is replaced by the same rows sorted by point id
 //   points.csv    every point of the sweep: point, the varied keys (written at the start)
 //   points/<id>/  the point's run output (summary.json, layers.csv, ...) and stdout/stderr.txt
 // --resume keeps the rows already in results.csv and runs only the missing points (without it

@@ -28,7 +28,8 @@ std::string value_at(const Json& j, const std::string& key) {
   size_t pos = 0;
   while (pos <= key.size()) {
     const size_t dot = key.find('.', pos);
-    const std::string part = key.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
+    const std::string part =
+        key.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
     if (!node->is_object() || !node->contains(part)) return "";
     node = &(*node)[part];
     if (dot == std::string::npos) break;
@@ -77,12 +78,24 @@ std::vector<std::string> sweep_metrics(const std::string& out_dir) {
 
 Figures regression_figures(const std::string& out_dir) {
   const Json j = read_summary(out_dir);
-  static const std::vector<std::string> kSummaryKeys = {
-      "cycles", "macs", "dram.read_bytes", "dram.write_bytes", "l2.peak_planned_bytes",
-      "l2.peak_observed_bytes", "line_buffer.write_cycles", "line_buffer.shifted_writes",
-      "line_buffer.line_writes", "line_buffer.discarded_outputs", "planner.allocator",
-      "planner.peak_bytes", "planner.lower_bound_bytes", "planner.staging_bytes",
-      "functional.checked_tensors", "functional.mismatches", "deadlock", "descriptors"};
+  static const std::vector<std::string> kSummaryKeys = {"cycles",
+                                                        "macs",
+                                                        "dram.read_bytes",
+                                                        "dram.write_bytes",
+                                                        "l2.peak_planned_bytes",
+                                                        "l2.peak_observed_bytes",
+                                                        "line_buffer.write_cycles",
+                                                        "line_buffer.shifted_writes",
+                                                        "line_buffer.line_writes",
+                                                        "line_buffer.discarded_outputs",
+                                                        "planner.allocator",
+                                                        "planner.peak_bytes",
+                                                        "planner.lower_bound_bytes",
+                                                        "planner.staging_bytes",
+                                                        "functional.checked_tensors",
+                                                        "functional.mismatches",
+                                                        "deadlock",
+                                                        "descriptors"};
   Figures f;
   for (const std::string& k : kSummaryKeys) {
     const std::string v = value_at(j, k);
@@ -107,7 +120,8 @@ Figures regression_figures(const std::string& out_dir) {
     }
     while (name_col < head.size() && cycles_col < head.size() && std::getline(lf, line)) {
       const std::vector<std::string> row = csv::split(line);
-      if (row.size() == head.size()) f.emplace_back("layer." + row[name_col] + ".cycles", row[cycles_col]);
+      if (row.size() == head.size())
+        f.emplace_back("layer." + row[name_col] + ".cycles", row[cycles_col]);
     }
   }
   return f;

@@ -16,7 +16,10 @@ std::string format_duration(double seconds) {
 }
 
 SweepProgress::SweepProgress(std::ostream& err, size_t total, bool terminal)
-    : err_(err), total_(total), terminal_(terminal), start_(std::chrono::steady_clock::now()),
+    : err_(err),
+      total_(total),
+      terminal_(terminal),
+      start_(std::chrono::steady_clock::now()),
       last_draw_(start_) {
   if (terminal_ && total_ > 0) draw();
 }

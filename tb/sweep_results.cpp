@@ -99,7 +99,8 @@ ResultsTable read_results(const std::string& path) {
                                " fields, found " + std::to_string(fields.size()));
     const std::string& id = fields[0];
     if (id.empty() || id.size() > 9 || id.find_first_not_of("0123456789") != std::string::npos)
-      throw std::runtime_error(where + "expected a point id in the first field, found '" + id + "'");
+      throw std::runtime_error(where + "expected a point id in the first field, found '" + id +
+                               "'");
     if (!t.rows.emplace(std::stoul(id), fields).second)
       throw std::runtime_error(where + "point " + id + " has a second row");
   }
@@ -151,9 +152,10 @@ void SweepResults::write_line(const std::string& line) {
   // One write() of the whole line: with O_APPEND the line lands at the end in one piece.
   const ssize_t n = ::write(fd_, text.data(), text.size());
   if (n != ssize_t(text.size()))
-    throw std::runtime_error(path_ + ": write failed: " +
-                             (n < 0 ? std::string(std::strerror(errno)) : "short write"));
-  if (::fsync(fd_) != 0) throw std::runtime_error(path_ + ": fsync failed: " + std::strerror(errno));
+    throw std::runtime_error(
+        path_ + ": write failed: " + (n < 0 ? std::string(std::strerror(errno)) : "short write"));
+  if (::fsync(fd_) != 0)
+    throw std::runtime_error(path_ + ": fsync failed: " + std::strerror(errno));
 }
 
 }  // namespace strider

@@ -116,7 +116,8 @@ PointOutcome outcome_of(const Running& r, int status) {
 std::string self_exe() {
   std::error_code ec;
   const fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) throw std::runtime_error("cannot find the strider program: /proc/self/exe: " + ec.message());
+  if (ec)
+    throw std::runtime_error("cannot find the strider program: /proc/self/exe: " + ec.message());
   return p.string();
 }
 
@@ -175,7 +176,17 @@ void SweepRunner::run(const std::vector<PointJob>& jobs, const DoneFn& done,
       const PointJob& job = *it->second.job;
       it = running.erase(it);
       reaped = true;
-      done(job, o);
+      // A point that ended while the sweep is being stopped (Ctrl-C reaches the children too)
+      // gets no row: it runs again on --resume.
+      if (g_stop_signal != 0) continue;
+      try {
+        done(job, o);
+      } catch (...) {  // e.g. results.csv unwritable: stop the other points before reporting it
+        for (const auto& kv : running) kill(kv.first, SIGTERM);
+        for (const auto& kv : running) waitpid(kv.first, nullptr, 0);
+        if (progress) progress->close();
+        throw;
+      }
       if (progress) progress->finished(job.label, o.ok, o.seconds);
     }
     if (!reaped) {

@@ -19,11 +19,11 @@ namespace strider {
 
 struct PointJob {
   size_t id = 0;
-  std::string label;                // for progress lines, e.g. "point 7"
-  std::string run_file;             // absolute
-  std::vector<std::string> sets;    // `key=value`
-  std::string out_dir;              // absolute; created before the start
-  std::string cwd;                  // working directory of the child (relative --set paths)
+  std::string label;              // for progress lines, e.g. "point 7"
+  std::string run_file;           // absolute
+  std::vector<std::string> sets;  // `key=value`
+  std::string out_dir;            // absolute; created before the start
+  std::string cwd;                // working directory of the child (relative --set paths)
 };
 
 struct PointOutcome {

@@ -59,7 +59,8 @@ std::vector<std::string> write_slurm_scripts(const SlurmJob& job, const std::str
         << "#SBATCH --array=1-" << n << "\n"
         << "#SBATCH --cpus-per-task=" << j << "\n"
         << "set -euo pipefail\n"
-        << "K=\"${SLURM_ARRAY_TASK_ID:?set SLURM_ARRAY_TASK_ID (1.." << n << ") or submit with sbatch}\"\n"
+        << "K=\"${SLURM_ARRAY_TASK_ID:?set SLURM_ARRAY_TASK_ID (1.." << n
+        << ") or submit with sbatch}\"\n"
         << "exec " << shell_quote(job.exe) << " sweep " << shell_quote(job.sweep_file)
         << " --shard \"$K/" << n << "\" --out " << shell_quote(shards) << "/\"$K\" --resume -j "
         << j << "\n";
@@ -70,7 +71,8 @@ std::vector<std::string> write_slurm_scripts(const SlurmJob& job, const std::str
         << "#SBATCH --job-name=strider-" << job.name << "-merge\n"
         << "set -euo pipefail\n"
         << "exec " << shell_quote(job.exe) << " sweep merge";
-  for (size_t k = 1; k <= job.shards; ++k) merge << " " << shell_quote(shards + "/" + std::to_string(k));
+  for (size_t k = 1; k <= job.shards; ++k)
+    merge << " " << shell_quote(shards + "/" + std::to_string(k));
   merge << " --out " << shell_quote(job.out_dir) << "\n";
 
   std::ostringstream submit;
@@ -85,7 +87,8 @@ std::vector<std::string> write_slurm_scripts(const SlurmJob& job, const std::str
          << "/results.csv\"\n";
 
   const std::vector<std::string> paths = {(d / "sweep_array.sbatch").string(),
-                                          (d / "merge.sbatch").string(), (d / "submit.sh").string()};
+                                          (d / "merge.sbatch").string(),
+                                          (d / "submit.sh").string()};
   write_script(paths[0], array.str());
   write_script(paths[1], merge.str());
   write_script(paths[2], submit.str());

@@ -36,7 +36,8 @@ class Reader {
   static std::string value_text(const YAML::Node& v) { return set_value_text(v); }
 
   // A key of grid/zip: a key path, or (grid only) a list of key paths moved together.
-  std::vector<std::string> keys_of(const YAML::Node& k, const std::string& section, bool allow_list) {
+  std::vector<std::string> keys_of(const YAML::Node& k, const std::string& section,
+                                   bool allow_list) {
     std::vector<std::string> keys;
     if (k.IsScalar() && !k.Scalar().empty()) {
       keys.push_back(k.Scalar());
@@ -49,9 +50,9 @@ class Reader {
         keys.push_back(e.Scalar());
       }
     } else {
-      error(k, section, std::string("expected a run key path such as arch.l2.size_bytes") +
-                            (allow_list ? " or a list of key paths" : "") + ", got " +
-                            value_text(k));
+      error(k, section,
+            std::string("expected a run key path such as arch.l2.size_bytes") +
+                (allow_list ? " or a list of key paths" : "") + ", got " + value_text(k));
     }
     return keys;
   }

@@ -48,9 +48,9 @@ class SweepSpec {
   // Reads and expands `path`. Throws ConfigError.
   static SweepSpec load(const std::string& path);
 
-  const std::string& file() const { return file_; }        // absolute path of the sweep file
-  const std::string& dir() const { return dir_; }          // its directory (points run there)
-  const std::string& base() const { return base_; }        // absolute path of the base run
+  const std::string& file() const { return file_; }  // absolute path of the sweep file
+  const std::string& dir() const { return dir_; }    // its directory (points run there)
+  const std::string& base() const { return base_; }  // absolute path of the base run
   const std::vector<std::string>& columns() const { return columns_; }  // varied keys
   const std::vector<SweepPoint>& points() const { return points_; }
 

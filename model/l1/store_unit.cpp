@@ -31,7 +31,7 @@ void StoreUnit::write_output(const TileToken& t) {
   const int8_t* src = t.output.data();
   for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
     for (uint32_t y = op.row_begin; y < op.row_end; ++y, src += o.w) {
-      l2_.write(o.addr + uint64_t(c) * o.channel_stride + uint64_t(y) * o.row_stride, src, o.w);
+      l2_.write(o.addr + o.offset(c, y, 0), src, o.w);  // o may be a band buffer
     }
   }
 }

@@ -3,31 +3,38 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "strider/quant.h"
 
 namespace strider {
 namespace {
 
-// A tensor view read out of L2 once: planar, with its strides.
-struct Plane {
-  std::vector<int8_t> bytes;
-  const TensorRef* ref = nullptr;
-  int8_t at(uint32_t c, uint32_t y, uint32_t x) const {
-    return bytes[uint64_t(c) * ref->channel_stride + uint64_t(y) * ref->row_stride + x];
+// One operand read out of L2 once: the channels and rows its buffer holds (a whole tensor or a
+// band of one), addressed in the tensor's own coordinates.
+class Operand {
+ public:
+  Operand(const TensorRef& t, const TimedMemory& l2) : t_(t) {
+    const uint64_t span = uint64_t(t.held_channels() - 1) * t.channel_stride +
+                          uint64_t(t.held_rows() - 1) * t.row_stride + uint64_t(t.w) * t.element_bytes;
+    bytes_.resize(span);
+    l2.read(t.addr, bytes_.data(), span);
   }
+  const int8_t* row(uint32_t c, uint32_t y) const { return &bytes_[t_.offset(c, y, 0)]; }
+  int8_t at(uint32_t c, uint32_t y, uint32_t x) const { return bytes_[t_.offset(c, y, x)]; }
+
+ private:
+  const TensorRef& t_;
+  std::vector<int8_t> bytes_;
 };
 
-Plane read_plane(const TensorRef& t, const TimedMemory& l2) {
-  Plane p;
-  p.ref = &t;
-  const uint64_t span = uint64_t(t.c - 1) * t.channel_stride + uint64_t(t.h - 1) * t.row_stride +
-                        uint64_t(t.w) * t.element_bytes;
-  p.bytes.resize(span);
-  l2.read(t.addr, p.bytes.data(), span);
-  return p;
+std::vector<int8_t> read_all(const TensorRef& t, const TimedMemory& l2) {
+  std::vector<int8_t> v(t.present() ? t.held_bytes() : 0);
+  if (!v.empty()) l2.read(t.addr, v.data(), v.size());
+  return v;
 }
 
+// Bias i of the tile (little-endian int32), 0 without a bias operand.
 int32_t bias_of(const std::vector<int8_t>& raw, uint32_t i) {
   if (raw.empty()) return 0;
   uint32_t v = 0;
@@ -39,61 +46,91 @@ int32_t div_round_away(int64_t num, int64_t den) {
   return static_cast<int32_t>(num >= 0 ? (2 * num + den) / (2 * den) : -((-2 * num + den) / (2 * den)));
 }
 
-// ReLU6 clamps to [0, 6 x 16] (the int8 scale of the activations, q = 16 is 1.0): the
-// descriptor's clip bounds are only meaningful for kClip.
-int8_t finish(const OpDesc& op, int32_t v) {
-  if (op.act == PostAct::kRelu6) return activate(v, PostAct::kClip, 0, 6 * 16);
-  return activate(v, op.act, op.clip_min, op.clip_max);
-}
+int8_t finish(const OpDesc& op, int32_t v) { return activate(v, op.act, op.clip_min, op.clip_max); }
 
-void window(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
-  const Plane in = read_plane(op.input, l2);
-  std::vector<int8_t> w, braw;
-  if (op.weights.present()) {
-    w.resize(op.weights.bytes());
-    l2.read(op.weights.addr, w.data(), w.size());
-  }
-  if (op.bias.present()) {
-    braw.resize(op.bias.bytes());
-    l2.read(op.bias.addr, braw.data(), braw.size());
-  }
+// Convolution as the neurons see it: every output position of the tile is one neuron's line
+// holding its window (input channel, kernel row, kernel column; virtual padding as zeros), and
+// each output channel is the dot product of the broadcast kernel with every line. The lines are
+// built once per channel group, slot-major, so the dot products stream over positions.
+void conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
+  const Operand in(op.input, l2);
+  const std::vector<int8_t> w = read_all(op.weights, l2), braw = read_all(op.bias, l2);
+  const uint32_t rows = op.row_end - op.row_begin, wo = op.output.w;
+  const uint64_t positions = uint64_t(rows) * wo;
   const uint32_t cin_g = op.input.c / op.groups, cout_g = op.output.c / op.groups;
-  const uint64_t kernel = uint64_t(cin_g) * op.kernel_h * op.kernel_w;
+  const uint64_t slots = uint64_t(cin_g) * op.kernel_h * op.kernel_w;
+  std::vector<int8_t> lines(slots * positions);
+  std::vector<int32_t> acc(positions);
+  int64_t built = -1;  // the channel group the lines hold
   for (uint32_t co = op.ch_begin; co < op.ch_end; ++co) {
     const uint32_t g = co / cout_g;
-    for (uint32_t y = op.row_begin; y < op.row_end; ++y) {
-      for (uint32_t x = 0; x < op.output.w; ++x) {
-        int64_t acc = 0, count = 0;
-        int32_t best = std::numeric_limits<int32_t>::min();
+    if (built != int64_t(g)) {
+      int8_t* dst = lines.data();
+      for (uint32_t ci = 0; ci < cin_g; ++ci) {
         for (uint32_t ky = 0; ky < op.kernel_h; ++ky) {
-          const int64_t iy = int64_t(y) * op.stride_h - op.pad_top + int64_t(ky) * op.dilation_h;
           for (uint32_t kx = 0; kx < op.kernel_w; ++kx) {
-            const int64_t ix = int64_t(x) * op.stride_w - op.pad_left + int64_t(kx) * op.dilation_w;
-            const bool inside = iy >= 0 && iy < op.input.h && ix >= 0 && ix < op.input.w;
-            if (op.op == OpCode::kConv) {
-              if (!inside) continue;  // virtual zero padding
-              for (uint32_t ci = 0; ci < cin_g; ++ci) {
-                const int8_t wv = w[(co - op.ch_begin) * kernel + (uint64_t(ci) * op.kernel_h + ky) * op.kernel_w + kx];
-                acc += int32_t(in.at(g * cin_g + ci, uint32_t(iy), uint32_t(ix))) * wv;
+            for (uint32_t y = op.row_begin; y < op.row_end; ++y, dst += wo) {
+              const int64_t iy = int64_t(y) * op.stride_h - op.pad_top + int64_t(ky) * op.dilation_h;
+              if (iy < 0 || iy >= op.input.h) {
+                std::fill(dst, dst + wo, int8_t{0});
+                continue;
               }
-            } else if (inside) {
-              const int8_t v = in.at(co, uint32_t(iy), uint32_t(ix));
-              acc += v;
-              best = std::max<int32_t>(best, v);
-              ++count;
-            } else if (op.count_include_pad) {
-              ++count;
+              const int8_t* src = in.row(g * cin_g + ci, uint32_t(iy));
+              for (uint32_t x = 0; x < wo; ++x) {
+                const int64_t ix = int64_t(x) * op.stride_w - op.pad_left + int64_t(kx) * op.dilation_w;
+                dst[x] = ix >= 0 && ix < op.input.w ? src[ix] : int8_t{0};
+              }
             }
           }
         }
-        int32_t v;
-        if (op.op == OpCode::kConv) {
-          v = requantize(static_cast<int32_t>(acc + bias_of(braw, co - op.ch_begin)),
-                         op.requant_multiplier, op.requant_shift);
-        } else if (op.op == OpCode::kMaxPool) {
-          v = count ? best : 0;
+      }
+      built = g;
+    }
+    std::fill(acc.begin(), acc.end(), bias_of(braw, co - op.ch_begin));
+    const int8_t* kernel = &w[(co - op.ch_begin) * slots];
+    for (uint64_t s = 0; s < slots; ++s) {
+      const int32_t k = kernel[s];
+      if (k == 0) continue;
+      const int8_t* line = &lines[s * positions];
+      for (uint64_t p = 0; p < positions; ++p) acc[p] += k * line[p];
+    }
+    for (uint64_t p = 0; p < positions; ++p) {
+      out.push_back(finish(op, requantize(acc[p], op.requant_multiplier, op.requant_shift)));
+    }
+  }
+}
+
+// Max / average pooling over the valid part of each window (padding is virtual). With
+// count_include_pad the average divides by the window's positions inside the padded input.
+void pool(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
+  const Operand in(op.input, l2);
+  const int64_t h = op.input.h, w = op.input.w;
+  for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
+    for (uint32_t y = op.row_begin; y < op.row_end; ++y) {
+      const int64_t y0 = int64_t(y) * op.stride_h - op.pad_top;
+      const int64_t ya = std::max<int64_t>(y0, 0), yb = std::min<int64_t>(y0 + op.kernel_h, h);
+      for (uint32_t x = 0; x < op.output.w; ++x) {
+        const int64_t x0 = int64_t(x) * op.stride_w - op.pad_left;
+        const int64_t xa = std::max<int64_t>(x0, 0), xb = std::min<int64_t>(x0 + op.kernel_w, w);
+        int64_t sum = 0;
+        int32_t best = std::numeric_limits<int32_t>::min();
+        for (int64_t iy = ya; iy < yb; ++iy) {
+          const int8_t* row = in.row(c, uint32_t(iy));
+          for (int64_t ix = xa; ix < xb; ++ix) {
+            sum += row[ix];
+            best = std::max<int32_t>(best, row[ix]);
+          }
+        }
+        const int64_t valid = std::max<int64_t>(0, yb - ya) * std::max<int64_t>(0, xb - xa);
+        int32_t v = 0;
+        if (op.op == OpCode::kMaxPool) {
+          v = valid ? best : 0;
         } else {
-          v = count ? div_round_away(acc, count) : 0;
+          const int64_t count =
+              op.count_include_pad ? (std::min<int64_t>(y0 + op.kernel_h, h + op.pad_bottom) - y0) *
+                                         (std::min<int64_t>(x0 + op.kernel_w, w + op.pad_right) - x0)
+                                   : valid;
+          v = count > 0 ? div_round_away(sum, count) : 0;
         }
         out.push_back(finish(op, v));
       }
@@ -102,31 +139,38 @@ void window(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
 }
 
 void fully_connected(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
-  const uint64_t k = op.input.bytes();
-  std::vector<int8_t> in(k), w(op.weights.bytes()), braw(op.bias.bytes());
-  l2.read(op.input.addr, in.data(), k);  // fc inputs are contiguous (checked by the lowering)
-  l2.read(op.weights.addr, w.data(), w.size());
-  if (!braw.empty()) l2.read(op.bias.addr, braw.data(), braw.size());
+  const Operand a(op.input, l2);
+  std::vector<int8_t> in;  // the input flattened to C*H*W
+  for (uint32_t c = 0; c < op.input.c; ++c) {
+    for (uint32_t y = 0; y < op.input.h; ++y) {
+      const int8_t* row = a.row(c, y);
+      in.insert(in.end(), row, row + op.input.w);
+    }
+  }
+  const std::vector<int8_t> w = read_all(op.weights, l2), braw = read_all(op.bias, l2);
+  const uint64_t k = in.size();
   for (uint32_t co = op.ch_begin; co < op.ch_end; ++co) {
-    int64_t acc = bias_of(braw, co - op.ch_begin);
+    int32_t acc = bias_of(braw, co - op.ch_begin);
     const int8_t* row = &w[(co - op.ch_begin) * k];
     for (uint64_t i = 0; i < k; ++i) acc += int32_t(in[i]) * row[i];
-    out.push_back(finish(op, requantize(static_cast<int32_t>(acc), op.requant_multiplier,
-                                        op.requant_shift)));
+    out.push_back(finish(op, requantize(acc, op.requant_multiplier, op.requant_shift)));
   }
 }
 
 void elementwise(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
-  const Plane a = read_plane(op.input, l2);
-  Plane b;
-  if (op.input2.present()) b = read_plane(op.input2, l2);
+  const Operand a(op.input, l2);
+  const bool binary = op.input2.present();
+  const TensorRef& r = op.input2;  // broadcast over its size-1 dimensions
+  const Operand* b = nullptr;
+  std::unique_ptr<Operand> b_holder;
+  if (binary) b = (b_holder = std::make_unique<Operand>(op.input2, l2)).get();
   for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
     for (uint32_t y = op.row_begin; y < op.row_end; ++y) {
+      const int8_t* row = a.row(c, y);
       for (uint32_t x = 0; x < op.output.w; ++x) {
-        int32_t v = a.at(c, y, x);
-        if (op.input2.present()) {
-          const TensorRef& r = op.input2;  // broadcast over size-1 dimensions
-          const int32_t bv = b.at(r.c == 1 ? 0 : c, r.h == 1 ? 0 : y, r.w == 1 ? 0 : x);
+        int32_t v = row[x];
+        if (binary) {
+          const int32_t bv = b->at(r.c == 1 ? 0 : c, r.h == 1 ? 0 : y, r.w == 1 ? 0 : x);
           v = op.op == OpCode::kAdd ? v + bv : v * bv;
         }
         out.push_back(finish(op, requantize(v, op.requant_multiplier, op.requant_shift)));
@@ -137,7 +181,7 @@ void elementwise(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& o
 
 // Softmax over channels with inputs at scale 1/16, output probabilities at scale 1/127.
 void softmax(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
-  const Plane a = read_plane(op.input, l2);
+  const Operand a(op.input, l2);
   const uint32_t rows = op.row_end - op.row_begin;
   std::vector<int8_t> tile(uint64_t(op.ch_end - op.ch_begin) * rows * op.output.w);
   for (uint32_t y = op.row_begin; y < op.row_end; ++y) {
@@ -163,10 +207,12 @@ std::vector<int8_t> compute_tile(const OpDesc& op, const TimedMemory& l2) {
   out.reserve(uint64_t(op.ch_end - op.ch_begin) * (op.row_end - op.row_begin) * op.output.w);
   switch (op.op) {
     case OpCode::kConv:
+      conv(op, l2, out);
+      break;
     case OpCode::kMaxPool:
     case OpCode::kAvgPool:
     case OpCode::kGlobalAvgPool:
-      window(op, l2, out);
+      pool(op, l2, out);
       break;
     case OpCode::kFullyConnected:
       fully_connected(op, l2, out);

@@ -1,7 +1,9 @@
 // TileCompute: what the neurons compute for one operation tile, bit-exactly, from the bytes in L2
 // (input windows gathered by the input iterator with virtual zero padding, weights from the
-// kernel region). Output in [channel][row][column] order of the tile, int8. Plain C++; the
-// numeric rules are strider/quant.h.
+// kernel region). Operands may be band buffers (TensorRef::offset). Output in
+// [channel][row][column] order of the tile, int8. Plain C++; the numeric rules are
+// strider/quant.h. Convolutions build each position's window line once per channel group and
+// stream the kernel over the lines (the cost of functional mode is dominated by these MACs).
 #pragma once
 
 #include <cstdint>

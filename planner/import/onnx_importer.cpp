@@ -102,7 +102,10 @@ void Importer::bind_inputs_and_initializers(const onnx::GraphProto& g) {
       v->dims.push_back(d.has_dim_value() ? d.dim_value() : 1);
     }
     try {
-      checked_elements(v->dims, "graph input '" + in.name() + "'");
+      if (checked_elements(v->dims, "graph input '" + in.name() + "'") == 0) {
+        throw std::runtime_error("graph input '" + in.name() + "' has dims " + dims_list(v->dims) +
+                                 " (a zero dim is not supported)");
+      }
     } catch (const std::runtime_error& e) {
       throw std::runtime_error(path_ + ": " + e.what());
     }

@@ -9,6 +9,9 @@ namespace strider {
 namespace onnx_import {
 namespace {
 
+// Largest kernel, stride, dilation or pad accepted (keeps int arithmetic far from overflow).
+constexpr int64_t kMaxAttribute = int64_t{1} << 24;
+
 // Two spatial values of attribute `name` (default `def` each).
 void spatial_pair(Importer& im, const std::string& name, int def, int* h, int* w) {
   const std::vector<int64_t> v = im.attr_ints(name);
@@ -19,6 +22,12 @@ void spatial_pair(Importer& im, const std::string& name, int def, int* h, int* w
   if (v.size() != 2) {
     im.fail("attribute '" + name + "' " + dims_list(v) +
             " must have 2 values (only 2-D is supported)");
+  }
+  for (int64_t x : v) {
+    if (x < 1 || x > kMaxAttribute) {
+      im.fail("attribute '" + name + "' " + dims_list(v) + " must hold values in [1, " +
+              std::to_string(kMaxAttribute) + "]");
+    }
   }
   *h = static_cast<int>(v[0]);
   *w = static_cast<int>(v[1]);
@@ -31,6 +40,12 @@ void window_pads(Importer& im, const TensorShape& in, Node* n) {
     const std::vector<int64_t> p = im.attr_ints("pads");
     if (p.empty()) return;
     if (p.size() != 4) im.fail("attribute 'pads' " + dims_list(p) + " must have 4 values");
+    for (int64_t x : p) {
+      if (x < 0 || x > kMaxAttribute) {
+        im.fail("attribute 'pads' " + dims_list(p) + " must hold values in [0, " +
+                std::to_string(kMaxAttribute) + "]");
+      }
+    }
     n->pad_top = static_cast<int>(p[0]);
     n->pad_left = static_cast<int>(p[1]);
     n->pad_bottom = static_cast<int>(p[2]);

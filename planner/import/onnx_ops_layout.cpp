@@ -30,6 +30,11 @@ void import_reshape(Importer& im) {
         if (infer >= 0) im.fail("shape " + dims_list(spec) + " has more than one -1");
         infer = static_cast<int>(k);
       } else {
+        if (d < -1) im.fail("shape " + dims_list(spec) + " has a negative dim");
+        if (d > 0 && known > kMaxTensorElements / d) {
+          im.fail("shape " + dims_list(spec) + " has more than " +
+                  std::to_string(kMaxTensorElements) + " elements");
+        }
         known *= d;
       }
       target.push_back(d);
@@ -199,6 +204,10 @@ void import_pad(Importer& im) {
     im.fail("only padding of H and W is supported, got pads " + dims_list(pads));
   }
   if (*std::min_element(pads.begin(), pads.end()) < 0) im.fail("negative pads " + dims_list(pads));
+  if (*std::max_element(pads.begin(), pads.end()) > (int64_t{1} << 24)) {
+    im.fail("pads " + dims_list(pads) + " larger than 16777216");
+  }
+
   Node n = im.new_node(OpType::kPad);
   n.inputs = {im.activation(0)};
   n.pad_top = static_cast<int>(pads[2]);

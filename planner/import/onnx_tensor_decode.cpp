@@ -40,7 +40,7 @@ int64_t Value::elements() const {
 int64_t checked_elements(const std::vector<int64_t>& dims, const std::string& what) {
   int64_t count = 1;
   for (int64_t d : dims) {
-    if (d < 0 || (d > 0 && d > kMaxTensorElements / count)) {
+    if (d < 0 || (d > 0 && count > 0 && d > kMaxTensorElements / count)) {
       std::string list;
       for (int64_t x : dims) list += (list.empty() ? "" : ", ") + std::to_string(x);
       throw std::runtime_error(what + " has dims [" + list + "] (negative or more than " +

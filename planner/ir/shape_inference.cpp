@@ -141,6 +141,9 @@ TensorShape reshape_output(const Graph& g, const Node& n) {
     }
     if (d < -1) fail(n, "target dim " + std::to_string(d) + " is negative");
     dims[k] = d == 0 ? in_dims[k] : d;
+    if (dims[k] > 0 && known > kMaxTensorElements / dims[k]) {
+      fail(n, "target has more than " + std::to_string(kMaxTensorElements) + " elements");
+    }
     known *= dims[k];
   }
   if (infer >= 0) {
@@ -231,8 +234,8 @@ std::vector<TensorShape> infer_output_shapes(const Graph& g, const Node& n) {
       if (n.pad_top < 0 || n.pad_bottom < 0 || n.pad_left < 0 || n.pad_right < 0) {
         fail(n, "negative padding");
       }
-      out.h += n.pad_top + n.pad_bottom;
-      out.w += n.pad_left + n.pad_right;
+      out.h += int64_t{n.pad_top} + n.pad_bottom;
+      out.w += int64_t{n.pad_left} + n.pad_right;
       return {out};
     }
   }

@@ -89,13 +89,13 @@ ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order,
     first[r] = first[r] < 0 ? step : std::min(first[r], step);
     last[r] = std::max(last[r], step);
   };
-  for (int t : g.inputs) touch(t, 0);
+  // A graph input lives from its first use (it is loaded just before), an output until its last
+  // use or its production (it is stored to DRAM right after): models run in series share memory.
   for (int64_t s = 0; s < steps; ++s) {
     const Node& n = g.nodes[order[s]];
     for (int t : n.inputs) touch(t, s);
     for (int t : n.outputs) touch(t, s);
   }
-  for (int t : g.outputs) touch(t, steps - 1);
 
   // One buffer per alias group (root tensor with a lifetime).
   std::vector<int> roots;

@@ -128,13 +128,29 @@ OpDesc Lowerer::base_op(const Node& n) const {
   return b;
 }
 
+// A layer's weights and biases in DRAM. Identical parameters (same bytes, found by content hash
+// and then compared) are stored once, across the layers of one network and across networks.
+uint64_t Lowerer::store_blob(std::vector<int8_t> bytes) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a 64
+  for (int8_t b : bytes) h = (h ^ uint8_t(b)) * 1099511628211ull;
+  h ^= bytes.size();
+  out_.weights_total_bytes += bytes.size();
+  auto range = blob_index_.equal_range(h);
+  for (auto it = range.first; it != range.second; ++it) {
+    if (out_.dram.blobs[it->second].bytes == bytes) return out_.dram.blobs[it->second].addr;
+  }
+  const uint64_t addr = next_weight_addr_;
+  out_.weights_stored_bytes += bytes.size();
+  next_weight_addr_ = align_up(addr + bytes.size(), 64);
+  blob_index_.emplace(h, out_.dram.blobs.size());
+  out_.dram.blobs.push_back({addr, std::move(bytes)});
+  return addr;
+}
+
 void Lowerer::place_weights(const Node& n) {
   if (n.weights < 0) return;
-  const Tensor& wt = g_.tensors[n.weights];
   const uint32_t out_c = static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.c);
-  w_dram_ = next_weight_addr_;
-  out_.dram.blobs.push_back({w_dram_, wt.data});
-  b_dram_ = align_up(w_dram_ + uint64_t(wt.bytes()), 64);
+  w_dram_ = store_blob(g_.tensors[n.weights].data);
   std::vector<int8_t> bias(uint64_t(out_c) * 4, 0);
   if (n.bias >= 0) {
     const std::vector<int32_t>& b = g_.tensors[n.bias].bias;
@@ -142,8 +158,7 @@ void Lowerer::place_weights(const Node& n) {
       for (int k = 0; k < 4; ++k) bias[4 * i + k] = int8_t((uint32_t(b[i]) >> (8 * k)) & 0xff);
     }
   }
-  out_.dram.blobs.push_back({b_dram_, bias});
-  next_weight_addr_ = align_up(b_dram_ + bias.size(), 4096);
+  b_dram_ = store_blob(std::move(bias));
 }
 
 // Weight and bias moves of channels [c0, c1) into the next staging slot; the tile waits for both.
@@ -190,6 +205,7 @@ void Lowerer::lower_compute(const Node& n, uint32_t layer) {
     pending_readers_.clear();
     if (n.weights >= 0) stage_weights(n, layer, d.op.ch_begin, d.op.ch_end, d);
     last = emit(std::move(d));
+    last_op_ = int(last);
     for (int& u : staging_.last_user) u = u <= -2 ? int(last) : u;
     ++out_.layers[layer].tiles;
   }
@@ -294,6 +310,7 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, const OpDesc& base) {
       }
       if (n.weights >= 0) stage_weights(n, layer, c0, c1, d);
       last = emit(std::move(d));
+      last_op_ = int(last);
       for (int& u : staging_.last_user) u = u <= -2 ? int(last) : u;
       for (uint32_t s : used_slots) in_bands_.last_user[s] = int(last);
       ++out_.layers[layer].tiles;

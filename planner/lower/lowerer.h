@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "planner/lower/activation_layout.h"
@@ -46,12 +47,15 @@ class Lowerer {
                 uint32_t rows, uint32_t row_bytes, uint32_t src_stride, uint32_t dst_stride,
                 std::vector<uint32_t> deps);
   std::vector<uint32_t> input_deps(const Node& n) const;
+  void load_input(int tensor);
+  void store_output(int tensor);
   void lower_view(const Node& n, int idx);
   void lower_shuffle(const Node& n, uint32_t layer);
 
   // compute_lowering.cpp
   uint32_t weight_block(const Node& n) const;
   OpDesc base_op(const Node& n) const;
+  uint64_t store_blob(std::vector<int8_t> bytes);
   void place_weights(const Node& n);
   void stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t c1, Descriptor& d);
   void lower_compute(const Node& n, uint32_t layer);
@@ -72,6 +76,10 @@ class Lowerer {
   SlotRing staging_, in_bands_, out_bands_;
   uint64_t w_dram_ = 0, b_dram_ = 0;  // current node's weights and biases in DRAM
   uint64_t next_weight_addr_ = kDramWeightsBase;
+  uint64_t dram_io_ = 0;        // next DRAM address for graph inputs and outputs
+  std::vector<bool> loaded_;    // per tensor: graph input already loaded
+  int last_op_ = -1;            // last operation descriptor emitted
+  std::unordered_multimap<uint64_t, size_t> blob_index_;  // content hash -> DramImage blob
 };
 
 }  // namespace strider

@@ -19,7 +19,7 @@ uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 }  // namespace
 
 Lowerer::Lowerer(const Graph& g, const ArchConfig& arch, const LowerOptions& opt)
-    : g_(g), arch_(arch), opt_(opt), last_desc_(g.tensors.size()) {}
+    : g_(g), arch_(arch), opt_(opt), last_desc_(g.tensors.size()), loaded_(g.tensors.size()) {}
 
 MemSpace Lowerer::space(int tensor) const {
   return layout_.tensor_spilled[tensor] ? MemSpace::kDram : MemSpace::kL2;
@@ -164,6 +164,42 @@ void Lowerer::plan_memory(const std::vector<int>& order) {
   }
 }
 
+// A graph input is loaded just before its first use, once the ops before it retired (its L2
+// region may have held a tensor they read); a graph input whose home is DRAM needs no load.
+void Lowerer::load_input(int t) {
+  if (loaded_[t] || std::count(g_.inputs.begin(), g_.inputs.end(), t) == 0) return;
+  loaded_[t] = true;
+  const uint32_t layer = add_layer("input:" + g_.tensors[t].name, "input");
+  const uint64_t bytes = static_cast<uint64_t>(g_.tensors[t].bytes());
+  if (layout_.tensor_spilled[t]) {
+    out_.dram.inputs.emplace_back(t, layout_.tensor_addr[t]);
+    return;
+  }
+  std::vector<uint32_t> deps = pending_readers_;
+  if (last_op_ >= 0) deps.push_back(uint32_t(last_op_));
+  last_desc_[t] = {move(layer, MemSpace::kDram, dram_io_, MemSpace::kL2, layout_.tensor_addr[t], 1,
+                        static_cast<uint32_t>(bytes), 0, 0, deps)};
+  out_.layers[layer].input_bytes = bytes;
+  out_.dram.inputs.emplace_back(t, dram_io_);
+  dram_io_ = align_up(dram_io_ + bytes, 4096);
+}
+
+// A graph output is stored to DRAM as soon as it is produced (a spilled one is there already).
+void Lowerer::store_output(int t) {
+  if (std::count(g_.outputs.begin(), g_.outputs.end(), t) == 0) return;
+  const uint32_t layer = add_layer("output:" + g_.tensors[t].name, "output");
+  const uint64_t bytes = static_cast<uint64_t>(g_.tensors[t].bytes());
+  if (layout_.tensor_spilled[t]) {
+    out_.dram.outputs.emplace_back(t, layout_.tensor_addr[t]);
+    return;
+  }
+  pending_readers_.push_back(move(layer, MemSpace::kL2, layout_.tensor_addr[t], MemSpace::kDram,
+                                  dram_io_, 1, static_cast<uint32_t>(bytes), 0, 0, last_desc_[t]));
+  out_.layers[layer].output_bytes = bytes;
+  out_.dram.outputs.emplace_back(t, dram_io_);
+  dram_io_ = align_up(dram_io_ + bytes, 4096);
+}
+
 void Lowerer::lower_view(const Node& n, int idx) {
   // Views and in-place concats alias memory the plan already placed: no data moves, except the
   // concat inputs that could not be produced in place, copied after the last op so far retired
@@ -175,7 +211,7 @@ void Lowerer::lower_view(const Node& n, int idx) {
     if (layer < 0) layer = static_cast<int>(add_layer(n.name, "concat"));
     const uint64_t bytes = static_cast<uint64_t>(g_.tensors[c.tensor].bytes());
     std::vector<uint32_t> after = last_desc_[c.tensor];
-    if (!out_.list.descriptors.empty()) after.push_back(uint32_t(out_.list.descriptors.size() - 1));
+    if (last_op_ >= 0) after.push_back(uint32_t(last_op_));
     const MemSpace dst = space(g_.nodes[c.node].outputs[0]);
     const uint32_t m = move(layer, space(c.tensor), layout_.tensor_addr[c.tensor], dst, c.dst_addr,
                             1, static_cast<uint32_t>(bytes), 0, 0, after);
@@ -194,7 +230,7 @@ void Lowerer::lower_shuffle(const Node& n, uint32_t layer) {
   const uint32_t groups = static_cast<uint32_t>(n.shuffle_groups), per = in.c / groups;
   const uint32_t plane = in.channel_stride;
   std::vector<uint32_t> deps = input_deps(n), done;
-  if (!out_.list.descriptors.empty()) deps.push_back(uint32_t(out_.list.descriptors.size() - 1));
+  if (last_op_ >= 0) deps.push_back(uint32_t(last_op_));
   for (uint32_t k = 0; k < groups; ++k) {
     done.push_back(move(layer, in.space, in.addr + uint64_t(k) * per * plane, out.space,
                         out.addr + uint64_t(k) * plane, per, plane, plane, groups * plane, deps));
@@ -210,47 +246,23 @@ Lowered Lowerer::run() {
       opt_.order.empty() ? schedule_nodes(g_, opt_.schedule) : opt_.order;
   plan_memory(order);
 
-  uint64_t dram_io = kDramActivationsBase + (uint64_t(1) << 30);  // graph inputs and outputs
-  for (int t : g_.inputs) {
-    const uint32_t layer = add_layer("input:" + g_.tensors[t].name, "input");
-    const uint64_t bytes = static_cast<uint64_t>(g_.tensors[t].bytes());
-    if (layout_.tensor_spilled[t]) {  // its home is DRAM already
-      out_.dram.inputs.emplace_back(t, layout_.tensor_addr[t]);
-      continue;
-    }
-    last_desc_[t] = {move(layer, MemSpace::kDram, dram_io, MemSpace::kL2, layout_.tensor_addr[t], 1,
-                          static_cast<uint32_t>(bytes), 0, 0, {})};
-    out_.layers[layer].input_bytes = bytes;
-    out_.dram.inputs.emplace_back(t, dram_io);
-    dram_io = align_up(dram_io + bytes, 4096);
-  }
+  dram_io_ = kDramActivationsBase + (uint64_t(1) << 30);  // graph inputs and outputs
   for (int idx : order) {
     const Node& n = g_.nodes[idx];
+    for (int t : n.inputs) load_input(t);
     if (is_view_op(n.op) || n.op == OpType::kConcat) {
       lower_view(n, idx);
-      continue;
-    }
-    const uint32_t layer = add_layer(n.name, to_string(n.op));
-    out_.layer_node[layer] = idx;
-    out_.step_layer.push_back(static_cast<int>(layer));
-    if (n.op == OpType::kChannelShuffle) {
-      lower_shuffle(n, layer);
     } else {
-      lower_compute(n, layer);
+      const uint32_t layer = add_layer(n.name, to_string(n.op));
+      out_.layer_node[layer] = idx;
+      out_.step_layer.push_back(static_cast<int>(layer));
+      if (n.op == OpType::kChannelShuffle) {
+        lower_shuffle(n, layer);
+      } else {
+        lower_compute(n, layer);
+      }
     }
-  }
-  for (int t : g_.outputs) {
-    const uint32_t layer = add_layer("output:" + g_.tensors[t].name, "output");
-    const uint64_t bytes = static_cast<uint64_t>(g_.tensors[t].bytes());
-    if (layout_.tensor_spilled[t]) {
-      out_.dram.outputs.emplace_back(t, layout_.tensor_addr[t]);
-      continue;
-    }
-    move(layer, MemSpace::kL2, layout_.tensor_addr[t], MemSpace::kDram, dram_io, 1,
-         static_cast<uint32_t>(bytes), 0, 0, last_desc_[t]);
-    out_.layers[layer].output_bytes = bytes;
-    out_.dram.outputs.emplace_back(t, dram_io);
-    dram_io = align_up(dram_io + bytes, 4096);
+    for (int t : n.outputs) store_output(t);
   }
   out_.list.arch_fingerprint = arch_.fingerprint();
   for (size_t t = 0; t < g_.tensors.size(); ++t) {

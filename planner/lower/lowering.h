@@ -84,6 +84,8 @@ struct Lowered {
   uint64_t lower_bound_bytes = 0;
   uint64_t staging_bytes = 0;        // weight staging slots
   uint64_t band_bytes = 0;           // row-band buffers (only when something spills)
+  uint64_t weights_total_bytes = 0;  // weights and biases of every layer
+  uint64_t weights_stored_bytes = 0; // stored in DRAM after de-duplication
   bool proven_optimal = false;
   double planner_seconds = 0;
 };

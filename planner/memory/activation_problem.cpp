@@ -176,7 +176,7 @@ ActivationPlanInput build_activation_problem(const Graph& g, const std::vector<i
     b.id = g.tensors[root].name;
     b.lower = lower[root];
     b.upper = upper[root];
-    b.size = align_up(g.tensors[root].bytes(), alignment);
+    b.size = align_offset(g.tensors[root].bytes(), alignment);
     b.alignment = alignment;
     in.buffer_root.push_back(root);
     in.problem.buffers.push_back(std::move(b));

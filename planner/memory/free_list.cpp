@@ -10,7 +10,7 @@ namespace strider::memory {
 
 int64_t FreeList::fit(int64_t offset, int64_t end, int64_t size, int64_t alignment,
                       const Adjust* adjust) {
-  int64_t at = align_up(offset, alignment);
+  int64_t at = align_offset(offset, alignment);
   if (adjust) at = (*adjust)(at, size);
   return at + size <= end ? at : -1;
 }

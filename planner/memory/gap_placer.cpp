@@ -7,7 +7,7 @@
 
 namespace strider::memory {
 
-int64_t align_up(int64_t value, int64_t alignment) {
+int64_t align_offset(int64_t value, int64_t alignment) {
   if (alignment <= 1) return value;
   return (value + alignment - 1) / alignment * alignment;
 }
@@ -88,6 +88,20 @@ void GapPlacer::reset() {
   }
   touched_.clear();
   height_ = 0;
+  free_height_ = 0;
+}
+
+bool GapPlacer::clashes(int id, int64_t offset) {
+  runs_.clear();
+  if (end_slot_[id] > first_slot_[id]) collect(1, 0, slots_, first_slot_[id], end_slot_[id]);
+  const int64_t end = offset + p_.buffers[id].size;
+  for (const auto& [first, last] : runs_) {
+    // The first interval of the run ending after `offset` is the only candidate.
+    const Interval* it = std::lower_bound(
+        first, last, offset, [](const Interval& x, int64_t v) { return x.second <= v; });
+    if (it != last && it->first < end) return true;
+  }
+  return false;
 }
 
 int64_t GapPlacer::choose(int id, GapPolicy policy) {
@@ -115,7 +129,7 @@ int64_t GapPlacer::choose(int id, GapPolicy policy) {
       heap_.pop_back();
     }
     if (iv.first > cursor) {
-      const int64_t start = align_up(cursor, b.alignment);
+      const int64_t start = align_offset(cursor, b.alignment);
       if (start + b.size <= iv.first) {
         if (policy == GapPolicy::kFirstFit) return start;
         const int64_t gap = iv.first - cursor;
@@ -127,7 +141,7 @@ int64_t GapPlacer::choose(int id, GapPolicy policy) {
     }
     cursor = std::max(cursor, iv.second);
   }
-  return best >= 0 ? best : align_up(cursor, b.alignment);
+  return best >= 0 ? best : align_offset(cursor, b.alignment);
 }
 
 std::vector<int64_t> GapPlacer::place(const std::vector<int>& order, GapPolicy policy) {
@@ -147,12 +161,15 @@ std::vector<int64_t> GapPlacer::place(const std::vector<int>& order, GapPolicy p
   for (int id = 0; id < n; ++id) {
     const Buffer& b = p_.buffers[id];
     if (!b.fixed_offset) continue;
-    for (int j : fixed) {
-      const Buffer& c = p_.buffers[j];
-      if (c.lower < b.upper && b.lower < c.upper && *c.fixed_offset < *b.fixed_offset + b.size &&
-          *b.fixed_offset < *c.fixed_offset + c.size && b.size > 0 && c.size > 0) {
-        throw std::runtime_error("fixed buffers '" + c.id + "' and '" + b.id +
-                                 "' overlap in address and lifetime");
+    if (b.size > 0 && clashes(id, *b.fixed_offset)) {
+      // Name the two buffers (a linear scan, only on this error path).
+      for (int j : fixed) {
+        const Buffer& c = p_.buffers[j];
+        if (c.lower < b.upper && b.lower < c.upper && *c.fixed_offset < *b.fixed_offset + b.size &&
+            *b.fixed_offset < *c.fixed_offset + c.size && c.size > 0) {
+          throw std::runtime_error("fixed buffers '" + c.id + "' and '" + b.id +
+                                   "' overlap in address and lifetime");
+        }
       }
     }
     fixed.push_back(id);
@@ -161,6 +178,7 @@ std::vector<int64_t> GapPlacer::place(const std::vector<int>& order, GapPolicy p
   for (int id : order) {
     if (done[id]) continue;
     commit(id, choose(id, policy));
+    free_height_ = std::max(free_height_, offset_[id] + p_.buffers[id].size);
   }
   for (int id = 0; id < n; ++id) {
     if (!done[id]) throw std::logic_error("GapPlacer: order misses a buffer");

@@ -22,7 +22,7 @@ enum class GapPolicy {
   kFirstFit,  // the lowest gap that holds the buffer, else on top
 };
 
-int64_t align_up(int64_t value, int64_t alignment);
+int64_t align_offset(int64_t value, int64_t alignment);
 
 class GapPlacer {
  public:
@@ -33,8 +33,9 @@ class GapPlacer {
   // non-fixed buffer index exactly once; fixed indices in it are skipped). Returns the offsets.
   std::vector<int64_t> place(const std::vector<int>& order, GapPolicy policy);
 
-  // Height of the last place() result.
+  // Height of the last place() result, and the same over the buffers without a fixed offset.
   int64_t height() const { return height_; }
+  int64_t free_height() const { return free_height_; }
 
  private:
   using Interval = std::pair<int64_t, int64_t>;  // [offset, end)
@@ -47,6 +48,7 @@ class GapPlacer {
   void collect(int node, int lo, int hi, int a, int b);
   void reset();
   int64_t choose(int id, GapPolicy policy);
+  bool clashes(int id, int64_t offset);  // [offset, offset + size) meets a placed buffer
 
   const Problem& p_;
   int slots_ = 0;
@@ -57,6 +59,7 @@ class GapPlacer {
   std::vector<std::pair<const Interval*, const Interval*>> runs_;  // sorted runs to merge
   std::vector<std::pair<int64_t, size_t>> heap_;                    // (start, run) min-heap
   int64_t height_ = 0;
+  int64_t free_height_ = 0;
 };
 
 }  // namespace strider::memory

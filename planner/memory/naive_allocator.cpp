@@ -20,7 +20,7 @@ Solution NaiveAllocator::solve(const Problem& p, const AllocatorOptions&) const 
     if (b.fixed_offset) {
       s.offsets[i] = *b.fixed_offset;
     } else {
-      s.offsets[i] = align_up(next, b.alignment);
+      s.offsets[i] = align_offset(next, b.alignment);
       next = s.offsets[i] + b.size;
     }
     s.height = std::max(s.height, s.offsets[i] + b.size);

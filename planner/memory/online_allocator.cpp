@@ -49,7 +49,7 @@ Solution OnlineAllocator::solve(const Problem& p, const AllocatorOptions&) const
             const Buffer& x = p.buffers[f];
             if (x.lower < b.upper && b.lower < x.upper && *x.fixed_offset < offset + size &&
                 offset < *x.fixed_offset + x.size && x.size > 0 && size > 0) {
-              offset = align_up(*x.fixed_offset + x.size, b.alignment);
+              offset = align_offset(*x.fixed_offset + x.size, b.alignment);
               moved = true;
             }
           }

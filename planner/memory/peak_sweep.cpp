@@ -45,7 +45,7 @@ std::vector<int64_t> PeakSweep::decode(const std::vector<double>& stack_key) {
   int64_t top = 0;
   for (int i : stack) {
     const Buffer& b = p_.buffers[i];
-    const int64_t at = align_up(top, b.alignment);
+    const int64_t at = align_offset(top, b.alignment);
     offset[i] = at;
     top = at + b.size;
   }

@@ -41,7 +41,8 @@ Ran strider(const std::vector<std::string>& args, const fs::path& dir) {
   argv.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid == 0) {
-    if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr)) _exit(125);
+    if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr))
+      _exit(125);
     ::execv(program.c_str(), argv.data());
     _exit(127);
   }
@@ -54,13 +55,13 @@ Ran strider(const std::vector<std::string>& args, const fs::path& dir) {
 // `extra` set entries.
 void write_suite(const fs::path& dir, const std::string& extra) {
   const std::string src = STRIDER_SOURCE_DIR;
-  std::ofstream(dir / "suite.yaml") << "cases:\n"
-                                    << "  - name: conv3x3_tiny\n"
-                                    << "    run: " << src << "/configs/runs/default.yaml\n"
-                                    << "    set: {arch.file: " << src << "/configs/arch/tiny.yaml,\n"
-                                    << "          \"networks[0].path\": " << src
-                                    << "/configs/regression/networks/conv3x3.yaml,\n"
-                                    << "          sim.trace: false" << extra << "}\n";
+  std::ofstream(dir / "suite.yaml")
+      << "cases:\n"
+      << "  - name: conv3x3_tiny\n"
+      << "    run: " << src << "/configs/runs/default.yaml\n"
+      << "    set: {arch.file: " << src << "/configs/arch/tiny.yaml,\n"
+      << "          \"networks[0].path\": " << src << "/configs/regression/networks/conv3x3.yaml,\n"
+      << "          sim.trace: false" << extra << "}\n";
 }
 
 // The fields of the table row `case figure golden now delta` for `figure`, or {}.
@@ -77,7 +78,8 @@ std::vector<std::string> table_row(const std::string& out, const std::string& fi
 }
 
 TEST(RegressSuite, ALatencyChangeFailsAndNamesTheMovedFigures) {
-  const fs::path dir = fs::temp_directory_path() / ("strider_regress_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("strider_regress_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir / "suite");
   const std::string suite = (dir / "suite").string(), out = (dir / "out").string();
@@ -85,15 +87,18 @@ TEST(RegressSuite, ALatencyChangeFailsAndNamesTheMovedFigures) {
 
   const Ran missing = strider({"regress", "--dir", suite, "--out", out}, dir);
   EXPECT_EQ(missing.code, 1);
-  EXPECT_NE(missing.out.find("conv3x3_tiny                 NEW      no golden figures"), std::string::npos)
+  EXPECT_NE(missing.out.find("conv3x3_tiny                 NEW      no golden figures"),
+            std::string::npos)
       << missing.out;
 
   const Ran update = strider({"regress", "--dir", suite, "--out", out, "--update"}, dir);
   ASSERT_EQ(update.code, 0) << update.out << update.err;
   const std::string golden = slurp(dir / "suite" / "golden.yaml");
-  const nlohmann::json before = nlohmann::json::parse(slurp(dir / "out" / "conv3x3_tiny" / "summary.json"));
+  const nlohmann::json before =
+      nlohmann::json::parse(slurp(dir / "out" / "conv3x3_tiny" / "summary.json"));
   const std::string golden_cycles = std::to_string(before["cycles"].get<uint64_t>());
-  EXPECT_NE(golden.find("conv3x3_tiny:\n  cycles: " + golden_cycles + "\n"), std::string::npos) << golden;
+  EXPECT_NE(golden.find("conv3x3_tiny:\n  cycles: " + golden_cycles + "\n"), std::string::npos)
+      << golden;
 
   const Ran pass = strider({"regress", "--dir", suite, "--out", out}, dir);
   EXPECT_EQ(pass.code, 0) << pass.out;
@@ -103,7 +108,8 @@ TEST(RegressSuite, ALatencyChangeFailsAndNamesTheMovedFigures) {
   write_suite(suite, ", arch.dram.latency_cycles: 21");
   const Ran moved = strider({"regress", "--dir", suite, "--out", out}, dir);
   EXPECT_EQ(moved.code, 1);
-  const nlohmann::json after = nlohmann::json::parse(slurp(dir / "out" / "conv3x3_tiny" / "summary.json"));
+  const nlohmann::json after =
+      nlohmann::json::parse(slurp(dir / "out" / "conv3x3_tiny" / "summary.json"));
   const uint64_t now = after["cycles"].get<uint64_t>();
   ASSERT_GT(now, before["cycles"].get<uint64_t>());
   const std::vector<std::string> row = table_row(moved.out, "cycles");
@@ -113,7 +119,8 @@ TEST(RegressSuite, ALatencyChangeFailsAndNamesTheMovedFigures) {
   EXPECT_EQ(row[4], "+" + std::to_string(now - before["cycles"].get<uint64_t>()));
   EXPECT_EQ(table_row(moved.out, "layer.conv.cycles").size(), 5u) << moved.out;
   EXPECT_TRUE(table_row(moved.out, "macs").empty()) << "MACs do not depend on a latency";
-  EXPECT_NE(moved.out.find("conv3x3_tiny                 MOVED    "), std::string::npos) << moved.out;
+  EXPECT_NE(moved.out.find("conv3x3_tiny                 MOVED    "), std::string::npos)
+      << moved.out;
   EXPECT_NE(moved.out.find("FAIL: 0 ok, 1 moved, 0 failed\n"), std::string::npos) << moved.out;
   // The goldens are untouched until --update.
   EXPECT_EQ(slurp(dir / "suite" / "golden.yaml"), golden);
@@ -121,16 +128,19 @@ TEST(RegressSuite, ALatencyChangeFailsAndNamesTheMovedFigures) {
 }
 
 TEST(RegressSuite, BadSuiteNamesFileLineAndKey) {
-  const fs::path dir = fs::temp_directory_path() / ("strider_regress_bad_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("strider_regress_bad_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::ofstream(dir / "suite.yaml") << "cases:\n  - {name: a, run: nowhere.yaml, colour: red}\n  - {run: x}\n";
+  std::ofstream(dir / "suite.yaml")
+      << "cases:\n  - {name: a, run: nowhere.yaml, colour: red}\n  - {run: x}\n";
   const Ran r = strider({"regress", "--dir", dir.string(), "--out", (dir / "out").string()}, dir);
   EXPECT_EQ(r.code, 1);
   const std::string f = (dir / "suite.yaml").string();
-  EXPECT_EQ(r.err, "strider regress: " + f + ":2: cases[0].colour: unknown key (expected name, run or set)\n" + f +
-                       ":2: cases[0].run: file not found: " + (dir / "nowhere.yaml").string() + "\n" + f +
-                       ":3: cases[1].name: expected a case name without / or spaces\n");
+  EXPECT_EQ(r.err, "strider regress: " + f +
+                       ":2: cases[0].colour: unknown key (expected name, run or set)\n" + f +
+                       ":2: cases[0].run: file not found: " + (dir / "nowhere.yaml").string() +
+                       "\n" + f + ":3: cases[1].name: expected a case name without / or spaces\n");
   fs::remove_all(dir);
 }
 

@@ -119,7 +119,8 @@ TEST(ReportTrace, NotWrittenWhenTracingIsOff) {
 TEST(ReportTrace, UnitIntervalsMatchTheModelAndLargeRunsAggregate) {
   Scratch dir("aggregate");
   RunResult r;
-  r.config = load_run(kDefaultRun, {"output_dir=" + dir.str()});
+  // A 24 KiB L2 splits conv1 and pool1 into 16 tiles each: back-to-back tiles on every unit.
+  r.config = load_run(kDefaultRun, {"output_dir=" + dir.str(), "arch.l2.size_bytes=24576"});
   RunObservers observers("observers", r, nullptr);
   simulate_run(r);
   ASSERT_TRUE(observers.found_top());
@@ -128,6 +129,7 @@ TEST(ReportTrace, UnitIntervalsMatchTheModelAndLargeRunsAggregate) {
   for (const DescriptorRecord& d : r.record.descriptors) {
     if (!d.is_move) ops.push_back(&d);
   }
+  ASSERT_GE(ops.size(), 32u);
   ASSERT_EQ(tl.load.size(), ops.size());
   ASSERT_EQ(tl.neurons.size(), ops.size());
   ASSERT_EQ(tl.store.size(), ops.size());

@@ -34,7 +34,8 @@ std::string slurp(const fs::path& p) {
 // Runs `program args...` with stdout/stderr captured; `env` entries are added to the child's.
 Ran run(const std::string& program, const std::vector<std::string>& args, const fs::path& dir,
         const std::vector<std::string>& env = {}) {
-  const std::string out = (dir / "cmd_stdout.txt").string(), err = (dir / "cmd_stderr.txt").string();
+  const std::string out = (dir / "cmd_stdout.txt").string(),
+                    err = (dir / "cmd_stderr.txt").string();
   std::vector<std::string> words = {program};
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -42,7 +43,8 @@ Ran run(const std::string& program, const std::vector<std::string>& args, const 
   argv.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid == 0) {
-    if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr)) _exit(125);
+    if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr))
+      _exit(125);
     for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
     ::execvp(program.c_str(), argv.data());
     _exit(127);
@@ -63,8 +65,9 @@ class SweepRun : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(fs::exists(kStrider)) << kStrider << " missing: build the strider target first";
     dir_ = fs::temp_directory_path() /
-           ("strider_sweeprun_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-            "_" + std::to_string(::getpid()));
+           ("strider_sweeprun_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+            std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     // 8 points: 2 L2 sizes x 2 neuron counts (with the line count) x shift stride on/off.
@@ -99,7 +102,8 @@ TEST_F(SweepRun, RunsEveryPointThenResumesAfterATornRow) {
   ASSERT_EQ(first.code, 0) << first.err;
   const ResultsTable full = read_results(out("full") + "/results.csv");
   ASSERT_EQ(full.rows.size(), 8u);
-  const size_t l2 = column(full, "arch.l2.size_bytes"), neurons = column(full, "arch.neurons.count"),
+  const size_t l2 = column(full, "arch.l2.size_bytes"),
+               neurons = column(full, "arch.neurons.count"),
                shift = column(full, "arch.l1.shift_stride"), cycles = column(full, "cycles"),
                error = column(full, "error");
   EXPECT_EQ(full.header[0], "point");
@@ -119,8 +123,10 @@ TEST_F(SweepRun, RunsEveryPointThenResumesAfterATornRow) {
   // Running again without --resume refuses to mix two sweeps into one file.
   const Ran again = strider({"sweep", sweep_, "--out", out("full")});
   EXPECT_EQ(again.code, 1);
-  EXPECT_EQ(again.err, "strider sweep: " + out("full") +
-                           "/results.csv already holds 8 results; use --resume to continue it or another --out\n");
+  EXPECT_EQ(
+      again.err,
+      "strider sweep: " + out("full") +
+          "/results.csv already holds 8 results; use --resume to continue it or another --out\n");
 
   // Simulated kill: keep the header and 6 rows, then half of the 7th row.
   const std::string text = slurp(out("full") + "/results.csv");
@@ -131,34 +137,41 @@ TEST_F(SweepRun, RunsEveryPointThenResumesAfterATornRow) {
       << text.substr(0, cut + (seventh_end - cut) / 2);
   const Ran resumed = strider({"sweep", sweep_, "-j", "2", "--out", out("full"), "--resume"});
   ASSERT_EQ(resumed.code, 0) << resumed.err;
-  EXPECT_NE(resumed.err.find(": 8 points, 6 already in results.csv, running 2 with -j 2\n"), std::string::npos)
+  EXPECT_NE(resumed.err.find(": 8 points, 6 already in results.csv, running 2 with -j 2\n"),
+            std::string::npos)
       << resumed.err;
   const std::string after = slurp(out("full") + "/results.csv");
-  EXPECT_EQ(std::count(after.begin(), after.end(), '\n'), 9);  // header + exactly 8 rows
+  EXPECT_EQ(std::count(after.begin(), after.end(), '\n'), 9);         // header + exactly 8 rows
   const ResultsTable t = read_results(out("full") + "/results.csv");  // throws on a duplicate id
   ASSERT_EQ(t.rows.size(), 8u);
-  for (const auto& kv : t.rows) EXPECT_EQ(kv.second[cycles], full.rows.at(kv.first)[cycles]) << kv.first;
+  for (const auto& kv : t.rows)
+    EXPECT_EQ(kv.second[cycles], full.rows.at(kv.first)[cycles]) << kv.first;
   EXPECT_EQ(resumed.out.rfind("8 of 8 points in " + out("full") + "/results.csv; ran 2 in ", 0), 0u)
       << resumed.out;
 }
 
 TEST_F(SweepRun, FailedPointGetsItsErrorRowAndTheSweepGoesOn) {
-  std::ofstream(sweep_) << "base: " << STRIDER_SOURCE_DIR << "/configs/runs/default.yaml\n"
-                        << "points:\n  - {planner.allocator: bogus}\n  - {planner.allocator: best_fit}\n"
-                        << "  - {arch.neurons.count: 16}\n";
+  std::ofstream(sweep_)
+      << "base: " << STRIDER_SOURCE_DIR << "/configs/runs/default.yaml\n"
+      << "points:\n  - {planner.allocator: bogus}\n  - {planner.allocator: best_fit}\n"
+      << "  - {arch.neurons.count: 16}\n";
   const Ran r = strider({"sweep", sweep_, "--out", out("f")});
   EXPECT_EQ(r.code, 1);
   const ResultsTable t = read_results(out("f") + "/results.csv");
   ASSERT_EQ(t.rows.size(), 3u);
   const size_t error = column(t, "error"), cycles = column(t, "cycles");
-  EXPECT_EQ(t.rows.at(0)[error].rfind("exit status 1: unknown allocator 'bogus'", 0), 0u) << t.rows.at(0)[error];
+  EXPECT_EQ(t.rows.at(0)[error].rfind("exit status 1: unknown allocator 'bogus'", 0), 0u)
+      << t.rows.at(0)[error];
   EXPECT_EQ(t.rows.at(0)[cycles], "");
   EXPECT_EQ(t.rows.at(1)[error], "");
   // The config check (one line-buffer line per neuron) fails point 2 before it simulates.
   EXPECT_EQ(t.rows.at(2)[error].rfind("exit status 1: ", 0), 0u);
-  EXPECT_NE(t.rows.at(2)[error].find("arch.neurons.count"), std::string::npos) << t.rows.at(2)[error];
-  EXPECT_NE(r.out.find("3 of 3 points in " + out("f") + "/results.csv, 2 failed (see the error column)"),
-            std::string::npos) << r.out;
+  EXPECT_NE(t.rows.at(2)[error].find("arch.neurons.count"), std::string::npos)
+      << t.rows.at(2)[error];
+  EXPECT_NE(
+      r.out.find("3 of 3 points in " + out("f") + "/results.csv, 2 failed (see the error column)"),
+      std::string::npos)
+      << r.out;
 }
 
 TEST_F(SweepRun, ShardsMergeBackIntoTheFullSweep) {
@@ -182,7 +195,8 @@ TEST_F(SweepRun, ShardsMergeBackIntoTheFullSweep) {
   merge.push_back(out("merged"));
   const Ran m = strider(merge);
   ASSERT_EQ(m.code, 0) << m.err;
-  EXPECT_EQ(m.out, "merged 8 rows into " + out("merged") + "/results.csv (3 duplicate rows dropped)\n");
+  EXPECT_EQ(m.out,
+            "merged 8 rows into " + out("merged") + "/results.csv (3 duplicate rows dropped)\n");
   const ResultsTable merged = read_results(out("merged") + "/results.csv");
   EXPECT_EQ(merged.header, full.header);
   ASSERT_EQ(merged.rows.size(), 8u);
@@ -196,8 +210,8 @@ TEST_F(SweepRun, ShardsMergeBackIntoTheFullSweep) {
 
 TEST_F(SweepRun, SlurmScriptsRunLocally) {
   const std::string scripts = out("slurm"), results = out("cluster");
-  const Ran e = strider({"sweep", sweep_, "--emit-slurm", scripts, "--shards", "3", "--out", results,
-                         "--sbatch", "--partition=cpu"});
+  const Ran e = strider({"sweep", sweep_, "--emit-slurm", scripts, "--shards", "3", "--out",
+                         results, "--sbatch", "--partition=cpu"});
   ASSERT_EQ(e.code, 0) << e.err;
   const std::string array = slurp(scripts + "/sweep_array.sbatch");
   EXPECT_NE(array.find("#SBATCH --array=1-3\n"), std::string::npos) << array;
@@ -209,7 +223,8 @@ TEST_F(SweepRun, SlurmScriptsRunLocally) {
   EXPECT_TRUE(fs::exists(scripts + "/submit.sh"));
   // What Slurm would do: each array task with its SLURM_ARRAY_TASK_ID, then the merge.
   for (int k = 1; k <= 3; ++k) {
-    const Ran t = run("bash", {scripts + "/sweep_array.sbatch"}, dir_, {"SLURM_ARRAY_TASK_ID=" + std::to_string(k)});
+    const Ran t = run("bash", {scripts + "/sweep_array.sbatch"}, dir_,
+                      {"SLURM_ARRAY_TASK_ID=" + std::to_string(k)});
     ASSERT_EQ(t.code, 0) << t.err;
   }
   const Ran m = run("bash", {scripts + "/merge.sbatch"}, dir_);
@@ -221,7 +236,8 @@ TEST_F(SweepRun, SlurmScriptsRunLocally) {
   std::istringstream lines(text);
   std::string line;
   std::getline(lines, line);
-  for (size_t i = 0; std::getline(lines, line); ++i) EXPECT_EQ(line.substr(0, line.find(',')), std::to_string(i));
+  for (size_t i = 0; std::getline(lines, line); ++i)
+    EXPECT_EQ(line.substr(0, line.find(',')), std::to_string(i));
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // SweepSpec expansion (ids, order, multi-key dimensions, zip, points), shard slices, and the
 // errors a bad sweep file gives; plus results.csv crash safety (SweepResults) at unit level.
+#include "tb/sweep_spec.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -13,7 +15,6 @@
 #include "model/config/config_error.h"
 #include "tb/sweep_command.h"
 #include "tb/sweep_results.h"
-#include "tb/sweep_spec.h"
 
 namespace strider {
 namespace {
@@ -21,7 +22,8 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path scratch(const std::string& tag) {
-  const fs::path p = fs::temp_directory_path() / ("strider_sweepspec_" + tag + "_" + std::to_string(::getpid()));
+  const fs::path p =
+      fs::temp_directory_path() / ("strider_sweepspec_" + tag + "_" + std::to_string(::getpid()));
   fs::remove_all(p);
   fs::create_directories(p);
   return p;
@@ -39,7 +41,9 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-std::string base_line() { return std::string("base: ") + STRIDER_SOURCE_DIR + "/configs/runs/default.yaml\n"; }
+std::string base_line() {
+  return std::string("base: ") + STRIDER_SOURCE_DIR + "/configs/runs/default.yaml\n";
+}
 
 std::string load_error(const std::string& path) {
   try {
@@ -52,41 +56,41 @@ std::string load_error(const std::string& path) {
 
 TEST(SweepSpec, ExpandsPointsZipAndGridLastDimensionFastest) {
   const fs::path d = scratch("expand");
-  const std::string f = write(d / "s.yaml", base_line() +
-                                                "set: {sim.trace: false}\n"
-                                                "points:\n"
-                                                "  - {planner.allocator: best_fit}\n"
-                                                "  - {planner.allocator: naive, sim.functional: true}\n"
-                                                "zip:\n"
-                                                "  arch.dram.bytes_per_cycle: [8, 16]\n"
-                                                "  arch.dram.latency_cycles: [40, 20]\n"
-                                                "grid:\n"
-                                                "  arch.l2.size_bytes: [65536, 131072, 262144]\n"
-                                                "  [arch.neurons.count, arch.l1.lines]: [[16, 16], [32, 32]]\n"
-                                                "  networks[0].input: [[32, 32]]\n"
-                                                "  sim.trace_name: ['true']\n");
+  const std::string f =
+      write(d / "s.yaml", base_line() +
+                              "set: {sim.trace: false}\n"
+                              "points:\n"
+                              "  - {planner.allocator: best_fit}\n"
+                              "  - {planner.allocator: naive, sim.functional: true}\n"
+                              "zip:\n"
+                              "  arch.dram.bytes_per_cycle: [8, 16]\n"
+                              "  arch.dram.latency_cycles: [40, 20]\n"
+                              "grid:\n"
+                              "  arch.l2.size_bytes: [65536, 131072, 262144]\n"
+                              "  [arch.neurons.count, arch.l1.lines]: [[16, 16], [32, 32]]\n"
+                              "  networks[0].input: [[32, 32]]\n"
+                              "  sim.trace_name: ['true']\n");
   const SweepSpec s = SweepSpec::load(f);
   // 2 points x 2 zip steps x 3 sizes x 2 neuron counts x 1 x 1 = 24 points.
   ASSERT_EQ(s.points().size(), 24u);
-  EXPECT_EQ(s.columns(), (std::vector<std::string>{"planner.allocator", "sim.functional",
-                                                   "arch.dram.bytes_per_cycle", "arch.dram.latency_cycles",
-                                                   "arch.l2.size_bytes", "arch.neurons.count",
-                                                   "arch.l1.lines", "networks[0].input", "sim.trace_name"}));
+  EXPECT_EQ(s.columns(), (std::vector<std::string>{
+                             "planner.allocator", "sim.functional", "arch.dram.bytes_per_cycle",
+                             "arch.dram.latency_cycles", "arch.l2.size_bytes", "arch.neurons.count",
+                             "arch.l1.lines", "networks[0].input", "sim.trace_name"}));
   EXPECT_EQ(s.base(), std::string(STRIDER_SOURCE_DIR) + "/configs/runs/default.yaml");
   EXPECT_EQ(s.dir(), d.string());
   // id 0: every factor at its first step; the first point sets no sim.functional ("").
-  EXPECT_EQ(s.points()[0].values,
-            (std::vector<std::string>{"best_fit", "", "8", "40", "65536", "16", "16", "[32, 32]", "\"true\""}));
+  EXPECT_EQ(s.points()[0].values, (std::vector<std::string>{"best_fit", "", "8", "40", "65536",
+                                                            "16", "16", "[32, 32]", "\"true\""}));
   EXPECT_EQ(s.points()[0].sets,
-            (std::vector<std::string>{"sim.trace=false", "planner.allocator=best_fit",
-                                      "arch.dram.bytes_per_cycle=8", "arch.dram.latency_cycles=40",
-                                      "arch.l2.size_bytes=65536", "arch.neurons.count=16",
-                                      "arch.l1.lines=16", "networks[0].input=[32, 32]",
-                                      "sim.trace_name=\"true\""}));
+            (std::vector<std::string>{
+                "sim.trace=false", "planner.allocator=best_fit", "arch.dram.bytes_per_cycle=8",
+                "arch.dram.latency_cycles=40", "arch.l2.size_bytes=65536", "arch.neurons.count=16",
+                "arch.l1.lines=16", "networks[0].input=[32, 32]", "sim.trace_name=\"true\""}));
   // id 19 = point 1 (x12) + zip 1 (x6) + size 0 (x2) + neurons 1: 12 + 6 + 0 + 1 = 19.
   EXPECT_EQ(s.points()[19].id, 19u);
-  EXPECT_EQ(s.points()[19].values,
-            (std::vector<std::string>{"naive", "true", "16", "20", "65536", "32", "32", "[32, 32]", "\"true\""}));
+  EXPECT_EQ(s.points()[19].values, (std::vector<std::string>{"naive", "true", "16", "20", "65536",
+                                                             "32", "32", "[32, 32]", "\"true\""}));
   fs::remove_all(d);
 }
 
@@ -114,7 +118,8 @@ TEST(SweepSpec, ShardsAreDisjointAndCoverTheSweep) {
       parse_shard(bad, k, n);
       ADD_FAILURE() << bad << " accepted";
     } catch (const std::invalid_argument& e) {
-      EXPECT_EQ(std::string(e.what()), std::string("--shard ") + bad + ": expected K/N with 1 <= K <= N");
+      EXPECT_EQ(std::string(e.what()),
+                std::string("--shard ") + bad + ": expected K/N with 1 <= K <= N");
     }
   }
 }
@@ -125,23 +130,30 @@ TEST(SweepSpec, BadFilesNameFileLineAndKey) {
                                                    "zip:\n"
                                                    "  arch.neurons.count: [16, 32]\n"
                                                    "  arch.l1.lines: [16, 32, 64]\n");
-  EXPECT_EQ(load_error(f1), f1 + ":4: zip.arch.l1.lines: has 3 values but zip.arch.neurons.count has 2; "
-                                 "zip lists step together and need one length");
-  const std::string f2 = write(d / "multi.yaml", base_line() +
-                                                     "grid:\n"
-                                                     "  [arch.neurons.count, arch.l1.lines]: [[16, 16], [32]]\n"
-                                                     "  arch.l2.size_bytes: []\n"
-                                                     "colour: red\n");
+  EXPECT_EQ(load_error(f1),
+            f1 + ":4: zip.arch.l1.lines: has 3 values but zip.arch.neurons.count has 2; "
+                 "zip lists step together and need one length");
+  const std::string f2 =
+      write(d / "multi.yaml", base_line() +
+                                  "grid:\n"
+                                  "  [arch.neurons.count, arch.l1.lines]: [[16, 16], [32]]\n"
+                                  "  arch.l2.size_bytes: []\n"
+                                  "colour: red\n");
   EXPECT_EQ(load_error(f2),
             f2 + ":5: colour: unknown key (expected base, set, grid, zip or points)\n" + f2 +
-                ":3: grid.[arch.neurons.count, arch.l1.lines]: expected a list of 2 values (one per key), got [32]\n" +
+                ":3: grid.[arch.neurons.count, arch.l1.lines]: expected a list of 2 values (one "
+                "per key), got [32]\n" +
                 f2 + ":4: grid.arch.l2.size_bytes: expected a non-empty list of values");
-  const std::string f3 = write(d / "nobase.yaml", "base: missing_run.yaml\ngrid: {arch.l1.shift_stride: [true]}\n");
+  const std::string f3 =
+      write(d / "nobase.yaml", "base: missing_run.yaml\ngrid: {arch.l1.shift_stride: [true]}\n");
   EXPECT_EQ(load_error(f3), f3 + ":1: base: file not found: " + (d / "missing_run.yaml").string());
-  const std::string f4 = write(d / "twice.yaml", base_line() +
-                                                     "points: [{arch.l1.shift_stride: true}]\n"
-                                                     "grid: {arch.l1.shift_stride: [true, false]}\n");
-  EXPECT_EQ(load_error(f4), f4 + ":1: arch.l1.shift_stride: is varied twice (in more than one of points, zip and grid)");
+  const std::string f4 =
+      write(d / "twice.yaml", base_line() +
+                                  "points: [{arch.l1.shift_stride: true}]\n"
+                                  "grid: {arch.l1.shift_stride: [true, false]}\n");
+  EXPECT_EQ(
+      load_error(f4),
+      f4 + ":1: arch.l1.shift_stride: is varied twice (in more than one of points, zip and grid)");
   fs::remove_all(d);
 }
 
@@ -154,21 +166,24 @@ TEST(SweepResults, ResumeDropsATornRowAndKeepsCompleteOnes) {
     r.append({"2", "a,b", "100", ""});
     r.append({"0", "x", "", "exit status 1: bad \"value\""});
   }
-  EXPECT_EQ(slurp(path), "point,k,cycles,error\n2,\"a,b\",100,\n0,x,,\"exit status 1: bad \"\"value\"\"\"\n");
+  EXPECT_EQ(slurp(path),
+            "point,k,cycles,error\n2,\"a,b\",100,\n0,x,,\"exit status 1: bad \"\"value\"\"\"\n");
   // A kill in the middle of a row: append half a line.
   std::ofstream(path, std::ios::app | std::ios::binary) << "1,y,12";
   try {
     SweepResults again(path, header, false);
     ADD_FAILURE() << "reopened without --resume";
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()), path + " already holds 2 results; use --resume to continue it or another --out");
+    EXPECT_EQ(std::string(e.what()),
+              path + " already holds 2 results; use --resume to continue it or another --out");
   }
   try {
     SweepResults other(path, {"point", "j", "cycles", "error"}, true);
     ADD_FAILURE() << "opened with another header";
   } catch (const std::runtime_error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              path + ": its header differs from this sweep's columns (point,j,cycles,error); it belongs to another sweep");
+    EXPECT_EQ(std::string(e.what()), path +
+                                         ": its header differs from this sweep's columns "
+                                         "(point,j,cycles,error); it belongs to another sweep");
   }
   {
     SweepResults r(path, header, true);
@@ -178,11 +193,14 @@ TEST(SweepResults, ResumeDropsATornRowAndKeepsCompleteOnes) {
     r.append({"1", "y", "123", ""});
   }
   // The torn "1,y,12" is gone; the complete rows are kept once each.
-  EXPECT_EQ(slurp(path), "point,k,cycles,error\n2,\"a,b\",100,\n0,x,,\"exit status 1: bad \"\"value\"\"\"\n1,y,123,\n");
+  EXPECT_EQ(slurp(path),
+            "point,k,cycles,error\n2,\"a,b\",100,\n0,x,,\"exit status 1: bad "
+            "\"\"value\"\"\"\n1,y,123,\n");
   const ResultsTable t = read_results(path);
   EXPECT_EQ(t.rows.size(), 3u);
   EXPECT_EQ(t.partial_bytes, 0u);
-  EXPECT_EQ(csv::split("a,\"b,\"\"c\"\"\",,d"), (std::vector<std::string>{"a", "b,\"c\"", "", "d"}));
+  EXPECT_EQ(csv::split("a,\"b,\"\"c\"\"\",,d"),
+            (std::vector<std::string>{"a", "b,\"c\"", "", "d"}));
   fs::remove_all(d);
 }
 

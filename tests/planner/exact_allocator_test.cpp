@@ -148,6 +148,31 @@ TEST(ExactAllocator, MatchesBruteForceOnRandomInstances) {
   EXPECT_EQ(above_lower_bound, 117);
 }
 
+TEST(ExactAllocator, MixedAlignmentsMatchBruteForce) {
+  // Sizes on a grid of 4 with alignments 1, 2, 6 and 8: the solver's unit must keep every
+  // aligned offset reachable (6 forces a unit of 2, where 8 counts as 4 units).
+  std::mt19937 rng(777);
+  const int64_t alignments[] = {1, 2, 6, 8};
+  for (int trial = 0; trial < 150; ++trial) {
+    Problem p;
+    const int n = 3 + trial % 3;
+    for (int i = 0; i < n; ++i) {
+      Buffer b;
+      b.id = "m" + std::to_string(i);
+      b.lower = static_cast<int64_t>(rng() % 5);
+      b.upper = b.lower + 1 + static_cast<int64_t>(rng() % 3);
+      b.size = 4 * (1 + static_cast<int64_t>(rng() % 3));
+      b.alignment = alignments[rng() % 4];
+      p.buffers.push_back(b);
+    }
+    const Solution s = solve(p);
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    expect_valid(p, s);
+    EXPECT_TRUE(s.proven_optimal);
+    EXPECT_EQ(s.height, brute_force_height(p));
+  }
+}
+
 TEST(ExactAllocator, OverlappingFixedOffsetsAreAnError) {
   Problem p;
   p.buffers = {{"x", 0, 4, 4, 1, 0}, {"y", 2, 6, 4, 1, 2}};

@@ -4,7 +4,10 @@
 //
 // onnx_reshape_dim_overflow.onnx: a Reshape whose constant shape is
 // [1, 2738188573441261570, 2147483652, 10, 12]; multiplying the known dims overflowed int64
-// (onnx_ops_tensor.cpp import_reshape, `known *= d`).
+// (import_reshape, `known *= d`, now in onnx_ops_layout.cpp).
+// onnx_zero_dim_graph_input.onnx: a graph input 'fc.weight' of dims [0, 4] (a Gemm weight given
+// as an input); checked_elements (onnx_tensor_decode.cpp) divided kMaxTensorElements by the
+// running product, which the 0 made 0: division by zero.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -34,6 +37,13 @@ TEST(FuzzRegressionOnnx, ReshapeWithOverflowingDimsIsRefused) {
   const std::string what = import_error(path);
   EXPECT_EQ(what.rfind(path + ": node ", 0), 0u) << what;
   EXPECT_NE(what.find("(Reshape)"), std::string::npos) << what;
+}
+
+TEST(FuzzRegressionOnnx, GraphInputWithAZeroDimIsRefused) {
+  const std::string path = fuzz_input("onnx_zero_dim_graph_input.onnx");
+  const std::string what = import_error(path);
+  EXPECT_EQ(what.rfind(path + ": ", 0), 0u) << what;
+  EXPECT_NE(what.find("'fc.weight'"), std::string::npos) << what;
 }
 
 }  // namespace

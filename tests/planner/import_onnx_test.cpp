@@ -283,6 +283,12 @@ TEST(ImportOnnx, ErrorsNameFileNodeAndOp) {
        "node 'r5' (Reshape): reshape to rank 5 [1, 2, 2, 4, 8] is not supported (at most 4 dims, "
        "or the channel shuffle pattern)"},
       {"err_raw_size", "initializer 'w' has 12 bytes of raw data, expected 32"},
+      {"err_strides",
+       "node 'c' (Conv): attribute 'strides' [0, 1] must hold values in [1, 16777216]"},
+      {"err_reshape_huge",
+       "node 'r' (Reshape): shape [1099511627776, 1099511627776] has more than 1099511627776 "
+       "elements"},
+      {"err_perm", "node 't' (Transpose): perm [0, 1, 1, 3] is not a permutation of the 4 dims"},
   };
   for (const ErrorCase& c : cases) {
     const std::string path = kData + c.file + ".onnx";

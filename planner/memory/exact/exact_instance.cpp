@@ -39,13 +39,24 @@ bool live(const Buffer& b) { return b.size > 0 && b.lower < b.upper; }
 ExactInstance::ExactInstance(const Problem& p, int max_buffers, size_t max_entries) {
   const auto& bufs = p.buffers;
   const size_t n_all = bufs.size();
+  // The unit divides every size and fixed offset, and each alignment either divides it (then
+  // every multiple of the unit is aligned) or is a multiple of it (then alignment is counted in
+  // units); canonical offsets, tops of other buffers rounded up to an alignment, stay on the grid.
   int64_t g = 0;
   for (size_t i = 0; i < n_all; ++i) {
     const Buffer& b = bufs[i];
     check_buffer(b, i);
     g = std::gcd(g, b.size);
-    g = std::gcd(g, b.alignment);
     if (b.fixed_offset) g = std::gcd(g, *b.fixed_offset);
+  }
+  for (bool changed = true; changed && g > 0;) {
+    changed = false;
+    for (const Buffer& b : bufs) {
+      if (g % b.alignment != 0 && b.alignment % g != 0) {
+        g = std::gcd(g, b.alignment);
+        changed = true;
+      }
+    }
   }
   unit_ = g > 0 ? g : 1;
 
@@ -122,7 +133,7 @@ ExactInstance::ExactInstance(const Problem& p, int max_buffers, size_t max_entri
   for (int b = 0; b < n; ++b) {
     const Buffer& src = bufs[original_[b]];
     size_[b] = src.size / unit_;
-    align_[b] = src.alignment / unit_;
+    align_[b] = std::max<int64_t>(1, src.alignment / unit_);
     length_[b] = src.upper - src.lower;
     sec_lo_[b] = index_of(src.lower);
     sec_hi_[b] = index_of(src.upper);

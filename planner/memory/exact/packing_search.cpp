@@ -37,7 +37,9 @@ PackingSearch::PackingSearch(const ExactInstance& inst, std::string order)
 }
 
 PackingSearch::Outcome PackingSearch::run(int64_t cap, int64_t node_budget,
-                                          Clock::time_point deadline) {
+                                          Clock::time_point deadline,
+                                          const std::atomic<bool>* stop) {
+  stop_ = stop;
   const int n = inst_.num_buffers();
   const int ns = inst_.num_sections();
   cap_ = cap;
@@ -110,7 +112,10 @@ void PackingSearch::rank_part(int lb, int le) {
 bool PackingSearch::out_of_budget() {
   ++nodes_;
   if (budget_ > 0 && nodes_ > budget_) aborted_ = true;
-  if ((nodes_ & 1023) == 0 && Clock::now() >= deadline_) aborted_ = true;
+  if ((nodes_ & 1023) == 0 &&
+      (Clock::now() >= deadline_ || (stop_ != nullptr && stop_->load(std::memory_order_relaxed)))) {
+    aborted_ = true;
+  }
   return aborted_;
 }
 

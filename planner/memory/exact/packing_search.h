@@ -8,6 +8,7 @@
 // buffer crosses a section boundary the remaining problem splits into independent parts.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -28,8 +29,9 @@ class PackingSearch {
   PackingSearch(const ExactInstance& inst, std::string order);
 
   // Looks for a packing of height <= cap (units). Stops with kAborted after `node_budget` nodes
-  // (0: no limit) or at `deadline`.
-  Outcome run(int64_t cap, int64_t node_budget, Clock::time_point deadline);
+  // (0: no limit), at `deadline`, or once `*stop` is set (checked every 1024 nodes).
+  Outcome run(int64_t cap, int64_t node_budget, Clock::time_point deadline,
+              const std::atomic<bool>* stop = nullptr);
 
   // Offsets in units of the last packing found (valid after kFound).
   const std::vector<int64_t>& offsets() const { return sol_; }
@@ -60,6 +62,7 @@ class PackingSearch {
   int64_t cap_ = 0;
   int64_t budget_ = 0;
   Clock::time_point deadline_;
+  const std::atomic<bool>* stop_ = nullptr;
   int64_t nodes_ = 0;
   bool aborted_ = false;
 

@@ -229,6 +229,12 @@ def errors():
          [init("w", np.ones((2, 3, 3, 3), np.float32))])
     save("err_reshape5", [helper.make_node("Reshape", ["x", "s"], ["o"], name="r5")], x, out,
          [ints("s", [1, 2, 2, 4, 8])])
+    save("err_strides", [helper.make_node("Conv", ["x", "w"], ["o"], name="c", strides=[0, 1])],
+         x, out, [init("w", np.ones((2, 4, 3, 3), np.float32))])
+    save("err_reshape_huge", [helper.make_node("Reshape", ["x", "s"], ["o"], name="r")], x, out,
+         [ints("s", [2**40, 2**40])])
+    save("err_perm", [helper.make_node("Transpose", ["x"], ["o"], name="t", perm=[0, 1, 1, 3])],
+         x, out)
     short = TensorProto(name="w", data_type=F, dims=[2, 4, 1, 1], raw_data=b"\0" * 12)
     save("err_raw_size", [helper.make_node("Conv", ["x", "w"], ["o"], name="c")], x, out,
          [short])

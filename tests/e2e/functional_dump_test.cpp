@@ -1,0 +1,100 @@
+// --dump-tensors: the .npy format of write_npy byte for byte, and a functional run of the default
+// network writing per layer inputs, weights, bias, output and <layer>.json (in a forked child,
+// as SystemC elaborates once per process), and the refusal without functional mode.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tb/commands.h"
+#include "tb/tensor_dump.h"
+
+namespace strider {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(FunctionalDump, NpyHeaderIsVersionOnePaddedTo64Bytes) {
+  const fs::path p = fs::temp_directory_path() / ("strider_npy_" + std::to_string(::getpid()));
+  const int32_t v[2] = {1, -2};
+  write_npy(p.string(), "<i4", {2}, v, sizeof v);
+  const std::string s = slurp(p);
+  fs::remove(p);
+  // Magic, version 1.0, header length 54 (little-endian): 10 + 54 = 64 bytes, then the data.
+  ASSERT_EQ(s.size(), 64u + 8u);
+  EXPECT_EQ(s.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
+  EXPECT_EQ(uint8_t(s[8]), 54);
+  EXPECT_EQ(uint8_t(s[9]), 0);
+  EXPECT_EQ(s.substr(10, 53).find("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }"), 0u);
+  EXPECT_EQ(s[63], '\n');
+  EXPECT_EQ(s.substr(64), std::string("\x01\x00\x00\x00\xfe\xff\xff\xff", 8));
+  EXPECT_EQ(tensor_dump_stem("/layer1/conv:0"), "_layer1_conv_0");
+}
+
+TEST(FunctionalDump, DefaultRunDumpsEveryComputeLayer) {
+  const fs::path dir = fs::temp_directory_path() / ("strider_dump_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::ostringstream out, err;
+    const int rc = dispatch({"run", std::string(STRIDER_SOURCE_DIR) + "/configs/runs/default.yaml",
+                             "--out", (dir / "out").string(), "--set", "sim.functional=true",
+                             "--dump-tensors", (dir / "t").string()},
+                            out, err);
+    std::fflush(nullptr);
+    ::_exit(rc);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  const nlohmann::json index = nlohmann::json::parse(slurp(dir / "t" / "index.json"));
+  ASSERT_EQ(index.size(), 9u);  // tiny_cnn's compute layers
+  EXPECT_EQ(index[0]["layer"], "conv1");
+  const nlohmann::json j = nlohmann::json::parse(slurp(dir / "t" / "dw3.json"));
+  EXPECT_EQ(j["op"], "conv");
+  EXPECT_EQ(j["groups"], 16);
+  EXPECT_EQ(j["stride"], nlohmann::json({2, 2}));
+  EXPECT_EQ(j["padding"]["top"], 1);
+  EXPECT_EQ(j["activation"], "relu6");
+  EXPECT_EQ(j["weights"]["shape"], nlohmann::json({16, 1, 3, 3}));
+  EXPECT_TRUE(j["requant"].contains("multiplier"));
+  // Sizes: 10-byte preamble + padded header, then the data: input 3x32x32, weights 16x3x3x3,
+  // bias 16 x 4 bytes, output 16x32x32.
+  auto data_bytes = [&](const std::string& f) {
+    const std::string s = slurp(dir / "t" / f);
+    return s.size() - 10 - (uint8_t(s[8]) | uint8_t(s[9]) << 8);
+  };
+  EXPECT_EQ(data_bytes("conv1.input0.npy"), 3u * 32 * 32);
+  EXPECT_EQ(data_bytes("conv1.weights.npy"), 16u * 27);
+  EXPECT_EQ(data_bytes("conv1.bias.npy"), 16u * 4);
+  EXPECT_EQ(data_bytes("conv1.output.npy"), 16u * 32 * 32);
+  EXPECT_TRUE(fs::exists(dir / "t" / "add1.input1.npy"));  // both operands of the residual add
+  EXPECT_FALSE(fs::exists(dir / "t" / "pool1.weights.npy"));
+  fs::remove_all(dir);
+}
+
+TEST(FunctionalDump, NeedsFunctionalMode) {
+  std::ostringstream out, err;
+  const int rc = dispatch({"run", std::string(STRIDER_SOURCE_DIR) + "/configs/runs/default.yaml",
+                           "--dump-tensors", "/tmp/never"},
+                          out, err);
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(err.str().find("--dump-tensors needs functional mode (sim.functional: true"),
+            std::string::npos)
+      << err.str();
+}
+
+}  // namespace
+}  // namespace strider

@@ -1,0 +1,148 @@
+// The functional reference (tb/reference.h) on hand-computed layers: exact values, with the
+// arithmetic in comments, for convolution with padding/stride/bias/requantisation, average and
+// max pooling (rounding half away from zero, count_include_pad), broadcast add, channel shuffle
+// and softmax. These pin the numeric contract the model is checked against.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "tb/reference.h"
+
+namespace strider {
+namespace {
+
+int activation(Graph& g, const std::string& name, TensorShape s) {
+  Tensor t;
+  t.name = name;
+  t.shape = s;
+  return g.add_tensor(t);
+}
+
+// A graph with one node on a 3x3 input holding 1..9 (or -1..-9), whose output has `out` shape.
+struct OneNode {
+  Graph g;
+  Node n;
+  int in = -1, out = -1;
+  OneNode(OpType op, TensorShape out_shape, bool negative = false) {
+    in = activation(g, "x", {1, 1, 3, 3});
+    out = activation(g, "y", out_shape);
+    n.name = "node";
+    n.op = op;
+    n.inputs = {in};
+    n.outputs = {out};
+    for (int i = 1; i <= 9; ++i) input.push_back(int8_t(negative ? -i : i));
+  }
+  std::vector<int8_t> input;
+  std::vector<int8_t> run() {
+    g.inputs = {in};
+    Reference ref(g);
+    ref.set_input(in, input);
+    ref.run_node(n);
+    return ref.value(out);
+  }
+};
+
+TEST(FunctionalReference, ConvPaddingStrideBiasAndRequantisation) {
+  OneNode t(OpType::kConv, {1, 1, 2, 2});
+  Tensor w;
+  w.name = "w";
+  w.kind = TensorKind::kWeight;
+  w.shape = {1, 1, 2, 2};
+  w.data = {1, 0, 0, -1};  // out = in(y, x) - in(y + 1, x + 1) over the window
+  Tensor b;
+  b.name = "b";
+  b.kind = TensorKind::kBias;
+  b.element_bytes = 4;
+  b.shape = {1, 1, 1, 1};
+  b.bias = {10};
+  t.n.weights = t.g.add_tensor(w);
+  t.n.bias = t.g.add_tensor(b);
+  t.n.kernel_h = t.n.kernel_w = 2;
+  t.n.stride_h = t.n.stride_w = 2;
+  t.n.pad_top = t.n.pad_left = t.n.pad_bottom = t.n.pad_right = 1;
+  t.n.requant_multiplier = 3;
+  t.n.requant_shift = 1;
+  // Windows start at (-1,-1), (-1,1), (1,-1), (1,1): acc = 10 - 1, 10 - 3, 10 - 7, 10 + 5 - 9
+  // = 9, 7, 3, 6; x 3 / 2 = 13.5, 10.5, 4.5, 9 -> 14, 11, 5, 9 (half away from zero).
+  EXPECT_EQ(t.run(), (std::vector<int8_t>{14, 11, 5, 9}));
+  t.g.tensors[t.n.bias].bias = {-10};
+  // acc = -11, -13, -17, -14; x 3 / 2 = -16.5, -19.5, -25.5, -21 -> -17, -20, -26, -21.
+  EXPECT_EQ(t.run(), (std::vector<int8_t>{-17, -20, -26, -21}));
+  t.n.activation = Activation::kRelu6;  // clamps to [0, 96]
+  t.g.tensors[t.n.bias].bias = {100};
+  // acc = 99, 97, 93, 96 -> x 3 / 2 = 148.5, 145.5, 139.5, 144 -> 149, 146, 140, 144 -> 96.
+  EXPECT_EQ(t.run(), (std::vector<int8_t>{96, 96, 96, 96}));
+}
+
+void pool(OneNode& t, bool include_pad) {
+  t.n.kernel_h = t.n.kernel_w = 2;
+  t.n.stride_h = t.n.stride_w = 2;
+  t.n.pad_top = t.n.pad_left = t.n.pad_bottom = t.n.pad_right = 1;
+  t.n.count_include_pad = include_pad;
+}
+
+TEST(FunctionalReference, AveragePoolRoundsHalfAwayFromZero) {
+  OneNode t(OpType::kAvgPool, {1, 1, 2, 2});
+  pool(t, false);
+  // Valid elements: {1}, {2, 3}, {4, 7}, {5, 6, 8, 9} -> 1, 2.5, 5.5, 7 -> 1, 3, 6, 7.
+  EXPECT_EQ(t.run(), (std::vector<int8_t>{1, 3, 6, 7}));
+  pool(t, true);
+  // Every window lies inside the padded 5x5 input: / 4 -> 0.25, 1.25, 2.75, 7 -> 0, 1, 3, 7.
+  EXPECT_EQ(t.run(), (std::vector<int8_t>{0, 1, 3, 7}));
+  OneNode neg(OpType::kAvgPool, {1, 1, 2, 2}, true);
+  pool(neg, false);
+  EXPECT_EQ(neg.run(), (std::vector<int8_t>{-1, -3, -6, -7}));  // -2.5 -> -3, -5.5 -> -6
+}
+
+TEST(FunctionalReference, MaxPoolIgnoresVirtualPadding) {
+  OneNode t(OpType::kMaxPool, {1, 1, 2, 2}, true);
+  pool(t, false);
+  // -1..-9: padding is no value, so the maxima are -1, -2, -4, -5 (not 0).
+  EXPECT_EQ(t.run(), (std::vector<int8_t>{-1, -2, -4, -5}));
+}
+
+TEST(FunctionalReference, AddBroadcastsPerChannelAndSaturates) {
+  Graph g;
+  const int a = activation(g, "a", {1, 2, 1, 2}), b = activation(g, "b", {1, 2, 1, 1});
+  const int y = activation(g, "y", {1, 2, 1, 2});
+  Node n;
+  n.name = "add";
+  n.op = OpType::kAdd;
+  n.inputs = {a, b};
+  n.outputs = {y};
+  Reference ref(g);
+  ref.set_input(a, {10, 20, -30, 40});
+  ref.set_input(b, {5, -100});
+  ref.run_node(n);
+  // 10 + 5, 20 + 5, -30 - 100, 40 - 100 = 15, 25, -130 (saturates to -128), -60.
+  EXPECT_EQ(ref.value(y), (std::vector<int8_t>{15, 25, -128, -60}));
+}
+
+TEST(FunctionalReference, ChannelShuffleAndSoftmax) {
+  Graph g;
+  const int x = activation(g, "x", {1, 4, 1, 1}), y = activation(g, "y", {1, 4, 1, 1});
+  const int s = activation(g, "s", {1, 4, 1, 1});
+  Node shuffle;
+  shuffle.name = "shuffle";
+  shuffle.op = OpType::kChannelShuffle;
+  shuffle.shuffle_groups = 2;
+  shuffle.inputs = {x};
+  shuffle.outputs = {y};
+  Node softmax;
+  softmax.name = "softmax";
+  softmax.op = OpType::kSoftmax;
+  softmax.inputs = {y};
+  softmax.outputs = {s};
+  Reference ref(g);
+  ref.set_input(x, {16, 0, 16, 0});
+  ref.run_node(shuffle);
+  // Output channel i x 2 + k is input channel k x 2 + i: 0, 2, 1, 3.
+  EXPECT_EQ(ref.value(y), (std::vector<int8_t>{16, 16, 0, 0}));
+  ref.run_node(softmax);
+  // exp(0) = 1 twice and exp(-1) = 0.3679 twice: p = 1 / 2.7358 = 0.3655 -> 46.42 -> 46 and
+  // 0.1345 -> 17.08 -> 17 (scale 1/127).
+  EXPECT_EQ(ref.value(s), (std::vector<int8_t>{46, 46, 17, 17}));
+}
+
+}  // namespace
+}  // namespace strider

@@ -1,0 +1,78 @@
+// Tests of `strider inspect` (tb/inspect_command.cpp): JSON totals of the zoo, the table, the
+// input size override and the usage errors.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tb/inspect_command.h"
+
+namespace strider {
+namespace {
+
+const std::string kNetworks = std::string(STRIDER_SOURCE_DIR) + "/configs/networks/";
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+Result inspect(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  const int status = inspect_command(args, out, err);
+  return {status, out.str(), err.str()};
+}
+
+TEST(InspectCommand, JsonTotalsOfTheZoo) {
+  struct Case {
+    const char* network;
+    int64_t macs, weights;
+  };
+  for (const Case& c : {Case{"resnet50", 4089184256, 25502912},
+                        Case{"mobilenet_v2", 300774272, 3469760},
+                        Case{"inception_v3", 5713216096, 23799136},
+                        Case{"googlenet", 1498376192, 6609344},
+                        Case{"densenet121", 2834161664, 7894208}}) {
+    const Result r = inspect({kNetworks + c.network + ".onnx", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["macs"].get<int64_t>(), c.macs) << c.network;
+    EXPECT_EQ(j["weights"].get<int64_t>(), c.weights) << c.network;
+    EXPECT_TRUE(j["layers"].is_array());
+  }
+}
+
+TEST(InspectCommand, TableAndInputOverride) {
+  const Result r = inspect({kNetworks + "tiny_cnn.yaml", "--input", "64,48"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("network tiny_cnn: 10 layers, inputs 1x3x64x48, outputs 1x10x1x1"),
+            std::string::npos);
+  // conv1 at 64x48: 16*64*48*27 = 1,327,104 MACs
+  EXPECT_NE(r.out.find("1,327,104"), std::string::npos);
+  const Result j = inspect({kNetworks + "tiny_cnn.yaml", "--json"});
+  const nlohmann::json doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["macs"].get<int64_t>(), 1254720);
+  EXPECT_EQ(doc["weights"].get<int64_t>(), 5760);
+  EXPECT_EQ(doc["layers"][0]["name"], "conv1");
+  EXPECT_EQ(doc["layers"][0]["outputs"][0], "1x16x32x32");
+  EXPECT_EQ(doc["layers"][0]["weight_bytes"].get<int64_t>(), 496);  // 432 + 16 * 4
+}
+
+TEST(InspectCommand, Errors) {
+  Result r = inspect({});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "strider inspect: no network given\n"
+                   "usage: strider inspect NETWORK [--json] [--input H,W]\n");
+  r = inspect({"a.onnx", "--input", "3x4"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "strider inspect: --input '3x4' is not H,W with positive integers\n"
+                   "usage: strider inspect NETWORK [--json] [--input H,W]\n");
+  r = inspect({"a.onnx", "--fast"});
+  EXPECT_EQ(r.err, "strider inspect: unknown option '--fast'\n"
+                   "usage: strider inspect NETWORK [--json] [--input H,W]\n");
+  r = inspect({"/nonexistent/a.onnx"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "strider inspect: /nonexistent/a.onnx: cannot open network file\n");
+}
+
+}  // namespace
+}  // namespace strider

@@ -1,0 +1,99 @@
+// The default run end to end (the "make run" figure) and an emitted descriptor list run
+// directly. Each test is its own process (one SystemC elaboration).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tb/commands.h"
+
+namespace strider {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kDir = STRIDER_SOURCE_DIR;
+
+std::string scratch(const std::string& tag) {
+  const fs::path p = fs::temp_directory_path() / ("strider_run_" + tag + "_" + std::to_string(getpid()));
+  fs::remove_all(p);
+  return p.string();
+}
+
+nlohmann::json summary(const std::string& dir) {
+  std::ifstream f(dir + "/summary.json");
+  return nlohmann::json::parse(f);
+}
+
+// The default run's cycle count, pinned: any change to the model's timing, the lowering or the
+// planner that moves it must update this figure deliberately (and the regression goldens).
+constexpr uint64_t kDefaultCycles = 31760;
+
+TEST(Run, DefaultRunCyclesAndSummaryKeys) {
+  const std::string out = scratch("default");
+  std::ostringstream so, se;
+  ASSERT_EQ(dispatch({"run", kDir + "/configs/runs/default.yaml", "--out", out}, so, se), 0) << se.str();
+  const nlohmann::json s = summary(out);
+  EXPECT_EQ(s["cycles"].get<uint64_t>(), kDefaultCycles);
+  EXPECT_NE(so.str().find("cycles           31760"), std::string::npos) << so.str();
+  for (const char* key : {"cycles", "seconds_at_clock", "macs", "utilization", "wall_seconds",
+                          "simulated_cycles_per_second"}) {
+    EXPECT_TRUE(s.contains(key)) << key;
+  }
+  EXPECT_EQ(s["macs"].get<uint64_t>(), 1254720u);  // tiny_cnn's conv + fc MACs
+  EXPECT_TRUE(s["dram"].contains("read_bytes"));
+  EXPECT_TRUE(s["l2"].contains("peak_observed_bytes"));
+  EXPECT_TRUE(s["line_buffer"].contains("shifted_writes"));
+  EXPECT_TRUE(s["planner"].contains("lower_bound_bytes"));
+  EXPECT_EQ(s["functional"]["enabled"].get<bool>(), false);
+  for (const char* f : {"layers.csv", "descriptors.csv", "occupancy.csv", "memory_plan.csv",
+                        "effective_config.yaml"}) {
+    EXPECT_TRUE(fs::exists(out + "/" + f)) << f;
+  }
+  fs::remove_all(out);
+}
+
+TEST(Run, EmittedListRunsWithTheSameCycles) {
+  const std::string out = scratch("list");
+  std::ostringstream so, se;
+  ASSERT_EQ(dispatch({"plan", kDir + "/configs/runs/default.yaml", "--out", out, "--emit",
+                      out + "/list.strd", "--text", out + "/list.yaml"}, so, se), 0)
+      << se.str();
+  ASSERT_EQ(dispatch({"run", out + "/list.strd", "--arch", kDir + "/configs/arch/seed.yaml",
+                      "--out", out + "/sim"}, so, se), 0)
+      << se.str();
+  EXPECT_EQ(summary(out + "/sim")["cycles"].get<uint64_t>(), kDefaultCycles);
+  fs::remove_all(out);
+}
+
+TEST(Run, ListPlannedForAnotherArchIsRefused) {
+  const std::string out = scratch("arch");
+  std::ostringstream so, se;
+  ASSERT_EQ(dispatch({"plan", kDir + "/configs/runs/default.yaml", "--out", out, "--emit",
+                      out + "/list.strd"}, so, se), 0);
+  EXPECT_EQ(dispatch({"run", out + "/list.strd", "--arch", kDir + "/configs/arch/tiny.yaml"}, so, se), 1);
+  EXPECT_NE(se.str().find("list.strd: planned for an arch with fingerprint 0x28aff3ed1f934e8a, but "),
+            std::string::npos)
+      << se.str();
+  fs::remove_all(out);
+}
+
+TEST(Run, BadRunFileNamesFileLineAndKey) {
+  const std::string dir = scratch("bad");
+  fs::create_directories(dir);
+  {
+    std::ofstream f(dir + "/bad.yaml");
+    f << "arch: " << kDir << "/configs/arch/seed.yaml\n"
+      << "networks:\n  - {path: " << kDir << "/configs/networks/tiny_cnn.yaml}\n"
+      << "sim: {functionl: true}\n";
+  }
+  std::ostringstream so, se;
+  EXPECT_EQ(dispatch({"run", dir + "/bad.yaml"}, so, se), 1);
+  EXPECT_NE(se.str().find("bad.yaml:4: sim.functionl: unknown key"), std::string::npos) << se.str();
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace strider
