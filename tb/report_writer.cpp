@@ -64,7 +64,9 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
   j["wall_seconds"] = r.wall_seconds;
   j["simulated_cycles_per_second"] = r.wall_seconds > 0 ? double(s.cycles) / r.wall_seconds : 0.0;
   nlohmann::ordered_json stats;
-  for (const Stat& st : r.stats.all()) stats[st.name] = {{"value", st.value}, {"description", st.description}};
+  for (const Stat& st : r.stats.all()) {
+    stats[st.name] = {{"value", st.value}, {"description", st.description}};
+  }
   j["stats"] = stats;
   return j;
 }
@@ -145,8 +147,9 @@ void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
       << s.utilization * 100 << " %\n";
   out << "  DRAM traffic     " << r.stats.get("dram.read_bytes") << " B read, "
       << r.stats.get("dram.write_bytes") << " B written\n";
-  out << "  L2 peak          " << s.l2_peak_planned << " B planned of " << arch.l2.size_bytes
-      << " (" << r.lowered.allocator << ", activations " << r.lowered.arena_bytes << " B, LB "
+  out << "  L2 peak          " << s.l2_peak_planned << " B planned, " << s.l2_peak_observed
+      << " B live as executed, of " << arch.l2.size_bytes << " (" << r.lowered.allocator
+      << ", activations " << r.lowered.arena_bytes << " B, lower bound "
       << r.lowered.lower_bound_bytes << " B)\n";
   out << "  line buffer      " << r.stats.get("line_buffer.write_cycles") << " write cycles, "
       << r.stats.get("line_buffer.shifted_writes") << " shifted writes, "

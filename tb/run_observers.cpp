@@ -9,6 +9,28 @@ RunObservers::RunObservers(sc_core::sc_module_name name, const RunResult& r, std
   if (progress != nullptr) {
     progress_ = std::make_unique<ProgressBar>("progress", r.record, *progress);
   }
+  SC_HAS_PROCESS(RunObservers);
+  SC_THREAD(hold_last_change);
+}
+
+// SystemC writes a time step's values to the VCD when time advances past it, so the flags'
+// last changes (at the run's final cycle) would be lost: stay one cycle after every change and
+// end once the run has ended. Only with waves.vcd; it never touches the model.
+void RunObservers::hold_last_change() {
+  if (!vcd_ || top_ == nullptr) return;
+  sc_core::sc_event_or_list changes = top_->load_unit().busy_flag().value_changed_event() |
+                                      top_->neurons().busy_flag().value_changed_event() |
+                                      top_->store_unit().busy_flag().value_changed_event();
+  for (size_t ch = 0; ch < top_->dma().channels(); ++ch) {
+    changes |= top_->dma().channel_busy(ch).value_changed_event();
+  }
+  for (;;) {
+    sc_core::wait(changes);
+    do {
+      sc_core::wait(top_->clock().period(), changes);
+    } while (!sc_core::timed_out());
+    if (r_.record.cycles != 0 || r_.record.deadlock) return;
+  }
 }
 
 void RunObservers::end_of_elaboration() {
@@ -16,6 +38,7 @@ void RunObservers::end_of_elaboration() {
     Top* top = dynamic_cast<Top*>(o);
     if (top == nullptr) continue;
     found_top_ = true;
+    top_ = top;
     monitor_.attach(top->clock(), top->load_unit(), top->neurons(), top->store_unit());
     if (progress_) progress_->attach(top->clock());
     if (r_.config.sim.vcd) {

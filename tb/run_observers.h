@@ -19,6 +19,8 @@
 
 namespace strider {
 
+class Top;
+
 class RunObservers : public sc_core::sc_module {
  public:
   // `r` must outlive the simulation; its config (sim.vcd, output_dir) is read at the end of
@@ -32,12 +34,14 @@ class RunObservers : public sc_core::sc_module {
 
  private:
   void end_of_elaboration() override;
+  void hold_last_change();
 
   const RunResult& r_;
   UnitTimeline timeline_;
   UnitMonitor monitor_;
   std::unique_ptr<ProgressBar> progress_;
   std::unique_ptr<VcdTracer> vcd_;
+  Top* top_ = nullptr;
   bool found_top_ = false;
   std::string vcd_error_;
 };

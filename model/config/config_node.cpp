@@ -1,5 +1,6 @@
 #include "model/config/config_node.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cctype>
@@ -93,6 +94,46 @@ ConfigNode ConfigNode::make_scalar(const std::string& text, const Origin& where)
 }
 
 namespace {
+
+// Counts the documents of a YAML stream, stopping at `limit`. yaml-cpp 0.7's LoadAll loops forever
+// on some malformed streams (a stray ',' at the top level yields empty documents without end,
+// jbeder/yaml-cpp#1040), so documents are counted with the parser and a bound first.
+class DocumentCounter : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override { content_ = true; }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {
+    content_ = true;
+  }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    content_ = true;
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    content_ = true;
+  }
+  void OnMapEnd() override {}
+  bool content() const { return content_; }
+
+ private:
+  bool content_ = false;
+};
+
+// Number of documents in `text` (at most `limit`), and whether any has content.
+int count_documents(const std::string& text, int limit, bool* content) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentCounter counter;
+  int n = 0;
+  while (n < limit && parser.HandleNextDocument(counter)) ++n;
+  *content = counter.content();
+  return n;
+}
+
 
 // The origin `proto` moved to a YAML mark (values from a --set have no line).
 Origin at_mark(const Origin& proto, const YAML::Mark& mark) {
@@ -217,7 +258,18 @@ std::optional<ConfigNode> load_yaml_file(const std::string& path, Diagnostics& d
   file_origin.base_dir = fs::absolute(path).lexically_normal().parent_path().string();
   std::vector<YAML::Node> documents;
   try {
-    documents = YAML::LoadAll(text.str());
+    bool content = false;
+    const int count = count_documents(text.str(), 3, &content);
+    if (count > 1 && !content) {
+      diags.error(file_origin, "not a YAML mapping: the parser finds only empty documents "
+                               "(a stray ',' outside [ ] or { }?)");
+      return std::nullopt;
+    }
+    if (count > 2) {  // LoadAll could run without end here; one document is all we accept anyway
+      diags.error(file_origin, "expected one YAML document, found more than 2");
+      return std::nullopt;
+    }
+    documents = count > 1 ? YAML::LoadAll(text.str()) : std::vector<YAML::Node>{YAML::Load(text.str())};
   } catch (const YAML::Exception& e) {
     Origin o = file_origin;
     if (e.mark.line >= 0) o.line = e.mark.line + 1;

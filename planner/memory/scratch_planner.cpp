@@ -42,6 +42,11 @@ void validate(const Problem& activations, const Solution& plan, int64_t heap_top
                                   ") is outside the heap [0, " + std::to_string(heap_top) + ")");
     }
   }
+  const std::vector<std::string> errors = verify(activations, plan);
+  if (!errors.empty()) {
+    throw std::invalid_argument("scratch planner: the activation plan is invalid: " +
+                                errors.front());
+  }
   for (size_t i = 0; i < requests.size(); ++i) {
     const ScratchRequest& r = requests[i];
     auto fail = [&](const std::string& what) {

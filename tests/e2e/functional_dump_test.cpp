@@ -31,14 +31,16 @@ TEST(FunctionalDump, NpyHeaderIsVersionOnePaddedTo64Bytes) {
   write_npy(p.string(), "<i4", {2}, v, sizeof v);
   const std::string s = slurp(p);
   fs::remove(p);
-  // Magic, version 1.0, header length 54 (little-endian): 10 + 54 = 64 bytes, then the data.
-  ASSERT_EQ(s.size(), 64u + 8u);
+  // Magic (6) + version 1.0 (2) + length (2) + the 57-character dict + newline = 68 bytes, padded
+  // with spaces to 128: header length 118 (little-endian), then the data.
+  ASSERT_EQ(s.size(), 128u + 8u);
   EXPECT_EQ(s.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
-  EXPECT_EQ(uint8_t(s[8]), 54);
+  EXPECT_EQ(uint8_t(s[8]), 118);
   EXPECT_EQ(uint8_t(s[9]), 0);
-  EXPECT_EQ(s.substr(10, 53).find("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }"), 0u);
-  EXPECT_EQ(s[63], '\n');
-  EXPECT_EQ(s.substr(64), std::string("\x01\x00\x00\x00\xfe\xff\xff\xff", 8));
+  EXPECT_EQ(s.substr(10, 57), "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }");
+  EXPECT_EQ(s.substr(67, 60), std::string(60, ' '));
+  EXPECT_EQ(s[127], '\n');
+  EXPECT_EQ(s.substr(128), std::string("\x01\x00\x00\x00\xfe\xff\xff\xff", 8));
   EXPECT_EQ(tensor_dump_stem("/layer1/conv:0"), "_layer1_conv_0");
 }
 

@@ -38,6 +38,7 @@ TEST(ReportVcd, HeaderAndValueChanges) {
   uint64_t now = 0, prev_time = 0;
   bool seen_time = false;
   std::vector<uint64_t> load_rises;
+  std::map<std::string, char> last;  // id -> last value of a 1-bit signal
   size_t changes = 0;
   while (std::getline(body, line)) {
     if (line.size() > 1 && line[0] == '#') {
@@ -50,9 +51,15 @@ TEST(ReportVcd, HeaderAndValueChanges) {
     } else if (seen_time && (line[0] == '0' || line[0] == '1' || line[0] == 'b')) {
       ++changes;
       if (line == "1" + id_of["load_busy"]) load_rises.push_back(now);
+      if (line[0] != 'b') last[line.substr(1)] = line[0];
     }
   }
   EXPECT_GT(changes, 10u);
+  // Every unit is idle again at the end, and that last change is in the file too.
+  for (const char* name :
+       {"dma_ch0_busy", "dma_ch1_busy", "load_busy", "neurons_busy", "store_busy"}) {
+    EXPECT_EQ(last[id_of[name]], '0') << name;
+  }
   // The load unit goes busy at the start of the first operation descriptor (1 ns = 1 cycle).
   const Csv descs = read_csv(dir.file("descriptors.csv"));
   uint64_t first_op = UINT64_MAX;

@@ -189,6 +189,11 @@ TEST(ScratchErrors, BadInputNamesTheRequestOrBuffer) {
   a.alignment = 0;
   EXPECT_EQ(error_of(p, plan, 100, {a}),
             "scratch planner: scratch request 0 'a': alignment 0 must be >= 1");
+  Solution overlapping;
+  const Problem q = acts({{0, 50}, {40, 60}}, &overlapping);
+  EXPECT_EQ(error_of(q, overlapping, 100, {}),
+            "scratch planner: the activation plan is invalid: buffers 'act0' [0, 50) life [0, 1) "
+            "and 'act1' [40, 60) life [0, 1) overlap at time 0");
   EXPECT_EQ(error_of(p, plan, 40, {}),
             "scratch planner: activation 'act0' at [0, 50) is outside the heap [0, 40)");
 }
