@@ -142,8 +142,9 @@ def plot_layers(ax, summary, layers, max_labels=60):
         ax.bar(right, vals, bottom=bottom, color=colour, label=label, width=0.38)
         bottom = [b + v for b, v in zip(bottom, vals)]
     ax.set_ylabel("cycles")
-    ax.set_title("per-layer cycles (left bar: the layer's span, first start to last retirement; "
-                 "right bar: stalls of other units, overlapping it) - %d layers, %d cycles"
+    ax.set_title("per-layer cycles: %d layers, %d cycles in the run\n"
+                 "left bar: the layer's span (first start to last retirement) as the neurons "
+                 "spent it; right bar: other units' stalls (they overlap the span)"
                  % (len(rows), summary.get("cycles", 0)))
     if len(rows) <= max_labels:
         ax.set_xticks(idx)

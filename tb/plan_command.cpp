@@ -50,7 +50,10 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
     out << "plan: " << r.graph.name << " on " << r.config.arch.name << "\n"
         << "  activations  " << l.arena_bytes << " B (lower bound " << l.lower_bound_bytes
         << " B, allocator " << l.allocator << (l.proven_optimal ? ", optimal" : "") << ")\n"
-        << "  staging      " << l.staging_bytes << " B, row bands " << l.band_bytes << " B\n"
+        << "  staging      weight slots placed as scratch in the activation plan's holes; heap "
+           "growth " << l.staging_bytes << " B, fast region " << l.fast_region_bytes
+        << " B\n"
+        << "  row bands    " << l.band_bytes << " B\n"
         << "  weights      " << l.weights_stored_bytes << " B stored of " << l.weights_total_bytes
         << " B (identical parameters stored once)\n"
         << "  L2           " << l.arena_bytes + l.staging_bytes + l.band_bytes << " of "

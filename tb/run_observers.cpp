@@ -1,5 +1,8 @@
 #include "tb/run_observers.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "model/top/top.h"
 
 namespace strider {
@@ -18,17 +21,25 @@ RunObservers::RunObservers(sc_core::sc_module_name name, const RunResult& r, std
 // end once the run has ended. Only with waves.vcd; it never touches the model.
 void RunObservers::hold_last_change() {
   if (!vcd_ || top_ == nullptr) return;
-  sc_core::sc_event_or_list changes = top_->load_unit().busy_flag().value_changed_event() |
-                                      top_->neurons().busy_flag().value_changed_event() |
-                                      top_->store_unit().busy_flag().value_changed_event();
+  std::vector<const sc_core::sc_signal<bool>*> flags = {&top_->load_unit().busy_flag(),
+                                                        &top_->neurons().busy_flag(),
+                                                        &top_->store_unit().busy_flag()};
   for (size_t ch = 0; ch < top_->dma().channels(); ++ch) {
-    changes |= top_->dma().channel_busy(ch).value_changed_event();
+    flags.push_back(&top_->dma().channel_busy(ch));
   }
+  sc_core::sc_event_or_list changes;
+  for (const auto* f : flags) changes |= f->value_changed_event();
+  auto changed_now = [&] {
+    return std::any_of(flags.begin(), flags.end(), [](const auto* f) { return f->event(); });
+  };
+  const sc_core::sc_time period = top_->clock().period();
   for (;;) {
     sc_core::wait(changes);
-    do {
-      sc_core::wait(top_->clock().period(), changes);
-    } while (!sc_core::timed_out());
+    for (;;) {  // until a whole cycle passes without a change
+      const sc_core::sc_time from = sc_core::sc_time_stamp();
+      sc_core::wait(period, changes);
+      if (sc_core::sc_time_stamp() - from >= period && !changed_now()) break;
+    }
     if (r_.record.cycles != 0 || r_.record.deadlock) return;
   }
 }

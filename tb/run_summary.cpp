@@ -30,7 +30,9 @@ void observe_occupancy(const RunResult& r, RunSummary& s) {
       from = std::min(from, active[l].first);
       to = std::max(to, active[l].second);
     }
-    if (b.kind == "scratch") from = 0, to = s.cycles;  // staging and band slots: all run
+    if (b.tensor.rfind("in_band", 0) == 0 || b.tensor.rfind("out_band", 0) == 0) {
+      from = 0, to = s.cycles;  // band buffers: reserved for the whole run
+    }
     if (from >= to) continue;
     delta[from] += int64_t(b.size);
     delta[to] -= int64_t(b.size);

@@ -1,6 +1,8 @@
 // `strider sweep` (see sweep_command.h).
 #include "tb/sweep_command.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,7 +52,8 @@ size_t count_option(const CliArgs& cli, const std::string& opt, size_t fallback,
   const std::string v = cli.value(opt);
   if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos ||
       std::stoul(v) < 1 || std::stoul(v) > max)
-    throw UsageError(opt + " " + v + ": expected a whole number from 1 to " + std::to_string(max));
+    throw UsageError((opt == "--jobs" ? "-j" : opt) + " " + v +
+                     ": expected a whole number from 1 to " + std::to_string(max));
   return std::stoul(v);
 }
 
@@ -145,6 +148,15 @@ int run_sweep(const SweepSpec& spec, const CliArgs& cli, const std::string& out_
   std::error_code ec;
   fs::create_directories(out_abs, ec);
   if (ec) throw std::runtime_error(out_dir + ": cannot create: " + ec.message());
+  // One sweep per directory at a time: a second one would interleave rows and re-run points.
+  const int lock = ::open((out_abs + "/.sweep.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock < 0 || ::flock(lock, LOCK_EX | LOCK_NB) != 0)
+    throw std::runtime_error(out_dir + " is in use by another strider sweep (lock " + out_dir +
+                             "/.sweep.lock)");
+  struct Unlock {
+    int fd;
+    ~Unlock() { ::close(fd); }
+  } unlock{lock};
   write_points_csv(spec, out_abs);
   SweepResults results(out_abs + "/results.csv", sweep_results_header(spec), cli.has("--resume"));
 

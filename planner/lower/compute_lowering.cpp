@@ -167,7 +167,13 @@ void Lowerer::stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t
   const uint32_t ch = c1 - c0, slot = staging_.take();
   const uint64_t w_l2 = staging_.addr(slot);
   const uint64_t b_l2 = w_l2 + align_up(ch * per, arch_.l2.alignment_bytes);
-  const std::vector<uint32_t> war = staging_.war(slot);
+  // The slot was last read by this layer's earlier tile; before that, its memory may have held
+  // data of any step up to two back (the weights prefetch during the previous layer).
+  std::vector<uint32_t> war = staging_.war(slot);
+  if (staging_.last_user[slot] < 0 && current_step_ >= 2) {
+    const std::vector<uint32_t>& fence = step_fence_[current_step_ - 2];
+    war.insert(war.end(), fence.begin(), fence.end());
+  }
   d.deps.push_back(move(layer, MemSpace::kDram, w_dram_ + c0 * per, MemSpace::kL2, w_l2, 1,
                         static_cast<uint32_t>(ch * per), 0, 0, war));
   d.deps.push_back(move(layer, MemSpace::kDram, b_dram_ + uint64_t(c0) * 4, MemSpace::kL2, b_l2, 1,
@@ -183,6 +189,7 @@ void Lowerer::stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t
 
 void Lowerer::lower_compute(const Node& n, uint32_t layer) {
   place_weights(n);
+  if (n.weights >= 0) staging_ = node_staging_[&n - g_.nodes.data()];
   out_.layers[layer].macs = static_cast<uint64_t>(node_macs(g_, n));
   const OpDesc base = base_op(n);
   bool spilled = layout_.tensor_spilled[n.outputs[0]];

@@ -36,9 +36,13 @@ class Lowerer {
   Lowered run();
 
  private:
-  // lowering.cpp
+  // memory_layout.cpp
   void plan_memory(const std::vector<int>& order);
   uint64_t min_band_bytes(bool input, std::string* worst) const;
+  uint64_t reserve_bands(uint64_t room);
+  uint64_t place_staging(const std::vector<int>& order, uint64_t heap);
+
+  // lowering.cpp
   TensorRef ref(int tensor) const;
   MemSpace space(int tensor) const;
   uint32_t add_layer(const std::string& name, const std::string& op);
@@ -73,7 +77,10 @@ class Lowerer {
   // Moves that read L2 activations since the last op: the next op (which may overwrite a dead
   // tensor's memory) waits for them; later ops follow it in order on the compute pipeline.
   std::vector<uint32_t> pending_readers_;
-  SlotRing staging_, in_bands_, out_bands_;
+  SlotRing staging_, in_bands_, out_bands_;  // staging_: the current layer's weight slots
+  std::vector<SlotRing> node_staging_;        // per node: its weight slots (a scratch buffer)
+  std::vector<std::vector<uint32_t>> step_fence_;  // per step: retire these before its memory is reused
+  int64_t current_step_ = 0;
   uint64_t w_dram_ = 0, b_dram_ = 0;  // current node's weights and biases in DRAM
   uint64_t next_weight_addr_ = kDramWeightsBase;
   uint64_t dram_io_ = 0;        // next DRAM address for graph inputs and outputs

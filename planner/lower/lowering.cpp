@@ -10,10 +10,6 @@
 namespace strider {
 namespace {
 
-constexpr uint32_t kStagingSlots = 2;  // weights: double buffered
-constexpr uint32_t kInBandSlots = 2;   // double buffering (or both operands of add / mul)
-constexpr uint32_t kOutBandSlots = 2;
-
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 }  // namespace
@@ -71,97 +67,6 @@ std::vector<uint32_t> Lowerer::input_deps(const Node& n) const {
   std::vector<uint32_t> deps;
   for (int t : n.inputs) deps.insert(deps.end(), last_desc_[t].begin(), last_desc_[t].end());
   return deps;
-}
-
-// The smallest band buffer any compute op could need: one output row of the smallest channel
-// block it can be split into (inputs: the rows that one output row reads).
-uint64_t Lowerer::min_band_bytes(bool input, std::string* worst) const {
-  uint64_t need = 0;
-  for (const Node& n : g_.nodes) {
-    const uint64_t before = need;
-    if (is_view_op(n.op) || n.op == OpType::kConcat || n.op == OpType::kChannelShuffle) continue;
-    const uint32_t c0 = 0, c1 = channel_local(n) ? 1 : weight_block(n);
-    if (input) {
-      const Tensor& in = g_.tensors[n.inputs[0]];
-      const uint32_t out_h = static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.h);
-      for (uint32_t r = 0; r < out_h; ++r) {  // rows near the padding need fewer input rows
-        uint32_t y0, y1, i0, i1;
-        input_rows(n, r, r + 1, &y0, &y1);
-        input_channels(n, c0, c1, &i0, &i1);
-        need = std::max<uint64_t>(need, uint64_t(i1 - i0) * (y1 - y0) * in.shape.w);
-      }
-    } else {  // a tile can always shrink to one output channel
-      need = std::max<uint64_t>(need, uint64_t(g_.tensors[n.outputs[0]].shape.w));
-    }
-    if (need > before && worst) *worst = n.name;
-  }
-  return align_up(need, arch_.l2.alignment_bytes);
-}
-
-void Lowerer::plan_memory(const std::vector<int>& order) {
-  const uint64_t align = arch_.l2.alignment_bytes, l2 = arch_.l2.size_bytes;
-  uint64_t slot = 0;
-  for (const Node& n : g_.nodes) {
-    if (n.weights < 0) continue;
-    const uint64_t ch = weight_block(n);
-    const uint64_t per = uint64_t(g_.tensors[n.weights].shape.elements() / g_.tensors[n.weights].shape.n);
-    slot = std::max(slot, align_up(ch * per, align) + align_up(ch * 4, align));
-  }
-  staging_.slot_bytes = slot;
-  staging_.last_user.assign(kStagingSlots, -1);
-  const uint64_t staging = slot * kStagingSlots;
-  if (staging >= l2) {
-    throw std::runtime_error("weight staging needs " + std::to_string(staging) +
-                             " bytes, more than the L2 of " + std::to_string(l2));
-  }
-  staging_.base = l2 - staging;
-  uint64_t arena = staging_.base;
-  try {
-    layout_ = plan_activations(g_, order, align, arena, opt_);
-  } catch (const std::runtime_error&) {
-    // Not everything fits: reserve band buffers under the staging slots and spill to DRAM.
-    const uint64_t share = align_up(arena / 16, align);
-    std::string worst;
-    const uint64_t in_need = min_band_bytes(true, &worst);
-    in_bands_.slot_bytes = std::max(share, in_need);
-    out_bands_.slot_bytes = std::max(share, min_band_bytes(false, nullptr));
-    const uint64_t bands = in_bands_.slot_bytes * kInBandSlots + out_bands_.slot_bytes * kOutBandSlots;
-    if (bands >= arena) {
-      throw std::runtime_error(
-          "L2 of " + std::to_string(l2) + " bytes is too small: weight staging (" +
-          std::to_string(staging) + " bytes) and row-band buffers (" + std::to_string(bands) +
-          " bytes; node '" + worst + "' reads " + std::to_string(in_need) +
-          " bytes of input per output row) leave no room for activations");
-    }
-    arena -= bands;
-    in_bands_.base = arena;
-    out_bands_.base = arena + in_bands_.slot_bytes * kInBandSlots;
-    in_bands_.last_user.assign(kInBandSlots, -1);
-    out_bands_.last_user.assign(kOutBandSlots, -1);
-    layout_ = plan_activations(g_, order, align, arena, opt_, kDramActivationsBase);
-  }
-  out_.tensor_addr = layout_.tensor_addr;
-  out_.tensor_spilled = layout_.tensor_spilled;
-  out_.plan = layout_.buffers;
-  out_.allocator = layout_.allocator;
-  out_.arena_bytes = layout_.peak_bytes;
-  out_.lower_bound_bytes = layout_.lower_bound_bytes;
-  out_.proven_optimal = layout_.proven_optimal;
-  out_.staging_bytes = staging;
-  out_.band_bytes = in_bands_.slot_bytes * in_bands_.last_user.size() +
-                    out_bands_.slot_bytes * out_bands_.last_user.size();
-  const int64_t last = std::max<int64_t>(0, int64_t(order.size()) - 1);
-  for (uint32_t s = 0; s < kStagingSlots; ++s) {
-    out_.plan.push_back({"staging" + std::to_string(s), "scratch", staging_.addr(s), slot, 0, last});
-  }
-  for (uint32_t s = 0; s < in_bands_.last_user.size(); ++s) {
-    out_.plan.push_back({"in_band" + std::to_string(s), "scratch", in_bands_.addr(s),
-                         in_bands_.slot_bytes, 0, last});
-  }
-  for (uint32_t s = 0; s < out_bands_.last_user.size(); ++s) {
-    out_.plan.push_back({"out_band" + std::to_string(s), "scratch", out_bands_.addr(s),
-                         out_bands_.slot_bytes, 0, last});
-  }
 }
 
 // A graph input is loaded just before its first use, once the ops before it retired (its L2
@@ -249,6 +154,7 @@ Lowered Lowerer::run() {
   dram_io_ = kDramActivationsBase + (uint64_t(1) << 30);  // graph inputs and outputs
   for (int idx : order) {
     const Node& n = g_.nodes[idx];
+    current_step_ = int64_t(step_fence_.size());
     for (int t : n.inputs) load_input(t);
     if (is_view_op(n.op) || n.op == OpType::kConcat) {
       lower_view(n, idx);
@@ -263,6 +169,10 @@ Lowered Lowerer::run() {
       }
     }
     for (int t : n.outputs) store_output(t);
+    // What must retire before memory this step was the last to use is written again.
+    std::vector<uint32_t> fence = pending_readers_;
+    if (last_op_ >= 0) fence.push_back(uint32_t(last_op_));
+    step_fence_.push_back(std::move(fence));
   }
   out_.list.arch_fingerprint = arch_.fingerprint();
   for (size_t t = 0; t < g_.tensors.size(); ++t) {

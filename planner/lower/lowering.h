@@ -82,7 +82,8 @@ struct Lowered {
   std::string allocator;
   uint64_t arena_bytes = 0;          // peak of the activation plan
   uint64_t lower_bound_bytes = 0;
-  uint64_t staging_bytes = 0;        // weight staging slots
+  uint64_t staging_bytes = 0;        // heap growth by weight staging (what the holes could not take)
+  uint64_t fast_region_bytes = 0;    // latency-critical scratch bytes in the L2 fast region
   uint64_t band_bytes = 0;           // row-band buffers (only when something spills)
   uint64_t weights_total_bytes = 0;  // weights and biases of every layer
   uint64_t weights_stored_bytes = 0; // stored in DRAM after de-duplication

@@ -5,8 +5,8 @@
 //    worst moments are packed first and without holes) with several tie breaks, greedy by size
 //    and by conflicts, and PeakSweep plans (a plan becomes the order of its offsets, which first
 //    fit reproduces or lowers). Stops at the first that reaches the lower bound.
-//  - squeaky_wheel(): chains from the lowest seeds take turns; each step moves some of the
-//    buffers that end above the lower bound a little earlier in the order and decodes again.
+//  - squeaky_wheel(): chains from the lowest seeds take turns; each step moves the buffers that
+//    end above the lower bound to random earlier places in the order and decodes again.
 // Plans are ranked by the height over the buffers without a fixed offset (with fixed buffers as
 // obstacles, the rest is what the search can change). Honours the time limit from construction.
 #pragma once

@@ -15,7 +15,7 @@ namespace strider::memory {
 
 class SearchAllocator : public Allocator {
  public:
-  static constexpr double kOrderShare = 0.4;
+  static constexpr double kOrderShare = 0.7;
 
   std::string name() const override { return "search"; }
   Solution solve(const Problem& p, const AllocatorOptions& opt) const override;

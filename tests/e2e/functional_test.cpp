@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,12 +44,11 @@ Figures simulate(const std::vector<std::string>& sets,
       f.cycles = r.cycles;
       f.checked = r.checked_tensors;
       f.mismatches = r.mismatches;
+      std::set<uint32_t> layers;  // layers with operation tiles
       for (const Descriptor& d : r.lowered.list.descriptors) {
-        if (d.kind == DescKind::kOp && (d.id + 1 == r.lowered.list.descriptors.size() ||
-                                        r.lowered.list.descriptors[d.id + 1].layer != d.layer)) {
-          ++f.compute_layers;  // the last tile of each compute layer
-        }
+        if (d.kind == DescKind::kOp) layers.insert(d.layer);
       }
+      f.compute_layers = layers.size();
       if (!r.functional_details.empty()) {
         std::snprintf(f.first_detail, sizeof f.first_detail, "%s", r.functional_details[0].c_str());
       }

@@ -1,10 +1,14 @@
 // `strider sweep` end to end: the tests run the strider program (built next to this binary) on
 // a small tiny_cnn sweep of 8 points: a full run with -j 2, resume after a torn row, failed
 // points, shards merged back together, and the emitted Slurm scripts run locally with bash.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -120,6 +124,27 @@ TEST_F(SweepRun, RunsEveryPointThenResumesAfterATornRow) {
   // Shift stride off costs line-buffer writes: more cycles at the same size and neurons.
   EXPECT_GT(std::stoull(full.rows.at(1)[cycles]), std::stoull(full.rows.at(0)[cycles]));
 
+  // The plot script draws a PNG from it (matplotlib, Agg) and names a missing column.
+  const std::string plot = std::string(STRIDER_SOURCE_DIR) + "/scripts/plot_sweep.py";
+  const Ran png = run(
+      "/usr/bin/python3",
+      {plot, out("full") + "/results.csv", "--x", "arch.l2.size_bytes", "--y", "cycles", "--hue",
+       "arch.neurons.count", "--where", "arch.l1.shift_stride=true", "--out", out("c.png")},
+      dir_);
+  ASSERT_EQ(png.code, 0) << png.err;
+  EXPECT_EQ(png.out, out("c.png") + "\n");
+  EXPECT_EQ(slurp(out("c.png")).substr(0, 8), "\x89PNG\r\n\x1a\n");
+  const Ran bad = run("/usr/bin/python3",
+                      {plot, out("full") + "/results.csv", "--x", "nope", "--y", "cycles"}, dir_);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err.rfind("plot_sweep.py: " + out("full") +
+                              "/results.csv: no column 'nope'; columns: point, "
+                              "arch.l2.size_bytes, arch.neurons.count, arch.l1.lines, "
+                              "arch.l1.shift_stride, cycles, ",
+                          0),
+            0u)
+      << bad.err;
+
   // Running again without --resume refuses to mix two sweeps into one file.
   const Ran again = strider({"sweep", sweep_, "--out", out("full")});
   EXPECT_EQ(again.code, 1);
@@ -148,6 +173,58 @@ TEST_F(SweepRun, RunsEveryPointThenResumesAfterATornRow) {
     EXPECT_EQ(kv.second[cycles], full.rows.at(kv.first)[cycles]) << kv.first;
   EXPECT_EQ(resumed.out.rfind("8 of 8 points in " + out("full") + "/results.csv; ran 2 in ", 0), 0u)
       << resumed.out;
+}
+
+TEST_F(SweepRun, StopsOnSigtermAndResumesToExactlyEveryPoint) {
+  std::ofstream(sweep_)
+      << "base: " << STRIDER_SOURCE_DIR << "/configs/runs/default.yaml\n"
+      << "set: {sim.trace: false}\n"
+      << "grid:\n  arch.l2.size_bytes: [131072, 262144, 524288, 1048576, 2097152]\n"
+      << "  [arch.neurons.count, arch.l1.lines]: [[16, 16], [64, 64]]\n"
+      << "  arch.l1.shift_stride: [true, false]\n";
+  const std::string results = out("s") + "/results.csv";
+  std::vector<std::string> words = {kStrider, "sweep", sweep_, "--out", out("s")};
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (!std::freopen(out("stop_stderr.txt").c_str(), "w", stderr)) _exit(125);
+    ::execv(kStrider.c_str(), argv.data());
+    _exit(127);
+  }
+  // Stop it once the first point has its row (20 points of ~50 ms each remain to run).
+  auto lines = [&] {
+    const std::string t = slurp(results);
+    return std::count(t.begin(), t.end(), '\n');
+  };
+  while (lines() < 2) ::usleep(2000);
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  const std::string err = slurp(out("stop_stderr.txt"));
+  EXPECT_NE(err.find("strider sweep: interrupted by Terminated with "), std::string::npos) << err;
+  const size_t kept = read_results(results).rows.size();
+  EXPECT_GE(kept, 1u);
+  EXPECT_LT(kept, 20u);
+  const Ran resumed = strider({"sweep", sweep_, "--out", out("s"), "--resume", "-j", "2"});
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  const std::string text = slurp(results);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 21);  // header + 20 rows
+  EXPECT_EQ(read_results(results).rows.size(), 20u);
+}
+
+TEST_F(SweepRun, OneSweepPerDirectoryAtATime) {
+  fs::create_directories(out("busy"));
+  const int fd = ::open((out("busy") + "/.sweep.lock").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+  const Ran r = strider({"sweep", sweep_, "--out", out("busy")});
+  ::close(fd);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "strider sweep: " + out("busy") + " is in use by another strider sweep (lock " +
+                       out("busy") + "/.sweep.lock)\n");
 }
 
 TEST_F(SweepRun, FailedPointGetsItsErrorRowAndTheSweepGoesOn) {

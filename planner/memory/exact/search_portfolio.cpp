@@ -81,18 +81,20 @@ SearchPortfolio::Task SearchPortfolio::run_task(int i, int64_t budget, Clock::ti
       t.improved = true;
     }
   };
-  Outcome r = s.run(t.lo, budget, deadline, &stop_[i]);
+  Outcome r = Outcome::kAborted;
+  if (t.hi > capacity_ && capacity_ > t.lo && capacity_ != kNone) {
+    r = s.run(capacity_, budget, deadline, &stop_[i]);
+    if (r == Outcome::kFound) record();
+    if (r == Outcome::kInfeasible) t.lo = capacity_ + 1;
+  }
+  if (t.lo >= t.hi) return t;
+  r = s.run(t.lo, budget, deadline, &stop_[i]);
   if (r == Outcome::kFound) {
     record();
     for (int j = i + 1; j < kOrderCount; ++j) stop_[j] = true;
     return t;
   }
   if (r == Outcome::kInfeasible) ++t.lo;
-  if (t.hi > capacity_ && capacity_ > t.lo && capacity_ != kNone) {
-    r = s.run(capacity_, budget, deadline, &stop_[i]);
-    if (r == Outcome::kFound) record();
-    if (r == Outcome::kInfeasible) t.lo = capacity_ + 1;
-  }
   // Descend through targets hi - ceil((hi - lo) / 2^k), k = 1, 2, ... up to hi - 1, a quarter
   // of the budget each: difficulty is far from monotone in the target height, so some bold
   // target often falls quickly. A packing restarts the sweep below it.

@@ -1,0 +1,189 @@
+// The L2 layout of a lowering: the activation plan, weight staging as scratch buffers in the
+// holes it leaves, and (only when activations must spill to DRAM) row-band buffers at the top.
+//
+// Each layer with weights asks for one scratch buffer of two staging slots (double buffering),
+// live from the previous step (its weights prefetch while the previous layer computes) to its own;
+// it is latency-critical, so it prefers the L2 fast region. When the holes are not enough the
+// scratch planner grows the heap; the activations are then planned into less room (spilling if
+// they must) until activations and scratch fit together.
+#include <algorithm>
+#include <stdexcept>
+
+#include "planner/lower/lowerer.h"
+#include "planner/memory/scratch_planner.h"
+
+namespace strider {
+namespace {
+
+constexpr uint32_t kStagingSlots = 2;  // weights: double buffered
+constexpr uint32_t kInBandSlots = 2;   // double buffering (or both operands of add / mul)
+constexpr uint32_t kOutBandSlots = 2;
+
+uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+}  // namespace
+
+// The smallest band buffer any compute op could need: the input one output row reads with the
+// smallest channel block the op can take, or one output row of one channel.
+uint64_t Lowerer::min_band_bytes(bool input, std::string* worst) const {
+  uint64_t need = 0;
+  for (const Node& n : g_.nodes) {
+    if (is_view_op(n.op) || n.op == OpType::kConcat || n.op == OpType::kChannelShuffle) continue;
+    const uint64_t before = need;
+    const uint32_t c1 = channel_local(n) ? 1 : weight_block(n);
+    if (input) {
+      const Tensor& in = g_.tensors[n.inputs[0]];
+      const uint32_t out_h = static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.h);
+      for (uint32_t r = 0; r < out_h; ++r) {  // rows near the padding need fewer input rows
+        uint32_t y0, y1, i0, i1;
+        input_rows(n, r, r + 1, &y0, &y1);
+        input_channels(n, 0, c1, &i0, &i1);
+        need = std::max<uint64_t>(need, uint64_t(i1 - i0) * (y1 - y0) * in.shape.w);
+      }
+    } else {
+      need = std::max<uint64_t>(need, uint64_t(g_.tensors[n.outputs[0]].shape.w));
+    }
+    if (need > before && worst) *worst = n.name;
+  }
+  return align_up(need, arch_.l2.alignment_bytes);
+}
+
+// Reserves the row-band buffers at the top of L2; returns their bytes. `room` is what is left for
+// activations and staging without them.
+uint64_t Lowerer::reserve_bands(uint64_t room) {
+  const uint64_t align = arch_.l2.alignment_bytes, l2 = arch_.l2.size_bytes;
+  const uint64_t share = align_up(room / 16, align);
+  std::string worst;
+  const uint64_t in_need = min_band_bytes(true, &worst);
+  in_bands_.slot_bytes = std::max(share, in_need);
+  out_bands_.slot_bytes = std::max(share, min_band_bytes(false, nullptr));
+  const uint64_t bands =
+      in_bands_.slot_bytes * kInBandSlots + out_bands_.slot_bytes * kOutBandSlots;
+  if (bands >= room) {
+    throw std::runtime_error("L2 of " + std::to_string(l2) + " bytes is too small: row-band buffers (" +
+                             std::to_string(bands) + " bytes; node '" + worst + "' reads " +
+                             std::to_string(in_need) +
+                             " bytes of input per output row) leave no room for activations");
+  }
+  in_bands_.base = l2 - bands;
+  out_bands_.base = in_bands_.base + in_bands_.slot_bytes * kInBandSlots;
+  in_bands_.last_user.assign(kInBandSlots, -1);
+  out_bands_.last_user.assign(kOutBandSlots, -1);
+  return bands;
+}
+
+// Places every layer's staging slots in the holes of layout_, growing the heap above (or below)
+// the activations only where the holes are not enough. When the result fits [0, heap), sets
+// node_staging_, the plan rows and the growth figures and returns 0; else returns the bytes over.
+uint64_t Lowerer::place_staging(const std::vector<int>& order, uint64_t heap) {
+  const uint64_t align = arch_.l2.alignment_bytes;
+  memory::Problem acts;
+  memory::Solution plan;
+  for (const PlannedBuffer& b : layout_.buffers) {
+    memory::Buffer buf;
+    buf.id = b.tensor;
+    buf.lower = b.first;
+    buf.upper = b.last + 1;
+    buf.size = static_cast<int64_t>(b.size);
+    buf.alignment = static_cast<int64_t>(align);
+    acts.buffers.push_back(buf);
+    plan.offsets.push_back(static_cast<int64_t>(b.offset));
+    plan.height = std::max<int64_t>(plan.height, int64_t(b.offset + b.size));
+  }
+  std::vector<memory::ScratchRequest> reqs;
+  std::vector<int> req_node;
+  for (size_t s = 0; s < order.size(); ++s) {
+    const Node& n = g_.nodes[order[s]];
+    if (n.weights < 0) continue;
+    const uint64_t ch = weight_block(n);
+    const TensorShape& w = g_.tensors[n.weights].shape;
+    const uint64_t slot = align_up(ch * uint64_t(w.elements() / w.n), align) + align_up(ch * 4, align);
+    memory::ScratchRequest r;
+    r.id = "staging:" + n.name;
+    r.step = s > 0 ? int64_t(s) - 1 : 0;
+    r.steps = s > 0 ? 2 : 1;
+    r.size = static_cast<int64_t>(slot * kStagingSlots);
+    r.latency_critical = true;
+    r.alignment = static_cast<int64_t>(align);
+    reqs.push_back(r);
+    req_node.push_back(order[s]);
+  }
+  memory::ScratchOptions opt;
+  opt.fast_bytes = static_cast<int64_t>(arch_.l2.fast_region_bytes);
+  const memory::ScratchPlacement p = memory::place_scratch(acts, plan, plan.height, reqs, opt);
+  if (uint64_t(p.heap_bytes) > heap) return uint64_t(p.heap_bytes) - heap;
+  // Growth at the bottom moved every activation in L2 up by grow_bottom.
+  const uint64_t shift = uint64_t(p.grow_bottom);
+  for (size_t t = 0; t < layout_.tensor_addr.size(); ++t) {
+    if (!layout_.tensor_spilled[t] && g_.tensors[t].kind == TensorKind::kActivation) {
+      layout_.tensor_addr[t] += shift;
+    }
+  }
+  for (PlannedBuffer& b : out_.plan) b.offset += shift;
+  for (ConcatCopy& c : layout_.copies) {
+    if (!layout_.tensor_spilled[g_.nodes[c.node].outputs[0]]) c.dst_addr += shift;
+  }
+  node_staging_.assign(g_.nodes.size(), SlotRing());
+  uint64_t height = uint64_t(plan.height);
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    SlotRing& ring = node_staging_[req_node[i]];
+    ring.base = uint64_t(p.offsets[i]);
+    ring.slot_bytes = uint64_t(reqs[i].size) / kStagingSlots;
+    ring.last_user.assign(kStagingSlots, -1);
+    height = std::max(height, ring.base + uint64_t(reqs[i].size));
+    out_.plan.push_back({reqs[i].id, "scratch", ring.base, uint64_t(reqs[i].size), reqs[i].step,
+                         reqs[i].step + reqs[i].steps - 1});
+  }
+  out_.staging_bytes = uint64_t(p.grow_top + p.grow_bottom);
+  out_.fast_region_bytes = uint64_t(p.fast_bytes_critical);
+  return 0;
+}
+
+void Lowerer::plan_memory(const std::vector<int>& order) {
+  const uint64_t align = arch_.l2.alignment_bytes, l2 = arch_.l2.size_bytes;
+  uint64_t heap = l2, cap = l2, bands = 0;
+  for (int attempt = 0;; ++attempt) {
+    if (attempt > 256) throw std::runtime_error("L2 layout did not converge");
+    try {
+      layout_ = plan_activations(g_, order, align, cap, opt_, bands ? kDramActivationsBase : 0);
+    } catch (const std::runtime_error&) {
+      if (bands) throw;
+      // Not everything fits: reserve band buffers at the top of L2 and spill to DRAM.
+      bands = reserve_bands(l2);
+      heap = cap = l2 - bands;
+      continue;
+    }
+    out_.plan = layout_.buffers;
+    const uint64_t lacking = place_staging(order, heap);
+    if (lacking == 0) break;
+    // Give the activations less room (below what they took) by what the staging lacked,
+    // spilling if they must.
+    const uint64_t over = std::max<uint64_t>(align_up(lacking, align), align);
+    cap = std::min<uint64_t>(cap, layout_.peak_bytes);
+    if (over >= cap) {
+      if (bands) throw std::runtime_error("L2 of " + std::to_string(l2) + " bytes cannot hold the weight staging");
+      bands = reserve_bands(l2);
+      heap = cap = l2 - bands;
+      continue;
+    }
+    cap -= over;
+  }
+  out_.tensor_addr = layout_.tensor_addr;
+  out_.tensor_spilled = layout_.tensor_spilled;
+  out_.allocator = layout_.allocator;
+  out_.arena_bytes = layout_.peak_bytes;
+  out_.lower_bound_bytes = layout_.lower_bound_bytes;
+  out_.proven_optimal = layout_.proven_optimal;
+  out_.band_bytes = bands;
+  const int64_t last = std::max<int64_t>(0, int64_t(order.size()) - 1);
+  for (uint32_t s = 0; s < in_bands_.last_user.size(); ++s) {
+    out_.plan.push_back({"in_band" + std::to_string(s), "scratch", in_bands_.addr(s),
+                         in_bands_.slot_bytes, 0, last});
+  }
+  for (uint32_t s = 0; s < out_bands_.last_user.size(); ++s) {
+    out_.plan.push_back({"out_band" + std::to_string(s), "scratch", out_bands_.addr(s),
+                         out_bands_.slot_bytes, 0, last});
+  }
+}
+
+}  // namespace strider

@@ -1,0 +1,76 @@
+import json, numpy as np, sys, os, math
+d = sys.argv[1]
+def rq(acc, m, s):
+    p = acc.astype(np.int64) * m
+    if s <= 0: return p << -s
+    h = 1 << (s - 1)
+    return np.where(p >= 0, (p + h) >> s, -((-p + h) >> s))
+def act(v, j):
+    a = j['activation']; v = np.clip(v, -128, 127)
+    if a == 'none': return v
+    if a == 'relu': return np.maximum(v, 0)
+    if a == 'relu6': return np.clip(v, 0, 96)
+    if a == 'clip': return np.clip(v, j['clip'][0], j['clip'][1])
+    x = v / 16.0
+    ra = lambda y: np.where(y < 0, -np.floor(-y + 0.5), np.floor(y + 0.5))
+    if a == 'sigmoid': return np.clip(ra(127.0 / (1 + np.exp(-x))), -128, 127)
+    if a == 'hardsigmoid': return np.clip(ra(127.0 * np.clip(x / 6 + .5, 0, 1)), -128, 127)
+    if a == 'hardswish': return np.clip(ra(16.0 * x * np.clip(x / 6 + .5, 0, 1)), -128, 127)
+import torch, torch.nn.functional as F
+bad = 0; n = 0
+for e in json.load(open(os.path.join(d, 'index.json'))):
+    j = json.load(open(os.path.join(d, e['stem'] + '.json')))
+    ins = [np.load(os.path.join(d, i['file'])).astype(np.int64) for i in j['inputs']]
+    out = np.load(os.path.join(d, j['output']['file'])).astype(np.int64)
+    op = j['op']; m = j['requant']['multiplier']; s = j['requant']['shift']
+    p = j['padding']
+    if op == 'conv':
+        w = np.load(os.path.join(d, j['weights']['file'])).astype(np.int64)
+        b = np.load(os.path.join(d, j['bias']['file'])).astype(np.int64)
+        x = torch.tensor(ins[0], dtype=torch.float64)
+        x = F.pad(x, (p['left'], p['right'], p['top'], p['bottom']))
+        acc = F.conv2d(x, torch.tensor(w, dtype=torch.float64), torch.tensor(b, dtype=torch.float64),
+                       stride=j['stride'], dilation=j['dilation'], groups=j['groups']).numpy().round().astype(np.int64)
+        ref = act(rq(acc, m, s), j)
+    elif op == 'fc':
+        w = np.load(os.path.join(d, j['weights']['file'])).astype(np.int64)
+        b = np.load(os.path.join(d, j['bias']['file'])).astype(np.int64)
+        acc = w @ ins[0].reshape(-1) + b
+        ref = act(rq(acc, m, s), j).reshape(out.shape)
+    elif op in ('maxpool', 'avgpool', 'globalavgpool'):
+        x = torch.tensor(ins[0], dtype=torch.float64)
+        if op == 'globalavgpool':
+            sm = x.sum(dim=(2, 3), keepdim=True).numpy().astype(np.int64); cnt = x.shape[2] * x.shape[3]
+            q = np.abs(sm) * 2 + cnt; ref = np.sign(sm) * (q // (2 * cnt))
+        elif op == 'maxpool':
+            xp = F.pad(x, (p['left'], p['right'], p['top'], p['bottom']), value=-1e9)
+            ref = F.max_pool2d(xp, j['kernel'], j['stride'], ceil_mode=j['ceil_mode']).numpy()
+            ref = ref[:, :, :out.shape[2], :out.shape[3]].astype(np.int64)
+        else:
+            ones = torch.ones_like(x)
+            xp = F.pad(x, (p['left'], p['right'], p['top'], p['bottom'])); op_ = F.pad(ones, (p['left'], p['right'], p['top'], p['bottom']))
+            sm = F.avg_pool2d(xp, j['kernel'], j['stride'], ceil_mode=j['ceil_mode'], divisor_override=1).numpy().round().astype(np.int64)
+            if j['count_include_pad']:
+                cnt = F.avg_pool2d(torch.ones_like(xp), j['kernel'], j['stride'], ceil_mode=j['ceil_mode'], divisor_override=1).numpy().round().astype(np.int64)
+            else:
+                cnt = F.avg_pool2d(op_, j['kernel'], j['stride'], ceil_mode=j['ceil_mode'], divisor_override=1).numpy().round().astype(np.int64)
+            q = np.abs(sm) * 2 + cnt; ref = np.sign(sm) * (q // (2 * cnt))
+        ref = act(ref, j)
+    elif op in ('add', 'mul', 'activation'):
+        a = ins[0]
+        if op != 'activation':
+            bb = ins[1]
+            v = a + bb if op == 'add' else a * bb
+        else: v = a
+        ref = act(rq(v, m, s), j)
+    elif op == 'softmax':
+        x = ins[0].astype(np.float64); mx = np.maximum(x.max(axis=1, keepdims=True), -128)
+        ex = np.exp((x - mx) / 16.0); pr = ex / ex.sum(axis=1, keepdims=True)
+        ra = 127.0 * pr; ref = np.clip(np.floor(ra + 0.5), -128, 127)
+    else:
+        print('skip', op); continue
+    n += 1
+    diff = int((ref.reshape(out.shape) != out).sum())
+    if diff:
+        bad += 1; print('MISMATCH', j['layer'], op, diff, 'of', out.size)
+print(f'{n} layers recomputed, {bad} differ')
