@@ -1,3 +1,8 @@
+#!/usr/bin/env python3
+# Recomputes every layer of a `strider run --dump-tensors DIR` dump independently with PyTorch
+# (conv, pools, element-wise ops, activations) and the int8 requantisation rules of
+# planner/include/strider/quant.h; prints each layer that differs and exits 1 if any does.
+# Usage: /usr/bin/python3 scripts/check_tensor_dump.py DIR
 import json, numpy as np, sys, os, math
 d = sys.argv[1]
 def rq(acc, m, s):

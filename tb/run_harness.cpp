@@ -6,6 +6,7 @@
 
 #include "model/top/top.h"
 #include "planner/import/network_loader.h"
+#include "planner/lower/legalise.h"
 #include "planner/lower/network_merge.h"
 #include "tb/functional_check.h"
 #include "tb/tensor_dump.h"
@@ -22,11 +23,13 @@ void plan_run(RunResult& r) {
   if (cfg.networks.size() == 1) {
     const NetworkSpec& net = cfg.networks[0];
     r.graph = load_network(net.path, net.input_h, net.input_w, net.seed);
+    fuse_activations(&r.graph);
   } else {
     std::vector<Graph> nets;
     std::vector<std::string> names;
     for (const NetworkSpec& net : cfg.networks) {
       nets.push_back(load_network(net.path, net.input_h, net.input_w, net.seed));
+      fuse_activations(&nets.back());
       names.push_back(net.name);
     }
     MergedNetworks m = merge_networks(nets, names, cfg.planner.schedule, cfg.execution);

@@ -187,6 +187,17 @@ void Lowerer::stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t
   staging_.last_user[slot] = -2 - static_cast<int>(slot);  // set to the tile's id once emitted
 }
 
+// Output rows per tile when memory does not limit them. Strided windows run over output rows back
+// to back with one L2 block per row a run touches, so a band of whole runs (rows x W_out up to
+// one run of neurons) keeps runs from straddling rows; stride-1 windows stream across rows
+// anyway and take the whole height.
+uint32_t Lowerer::band_rows(const OpDesc& op) const {
+  const bool strided = (op.stride_h > 1 || op.stride_w > 1) &&
+                       (op.op == OpCode::kConv || op.op == OpCode::kMaxPool || op.op == OpCode::kAvgPool);
+  if (!strided || op.output.w >= arch_.neurons.count) return op.output.h;
+  return std::max<uint32_t>(1, arch_.neurons.count / op.output.w);
+}
+
 void Lowerer::lower_compute(const Node& n, uint32_t layer) {
   place_weights(n);
   if (n.weights >= 0) staging_ = node_staging_[&n - g_.nodes.data()];
@@ -199,12 +210,16 @@ void Lowerer::lower_compute(const Node& n, uint32_t layer) {
     return;
   }
   const uint32_t out_c = base.output.c, block = weight_block(n);
+  const uint32_t out_h = base.output.h, rows = band_rows(base);
   uint32_t last = 0;
+  for (uint32_t r0 = 0; r0 < out_h; r0 += rows)
   for (uint32_t c0 = 0; c0 < out_c; c0 += block) {
     Descriptor d;
     d.kind = DescKind::kOp;
     d.layer = layer;
     d.op = base;
+    d.op.row_begin = r0;
+    d.op.row_end = std::min(out_h, r0 + rows);
     d.op.ch_begin = c0;
     d.op.ch_end = std::min(out_c, c0 + block);
     d.deps = input_deps(n);
@@ -245,7 +260,7 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, const OpDesc& base) {
                              " bytes of input, more than the row-band buffer of " +
                              std::to_string(in_bands_.slot_bytes) + " bytes");
   }
-  uint32_t rows = out_h;
+  uint32_t rows = band_rows(base);
   while (rows > 1 && !fits(rows, cb)) rows = (rows + 1) / 2;
 
   std::vector<uint32_t> producers = input_deps(n), spills;

@@ -62,6 +62,7 @@ class Lowerer {
   uint64_t store_blob(std::vector<int8_t> bytes);
   void place_weights(const Node& n);
   void stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t c1, Descriptor& d);
+  uint32_t band_rows(const OpDesc& op) const;
   void lower_compute(const Node& n, uint32_t layer);
   void lower_banded(const Node& n, uint32_t layer, const OpDesc& base);
   bool channel_local(const Node& n) const;  // output channel c needs only input channel c's group

@@ -6,6 +6,7 @@
 
 #include "planner/memory/exact_allocator.h"
 #include "planner/memory/online_allocator.h"
+#include "planner/memory/order_search.h"
 #include "planner/memory/search_allocator.h"
 #include "planner/memory/verifier.h"
 
@@ -22,9 +23,9 @@ Solution AutoAllocator::solve(const Problem& p, const AllocatorOptions& opt) con
   Solution best;
   bool have = false;
   const auto finished = [&] { return have && (best.height <= lb || best.proven_optimal); };
+  // Every candidate is verified here too, so a faulty sub-allocator can only be skipped.
   const auto consider = [&](Solution s) {
-    // Every candidate is verified here too, so a faulty sub-allocator can only be skipped.
-    if (!verify(p, s).empty()) return;
+    if (!verify(p, s).empty()) return false;
     const std::string from = s.allocator;
     if (!have || s.height < best.height) {
       best = std::move(s);
@@ -34,24 +35,26 @@ Solution AutoAllocator::solve(const Problem& p, const AllocatorOptions& opt) con
       best.proven_optimal = true;
     }
     if (best.height <= lb) best.proven_optimal = true;
+    return true;
   };
   AllocatorOptions sub = opt;
   consider(OnlineAllocator(true).solve(p, sub));
   if (!finished()) consider(OnlineAllocator(false).solve(p, sub));
-  const SearchAllocator search;
-  if (!finished()) {
-    sub.time_limit_s = remaining();
-    consider(search.seed(p, sub));
-  }
-  if (!finished() && p.buffers.size() <= kAutoExactMaxBuffers && remaining() > 0) {
+  if (finished()) return best;
+
+  OrderSearch search(p, remaining(), opt.seed);
+  search.seeds();
+  consider(search.solution("search"));
+  if (finished()) return best;
+
+  if (p.buffers.size() <= kAutoExactMaxBuffers && remaining() > 0) {
     sub.time_limit_s = remaining() / 2;
-    consider(ExactAllocator().solve(p, sub));
+    Solution exact = ExactAllocator().solve(p, sub);
+    // A better exact plan also becomes a starting point of the order search.
+    if (consider(exact) && exact.height < search.best_height()) search.try_plan(exact.offsets);
+    if (finished()) return best;
   }
-  if (!finished() && remaining() > 0) {
-    sub.time_limit_s = remaining();
-    Solution start_plan = best;
-    consider(search.improve(p, sub, start_plan));
-  }
+  if (remaining() > 0) consider(SearchAllocator::finish(p, &search, remaining(), opt.seed));
   return best;
 }
 

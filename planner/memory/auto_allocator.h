@@ -4,7 +4,8 @@
 //     sweeps), so auto is never above greedy_by_size or greedy_by_conflicts;
 //  3. the exact search, on problems of at most kAutoExactMaxBuffers buffers, with half of the
 //     remaining time;
-//  4. the search allocator's squeaky-wheel search from the best plan so far, with the rest.
+//  4. the search allocator's later phases (squeaky wheel from the lowest seeds and the exact
+//     plan, then the window refiner), with the rest.
 // Every candidate plan is verified before it is kept (an invalid one is skipped). It stops as soon
 // as a plan reaches the lower bound or is proven optimal. The Solution names
 // the allocator that produced the kept plan as "auto/<name>".

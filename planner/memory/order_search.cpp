@@ -74,6 +74,11 @@ bool OrderSearch::expired() const {
   return std::chrono::duration<double>(Clock::now() - start_).count() >= time_limit_s_;
 }
 
+void OrderSearch::restart_clock(double time_limit_s) {
+  start_ = Clock::now();
+  time_limit_s_ = time_limit_s;
+}
+
 OrderSearch::Candidate OrderSearch::decode(std::vector<int> order, GapPolicy policy) {
   Candidate c;
   c.offsets = placer_.place(order, policy);

@@ -32,6 +32,8 @@ class OrderSearch {
   OrderSearch(const Problem& p, double time_limit_s, uint64_t seed);
 
   bool expired() const;
+  // Restarts the clock: the search may now run `time_limit_s` from here.
+  void restart_clock(double time_limit_s);
   bool done() const { return best_.score >= 0 && best_.score <= lb_; }
 
   void seeds();
@@ -56,8 +58,8 @@ class OrderSearch {
   void try_order(std::vector<int> order, GapPolicy policy);
 
   const Problem& p_;
-  const Clock::time_point start_;
-  const double time_limit_s_;
+  Clock::time_point start_;
+  double time_limit_s_;
   const uint64_t seed_;
   const int64_t lb_;
   GapPlacer placer_;

@@ -19,11 +19,12 @@ class SearchAllocator : public Allocator {
 
   std::string name() const override { return "search"; }
   Solution solve(const Problem& p, const AllocatorOptions& opt) const override;
-  // The seeds only (stops at the first that reaches the lower bound).
-  Solution seed(const Problem& p, const AllocatorOptions& opt) const;
-  // The searches starting from `start` (any valid plan of p, e.g. from another allocator);
-  // never returns a higher plan than it.
-  Solution improve(const Problem& p, const AllocatorOptions& opt, const Solution& start) const;
+
+  // The phases after the seeds, for callers that ran seeds() (and maybe added other plans with
+  // try_plan()) themselves: the squeaky wheel for kOrderShare of `time_limit_s`, then the window
+  // refiner for the rest. Returns the best plan, named "search".
+  static Solution finish(const Problem& p, OrderSearch* search, double time_limit_s,
+                         uint64_t seed);
 };
 
 }  // namespace strider::memory

@@ -77,7 +77,10 @@ std::vector<int> memory_aware(const Graph& g) {
   }
   auto delta = [&](int n) {
     const Node& node = g.nodes[n];
-    if (is_view_op(node.op)) return int64_t{0};
+    // Views (reshape, and channel split / slice at batch 1) only alias their input.
+    if (is_view_op(node.op) || node.op == OpType::kSplit || node.op == OpType::kSlice) {
+      return int64_t{0};
+    }
     int64_t bytes = 0;
     for (int t : node.outputs) bytes += g.tensors[t].bytes();
     std::vector<int> in = node.inputs;

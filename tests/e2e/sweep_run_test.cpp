@@ -1,6 +1,7 @@
 // `strider sweep` end to end: the tests run the strider program (built next to this binary) on
-// a small tiny_cnn sweep of 8 points: a full run with -j 2, resume after a torn row, failed
-// points, shards merged back together, and the emitted Slurm scripts run locally with bash.
+// a small tiny_cnn sweep of 8 points: a full run with -j 2 and a plot of it, resume after a torn
+// row and after SIGTERM, the per-directory lock, failed points, shards merged back together, and
+// the emitted Slurm scripts run locally with bash.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/file.h>

@@ -81,24 +81,21 @@ void PackingSearch::rank_part(int lb, int le) {
     for (int s = inst_.section_lo(b); s < inst_.section_hi(b); ++s) t = std::max(t, total_[s]);
     key_t_[b] = t;
   }
+  // Keys as doubles: size x lifetime may not fit in 64 bits; near-ties only change the order.
+  auto key = [&](char c, int b) -> double {
+    switch (c) {
+      case 'W': return static_cast<double>(inst_.lifetime_length(b));
+      case 'A': return static_cast<double>(inst_.size(b)) * inst_.lifetime_length(b);
+      case 'T': return static_cast<double>(key_t_[b]);
+      case 'Z': return static_cast<double>(inst_.size(b));
+      default: return 0.0;
+    }
+  };
   std::vector<int> part(list_.begin() + lb, list_.begin() + le);
   std::sort(part.begin(), part.end(), [&](int x, int y) {
     for (const char c : order_) {
-      int64_t kx = 0;
-      int64_t ky = 0;
-      if (c == 'W') {
-        kx = inst_.lifetime_length(x);
-        ky = inst_.lifetime_length(y);
-      } else if (c == 'A') {
-        kx = inst_.size(x) * inst_.lifetime_length(x);
-        ky = inst_.size(y) * inst_.lifetime_length(y);
-      } else if (c == 'T') {
-        kx = key_t_[x];
-        ky = key_t_[y];
-      } else if (c == 'Z') {
-        kx = inst_.size(x);
-        ky = inst_.size(y);
-      }
+      const double kx = key(c, x);
+      const double ky = key(c, y);
       if (kx != ky) return kx > ky;
     }
     return x < y;
@@ -306,7 +303,7 @@ PackingSearch::Outcome PackingSearch::place(int b, int64_t off, int slo, int shi
   for (int s = blo; s < bhi; ++s) {
     ++unplaced_in_[s];
     total_[s] += size;
-    if (s + 1 < inst_.section_hi(b)) ++cuts_[s];
+    if (s + 1 < bhi) ++cuts_[s];
   }
   while (section_trail_.size() > ft) {
     const SectionChange& c = section_trail_.back();

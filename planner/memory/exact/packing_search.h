@@ -25,7 +25,7 @@ class PackingSearch {
 
   // `order`: the static preorder, letters compared in turn, each descending: 'W' lifetime
   // length, 'A' size x lifetime, 'T' largest unplaced total over the buffer's sections (taken
-  // afresh for each independent part), then buffer index. E.g. "WAT".
+  // afresh for each independent part), 'Z' size; then buffer index. E.g. "TWA".
   PackingSearch(const ExactInstance& inst, std::string order);
 
   // Looks for a packing of height <= cap (units). Stops with kAborted after `node_budget` nodes
