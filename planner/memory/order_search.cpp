@@ -2,6 +2,7 @@
 #include "planner/memory/order_search.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <numeric>
 #include <random>
@@ -120,6 +121,15 @@ void OrderSearch::seeds() {
       return tie(bs[a], bs[b]);
     });
   };
+  const auto by_band = [&](double width) {
+    const double band = std::max(1.0, width * static_cast<double>(lb_));
+    return sorted_indices(n, [&](int a, int b) {
+      const double ba = std::floor(static_cast<double>(pressure[a]) / band);
+      const double bb = std::floor(static_cast<double>(pressure[b]) / band);
+      if (ba != bb) return ba > bb;
+      return bs[a].upper - bs[a].lower > bs[b].upper - bs[b].lower;
+    });
+  };
   // Each seed is built only when needed: the first one often reaches the lower bound.
   const std::vector<std::function<std::vector<int>()>> seeds = {
       [&] {
@@ -135,6 +145,11 @@ void OrderSearch::seeds() {
           return x.lower < y.lower;
         });
       },
+      // Pressure in bands of 1, 3 and 10 % of the lower bound, longer lifetimes first in a band:
+      // lets long buffers near (not only at) the worst moments go first.
+      [&] { return by_band(0.01); },
+      [&] { return by_band(0.03); },
+      [&] { return by_band(0.10); },
       [&] { return order_by_size(p_); },
       [&] { return order_by_conflicts(p_); },
   };

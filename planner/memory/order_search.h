@@ -2,7 +2,8 @@
 // by the GapPlacer (best fit or first fit over the gaps left by the buffers whose lifetimes
 // overlap). Phases:
 //  - seeds(): orders by peak pressure (the largest live total during a buffer's lifetime, so the
-//    worst moments are packed first and without holes) with several tie breaks, greedy by size
+//    worst moments are packed first and without holes) with several tie breaks and in bands of
+//    1, 3 and 10 % of the lower bound, greedy by size
 //    and by conflicts, and PeakSweep plans (a plan becomes the order of its offsets, which first
 //    fit reproduces or lowers). Stops at the first that reaches the lower bound.
 //  - squeaky_wheel(): chains from the lowest seeds take turns; each step moves the buffers that

@@ -34,6 +34,9 @@ PackingSearch::PackingSearch(const ExactInstance& inst, std::string order)
     pos_start_[b + 1] = pos_start_[b] + inst_.section_hi(b) - inst_.section_lo(b);
   }
   mem_pos_.resize(pos_start_[n]);
+  raised_.assign(inst_.num_sections(), 0);
+  plain_ = !inst_.has_obstacles();
+  for (int b = 0; b < n; ++b) plain_ = plain_ && inst_.alignment(b) == 1;
 }
 
 PackingSearch::Outcome PackingSearch::run(int64_t cap, int64_t node_budget,
@@ -266,7 +269,11 @@ PackingSearch::Outcome PackingSearch::place(int b, int64_t off, int slo, int shi
     minoff_trail_.emplace_back(c, old);
     minoff_[c] = inst_.first_fit(c, top);
     for (int s = inst_.section_lo(c); s < inst_.section_hi(c); ++s) {
-      if (floor_[s] == old) leave_floor(s);
+      if (plain_ && s >= blo && s < bhi) {
+        ++raised_[s];  // now exactly at top: handled with b's span below
+      } else if (floor_[s] == old) {
+        leave_floor(s);
+      }
     }
   }
   bool split = false;
@@ -281,7 +288,17 @@ PackingSearch::Outcome PackingSearch::place(int b, int64_t off, int slo, int shi
     region[last] = b;
     mem_pos_[pos_start_[b] + (s - blo)] = last;
     total_[s] -= size;
-    if (floor_[s] == off) leave_floor(s);
+    if (raised_[s] > 0) {
+      // Every unplaced buffer of s overlaps b, so none is below top any more, and the raised
+      // ones sit exactly on it: the floor is top. The count may miss buffers that were at top
+      // already; a count that reaches 0 too early only costs a recompute.
+      save_section(s);
+      floor_[s] = top;
+      at_floor_[s] = raised_[s];
+      raised_[s] = 0;
+    } else if (floor_[s] == off) {
+      leave_floor(s);
+    }
     if (s + 1 < bhi && --cuts_[s] == 0) split = true;
   }
   for (int s : dirty_list_) recompute_floor(s);

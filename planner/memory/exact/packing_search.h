@@ -87,7 +87,11 @@ class PackingSearch {
   // Per section, its buffers with the unplaced ones first: mem_[mem_start_[s] + i] for
   // i < unplaced_in_[s]; mem_pos_[pos_start_[b] + (s - section_lo(b))] is b's index there.
   std::vector<int> mem_, mem_start_, unplaced_in_, mem_pos_, pos_start_;
-  std::vector<uint64_t> saved_;   // per section: stamp_ of the placement that trailed it
+  std::vector<uint64_t> saved_;
+  // With no alignment or obstacles, a raised buffer's lowest offset is exactly the new top, so
+  // the floors of the placed buffer's sections follow without a rescan (raised_: per section).
+  bool plain_ = false;
+  std::vector<int> raised_;   // per section: stamp_ of the placement that trailed it
   uint64_t stamp_ = 0;
 };
 
