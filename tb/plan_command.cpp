@@ -10,6 +10,22 @@
 #include "tb/run_harness.h"
 
 namespace strider {
+namespace {
+
+// lowering.csv: per layer, the tiles and the bytes moved and why.
+void write_lowering(const RunResult& r, const std::string& path) {
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error(path + ": cannot open for writing");
+  f << "layer,op,tiles,macs,weight_bytes,fill_bytes,spill_bytes,copy_bytes,input_bytes,"
+       "output_bytes\n";
+  for (const LayerReport& l : r.lowered.layers) {
+    f << l.name << ',' << l.op << ',' << l.tiles << ',' << l.macs << ',' << l.weight_bytes << ','
+      << l.fill_bytes << ',' << l.spill_bytes << ',' << l.copy_bytes << ',' << l.input_bytes << ','
+      << l.output_bytes << '\n';
+  }
+}
+
+}  // namespace
 
 int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
   const char* usage =
@@ -60,7 +76,21 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
         << r.config.arch.l2.size_bytes << " B\n"
         << "  descriptors  " << l.list.descriptors.size() << " over " << l.list.layers.size()
         << " layers\n"
-        << "  memory plan  " << r.config.output_dir << "/memory_plan.csv\n";
+        << "  memory plan  " << r.config.output_dir << "/memory_plan.csv\n"
+        << "  lowering     " << r.config.output_dir << "/lowering.csv\n";
+    if (r.models.size() > 1) {
+      uint64_t arenas = 0, weights = 0;
+      for (const ModelFigures& m : r.models) {
+        out << "  model " << m.name << " alone: activations " << m.arena_bytes << " B, weights "
+            << m.weights_stored_bytes << " B\n";
+        arenas += m.arena_bytes;
+        weights += m.weights_stored_bytes;
+      }
+      out << "  sharing saved " << arenas - std::min(arenas, l.arena_bytes)
+          << " B of activations and " << weights - std::min(weights, l.weights_stored_bytes)
+          << " B of weights against planning each model alone\n";
+    }
+    write_lowering(r, r.config.output_dir + "/lowering.csv");
   } catch (const std::exception& e) {
     err << e.what() << "\n";
     return 1;

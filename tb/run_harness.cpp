@@ -32,11 +32,18 @@ void plan_run(RunResult& r) {
       fuse_activations(&nets.back());
       names.push_back(net.name);
     }
+    for (size_t k = 0; k < nets.size(); ++k) {
+      const Lowered alone = lower(nets[k], cfg.arch, opt);
+      r.models.push_back({names[k], alone.arena_bytes, alone.weights_stored_bytes});
+    }
     MergedNetworks m = merge_networks(nets, names, cfg.planner.schedule, cfg.execution);
     r.graph = std::move(m.graph);
     opt.order = std::move(m.order);
   }
   r.lowered = lower(r.graph, cfg.arch, opt);
+  if (r.models.empty()) {
+    r.models.push_back({cfg.networks[0].name, r.lowered.arena_bytes, r.lowered.weights_stored_bytes});
+  }
 }
 
 void simulate_run(RunResult& r) {

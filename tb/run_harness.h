@@ -15,10 +15,18 @@
 
 namespace strider {
 
+// One model's own figures, planned alone, to show what sharing one accelerator saved.
+struct ModelFigures {
+  std::string name;
+  uint64_t arena_bytes = 0;           // activation arena planned alone
+  uint64_t weights_stored_bytes = 0;  // weights and biases stored alone
+};
+
 struct RunResult {
   RunConfig config;
   Graph graph;
   Lowered lowered;
+  std::vector<ModelFigures> models;   // per network of the run, each planned alone
   RunRecord record;
   StatRegistry stats;
   uint64_t cycles = 0;

@@ -200,43 +200,48 @@ PackingSearch::Outcome PackingSearch::search(int slo, int shi, int lb, int le, i
     const int64_t o = minoff_[b];
     if (o >= min_top || o < last_off || (o == last_off && rank_[b] < last_rank)) continue;
     if (o + inst_.size(b) > cap_) continue;
-    cand_.push_back({o, rank_[b], b});
+    cand_.push_back(b);
   }
   const int ce = static_cast<int>(cand_.size());
-  std::sort(cand_.begin() + cb, cand_.begin() + ce, [](const Candidate& x, const Candidate& y) {
-    return x.offset != y.offset ? x.offset < y.offset : x.rank < y.rank;
+  // minoff_ and rank_ of these buffers are the same whenever this node runs its loop.
+  std::sort(cand_.begin() + cb, cand_.begin() + ce, [&](int x, int y) {
+    return minoff_[x] != minoff_[y] ? minoff_[x] < minoff_[y] : rank_[x] < rank_[y];
   });
-  // Prefix and suffix maxima of the section totals, for a quick necessary test per candidate:
-  // sections outside its span keep their totals and must fit above its offset.
+  // A quick necessary test per candidate: sections outside its span keep their totals and must
+  // fit above its offset. Prefix and suffix maxima of the totals answer it; they are built on
+  // demand and dropped before each recursion, so memory does not grow with the depth.
   const int ns = shi - slo;
+  int64_t tmax = 0;
+  for (int s = slo; s < shi; ++s) tmax = std::max(tmax, total_[s]);
   const size_t pb = span_max_.size();
-  span_max_.resize(pb + 2 * (ns + 1));
-  int64_t* pre = span_max_.data() + pb;  // pre[i]: max over [slo, slo + i)
-  int64_t* suf = pre + ns + 1;           // suf[i]: max over [slo + i, shi)
-  pre[0] = 0;
-  suf[ns] = 0;
-  for (int i = 0; i < ns; ++i) pre[i + 1] = std::max(pre[i], total_[slo + i]);
-  for (int i = ns - 1; i >= 0; --i) suf[i] = std::max(suf[i + 1], total_[slo + i]);
-  const int64_t tmax = pre[ns];
   Outcome result = Outcome::kInfeasible;
   for (int k = cb; k < ce; ++k) {
-    const Candidate c = cand_[k];
-    if (c.offset + tmax > cap_) {
-      const int blo = inst_.section_lo(c.buffer);
-      const int bhi = inst_.section_hi(c.buffer);
-      pre = span_max_.data() + pb;
-      suf = pre + ns + 1;
-      if (c.offset + std::max(pre[blo - slo], suf[bhi - slo]) > cap_) continue;
-      // Inside the span the others will sit above c: c.offset + total must fit.
-      const int64_t size = inst_.size(c.buffer);
-      bool fits = true;
-      for (int s = blo; s < bhi && fits; ++s) {
-        fits = total_[s] == size || c.offset + total_[s] <= cap_;
+    const int b = cand_[k];
+    const int64_t off = minoff_[b];
+    if (off + tmax > cap_) {
+      if (span_max_.size() == pb) {
+        span_max_.resize(pb + 2 * (ns + 1));
+        int64_t* pre = span_max_.data() + pb;  // pre[i]: max over [slo, slo + i)
+        int64_t* suf = pre + ns + 1;           // suf[i]: max over [slo + i, shi)
+        pre[0] = 0;
+        suf[ns] = 0;
+        for (int i = 0; i < ns; ++i) pre[i + 1] = std::max(pre[i], total_[slo + i]);
+        for (int i = ns - 1; i >= 0; --i) suf[i] = std::max(suf[i + 1], total_[slo + i]);
       }
+      const int64_t* pre = span_max_.data() + pb;
+      const int64_t* suf = pre + ns + 1;
+      const int blo = inst_.section_lo(b);
+      const int bhi = inst_.section_hi(b);
+      if (off + std::max(pre[blo - slo], suf[bhi - slo]) > cap_) continue;
+      // Inside the span the others will sit above b: off + total must fit.
+      const int64_t size = inst_.size(b);
+      bool fits = true;
+      for (int s = blo; s < bhi && fits; ++s) fits = total_[s] == size || off + total_[s] <= cap_;
       if (!fits) continue;
     }
+    span_max_.resize(pb);
     bool hatless = false;
-    const Outcome r = place(c.buffer, c.offset, slo, shi, mb, me, &hatless);
+    const Outcome r = place(b, off, slo, shi, mb, me, &hatless);
     if (r != Outcome::kInfeasible) {
       result = r;
       break;

@@ -38,12 +38,6 @@ class PackingSearch {
   int64_t nodes() const { return nodes_; }
 
  private:
-  struct Candidate {
-    int64_t offset;
-    int rank;
-    int buffer;
-  };
-
   Outcome solve_parts(int slo, int shi, int lb, int le, int64_t last_off, int last_rank);
   Outcome search(int slo, int shi, int lb, int le, int64_t last_off, int last_rank);
   Outcome place(int b, int64_t off, int slo, int shi, int lb, int le, bool* hatless);
@@ -80,7 +74,7 @@ class PackingSearch {
   std::vector<std::pair<int, int64_t>> minoff_trail_;
   std::vector<SectionChange> section_trail_;
   std::vector<int> list_;         // arena of unplaced-buffer lists, one per open node
-  std::vector<Candidate> cand_;   // arena of candidate lists
+  std::vector<int> cand_;         // arena of candidate lists
   std::vector<int64_t> span_max_;  // arena of per-node prefix / suffix maxima of total_
   std::vector<int64_t> sol_;
   std::vector<int> dirty_list_;   // sections whose floor must be recomputed
