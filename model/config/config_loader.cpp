@@ -99,8 +99,10 @@ RunConfig load_run(const std::string& path, const std::vector<std::string>& sets
   if (!root) diags.throw_if_any();
   config::normalize_run_tree(*root);
   const std::string cwd = fs::current_path().string();
-  for (const std::string& s : sets) config::apply_set(*root, s, cwd, diags);
-  config::normalize_run_tree(*root);
+  for (const std::string& s : sets) {
+    config::apply_set(*root, s, cwd, diags);
+    config::normalize_run_tree(*root);  // `--set arch=FILE` then `--set arch.x=v` keeps FILE
+  }
 
   Origin file;
   file.file = path;

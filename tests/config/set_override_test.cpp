@@ -154,3 +154,19 @@ TEST_F(SetOverride, ArchFileAndWholeArch) {
 
 }  // namespace
 }  // namespace strider
+
+namespace strider {
+namespace {
+
+// `--set arch=FILE` followed by `--set arch.<key>=v`: the file stays, the key applies on top.
+TEST(SetOverrideOrder, ArchFileThenArchKeyKeepsTheFile) {
+  const std::string dir = STRIDER_SOURCE_DIR;
+  const RunConfig r = load_run(dir + "/configs/runs/default.yaml",
+                               {"arch=" + dir + "/configs/arch/tiny.yaml", "arch.l2.banks=8"});
+  EXPECT_EQ(r.arch.name, "tiny");
+  EXPECT_EQ(r.arch.neurons.count, 8u);
+  EXPECT_EQ(r.arch.l2.banks, 8u);
+}
+
+}  // namespace
+}  // namespace strider

@@ -26,7 +26,7 @@ class ExactInstance {
   // search (more than `max_buffers` searchable buffers, or more than `max_entries` section
   // memberships or time overlaps), only the unit, the lower bound and the preset offsets are
   // computed and searchable() is false.
-  explicit ExactInstance(const Problem& p, int max_buffers = 3000, size_t max_entries = 8000000);
+  explicit ExactInstance(const Problem& p, int max_buffers = 2000, size_t max_entries = 8000000);
 
   bool searchable() const { return searchable_; }
 

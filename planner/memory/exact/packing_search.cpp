@@ -112,7 +112,7 @@ void PackingSearch::rank_part(int lb, int le) {
 bool PackingSearch::out_of_budget() {
   ++nodes_;
   if (budget_ > 0 && nodes_ > budget_) aborted_ = true;
-  if ((nodes_ & 1023) == 0 &&
+  if ((nodes_ & 63) == 0 &&
       (Clock::now() >= deadline_ || (stop_ != nullptr && stop_->load(std::memory_order_relaxed)))) {
     aborted_ = true;
   }

@@ -29,7 +29,7 @@ class PackingSearch {
   PackingSearch(const ExactInstance& inst, std::string order);
 
   // Looks for a packing of height <= cap (units). Stops with kAborted after `node_budget` nodes
-  // (0: no limit), at `deadline`, or once `*stop` is set (checked every 1024 nodes).
+  // (0: no limit), at `deadline`, or once `*stop` is set (both checked every 64 nodes).
   Outcome run(int64_t cap, int64_t node_budget, Clock::time_point deadline,
               const std::atomic<bool>* stop = nullptr);
 
