@@ -48,6 +48,21 @@ void add_run(TileWork& w, const Run& r, const Reduction& red, const L1Config& l1
   w.last_fill_compute_cycles = last_cycles;
 }
 
+// The tile's totals from one output channel's (`per`) repeated `times`; per-tile timing figures
+// (first fill, first output, last fill) are those of one channel.
+void repeat(TileWork& w, const TileWork& per, uint64_t times) {
+  w.runs = per.runs;
+  w.computed_positions = per.computed_positions;
+  w.shifted_writes = times * per.shifted_writes;
+  w.line_writes = times * per.line_writes;
+  w.l2_read_bytes = times * per.l2_read_bytes;
+  w.fills = times * per.fills;
+  w.compute_cycles = times * per.compute_cycles;
+  w.first_fill_write_cycles = per.first_fill_write_cycles;
+  w.first_output_cycles = per.first_output_cycles;
+  w.last_fill_compute_cycles = per.last_fill_compute_cycles;
+}
+
 void window_op(TileWork& w, const OpDesc& op, const L1Config& l1, const NeuronConfig& nc) {
   const uint64_t n = nc.count;
   const uint64_t rows = op.row_end - op.row_begin;
@@ -111,18 +126,9 @@ void window_op(TileWork& w, const OpDesc& op, const L1Config& l1, const NeuronCo
     }
   }
   const uint64_t ch = w.channels;
-  w.runs = per_ch.runs;
-  w.computed_positions = per_ch.computed_positions;
+  repeat(w, per_ch, ch);
   w.valid_outputs = ch * rows * wo;
   w.discarded_outputs = ch * (per_ch.computed_positions - rows * wo);
-  w.shifted_writes = ch * per_ch.shifted_writes;
-  w.line_writes = ch * per_ch.line_writes;
-  w.l2_read_bytes = ch * per_ch.l2_read_bytes;
-  w.fills = ch * per_ch.fills;
-  w.compute_cycles = ch * per_ch.compute_cycles;
-  w.first_fill_write_cycles = per_ch.first_fill_write_cycles;
-  w.first_output_cycles = per_ch.first_output_cycles;
-  w.last_fill_compute_cycles = per_ch.last_fill_compute_cycles;
   if (op.op == OpCode::kConv) {
     const uint64_t kernel = uint64_t(op.input.c / op.groups) * op.kernel_h * op.kernel_w;
     w.macs = w.valid_outputs * kernel;
@@ -175,17 +181,9 @@ void stream_op(TileWork& w, const OpDesc& op, const L1Config& l1, const NeuronCo
     r.active = std::min<uint64_t>(nc.count, positions - k * nc.count);
     add_run(per, r, red, l1, nc, r.active, k == 0);
   }
-  w.runs = per.runs;
-  w.computed_positions = positions;
+  per.computed_positions = positions;
+  repeat(w, per, channel_loops);
   w.valid_outputs = w.channels * positions;
-  w.shifted_writes = channel_loops * per.shifted_writes;
-  w.line_writes = channel_loops * per.line_writes;
-  w.l2_read_bytes = channel_loops * per.l2_read_bytes;
-  w.fills = channel_loops * per.fills;
-  w.compute_cycles = channel_loops * per.compute_cycles;
-  w.first_fill_write_cycles = per.first_fill_write_cycles;
-  w.first_output_cycles = per.first_output_cycles;
-  w.last_fill_compute_cycles = per.last_fill_compute_cycles;
 }
 
 }  // namespace
