@@ -21,10 +21,12 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer; any report is fatal.
+# No -Werror here: the plain build enforces it, and GCC 12's -Wmaybe-uninitialized gives false
+# positives in <regex> / <functional> under -fsanitize=address.
 ASAN_BUILD ?= build-asan
 test-asan: setup
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRIDER_SANITIZE=ON \
-	  -DSTRIDER_WERROR=$(WERROR) > /dev/null
+	  -DSTRIDER_WERROR=OFF > /dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && \
 	  ASAN_OPTIONS=abort_on_error=1:halt_on_error=1:detect_leaks=1 \

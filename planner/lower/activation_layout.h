@@ -1,5 +1,6 @@
-// ActivationLayout: the L2 address of every activation tensor, from the memory planner's plan of
-// the graph's alias groups (views and in-place concats share one buffer) for a schedule.
+// ActivationLayout: the address of every activation tensor (in L2, or in DRAM when spilled), from
+// the memory planner's alias groups and lifetimes (memory/activation_problem.h: views and in-place
+// concat inputs share one buffer) planned by the chosen allocator for a schedule.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,10 @@ struct ActivationLayout {
   uint64_t lower_bound_bytes = 0;
   bool proven_optimal = false;
 };
+
+// True for the nodes that compute nothing: views (reshape, flatten, split, slice) and concats
+// (whose inputs are produced in place, or copied).
+bool moves_no_compute(const Node& n);
 
 // Plans the activations of `g` for `order` into [0, capacity) with `alignment`. When they do not
 // fit and `spill_base` is non-zero, alias groups are moved to DRAM (from `spill_base` up), the

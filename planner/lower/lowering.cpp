@@ -156,7 +156,7 @@ Lowered Lowerer::run() {
     const Node& n = g_.nodes[idx];
     current_step_ = int64_t(step_fence_.size());
     for (int t : n.inputs) load_input(t);
-    if (is_view_op(n.op) || n.op == OpType::kConcat) {
+    if (moves_no_compute(n)) {
       lower_view(n, idx);
     } else {
       const uint32_t layer = add_layer(n.name, to_string(n.op));

@@ -148,10 +148,15 @@ ActivationPlanInput build_activation_problem(const Graph& g, const std::vector<i
   std::vector<int> roots;
   for (size_t t = 0; t < num_tensors; ++t) {
     if (!used[t] || g.tensors[t].kind != TensorKind::kActivation) continue;
-    const int birth = producer[t] >= 0 && !is_input[t] ? step_of[producer[t]] : 0;
+    // A graph input is loaded just before its first use and a graph output stored to DRAM as
+    // soon as it is produced, so models run in series can share memory.
+    int birth = producer[t] >= 0 && !is_input[t] ? step_of[producer[t]] : 0;
+    if (is_input[t] && !consumers[t].empty()) {
+      birth = last_step;
+      for (int c : consumers[t]) birth = std::min(birth, step_of[c]);
+    }
     int death = birth;
     for (int c : consumers[t]) death = std::max(death, step_of[c]);
-    if (is_output[t]) death = std::max(death, last_step);
     auto [root, off] = forest.find(static_cast<int>(t));
     if (off < 0 || off + g.tensors[t].bytes() > g.tensors[root].bytes()) {
       throw std::runtime_error("tensor '" + g.tensors[t].name + "' at byte " +

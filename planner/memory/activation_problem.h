@@ -14,9 +14,10 @@
 // one to run gets it in place.
 //
 // Lifetimes in schedule steps (step i runs order[i]): a buffer is live from the step of the first
-// producer of any tensor of its group (graph inputs: step 0) to the last step consuming any of
-// them, inclusive, so upper = last + 1; graph outputs live to the end (upper = number of steps);
-// a tensor nobody reads dies after its producer's step. Sizes are rounded up to `alignment`.
+// producer of any tensor of its group (graph inputs: their first use, as they are loaded just
+// before) to the last step consuming any of them, inclusive, so upper = last + 1; a tensor nobody
+// reads (e.g. a graph output, stored to DRAM when produced) dies after its producer's step, so
+// models run in series can share memory. Sizes are rounded up to `alignment`.
 #pragma once
 
 #include <cstdint>

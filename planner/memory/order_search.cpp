@@ -180,7 +180,7 @@ void OrderSearch::squeaky_wheel() {
   // again. A chain that finds no better plan in kPatience steps goes back to its own best order.
   // (Measured on the idealloc traces: large moves of every such buffer do best on S_1, and still
   // reach 0.00-0.04 % on resnet50; small moves of a few stall on S_1.)
-  constexpr size_t kChains = 3;
+  constexpr size_t kChains = 5;
   constexpr double kMoveKeep = 0.0;
   constexpr double kMoveShare = 1.0;
   constexpr int kPatience = 20;

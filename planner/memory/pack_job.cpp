@@ -34,7 +34,7 @@ PackResult PackJob::run() const {
 
 void PackJob::report(const PackResult& r, std::ostream& out, bool with_time) const {
   char gap[32];
-  std::snprintf(gap, sizeof gap, "%.3f", gap_percent(r.solution.height, r.lower_bound));
+  std::snprintf(gap, sizeof gap, "%.4f", gap_percent(r.solution.height, r.lower_bound));
   const bool at_lb = r.solution.height <= r.lower_bound;
   out << "pack: " << request_.input << "\n"
       << "  buffers      " << r.problem.buffers.size() << "\n"

@@ -15,7 +15,7 @@ namespace strider::memory {
 
 class SearchAllocator : public Allocator {
  public:
-  static constexpr double kOrderShare = 0.7;
+  static constexpr double kOrderShare = 0.85;
 
   std::string name() const override { return "search"; }
   Solution solve(const Problem& p, const AllocatorOptions& opt) const override;

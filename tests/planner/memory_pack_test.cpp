@@ -48,7 +48,7 @@ TEST(MemoryPack, ReportAndSolution) {
                            "  buffers      5\n"
                            "  lower bound  80\n"
                            "  height       80\n"
-                           "  gap          0.000 %\n"
+                           "  gap          0.0000 %\n"
                            "  capacity     unbounded\n"
                            "  allocator    best_fit\n"
                            "  optimal      yes (height = lower bound)\n"
@@ -72,7 +72,7 @@ TEST(MemoryPack, GapAndCapacityFromFileName) {
   std::ostringstream out;
   job.report(r, out, false);
   // naive stacks all five: 32 + 4 * 16 = 96, gap (96 - 80) / 80 = 20 %.
-  EXPECT_NE(out.str().find("  height       96\n  gap          20.000 %\n  capacity     100\n"),
+  EXPECT_NE(out.str().find("  height       96\n  gap          20.0000 %\n  capacity     100\n"),
             std::string::npos)
       << out.str();
   EXPECT_NE(out.str().find("  optimal      not proven\n"), std::string::npos);

@@ -86,6 +86,7 @@ SearchPortfolio::Task SearchPortfolio::run_task(int i, int64_t budget, Clock::ti
     r = s.run(capacity_, budget, deadline, &stop_[i]);
     if (r == Outcome::kFound) record();
     if (r == Outcome::kInfeasible) t.lo = capacity_ + 1;
+    if (r == Outcome::kAborted) return t;  // fitting the capacity comes before all else
   }
   if (t.lo >= t.hi) return t;
   r = s.run(t.lo, budget, deadline, &stop_[i]);

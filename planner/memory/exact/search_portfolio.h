@@ -1,10 +1,11 @@
 // The anytime minimisation schedule of the exact allocator: one PackingSearch per static
 // preorder, run in rounds with a node budget that doubles each round. In a round every order
 // gets a task, all starting from the bounds [lo, hi] known at the round's start: search at the
-// capacity while hi is above it, at lo (a packing there is optimal; exhausting the search proves
-// lo + 1), then at hi - ceil((hi - lo) / 2^k) for k = 1, 2, ... down to hi - 1. Tasks
-// run on up to `threads` threads and are merged in task order (lowest height, then lowest task),
-// so the result depends only on the input, except where the deadline cuts a round short.
+// capacity while hi is above it (nothing else until that search succeeds or fails), at lo (a
+// packing there is optimal; exhausting the search proves lo + 1), then at
+// hi - ceil((hi - lo) / 2^k) for k = 1, 2, ... down to hi - 1. Tasks run on up to `threads`
+// threads and are merged in task order (lowest height, then lowest task), so the result depends
+// only on the input, except where the deadline cuts a round short.
 #pragma once
 
 #include <atomic>
