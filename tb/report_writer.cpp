@@ -44,7 +44,25 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
                   {"lower_bound_bytes", r.lowered.lower_bound_bytes},
                   {"proven_optimal", r.lowered.proven_optimal},
                   {"staging_bytes", r.lowered.staging_bytes},
+                  {"band_bytes", r.lowered.band_bytes},
+                  {"fast_region_bytes", r.lowered.fast_region_bytes},
+                  {"arena_bytes", r.lowered.arena_bytes},
+                  {"weights_total_bytes", r.lowered.weights_total_bytes},
+                  {"weights_stored_bytes", r.lowered.weights_stored_bytes},
                   {"seconds", r.lowered.planner_seconds}};
+  // Each model planned alone, and what sharing one accelerator saved against that.
+  nlohmann::ordered_json models = nlohmann::ordered_json::array();
+  uint64_t arenas = 0, weights = 0;
+  for (const ModelFigures& m : r.models) {
+    models.push_back({{"name", m.name},
+                      {"arena_bytes", m.arena_bytes},
+                      {"weights_stored_bytes", m.weights_stored_bytes}});
+    arenas += m.arena_bytes;
+    weights += m.weights_stored_bytes;
+  }
+  j["planner"]["models"] = models;
+  j["planner"]["saved_arena_bytes"] = arenas - std::min(arenas, r.lowered.arena_bytes);
+  j["planner"]["saved_weights_bytes"] = weights - std::min(weights, r.lowered.weights_stored_bytes);
   j["functional"] = {{"enabled", r.config.sim.functional},
                      {"checked_tensors", r.checked_tensors},
                      {"mismatches", r.mismatches}};
