@@ -1,6 +1,8 @@
 // Allocators on hand-made problems with exact offsets, plus the registry and allocate().
 #include <gtest/gtest.h>
 
+#include "tests/planner/memory_test_util.h"
+
 #include <stdexcept>
 
 #include "planner/memory/allocator.h"
@@ -8,15 +10,6 @@
 
 namespace strider::memory {
 namespace {
-
-Buffer buf(const std::string& id, int64_t lower, int64_t upper, int64_t size) {
-  Buffer b;
-  b.id = id;
-  b.lower = lower;
-  b.upper = upper;
-  b.size = size;
-  return b;
-}
 
 // x [0,2) 32, y [0,4) 16, z [0,2) 16, w [0,4) 16, v [2,4) 16. Live bytes: 80 on [0,2), 48 on
 // [2,4), so LB = 80. At time 2 x and z end, leaving holes [0,32) and [48,64) for v.

@@ -2,6 +2,8 @@
 // refiner, and the search on a real trace.
 #include <gtest/gtest.h>
 
+#include "tests/planner/memory_test_util.h"
+
 #include <string>
 
 #include "planner/memory/allocator.h"
@@ -13,15 +15,6 @@
 
 namespace strider::memory {
 namespace {
-
-Buffer buf(const std::string& id, int64_t lower, int64_t upper, int64_t size) {
-  Buffer b;
-  b.id = id;
-  b.lower = lower;
-  b.upper = upper;
-  b.size = size;
-  return b;
-}
 
 // a [2,4) 1, b [1,3) 2, c [3,5) 3, d [2,3) 2, e [1,2) 3. Live bytes: 5 at steps 1 and 2
 // (b+e, a+b+d), 4 at 3 (a+c), 3 at 4 (c): LB = 5. Greedy by size, by conflicts and best fit

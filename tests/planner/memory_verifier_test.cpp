@@ -1,19 +1,12 @@
 // The independent verifier rejects each kind of broken plan with a message naming the buffers.
 #include <gtest/gtest.h>
 
+#include "tests/planner/memory_test_util.h"
+
 #include "planner/memory/verifier.h"
 
 namespace strider::memory {
 namespace {
-
-Buffer buf(const std::string& id, int64_t lower, int64_t upper, int64_t size) {
-  Buffer b;
-  b.id = id;
-  b.lower = lower;
-  b.upper = upper;
-  b.size = size;
-  return b;
-}
 
 Problem two() {
   Problem p;
