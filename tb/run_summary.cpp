@@ -30,7 +30,8 @@ void observe_occupancy(const RunResult& r, RunSummary& s) {
       from = std::min(from, active[l].first);
       to = std::max(to, active[l].second);
     }
-    if (b.tensor.rfind("in_band", 0) == 0 || b.tensor.rfind("out_band", 0) == 0) {
+    if (b.tensor.rfind("in_band", 0) == 0 || b.tensor.rfind("out_band", 0) == 0 ||
+        b.tensor.rfind("psum", 0) == 0) {
       from = 0, to = s.cycles;  // band buffers: reserved for the whole run
     }
     if (from >= to) continue;

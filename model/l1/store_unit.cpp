@@ -25,13 +25,19 @@ StoreUnit::StoreUnit(sc_core::sc_module_name name, const ClockDomain& clock, boo
   SC_THREAD(run);
 }
 
+// Where a tile's results go: its output, or its int32 partial sums.
+const TensorRef& StoreUnit::destination(const OpDesc& op) {
+  return (op.psum_mode & OpDesc::kPsumWrite) ? op.psum : op.output;
+}
+
 void StoreUnit::write_output(const TileToken& t) {
   const OpDesc& op = t.desc->op;
-  const TensorRef& o = op.output;
+  const TensorRef& o = destination(op);
+  const uint64_t row_bytes = uint64_t(o.w) * o.element_bytes;
   const int8_t* src = t.output.data();
   for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
-    for (uint32_t y = op.row_begin; y < op.row_end; ++y, src += o.w) {
-      l2_.write(o.addr + o.offset(c, y, 0), src, o.w);  // o may be a band buffer
+    for (uint32_t y = op.row_begin; y < op.row_end; ++y, src += row_bytes) {
+      l2_.write(o.addr + o.offset(c, y, 0), src, row_bytes);  // o may be a band buffer
     }
   }
 }
@@ -40,7 +46,7 @@ void StoreUnit::run() {
   for (;;) {
     TileToken t = in_.read();
     const uint64_t now = clock_.now();
-    const TensorRef& o = t.desc->op.output;
+    const TensorRef& o = destination(t.desc->op);
     busy_flag_.write(true);
     const Access a = l2_.access(L2Sram::kStore, o.addr, t.work.output_bytes, now);
     const uint64_t end = std::max(a.end, t.neuron_end + 1 + l2_.latency(o.addr));

@@ -2,7 +2,8 @@
 //
 // Models: the output iterator keeps the valid positions of each run and drops the extra ones the
 // input iterator computed across row ends (counted as discarded outputs); the store unit writes
-// the tile's output rows to L2 on the store port (planar, row by row).
+// the tile's output rows to L2 on the store port (planar, row by row) — or, for a tile over an
+// input-channel block, its int32 partial sums.
 // Cycles: the L2 store-port transaction for the valid output bytes (incl. bank conflicts and
 // latency), started when the first run's results arrive, ending no earlier than one cycle after
 // the neurons' last result plus the L2 latency. The descriptor then retires.
@@ -36,6 +37,7 @@ class StoreUnit : public sc_core::sc_module {
  private:
   void run();
   void write_output(const TileToken& t);
+  static const TensorRef& destination(const OpDesc& op);
   const ClockDomain& clock_;
   bool functional_;
   TimedMemory& l2_;

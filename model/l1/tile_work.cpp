@@ -8,6 +8,11 @@ namespace {
 
 uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+// Input channels one output channel reduces over: its group's, or the tile's input block.
+uint32_t reduced_channels(const OpDesc& op) {
+  return op.in_ch_end ? op.in_ch_end - op.in_ch_begin : op.input.c / op.groups;
+}
+
 // One neuron run: how many positions are active, how many stored rows the run's block spans,
 // and how many of its windows cross a row end.
 struct Run {
@@ -71,7 +76,7 @@ void window_op(TileWork& w, const OpDesc& op, const L1Config& l1, const NeuronCo
   Reduction red;
   red.width = op.kernel_w;
   if (op.op == OpCode::kConv) {
-    red.segments = uint64_t(op.input.c / op.groups) * op.kernel_h;
+    red.segments = uint64_t(reduced_channels(op)) * op.kernel_h;
   } else {
     red.segments = op.kernel_h;  // pools: one input channel per output channel
   }
@@ -130,7 +135,7 @@ void window_op(TileWork& w, const OpDesc& op, const L1Config& l1, const NeuronCo
   w.valid_outputs = ch * rows * wo;
   w.discarded_outputs = ch * (per_ch.computed_positions - rows * wo);
   if (op.op == OpCode::kConv) {
-    const uint64_t kernel = uint64_t(op.input.c / op.groups) * op.kernel_h * op.kernel_w;
+    const uint64_t kernel = uint64_t(reduced_channels(op)) * op.kernel_h * op.kernel_w;
     w.macs = w.valid_outputs * kernel;
     w.kernel_bytes = ch * kernel <= l1.kernel_bytes ? ch * kernel : ch * per_ch.runs * kernel;
   }
@@ -210,7 +215,9 @@ TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronCon
   }
   w.lb_write_cycles = w.shifted_writes + w.line_writes;
   w.l2_read_bytes += w.kernel_bytes;
-  w.output_bytes = w.valid_outputs;
+  // Partial sums are int32: read back before the reduction, written instead of the output.
+  if (op.psum_mode & OpDesc::kPsumRead) w.l2_read_bytes += 4 * w.valid_outputs;
+  w.output_bytes = (op.psum_mode & OpDesc::kPsumWrite) ? 4 * w.valid_outputs : w.valid_outputs;
   return w;
 }
 

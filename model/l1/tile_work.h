@@ -19,6 +19,8 @@
 //   are loaded once per tile when they fit in `l1.kernel_bytes`, else once per run and channel.
 // - Neurons do `macs_per_cycle` MACs per cycle: ceil(fill elements / macs_per_cycle) per fill.
 //   Fills are double-buffered, so a fill's writes overlap the previous fill's compute.
+// - A conv tile over an input-channel block reduces only over those channels; its int32 partial
+//   sums are read from L2 before (kPsumRead) and written instead of the output (kPsumWrite).
 // - Fully-connected tiles put output features on neurons: each line gets its own weight row
 //   (per-line writes, shift-stride cannot help) and the input vector is broadcast from the kernel
 //   region.

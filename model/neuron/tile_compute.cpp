@@ -34,8 +34,8 @@ std::vector<int8_t> read_all(const TensorRef& t, const TimedMemory& l2) {
   return v;
 }
 
-// Bias i of the tile (little-endian int32), 0 without a bias operand.
-int32_t bias_of(const std::vector<int8_t>& raw, uint32_t i) {
+// Element i of a little-endian int32 operand (biases, partial sums); 0 when there is none.
+int32_t int32_at(const std::vector<int8_t>& raw, uint32_t i) {
   if (raw.empty()) return 0;
   uint32_t v = 0;
   for (int b = 0; b < 4; ++b) v |= uint32_t(uint8_t(raw[4 * i + b])) << (8 * b);
@@ -58,7 +58,11 @@ void conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
   const uint32_t rows = op.row_end - op.row_begin, wo = op.output.w;
   const uint64_t positions = uint64_t(rows) * wo;
   const uint32_t cin_g = op.input.c / op.groups, cout_g = op.output.c / op.groups;
-  const uint64_t slots = uint64_t(cin_g) * op.kernel_h * op.kernel_w;
+  // Input channels of the group this tile reduces over (an input-channel block, or all).
+  const uint32_t i0 = op.in_ch_end ? op.in_ch_begin : 0, i1 = op.in_ch_end ? op.in_ch_end : cin_g;
+  const uint64_t slots = uint64_t(i1 - i0) * op.kernel_h * op.kernel_w;
+  std::vector<int8_t> psum;  // int32 little-endian partial sums of the tile
+  if (op.psum_mode & OpDesc::kPsumRead) psum = read_all(op.psum, l2);
   std::vector<int8_t> lines(slots * positions);
   std::vector<int32_t> acc(positions);
   int64_t built = -1;  // the channel group the lines hold
@@ -66,7 +70,7 @@ void conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
     const uint32_t g = co / cout_g;
     if (built != int64_t(g)) {
       int8_t* dst = lines.data();
-      for (uint32_t ci = 0; ci < cin_g; ++ci) {
+      for (uint32_t ci = i0; ci < i1; ++ci) {
         for (uint32_t ky = 0; ky < op.kernel_h; ++ky) {
           for (uint32_t kx = 0; kx < op.kernel_w; ++kx) {
             for (uint32_t y = op.row_begin; y < op.row_end; ++y, dst += wo) {
@@ -86,13 +90,23 @@ void conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
       }
       built = g;
     }
-    std::fill(acc.begin(), acc.end(), bias_of(braw, co - op.ch_begin));
+    if (psum.empty()) {
+      std::fill(acc.begin(), acc.end(), int32_at(braw, co - op.ch_begin));
+    } else {
+      for (uint64_t p = 0; p < positions; ++p) acc[p] = int32_at(psum, (co - op.ch_begin) * positions + p);
+    }
     const int8_t* kernel = &w[(co - op.ch_begin) * slots];
     for (uint64_t s = 0; s < slots; ++s) {
       const int32_t k = kernel[s];
       if (k == 0) continue;
       const int8_t* line = &lines[s * positions];
       for (uint64_t p = 0; p < positions; ++p) acc[p] += k * line[p];
+    }
+    if (op.psum_mode & OpDesc::kPsumWrite) {
+      for (uint64_t p = 0; p < positions; ++p) {
+        for (int b = 0; b < 4; ++b) out.push_back(int8_t((uint32_t(acc[p]) >> (8 * b)) & 0xff));
+      }
+      continue;
     }
     for (uint64_t p = 0; p < positions; ++p) {
       out.push_back(finish(op, requantize(acc[p], op.requant_multiplier, op.requant_shift)));
@@ -150,7 +164,7 @@ void fully_connected(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t
   const std::vector<int8_t> w = read_all(op.weights, l2), braw = read_all(op.bias, l2);
   const uint64_t k = in.size();
   for (uint32_t co = op.ch_begin; co < op.ch_end; ++co) {
-    int32_t acc = bias_of(braw, co - op.ch_begin);
+    int32_t acc = int32_at(braw, co - op.ch_begin);
     const int8_t* row = &w[(co - op.ch_begin) * k];
     for (uint64_t i = 0; i < k; ++i) acc += int32_t(in[i]) * row[i];
     out.push_back(finish(op, requantize(acc, op.requant_multiplier, op.requant_shift)));

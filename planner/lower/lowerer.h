@@ -38,8 +38,8 @@ class Lowerer {
  private:
   // memory_layout.cpp
   void plan_memory(const std::vector<int>& order);
-  uint64_t min_band_bytes(bool input, std::string* worst) const;
-  uint64_t reserve_bands(uint64_t room);
+  uint64_t min_band_bytes(bool input, std::string* worst, bool partial_sums) const;
+  uint64_t reserve_bands(uint64_t room, bool partial_sums);
   uint64_t place_staging(const std::vector<int>& order, uint64_t heap);
 
   // lowering.cpp
@@ -61,10 +61,12 @@ class Lowerer {
   OpDesc base_op(const Node& n) const;
   uint64_t store_blob(std::vector<int8_t> bytes);
   void place_weights(const Node& n);
-  void stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t c1, Descriptor& d);
+  void stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t c1, Descriptor& d,
+                     uint32_t i0 = 0, uint32_t i1 = 0);
   uint32_t band_rows(const OpDesc& op) const;
   void lower_compute(const Node& n, uint32_t layer);
   void lower_banded(const Node& n, uint32_t layer, const OpDesc& base);
+  void lower_partial_sums(const Node& n, uint32_t layer, const OpDesc& base);
   bool channel_local(const Node& n) const;  // output channel c needs only input channel c's group
   void input_rows(const Node& n, uint32_t r0, uint32_t r1, uint32_t* y0, uint32_t* y1) const;
   void input_channels(const Node& n, uint32_t c0, uint32_t c1, uint32_t* i0, uint32_t* i1) const;
@@ -79,6 +81,7 @@ class Lowerer {
   // tensor's memory) waits for them; later ops follow it in order on the compute pipeline.
   std::vector<uint32_t> pending_readers_;
   SlotRing staging_, in_bands_, out_bands_;  // staging_: the current layer's weight slots
+  SlotRing psums_;  // int32 partial sums of input-channel blocks (only when L2 forces them)
   std::vector<SlotRing> node_staging_;        // per node: its weight slots (a scratch buffer)
   std::vector<std::vector<uint32_t>> step_fence_;  // per step: retire these before its memory is reused
   int64_t current_step_ = 0;

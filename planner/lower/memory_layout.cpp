@@ -18,6 +18,7 @@ namespace {
 constexpr uint32_t kStagingSlots = 2;  // weights: double buffered
 constexpr uint32_t kInBandSlots = 2;   // double buffering (or both operands of add / mul)
 constexpr uint32_t kOutBandSlots = 2;
+constexpr uint32_t kPsumSlots = 2;
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
@@ -25,12 +26,12 @@ uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 // The smallest band buffer any compute op could need: the input one output row reads with the
 // smallest channel block the op can take, or one output row of one channel.
-uint64_t Lowerer::min_band_bytes(bool input, std::string* worst) const {
+uint64_t Lowerer::min_band_bytes(bool input, std::string* worst, bool partial_sums) const {
   uint64_t need = 0;
   for (const Node& n : g_.nodes) {
     if (moves_no_compute(n) || n.op == OpType::kChannelShuffle) continue;
     const uint64_t before = need;
-    const uint32_t c1 = channel_local(n) ? 1 : weight_block(n);
+    const uint32_t c1 = channel_local(n) || partial_sums ? 1 : weight_block(n);
     if (input) {
       const Tensor& in = g_.tensors[n.inputs[0]];
       const uint32_t out_h = static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.h);
@@ -38,6 +39,7 @@ uint64_t Lowerer::min_band_bytes(bool input, std::string* worst) const {
         uint32_t y0, y1, i0, i1;
         input_rows(n, r, r + 1, &y0, &y1);
         input_channels(n, 0, c1, &i0, &i1);
+        if (partial_sums && n.op == OpType::kConv && n.groups == 1) i1 = i0 + 1;  // one channel
         need = std::max<uint64_t>(need, uint64_t(i1 - i0) * (y1 - y0) * in.shape.w);
       }
     } else {
@@ -49,16 +51,27 @@ uint64_t Lowerer::min_band_bytes(bool input, std::string* worst) const {
 }
 
 // Reserves the row-band buffers at the top of L2; returns their bytes. `room` is what is left for
-// activations and staging without them.
-uint64_t Lowerer::reserve_bands(uint64_t room) {
+// activations and staging without them. When bands holding one output row of every input channel
+// would leave the activations less than a sixteenth of the room, convolutions split their input
+// channels into blocks with int32 partial sums instead, and a partial-sum buffer is reserved too.
+uint64_t Lowerer::reserve_bands(uint64_t room, bool partial_sums) {
   const uint64_t align = arch_.l2.alignment_bytes, l2 = arch_.l2.size_bytes;
   const uint64_t share = align_up(room / 16, align);
   std::string worst;
-  const uint64_t in_need = min_band_bytes(true, &worst);
+  uint64_t in_need = min_band_bytes(true, &worst, false);
+  const uint64_t out_need = min_band_bytes(false, nullptr, false);
   in_bands_.slot_bytes = std::max(share, in_need);
-  out_bands_.slot_bytes = std::max(share, min_band_bytes(false, nullptr));
-  const uint64_t bands =
-      in_bands_.slot_bytes * kInBandSlots + out_bands_.slot_bytes * kOutBandSlots;
+  out_bands_.slot_bytes = std::max(share, out_need);
+  psums_ = SlotRing();
+  if (partial_sums ||
+      in_bands_.slot_bytes * kInBandSlots + out_bands_.slot_bytes * kOutBandSlots + share > room) {
+    in_need = min_band_bytes(true, &worst, true);
+    in_bands_.slot_bytes = std::max(share, in_need);
+    psums_.slot_bytes = std::max(share, 4 * out_need);
+    psums_.last_user.assign(kPsumSlots, -1);
+  }
+  const uint64_t bands = in_bands_.slot_bytes * kInBandSlots +
+                         out_bands_.slot_bytes * kOutBandSlots + psums_.slot_bytes * kPsumSlots;
   if (bands >= room) {
     throw std::runtime_error("L2 of " + std::to_string(l2) + " bytes is too small: row-band buffers (" +
                              std::to_string(bands) + " bytes; node '" + worst + "' reads " +
@@ -67,6 +80,7 @@ uint64_t Lowerer::reserve_bands(uint64_t room) {
   }
   in_bands_.base = l2 - bands;
   out_bands_.base = in_bands_.base + in_bands_.slot_bytes * kInBandSlots;
+  psums_.base = out_bands_.base + out_bands_.slot_bytes * kOutBandSlots;
   in_bands_.last_user.assign(kInBandSlots, -1);
   out_bands_.last_user.assign(kOutBandSlots, -1);
   return bands;
@@ -149,7 +163,7 @@ void Lowerer::plan_memory(const std::vector<int>& order) {
     } catch (const std::runtime_error&) {
       if (bands) throw;
       // Not everything fits: reserve band buffers at the top of L2 and spill to DRAM.
-      bands = reserve_bands(l2);
+      bands = reserve_bands(l2, false);
       heap = cap = l2 - bands;
       continue;
     }
@@ -161,8 +175,11 @@ void Lowerer::plan_memory(const std::vector<int>& order) {
     const uint64_t over = std::max<uint64_t>(align_up(lacking, align), align);
     cap = std::min<uint64_t>(cap, layout_.peak_bytes);
     if (over >= cap) {
-      if (bands) throw std::runtime_error("L2 of " + std::to_string(l2) + " bytes cannot hold the weight staging");
-      bands = reserve_bands(l2);
+      // Without room for the staging, smaller bands (input-channel blocks) are the last resort.
+      if (bands && !psums_.last_user.empty()) {
+        throw std::runtime_error("L2 of " + std::to_string(l2) + " bytes cannot hold the weight staging");
+      }
+      bands = reserve_bands(l2, bands != 0);
       heap = cap = l2 - bands;
       continue;
     }
@@ -183,6 +200,10 @@ void Lowerer::plan_memory(const std::vector<int>& order) {
   for (uint32_t s = 0; s < out_bands_.last_user.size(); ++s) {
     out_.plan.push_back({"out_band" + std::to_string(s), "scratch", out_bands_.addr(s),
                          out_bands_.slot_bytes, 0, last});
+  }
+  for (uint32_t s = 0; s < psums_.last_user.size(); ++s) {
+    out_.plan.push_back({"psum" + std::to_string(s), "scratch", psums_.addr(s), psums_.slot_bytes,
+                         0, last});
   }
 }
 

@@ -30,7 +30,8 @@ bool OpDesc::operator==(const OpDesc& o) const {
          clip_min == o.clip_min && clip_max == o.clip_max &&
          requant_multiplier == o.requant_multiplier && requant_shift == o.requant_shift &&
          row_begin == o.row_begin && row_end == o.row_end && ch_begin == o.ch_begin &&
-         ch_end == o.ch_end;
+         ch_end == o.ch_end && in_ch_begin == o.in_ch_begin && in_ch_end == o.in_ch_end &&
+         psum_mode == o.psum_mode && psum == o.psum;
 }
 
 bool Descriptor::operator==(const Descriptor& o) const {

@@ -81,7 +81,11 @@ void put(ByteWriter& w, const OpDesc& o) {
   w.i32(o.clip_max);
   w.i32(o.requant_multiplier);
   w.i32(o.requant_shift);
-  for (uint32_t v : {o.row_begin, o.row_end, o.ch_begin, o.ch_end}) w.u<uint32_t>(v);
+  for (uint32_t v : {o.row_begin, o.row_end, o.ch_begin, o.ch_end, o.in_ch_begin, o.in_ch_end}) {
+    w.u<uint32_t>(v);
+  }
+  w.u<uint8_t>(o.psum_mode);
+  put(w, o.psum);
 }
 
 OpDesc get_op(ByteReader& r) {
@@ -99,7 +103,13 @@ OpDesc get_op(ByteReader& r) {
   o.clip_max = r.i32();
   o.requant_multiplier = r.i32();
   o.requant_shift = r.i32();
-  for (uint32_t* v : {&o.row_begin, &o.row_end, &o.ch_begin, &o.ch_end}) *v = r.u<uint32_t>();
+  for (uint32_t* v : {&o.row_begin, &o.row_end, &o.ch_begin, &o.ch_end, &o.in_ch_begin,
+                      &o.in_ch_end}) {
+    *v = r.u<uint32_t>();
+  }
+  o.psum_mode = r.u<uint8_t>();
+  if (o.psum_mode > 3) r.fail("psum mode is " + std::to_string(o.psum_mode) + ", expected 0..3", 1);
+  o.psum = get_ref(r);
   return o;
 }
 

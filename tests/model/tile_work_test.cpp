@@ -57,6 +57,22 @@ TEST(TileWork, ConvShiftStrideRunsAcrossRowEnds) {
   EXPECT_EQ(w.output_bytes, 256u);
 }
 
+TEST(TileWork, InputChannelBlockWithPartialSums) {
+  ConvCase c;
+  c.op.in_ch_begin = 1;  // input channels 1 and 2 of 3, partial sums in and out
+  c.op.in_ch_end = 3;
+  c.op.psum_mode = OpDesc::kPsumRead | OpDesc::kPsumWrite;
+  const TileWork w = compute_tile_work(c.op, c.l1, c.nc);
+  // 2 channels x 3 kernel rows = 6 segments: fills of 5 + 1 -> ceil(15/2) 8 + ceil(3/2) 2 = 10
+  // compute cycles per run, x 10 runs x 4 channels.
+  EXPECT_EQ(w.compute_cycles, 400u);
+  EXPECT_EQ(w.shifted_writes, 384u);  // 6 segments x 16 blocks x 4 channels
+  EXPECT_EQ(w.macs, 4608u);           // 256 outputs x 2 x 3 x 3
+  // Input blocks 6 x 92 x 4 = 2208, kernels 4 x 18 = 72, partial sums read 4 x 256 x 4 = 1024.
+  EXPECT_EQ(w.l2_read_bytes, 3304u);
+  EXPECT_EQ(w.output_bytes, 1024u);   // int32 partial sums written instead of int8 outputs
+}
+
 TEST(TileWork, ConvPerLineWritesWithoutShiftStride) {
   ConvCase c;
   c.l1.shift_stride = false;

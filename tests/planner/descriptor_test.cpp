@@ -46,6 +46,10 @@ DescriptorList sample() {
   o.op.row_end = 16;
   o.op.ch_begin = 4;
   o.op.ch_end = 12;
+  o.op.in_ch_begin = 1;  // a middle input-channel block: partial sums in and out
+  o.op.in_ch_end = 2;
+  o.op.psum_mode = OpDesc::kPsumRead | OpDesc::kPsumWrite;
+  o.op.psum = TensorRef{MemSpace::kL2, 950000, 8, 8, 32, 128, 1024, 4};
   l.descriptors = {m, o};
   return l;
 }

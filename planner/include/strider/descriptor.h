@@ -93,6 +93,14 @@ struct OpDesc {
   // The tile: output rows [row_begin, row_end) x output channels [ch_begin, ch_end).
   uint32_t row_begin = 0, row_end = 0;
   uint32_t ch_begin = 0, ch_end = 0;
+  // Input-channel blocking (conv, groups 1): the tile reduces over input channels
+  // [in_ch_begin, in_ch_end) only (0, 0: all), accumulating in int32 partial sums `psum`
+  // ([channel][row][column] of the tile, element_bytes 4): kPsumRead starts from them instead of
+  // the bias, kPsumWrite stores them instead of the requantised output.
+  static constexpr uint8_t kPsumRead = 1, kPsumWrite = 2;
+  uint32_t in_ch_begin = 0, in_ch_end = 0;
+  uint8_t psum_mode = 0;
+  TensorRef psum;
   bool operator==(const OpDesc& o) const;
 };
 
