@@ -22,6 +22,7 @@ all_targets=(fuzz_config_yaml fuzz_yaml_network fuzz_onnx fuzz_scalesim_csv fuzz
              fuzz_descriptor)
 targets=("${@:-${all_targets[@]}}")
 
+STRIDER_FUZZ_DEPS=1 bash scripts/setup.sh  # clang and its libFuzzer runtime
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
   CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DSTRIDER_FUZZ=ON -DSTRIDER_SANITIZE=ON > "$build.configure.log" 2>&1 ||

@@ -15,6 +15,10 @@ packages=(
 if [ "${STRIDER_EXPORT_DEPS:-0}" = "1" ]; then
   packages+=(python3-torch python3-torchvision python3-onnx)
 fi
+# Only needed for the libFuzzer targets (scripts/fuzz.sh).
+if [ "${STRIDER_FUZZ_DEPS:-0}" = "1" ]; then
+  packages+=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
