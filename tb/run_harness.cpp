@@ -8,29 +8,43 @@
 #include "planner/import/network_loader.h"
 #include "planner/lower/legalise.h"
 #include "planner/lower/network_merge.h"
+#include "tb/resource_limits.h"
 #include "tb/functional_check.h"
 #include "tb/tensor_dump.h"
 
 namespace strider {
 
+namespace {
+
+// Imports network k of the run, refusing absurd sizes before its weights are materialised, and
+// fuses its activations into their producers.
+Graph load_checked(const RunConfig& cfg, size_t k) {
+  const NetworkSpec& net = cfg.networks[k];
+  Graph g = import_network(net.path, net.input_h, net.input_w);
+  check_resource_limits(cfg, g, ResourceLimits(), k);
+  materialise_parameters(&g, net.seed);
+  fuse_activations(&g);
+  return g;
+}
+
+}  // namespace
+
 void plan_run(RunResult& r) {
   const RunConfig& cfg = r.config;
   if (cfg.networks.empty()) throw std::runtime_error(cfg.source + ": networks: no network given");
+  check_config_limits(cfg);
   LowerOptions opt;
   opt.allocator = cfg.planner.allocator;
   opt.schedule = cfg.planner.schedule;
   opt.time_limit_s = cfg.planner.time_limit_s;
   if (cfg.networks.size() == 1) {
-    const NetworkSpec& net = cfg.networks[0];
-    r.graph = load_network(net.path, net.input_h, net.input_w, net.seed);
-    fuse_activations(&r.graph);
+    r.graph = load_checked(cfg, 0);
   } else {
     std::vector<Graph> nets;
     std::vector<std::string> names;
-    for (const NetworkSpec& net : cfg.networks) {
-      nets.push_back(load_network(net.path, net.input_h, net.input_w, net.seed));
-      fuse_activations(&nets.back());
-      names.push_back(net.name);
+    for (size_t k = 0; k < cfg.networks.size(); ++k) {
+      nets.push_back(load_checked(cfg, k));
+      names.push_back(cfg.networks[k].name);
     }
     for (size_t k = 0; k < nets.size(); ++k) {
       const Lowered alone = lower(nets[k], cfg.arch, opt);
@@ -41,6 +55,7 @@ void plan_run(RunResult& r) {
     opt.order = std::move(m.order);
   }
   r.lowered = lower(r.graph, cfg.arch, opt);
+  check_descriptor_limits(cfg, r.lowered.list);
   if (r.models.empty()) {
     r.models.push_back({cfg.networks[0].name, r.lowered.arena_bytes, r.lowered.weights_stored_bytes});
   }
