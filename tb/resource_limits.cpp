@@ -85,8 +85,8 @@ uint64_t elements(const TensorShape& s) {
                         saturating_mul(nonnegative(s.h), nonnegative(s.w)));
 }
 
-std::string network_name(const RunConfig& cfg) {
-  return cfg.networks.empty() ? std::string("network") : "network " + cfg.networks[0].path;
+std::string network_name(const RunConfig& cfg, size_t k = 0) {
+  return k < cfg.networks.size() ? "network " + cfg.networks[k].path : std::string("network");
 }
 
 }  // namespace
@@ -104,10 +104,11 @@ void check_config_limits(const RunConfig& cfg, const ResourceLimits& limits) {
   v.throw_if_any(cfg, "before planning");
 }
 
-void check_resource_limits(const RunConfig& cfg, const Graph& g, const ResourceLimits& limits) {
+void check_resource_limits(const RunConfig& cfg, const Graph& g, const ResourceLimits& limits,
+                           size_t network) {
   Violations v;
   config_violations(cfg, limits, v);
-  const std::string net = network_name(cfg);
+  const std::string net = network_name(cfg, network);
   v.over(net + ": node count", g.nodes.size(), limits.max_nodes);
 
   // Tensors: each one (named when over) and the sum of weights and biases.

@@ -16,6 +16,7 @@
 // exceeded bound naming the key, layer or tensor, its value and the limit.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "model/config/run_config.h"
@@ -48,11 +49,11 @@ struct ResourceLimits {
 // Config bounds. Throws std::runtime_error listing every exceeded bound.
 void check_config_limits(const RunConfig& cfg, const ResourceLimits& limits = {});
 
-// Config and graph bounds: call after importing the network and before materialising its
-// parameters (which allocates the weights) and planning. Throws std::runtime_error listing every
-// exceeded bound.
+// Config and graph bounds of network `network` (index into cfg.networks, named in the error):
+// call after importing it and before materialising its parameters (which allocates the weights)
+// and planning. Throws std::runtime_error listing every exceeded bound.
 void check_resource_limits(const RunConfig& cfg, const Graph& g,
-                           const ResourceLimits& limits = {});
+                           const ResourceLimits& limits = {}, size_t network = 0);
 
 // Descriptor count of the lowered list: call after lowering, before simulating.
 void check_descriptor_limits(const RunConfig& cfg, const DescriptorList& list,

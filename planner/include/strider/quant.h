@@ -16,10 +16,20 @@
 
 namespace strider {
 
+// v / 2^shift rounded half away from zero (v * 2^-shift for a negative shift), saturated to
+// int32 so that the int8 saturation after it sees the right sign.
 inline int32_t round_shift(int64_t v, int32_t shift) {
-  if (shift <= 0) return static_cast<int32_t>(v << -shift);
-  const int64_t half = int64_t{1} << (shift - 1);
-  return static_cast<int32_t>(v >= 0 ? (v + half) >> shift : -((-v + half) >> shift));
+  int64_t r;
+  if (shift <= 0) {  // multiply (shifting a negative value is UB), saturating on overflow
+    const int k = std::min(-shift, 31);
+    r = v > (INT64_MAX >> k) ? INT64_MAX : v < (INT64_MIN >> k) ? INT64_MIN : v * (int64_t{1} << k);
+  } else if (shift > 62) {  // |v| < 2^62 (an int32 times an int32): rounds to zero
+    r = 0;
+  } else {
+    const int64_t half = int64_t{1} << (shift - 1);
+    r = v >= 0 ? (v + half) >> shift : -((-v + half) >> shift);
+  }
+  return static_cast<int32_t>(std::clamp<int64_t>(r, INT32_MIN, INT32_MAX));
 }
 
 inline int32_t requantize(int32_t acc, int32_t multiplier, int32_t shift) {
