@@ -1,19 +1,24 @@
 // Lowering: turns a scheduled, memory-planned graph into the descriptor list the hardware runs.
 //
-// Memory layout. DRAM: the descriptor list at 0, weights and biases from kDramWeightsBase (each
-// layer's weights [out][in/groups][kh][kw] int8, then its int32 biases), graph inputs and outputs
-// from kDramActivationsBase. L2: the activation arena (offsets from the memory plan) from 0, then
-// two weight-staging slots (double buffering) at the top.
+// Memory layout (memory_layout.cpp). DRAM: the descriptor list at 0, weights and biases from
+// kDramWeightsBase (each layer's weights [out][in/groups][kh][kw] int8, then its int32 biases;
+// identical blobs stored once), spilled activations from kDramActivationsBase, graph inputs and
+// outputs above them. L2: the activation plan (offsets from the allocator); each layer's two
+// weight-staging slots as a scratch buffer in the holes the plan leaves; and, only when some
+// activations must live in DRAM, row-band (and partial-sum) buffers at the top.
 //
-// Per layer, in schedule order: view ops (reshape, flatten, split, slice, in-place concat) emit
-// nothing; a channel shuffle is one 2-D L2->L2 move per group; every other op becomes operation
-// tiles of output-channel blocks sized so a tile's weights fit the L1 kernel region (fully
-// connected: a run of neurons' weight rows within a staging slot). A tile with weights is preceded
-// by its weight and bias moves into the next staging slot; each move waits for the tile that last
-// read that slot (write-after-read), so the next tile's weights load while the current computes.
-// A tile waits for its moves and for the last tile of each layer producing its inputs (the compute
-// pipeline is in order, so that one fence covers the producer's earlier tiles). Graph inputs are
-// moved DRAM->L2 first and graph outputs L2->DRAM last.
+// Per layer, in schedule order: views (reshape, flatten, split, slice) and in-place concats emit
+// nothing (concat inputs that could not be made in place are copied); a channel shuffle is one 2-D
+// move per group; every other op becomes operation tiles: output-channel blocks (a tile's kernels
+// fit the L1 kernel region) x output-row bands (strided windows: whole neuron runs). A tile with
+// weights is preceded by its weight and bias moves into the next staging slot. A tensor in DRAM
+// is read through in-band buffers (a fill move per band) and written through out-band buffers (a
+// spill move per tile); when one output row of a conv's input exceeds a band buffer, its input
+// channels are split into blocks accumulating int32 partial sums (partial_sums_lowering.cpp).
+// Dependencies are only those needed: a tile waits for its moves and for the last tile of each
+// layer producing its inputs (the compute pipeline is in order); a slot is rewritten only after
+// its last reader; memory freed by a step is reused only after that step's ops and reading moves
+// retired. Graph inputs are loaded just before first use and outputs stored when produced.
 #pragma once
 
 #include <cstdint>

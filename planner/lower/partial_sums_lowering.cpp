@@ -1,0 +1,130 @@
+// Input-channel blocks with int32 partial sums (see lowering.h): the last resort of the row-band
+// lowering when one output row of a convolution's input does not fit an L2 band buffer.
+#include <algorithm>
+#include <stdexcept>
+
+#include "planner/lower/lowerer.h"
+
+namespace strider {
+
+// A conv whose one output row of input does not fit a band buffer: its input channels are split
+// into blocks that do, each tile accumulating int32 partial sums in an L2 psum buffer; the last
+// block adds them up, requantises and writes the output. Band by band, channel block by block.
+void Lowerer::lower_partial_sums(const Node& n, uint32_t layer, const OpDesc& base) {
+  const int out_t = n.outputs[0];
+  const bool out_spilled = layout_.tensor_spilled[out_t];
+  const TensorRef in = base.input;
+  const uint32_t out_c = base.output.c, out_h = base.output.h, out_w = base.output.w;
+  auto rows_in = [&](uint32_t r0, uint32_t rows) {
+    uint32_t y0, y1;
+    input_rows(n, r0, r0 + rows, &y0, &y1);
+    return uint64_t(std::max(y1, y0 + 1) - y0);
+  };
+  uint64_t widest = 0;  // input rows one output row reads, at most
+  for (uint32_t r = 0; r < out_h; ++r) widest = std::max(widest, rows_in(r, 1));
+  const uint32_t ib = static_cast<uint32_t>(
+      std::min<uint64_t>(in.c, in_bands_.slot_bytes / (widest * in.w)));
+  if (ib == 0) {
+    throw std::runtime_error("node '" + n.name + "': one input channel of one output row needs " +
+                             std::to_string(widest * in.w) + " bytes, more than the row-band buffer of " +
+                             std::to_string(in_bands_.slot_bytes) + " bytes");
+  }
+  uint32_t cb = weight_block(n);
+  auto fits = [&](uint32_t rows, uint32_t c) {
+    if (uint64_t(c) * rows * out_w * 4 > psums_.slot_bytes) return false;
+    if (out_spilled && uint64_t(c) * rows * out_w > out_bands_.slot_bytes) return false;
+    for (uint32_t r0 = 0; r0 < out_h; r0 += rows) {
+      if (uint64_t(ib) * rows_in(r0, std::min(rows, out_h - r0)) * in.w > in_bands_.slot_bytes) return false;
+    }
+    return true;
+  };
+  while (cb > 1 && !fits(1, cb)) cb = (cb + 1) / 2;
+  if (!fits(1, cb)) {
+    throw std::runtime_error("node '" + n.name + "': one output row of one channel does not fit the "
+                             "partial-sum buffer of " + std::to_string(psums_.slot_bytes) + " bytes");
+  }
+  uint32_t rows = band_rows(base);
+  while (rows > 1 && !fits(rows, cb)) rows = (rows + 1) / 2;
+
+  const std::vector<uint32_t> producers = input_deps(n);
+  std::vector<uint32_t> spills;
+  uint32_t last = 0;
+  for (uint32_t r0 = 0; r0 < out_h; r0 += rows) {
+    const uint32_t r1 = std::min(out_h, r0 + rows);
+    uint32_t y0, y1;
+    input_rows(n, r0, r1, &y0, &y1);
+    if (y1 == y0) y0 = std::min(y0, in.h - 1), y1 = y0 + 1;  // padding only: one row, unread
+    for (uint32_t c0 = 0; c0 < out_c; c0 += cb) {
+      const uint32_t c1 = std::min(out_c, c0 + cb);
+      const uint32_t ps = psums_.take();
+      TensorRef psum{MemSpace::kL2, psums_.addr(ps), c1 - c0, r1 - r0, out_w,
+                     out_w * 4, (r1 - r0) * out_w * 4, 4};
+      psum.first_channel = c0, psum.first_row = r0;
+      std::vector<uint32_t> chain = psums_.war(ps);  // the previous user of the psum slot
+      for (uint32_t i0 = 0; i0 < in.c; i0 += ib) {
+        const uint32_t i1 = std::min(in.c, i0 + ib);
+        const bool first = i0 == 0, final = i1 == in.c;
+        Descriptor d;
+        d.kind = DescKind::kOp;
+        d.layer = layer;
+        d.op = base;
+        d.op.row_begin = r0, d.op.row_end = r1, d.op.ch_begin = c0, d.op.ch_end = c1;
+        d.op.in_ch_begin = i0, d.op.in_ch_end = i1;
+        d.op.psum_mode = (first ? 0 : OpDesc::kPsumRead) | (final ? 0 : OpDesc::kPsumWrite);
+        d.op.psum = psum;
+        d.deps = producers;
+        d.deps.insert(d.deps.end(), pending_readers_.begin(), pending_readers_.end());
+        pending_readers_.clear();
+        d.deps.insert(d.deps.end(), chain.begin(), chain.end());
+        // The input block's rows, filled into the next in-band slot.
+        const uint32_t slot = in_bands_.take();
+        TensorRef band = in;
+        band.space = MemSpace::kL2;
+        band.addr = in_bands_.addr(slot);
+        band.first_channel = i0, band.channels = i1 - i0, band.first_row = y0, band.rows = y1 - y0;
+        band.channel_stride = band.rows * in.w;
+        std::vector<uint32_t> fill_deps = last_desc_[n.inputs[0]];
+        const std::vector<uint32_t> war = in_bands_.war(slot);
+        fill_deps.insert(fill_deps.end(), war.begin(), war.end());
+        d.deps.push_back(move(layer, MemSpace::kDram, in.addr + in.offset(i0, y0, 0), MemSpace::kL2,
+                              band.addr, i1 - i0, band.rows * in.w, in.channel_stride,
+                              band.channel_stride, fill_deps));
+        out_.layers[layer].fill_bytes += uint64_t(i1 - i0) * band.rows * in.w;
+        d.op.input = band;
+        int out_slot = -1;
+        if (final && out_spilled) {
+          out_slot = int(out_bands_.take());
+          const std::vector<uint32_t> owar = out_bands_.war(uint32_t(out_slot));
+          d.deps.insert(d.deps.end(), owar.begin(), owar.end());
+          TensorRef& o = d.op.output;
+          o.space = MemSpace::kL2;
+          o.addr = out_bands_.addr(uint32_t(out_slot));
+          o.first_channel = c0, o.channels = c1 - c0, o.first_row = r0, o.rows = r1 - r0;
+          o.channel_stride = o.rows * o.w;
+        }
+        stage_weights(n, layer, c0, c1, d, i0, i1);
+        last = emit(std::move(d));
+        last_op_ = int(last);
+        for (int& u : staging_.last_user) u = u <= -2 ? int(last) : u;
+        in_bands_.last_user[slot] = int(last);
+        chain = {last};  // the next block reads these partial sums
+        ++out_.layers[layer].tiles;
+        if (out_slot >= 0) {
+          const TensorRef home = ref(out_t);
+          const uint32_t row_bytes = (r1 - r0) * out_w;
+          const uint32_t spill = move(layer, MemSpace::kL2, out_bands_.addr(uint32_t(out_slot)),
+                                      MemSpace::kDram, home.addr + home.offset(c0, r0, 0), c1 - c0,
+                                      row_bytes, row_bytes, home.channel_stride, {last});
+          out_bands_.last_user[uint32_t(out_slot)] = int(spill);
+          out_.layers[layer].spill_bytes += uint64_t(c1 - c0) * row_bytes;
+          spills.push_back(spill);
+        }
+      }
+      psums_.last_user[ps] = int(last);
+    }
+  }
+  spills.push_back(last);
+  for (int t : n.outputs) last_desc_[t] = spills;
+}
+
+}  // namespace strider
