@@ -232,12 +232,63 @@ void Lowerer::lower_compute(const Node& n, uint32_t layer) {
     d.deps.insert(d.deps.end(), pending_readers_.begin(), pending_readers_.end());
     pending_readers_.clear();
     if (n.weights >= 0) stage_weights(n, layer, d.op.ch_begin, d.op.ch_end, d);
-    last = emit(std::move(d));
-    last_op_ = int(last);
-    for (int& u : staging_.last_user) u = u <= -2 ? int(last) : u;
-    ++out_.layers[layer].tiles;
+    last = emit_tile(std::move(d), layer);
   }
   for (int t : n.outputs) last_desc_[t] = {last};
+}
+
+// Emits an operation tile: the staging slot it reads now names it, it is the last op so far.
+uint32_t Lowerer::emit_tile(Descriptor d, uint32_t layer) {
+  const uint32_t id = emit(std::move(d));
+  last_op_ = int(id);
+  for (int& u : staging_.last_user) u = u <= -2 ? int(id) : u;
+  ++out_.layers[layer].tiles;
+  return id;
+}
+
+// A fill move of channels [i0, i1) x rows [y0, y1) of DRAM tensor `r` into the next in-band slot,
+// after `deps` and the slot's last reader; `band` describes the slot's contents.
+uint32_t Lowerer::fill_band(uint32_t layer, const TensorRef& r, std::vector<uint32_t> deps,
+                            uint32_t i0, uint32_t i1, uint32_t y0, uint32_t y1, TensorRef* band,
+                            uint32_t* slot) {
+  *slot = in_bands_.take();
+  *band = r;
+  band->space = MemSpace::kL2;
+  band->addr = in_bands_.addr(*slot);
+  band->first_channel = i0, band->channels = i1 - i0, band->first_row = y0, band->rows = y1 - y0;
+  band->channel_stride = band->rows * r.w;
+  const std::vector<uint32_t> war = in_bands_.war(*slot);
+  deps.insert(deps.end(), war.begin(), war.end());
+  out_.layers[layer].fill_bytes += uint64_t(i1 - i0) * band->rows * r.w;
+  return move(layer, MemSpace::kDram, r.addr + r.offset(i0, y0, 0), MemSpace::kL2, band->addr,
+              i1 - i0, band->rows * r.w, r.channel_stride, band->channel_stride, deps);
+}
+
+// Points the tile's output at the next out-band slot (after the slot's last spill); returns it.
+uint32_t Lowerer::band_output(Descriptor& d) {
+  const uint32_t slot = out_bands_.take();
+  const std::vector<uint32_t> war = out_bands_.war(slot);
+  d.deps.insert(d.deps.end(), war.begin(), war.end());
+  TensorRef& o = d.op.output;
+  o.space = MemSpace::kL2;
+  o.addr = out_bands_.addr(slot);
+  o.first_channel = d.op.ch_begin, o.channels = d.op.ch_end - d.op.ch_begin;
+  o.first_row = d.op.row_begin, o.rows = d.op.row_end - d.op.row_begin;
+  o.channel_stride = o.rows * o.w;
+  return slot;
+}
+
+// The spill move of an out-band slot written by `tile` to the output's home in DRAM.
+uint32_t Lowerer::spill_band(uint32_t layer, int out_t, uint32_t slot, uint32_t c0, uint32_t c1,
+                             uint32_t r0, uint32_t r1, uint32_t tile) {
+  const TensorRef home = ref(out_t);
+  const uint32_t row_bytes = (r1 - r0) * home.w;
+  const uint32_t spill = move(layer, MemSpace::kL2, out_bands_.addr(slot), MemSpace::kDram,
+                              home.addr + home.offset(c0, r0, 0), c1 - c0, row_bytes, row_bytes,
+                              home.channel_stride, {tile});
+  out_bands_.last_user[slot] = int(spill);
+  out_.layers[layer].spill_bytes += uint64_t(c1 - c0) * row_bytes;
+  return spill;
 }
 
 void Lowerer::lower_banded(const Node& n, uint32_t layer, const OpDesc& base) {
@@ -284,7 +335,7 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, const OpDesc& base) {
     // Fills of each spilled input for this band, shared by the channel blocks that need the same
     // input channels (all of them for a conv over every input channel).
     struct BandInput {
-      int slot = -1;
+      uint32_t slot = UINT32_MAX;
       TensorRef ref;
       uint32_t fill = 0;
     };
@@ -304,7 +355,7 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, const OpDesc& base) {
         const int t = n.inputs[k];
         TensorRef& r = k == 0 ? d.op.input : d.op.input2;
         if (!layout_.tensor_spilled[t]) continue;
-        if (band_in[k].slot < 0 || channel_local(n)) {
+        if (band_in[k].slot == UINT32_MAX || channel_local(n)) {
           uint32_t y0, y1, i0, i1;
           input_rows(n, r0, r1, &y0, &y1);
           input_channels(n, c0, c1, &i0, &i1);
@@ -314,52 +365,18 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, const OpDesc& base) {
             y0 = std::min(y0, r.h - 1);
             y1 = y0 + 1;
           }
-          const uint32_t slot = in_bands_.take();
-          TensorRef band = r;
-          band.space = MemSpace::kL2;
-          band.addr = in_bands_.addr(slot);
-          band.first_channel = i0, band.channels = i1 - i0, band.first_row = y0, band.rows = y1 - y0;
-          band.channel_stride = band.rows * r.w;
-          std::vector<uint32_t> deps = last_desc_[t];
-          const std::vector<uint32_t> war = in_bands_.war(slot);
-          deps.insert(deps.end(), war.begin(), war.end());
-          const uint32_t fill = move(layer, MemSpace::kDram, r.addr + r.offset(i0, y0, 0),
-                                     MemSpace::kL2, band.addr, i1 - i0, band.rows * r.w,
-                                     r.channel_stride, band.channel_stride, deps);
-          out_.layers[layer].fill_bytes += uint64_t(i1 - i0) * band.rows * r.w;
-          band_in[k] = {int(slot), band, fill};
+          BandInput& b = band_in[k];
+          b.fill = fill_band(layer, r, last_desc_[t], i0, i1, y0, y1, &b.ref, &b.slot);
         }
         r = band_in[k].ref;
         d.deps.push_back(band_in[k].fill);
-        used_slots.push_back(uint32_t(band_in[k].slot));
+        used_slots.push_back(band_in[k].slot);
       }
-      int out_slot = -1;
-      if (out_spilled) {
-        out_slot = int(out_bands_.take());
-        const std::vector<uint32_t> war = out_bands_.war(uint32_t(out_slot));
-        d.deps.insert(d.deps.end(), war.begin(), war.end());
-        TensorRef& o = d.op.output;
-        o.space = MemSpace::kL2;
-        o.addr = out_bands_.addr(uint32_t(out_slot));
-        o.first_channel = c0, o.channels = c1 - c0, o.first_row = r0, o.rows = r1 - r0;
-        o.channel_stride = o.rows * o.w;
-      }
+      const uint32_t out_slot = out_spilled ? band_output(d) : UINT32_MAX;
       if (n.weights >= 0) stage_weights(n, layer, c0, c1, d);
-      last = emit(std::move(d));
-      last_op_ = int(last);
-      for (int& u : staging_.last_user) u = u <= -2 ? int(last) : u;
+      last = emit_tile(std::move(d), layer);
       for (uint32_t s : used_slots) in_bands_.last_user[s] = int(last);
-      ++out_.layers[layer].tiles;
-      if (out_spilled) {
-        const TensorRef home = ref(out_t);
-        const uint32_t row_bytes = (r1 - r0) * out_w;
-        const uint32_t spill = move(layer, MemSpace::kL2, out_bands_.addr(uint32_t(out_slot)),
-                                    MemSpace::kDram, home.addr + home.offset(c0, r0, 0), c1 - c0,
-                                    row_bytes, row_bytes, home.channel_stride, {last});
-        out_bands_.last_user[uint32_t(out_slot)] = int(spill);
-        out_.layers[layer].spill_bytes += uint64_t(c1 - c0) * row_bytes;
-        spills.push_back(spill);
-      }
+      if (out_spilled) spills.push_back(spill_band(layer, out_t, out_slot, c0, c1, r0, r1, last));
     }
   }
   // Consumers wait for the last tile and, for a spilled output, for every spill (DMA channels

@@ -65,6 +65,12 @@ class Lowerer {
                      uint32_t i0 = 0, uint32_t i1 = 0);
   uint32_t band_rows(const OpDesc& op) const;
   void lower_compute(const Node& n, uint32_t layer);
+  uint32_t emit_tile(Descriptor d, uint32_t layer);
+  uint32_t fill_band(uint32_t layer, const TensorRef& r, std::vector<uint32_t> deps, uint32_t i0,
+                     uint32_t i1, uint32_t y0, uint32_t y1, TensorRef* band, uint32_t* slot);
+  uint32_t band_output(Descriptor& d);
+  uint32_t spill_band(uint32_t layer, int out_t, uint32_t slot, uint32_t c0, uint32_t c1,
+                      uint32_t r0, uint32_t r1, uint32_t tile);
   void lower_banded(const Node& n, uint32_t layer, const OpDesc& base);
   void lower_partial_sums(const Node& n, uint32_t layer, const OpDesc& base);
   bool channel_local(const Node& n) const;  // output channel c needs only input channel c's group

@@ -77,48 +77,16 @@ void Lowerer::lower_partial_sums(const Node& n, uint32_t layer, const OpDesc& ba
         pending_readers_.clear();
         d.deps.insert(d.deps.end(), chain.begin(), chain.end());
         // The input block's rows, filled into the next in-band slot.
-        const uint32_t slot = in_bands_.take();
-        TensorRef band = in;
-        band.space = MemSpace::kL2;
-        band.addr = in_bands_.addr(slot);
-        band.first_channel = i0, band.channels = i1 - i0, band.first_row = y0, band.rows = y1 - y0;
-        band.channel_stride = band.rows * in.w;
-        std::vector<uint32_t> fill_deps = last_desc_[n.inputs[0]];
-        const std::vector<uint32_t> war = in_bands_.war(slot);
-        fill_deps.insert(fill_deps.end(), war.begin(), war.end());
-        d.deps.push_back(move(layer, MemSpace::kDram, in.addr + in.offset(i0, y0, 0), MemSpace::kL2,
-                              band.addr, i1 - i0, band.rows * in.w, in.channel_stride,
-                              band.channel_stride, fill_deps));
-        out_.layers[layer].fill_bytes += uint64_t(i1 - i0) * band.rows * in.w;
-        d.op.input = band;
-        int out_slot = -1;
-        if (final && out_spilled) {
-          out_slot = int(out_bands_.take());
-          const std::vector<uint32_t> owar = out_bands_.war(uint32_t(out_slot));
-          d.deps.insert(d.deps.end(), owar.begin(), owar.end());
-          TensorRef& o = d.op.output;
-          o.space = MemSpace::kL2;
-          o.addr = out_bands_.addr(uint32_t(out_slot));
-          o.first_channel = c0, o.channels = c1 - c0, o.first_row = r0, o.rows = r1 - r0;
-          o.channel_stride = o.rows * o.w;
-        }
+        uint32_t slot;
+        d.deps.push_back(fill_band(layer, in, last_desc_[n.inputs[0]], i0, i1, y0, y1, &d.op.input,
+                                   &slot));
+        const bool spill = final && out_spilled;
+        const uint32_t out_slot = spill ? band_output(d) : UINT32_MAX;
         stage_weights(n, layer, c0, c1, d, i0, i1);
-        last = emit(std::move(d));
-        last_op_ = int(last);
-        for (int& u : staging_.last_user) u = u <= -2 ? int(last) : u;
+        last = emit_tile(std::move(d), layer);
         in_bands_.last_user[slot] = int(last);
         chain = {last};  // the next block reads these partial sums
-        ++out_.layers[layer].tiles;
-        if (out_slot >= 0) {
-          const TensorRef home = ref(out_t);
-          const uint32_t row_bytes = (r1 - r0) * out_w;
-          const uint32_t spill = move(layer, MemSpace::kL2, out_bands_.addr(uint32_t(out_slot)),
-                                      MemSpace::kDram, home.addr + home.offset(c0, r0, 0), c1 - c0,
-                                      row_bytes, row_bytes, home.channel_stride, {last});
-          out_bands_.last_user[uint32_t(out_slot)] = int(spill);
-          out_.layers[layer].spill_bytes += uint64_t(c1 - c0) * row_bytes;
-          spills.push_back(spill);
-        }
+        if (spill) spills.push_back(spill_band(layer, out_t, out_slot, c0, c1, r0, r1, last));
       }
       psums_.last_user[ps] = int(last);
     }
