@@ -5,7 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "model/config/config_loader.h"
+#include "arch/config_loader.h"
 
 namespace strider {
 

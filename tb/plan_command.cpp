@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "model/config/config_loader.h"
+#include "arch/config_loader.h"
 #include "tb/cli_args.h"
 #include "tb/commands.h"
 #include "tb/report_writer.h"

@@ -12,7 +12,7 @@
 #include <set>
 #include <sstream>
 
-#include "model/config/config_error.h"
+#include "arch/config_error.h"
 #include "tb/cli_args.h"
 #include "tb/sweep_figures.h"
 #include "tb/sweep_results.h"

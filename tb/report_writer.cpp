@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "model/config/config_writer.h"
+#include "arch/config_writer.h"
 #include "tb/trace_writer.h"
 
 namespace strider {

@@ -19,7 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "model/config/run_config.h"
+#include "arch/run_config.h"
 #include "planner/ir/graph.h"
 #include "strider/descriptor.h"
 

@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "model/config/config_loader.h"
+#include "arch/config_loader.h"
 #include "tb/cli_args.h"
 #include "tb/commands.h"
 #include "tb/list_run.h"

@@ -9,7 +9,7 @@
 
 #include "model/common/run_record.h"
 #include "model/common/stats.h"
-#include "model/config/run_config.h"
+#include "arch/run_config.h"
 #include "planner/ir/graph.h"
 #include "planner/lower/lowering.h"
 

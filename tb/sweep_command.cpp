@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "model/config/config_error.h"
+#include "arch/config_error.h"
 #include "tb/cli_args.h"
 #include "tb/sweep_figures.h"
 #include "tb/sweep_merge.h"

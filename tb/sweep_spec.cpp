@@ -7,7 +7,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "model/config/config_error.h"
+#include "arch/config_error.h"
 
 namespace strider {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/l1/tile_work.h"
+#include "timing/tile_work.h"
 #include "strider/descriptor.h"
 
 namespace strider {

@@ -24,7 +24,7 @@
 #include "model/common/run_record.h"
 #include "model/common/stats.h"
 #include "model/common/timed_memory.h"
-#include "model/config/arch_config.h"
+#include "arch/arch_config.h"
 #include "strider/descriptor.h"
 
 namespace strider {

@@ -25,7 +25,7 @@
 #include "model/common/stats.h"
 #include "model/common/tile_token.h"
 #include "model/common/timed_memory.h"
-#include "model/config/arch_config.h"
+#include "arch/arch_config.h"
 
 namespace strider {
 

@@ -19,7 +19,7 @@
 #include "model/common/run_record.h"
 #include "model/common/stats.h"
 #include "model/common/tile_token.h"
-#include "model/config/run_config.h"
+#include "arch/run_config.h"
 #include "model/ctrl/controller.h"
 #include "model/dma/dma.h"
 #include "model/dram/dram.h"

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "model/config/arch_config.h"
+#include "arch/arch_config.h"
 #include "planner/ir/graph.h"
 #include "strider/descriptor.h"
 

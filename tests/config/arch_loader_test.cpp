@@ -3,8 +3,8 @@
 // error is collected before failing.
 #include <gtest/gtest.h>
 
-#include "model/config/arch_reader.h"
-#include "model/config/config_loader.h"
+#include "arch/arch_reader.h"
+#include "arch/config_loader.h"
 #include "tests/config/config_test_util.h"
 
 namespace strider {

@@ -14,8 +14,8 @@
 #include <functional>
 #include <string>
 
-#include "model/config/config_error.h"
-#include "model/config/config_loader.h"
+#include "arch/config_error.h"
+#include "arch/config_loader.h"
 
 namespace strider {
 namespace {

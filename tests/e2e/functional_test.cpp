@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "model/config/config_loader.h"
+#include "arch/config_loader.h"
 #include "tb/run_harness.h"
 
 namespace strider {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "model/config/config_loader.h"
+#include "arch/config_loader.h"
 #include "tb/run_harness.h"
 
 namespace strider {

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "model/config/config_loader.h"
+#include "arch/config_loader.h"
 #include "planner/import/network_loader.h"
 
 namespace strider {

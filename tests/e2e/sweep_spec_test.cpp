@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "model/config/config_error.h"
+#include "arch/config_error.h"
 #include "tb/sweep_command.h"
 #include "tb/sweep_results.h"
 

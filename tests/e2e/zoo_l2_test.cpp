@@ -10,7 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "model/config/config_loader.h"
+#include "arch/config_loader.h"
 #include "planner/import/network_loader.h"
 #include "planner/lower/lowering.h"
 

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "model/config/arch_config.h"
-#include "model/config/run_config.h"
+#include "arch/arch_config.h"
+#include "arch/run_config.h"
 
 namespace strider {
 

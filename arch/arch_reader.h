@@ -9,10 +9,10 @@
 #include <cstdint>
 #include <string>
 
-#include "model/config/arch_config.h"
-#include "model/config/config_node.h"
-#include "model/config/diagnostics.h"
-#include "model/config/field_reader.h"
+#include "arch/arch_config.h"
+#include "arch/config_node.h"
+#include "arch/diagnostics.h"
+#include "arch/field_reader.h"
 
 namespace strider::config {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "model/config/config_node.h"
-#include "model/config/diagnostics.h"
+#include "arch/config_node.h"
+#include "arch/diagnostics.h"
 
 namespace strider::config {
 

@@ -1,8 +1,8 @@
-#include "model/config/arch_reader.h"
+#include "arch/arch_reader.h"
 
 #include <sstream>
 
-#include "model/config/config_writer.h"
+#include "arch/config_writer.h"
 
 namespace strider::config {
 

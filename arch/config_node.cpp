@@ -1,4 +1,4 @@
-#include "model/config/config_node.h"
+#include "arch/config_node.h"
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>

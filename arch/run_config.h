@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "model/config/arch_config.h"
+#include "arch/arch_config.h"
 
 namespace strider {
 

@@ -26,10 +26,10 @@
 #include <string>
 #include <vector>
 
-#include "model/config/arch_config.h"
-#include "model/config/config_error.h"
-#include "model/config/config_writer.h"
-#include "model/config/run_config.h"
+#include "arch/arch_config.h"
+#include "arch/config_error.h"
+#include "arch/config_writer.h"
+#include "arch/run_config.h"
 
 namespace strider {
 

@@ -1,8 +1,8 @@
-#include "model/config/diagnostics.h"
+#include "arch/diagnostics.h"
 
 #include <algorithm>
 
-#include "model/config/config_error.h"
+#include "arch/config_error.h"
 
 namespace strider::config {
 

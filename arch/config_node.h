@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "model/config/diagnostics.h"
+#include "arch/diagnostics.h"
 
 namespace strider::config {
 

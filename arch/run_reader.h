@@ -7,10 +7,10 @@
 
 #include <string>
 
-#include "model/config/config_node.h"
-#include "model/config/diagnostics.h"
-#include "model/config/field_reader.h"
-#include "model/config/run_config.h"
+#include "arch/config_node.h"
+#include "arch/diagnostics.h"
+#include "arch/field_reader.h"
+#include "arch/run_config.h"
 
 namespace strider::config {
 

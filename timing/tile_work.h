@@ -30,7 +30,7 @@
 
 #include <cstdint>
 
-#include "model/config/arch_config.h"
+#include "arch/arch_config.h"
 #include "strider/descriptor.h"
 
 namespace strider {

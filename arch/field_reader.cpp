@@ -1,4 +1,4 @@
-#include "model/config/field_reader.h"
+#include "arch/field_reader.h"
 
 #include <cerrno>
 #include <cmath>

@@ -1,12 +1,12 @@
-#include "model/config/config_loader.h"
+#include "arch/config_loader.h"
 
 #include <filesystem>
 
-#include "model/config/arch_reader.h"
-#include "model/config/config_node.h"
-#include "model/config/diagnostics.h"
-#include "model/config/field_reader.h"
-#include "model/config/run_reader.h"
+#include "arch/arch_reader.h"
+#include "arch/config_node.h"
+#include "arch/diagnostics.h"
+#include "arch/field_reader.h"
+#include "arch/run_reader.h"
 
 namespace strider {
 

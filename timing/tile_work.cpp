@@ -1,4 +1,4 @@
-#include "model/l1/tile_work.h"
+#include "timing/tile_work.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "model/config/config_writer.h"
+#include "arch/config_writer.h"
 
 #include <yaml-cpp/yaml.h>
 

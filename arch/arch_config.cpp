@@ -1,6 +1,6 @@
-#include "model/config/arch_config.h"
+#include "arch/arch_config.h"
 
-#include "model/config/config_writer.h"
+#include "arch/config_writer.h"
 
 namespace strider {
 

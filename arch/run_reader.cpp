@@ -1,9 +1,9 @@
-#include "model/config/run_reader.h"
+#include "arch/run_reader.h"
 
 #include <filesystem>
 #include <limits>
 
-#include "model/config/config_writer.h"
+#include "arch/config_writer.h"
 
 namespace strider::config {
 
