@@ -26,6 +26,7 @@ struct Fill {
   uint64_t active = 0;  // neurons holding a position (or channel)
   uint64_t useful = 0;  // neurons whose MACs are useful (conv / fc, valid positions)
   // Output iterator, when this fill closes its group: stored and discarded elements.
+  bool closes_group = false;
   uint64_t valid_out = 0, discarded_out = 0;
 };
 
@@ -187,6 +188,7 @@ void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& n
         f.active = active;
         f.useful = is_conv_like(op) ? valid : 0;
         if (s + n == segs.size()) {
+          f.closes_group = true;
           f.valid_out = valid * out_channels;
           f.discarded_out = (active - valid) * out_channels;
         }
@@ -222,7 +224,7 @@ void channels_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc
         f.members = group;
         f.active = active;
         f.useful = is_conv_like(op) ? active : 0;
-        if (e + n == reduction) f.valid_out = active * group;
+        if (e + n == reduction) f.closes_group = true, f.valid_out = active * group;
         fills->push_back(std::move(f));
       }
     }
@@ -243,6 +245,7 @@ SteppedWork run_stepped_reference(const OpDesc& op, const L1Config& l1, const Ne
   SteppedWork w;
   const size_t n = fills.size();
   w.fills = n;
+  for (const Fill& f : fills) w.active_lines = std::max(w.active_lines, f.active);
   if (n == 0) return w;
   constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
   std::vector<uint64_t> write_done(n, kNever), compute_done(n, kNever);
@@ -275,6 +278,9 @@ SteppedWork run_stepped_reference(const OpDesc& op, const L1Config& l1, const Ne
       if (left == 0) {
         compute_done[cf] = t + 1;
         // Output iterator: a closed group's positions are stored or dropped.
+        if (f.closes_group && w.first_output_cycles == 0) {
+          w.first_output_cycles = t + 1 - write_done[0];  // from the neurons' first cycle
+        }
         w.valid_outputs += f.valid_out;
         w.discarded_outputs += f.discarded_out;
         if (cf + 1 == n) w.last_fill_compute_cycles = t + 1 - compute_start;

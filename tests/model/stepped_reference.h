@@ -38,6 +38,8 @@ struct SteppedWork {
   uint64_t write_span_cycles = 0;
   uint64_t first_fill_write_cycles = 0;
   uint64_t last_fill_compute_cycles = 0;
+  uint64_t first_output_cycles = 0;  // neurons' first cycle to the end of the first group
+  uint64_t active_lines = 0;         // most lines one fill writes
 };
 
 // Steps `op` (one tile) cycle by cycle on the given line buffer and neuron array.

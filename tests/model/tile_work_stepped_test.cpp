@@ -211,6 +211,8 @@ std::string compare(const TileWork& w, const SteppedWork& r, std::map<std::strin
   eq("first_fill_write_cycles", w.first_fill_write_cycles, r.first_fill_write_cycles);
   eq("last_fill_compute_cycles", w.last_fill_compute_cycles, r.last_fill_compute_cycles);
   eq("acc_updates", w.acc_updates, r.acc_updates);
+  eq("first_output_cycles", w.first_output_cycles, r.first_output_cycles);
+  eq("active_lines", w.active_lines, r.active_lines);
   eq("macs", w.macs, r.macs);
   eq("valid_outputs", w.valid_outputs, r.valid_outputs);
   eq("discarded_outputs", w.discarded_outputs, r.discarded_outputs);
