@@ -48,6 +48,20 @@ void observe_occupancy(const RunResult& r, RunSummary& s) {
 
 uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+// The class of layer an operation belongs to, for per-class figures.
+const char* layer_class(const OpDesc& op) {
+  switch (op.op) {
+    case OpCode::kConv:
+      if (op.groups > 1 && op.groups == op.input.c) return "depthwise";
+      return op.kernel_h == 1 && op.kernel_w == 1 ? "pointwise" : "conv";
+    case OpCode::kFullyConnected: return "pointwise";
+    case OpCode::kMaxPool:
+    case OpCode::kAvgPool:
+    case OpCode::kGlobalAvgPool: return "pool";
+    default: return "eltwise";
+  }
+}
+
 // A layer's bound and what bounded its time. The bottleneck is the resource with the most busy
 // cycles in the layer — the neurons (compute cycles), the line-buffer write port (write cycles),
 // DRAM (transfer time plus contention stalls), the busiest L2 port (transfer time plus bank
@@ -106,8 +120,10 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
     }
     l.load_port_bytes += d.l2_read_bytes;
     l.store_port_bytes += d.l2_write_bytes;
-    const char* m = to_string(r.lowered.list.descriptors[d.id].op.mapping);
+    const OpDesc& op = r.lowered.list.descriptors[d.id].op;
+    const char* m = to_string(op.mapping);
     l.mapping = l.mapping.empty() || l.mapping == m ? m : "mixed";
+    l.layer_class = layer_class(op);
   }
   // Moves that started before the layer's first tile (weight prefetch) ran in earlier layers'
   // time: the layer's bound counts only the DMA traffic inside its span.
