@@ -14,6 +14,12 @@
 // the buffer when done, and the output iterator counts each run's positions as stored or discarded
 // (window across a row end) when the run's group has finished. Cycle figures are what the loop
 // observed (e.g. pipeline_cycles is the cycle after the last compute cycle).
+//
+// Choices the closed form's header leaves open, taken here the same way and so not checked:
+// a kernel row wider than a line is cut into ceil(kernel_w / line_bytes) parts of equal width
+// ceil(kernel_w / parts), the last zero-padded (compute and line bytes count the padded lanes);
+// a kernel row lying wholly in top/bottom padding still costs its writes and compute. L2 and
+// kernel-region bytes are not modelled.
 #pragma once
 
 #include <cstdint>
