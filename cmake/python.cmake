@@ -13,6 +13,7 @@ if(NOT Python3_FOUND OR NOT pybind11_FOUND)
   return()
 endif()
 
+include(GNUInstallDirs)
 set(STRIDER_PYTHON_INSTALL_DIR "lib/python3/dist-packages" CACHE STRING
     "where `cmake --install` puts the strider Python package, relative to the prefix")
 set(python_dir ${CMAKE_BINARY_DIR}/python/strider)

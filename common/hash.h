@@ -17,13 +17,13 @@ constexpr uint64_t kFnv1aPrime = 1099511628211ull;
 constexpr uint64_t kFnv1aWeightSeedBasis = 1469598103934665603ull;
 
 // FNV-1a over `size` bytes, continuing from `h`.
-inline uint64_t fnv1a64(const void* data, size_t size, uint64_t h = kFnv1aBasis) {
+inline uint64_t fnv1a64_bytes(const void* data, size_t size, uint64_t h = kFnv1aBasis) {
   const unsigned char* p = static_cast<const unsigned char*>(data);
   for (size_t i = 0; i < size; ++i) h = (h ^ p[i]) * kFnv1aPrime;
   return h;
 }
 inline uint64_t fnv1a64(const std::string& s, uint64_t h = kFnv1aBasis) {
-  return fnv1a64(s.data(), s.size(), h);
+  return fnv1a64_bytes(s.data(), s.size(), h);
 }
 
 class SplitMix64 {

@@ -132,7 +132,7 @@ OpDesc Lowerer::base_op(const Node& n) const {
 // A layer's weights and biases in DRAM. Identical parameters (same bytes, found by content hash
 // and then compared) are stored once, across the layers of one network and across networks.
 uint64_t Lowerer::store_blob(std::vector<int8_t> bytes) {
-  uint64_t h = fnv1a64(bytes.data(), bytes.size());
+  uint64_t h = fnv1a64_bytes(bytes.data(), bytes.size());
   h ^= bytes.size();
   out_.weights_total_bytes += bytes.size();
   auto range = blob_index_.equal_range(h);

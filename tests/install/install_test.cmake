@@ -28,3 +28,14 @@ if(NOT run_output MATCHES "^strider [0-9.]+ \\(git [^)]+\\)\nseed arch fingerpri
   message(FATAL_ERROR "unexpected consumer output: '${run_output}'")
 endif()
 message(STATUS "consumer: ${run_output}")
+
+# The installed Python package runs the installed program. (No ';' in the code: run() would split
+# the argument there.)
+set(package ${WORK_DIR}/prefix/lib/python3/dist-packages)
+if(EXISTS ${package}/strider/_paths.py)
+  run(${CMAKE_COMMAND} -E env PYTHONPATH=${package} /usr/bin/python3 -c
+      "import strider\nprint(strider.program())\nprint(strider.inspect('${SOURCE_DIR}/configs/networks/tiny_cnn.yaml')['macs'])")
+  if(NOT run_output STREQUAL "${WORK_DIR}/prefix/bin/strider\n1254720\n")
+    message(FATAL_ERROR "installed Python package: unexpected output '${run_output}'")
+  endif()
+endif()

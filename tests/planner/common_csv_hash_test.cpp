@@ -54,7 +54,7 @@ TEST(CommonHash, Fnv1aAndSplitMix64KnownValues) {
   EXPECT_EQ(fnv1a64(""), 14695981039346656037ull);  // the offset basis
   EXPECT_EQ(fnv1a64("a"), 0xaf63dc4c8601ec8cull);    // the FNV reference test vector
   const char bytes[] = {'a'};
-  EXPECT_EQ(fnv1a64(bytes, 1), fnv1a64("a"));
+  EXPECT_EQ(fnv1a64_bytes(bytes, 1), fnv1a64("a"));
   // Continuing a hash equals hashing the concatenation.
   EXPECT_EQ(fnv1a64("b", fnv1a64("a")), fnv1a64("ab"));
   SplitMix64 rng(0);
