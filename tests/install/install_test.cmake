@@ -1,6 +1,6 @@
 # ctest install_package: `cmake --install` the build into WORK_DIR/prefix, then configure and build
 # the consumer project (tests/install/consumer) against the installed Strider package and run it:
-# it must print the version line and the seed arch's pinned fingerprint.
+# it must print the version line, the seed arch's name, a quoted CSV row and a hash.
 file(REMOVE_RECURSE ${WORK_DIR})
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -23,8 +23,8 @@ run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/consumer -B ${WORK_DIR}/cons
     -DCMAKE_BUILD_TYPE=Release)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/consumer)
 run(${CMAKE_COMMAND} -E env SC_COPYRIGHT_MESSAGE=DISABLE ${WORK_DIR}/consumer/consumer ${WORK_DIR}/prefix/share/strider/configs/arch/seed.yaml)
-# 0x28aff3ed1f934e8a: the seed arch's fingerprint, pinned in tests/config/arch_loader_test.cpp.
-if(NOT run_output MATCHES "^strider [0-9.]+ \\(git [^)]+\\)\nseed arch fingerprint 28aff3ed1f934e8a\n$")
+# af63dc4c8601ec8c: FNV-1a 64 of "a", the reference test vector.
+if(NOT run_output MATCHES "^strider [0-9.]+ \\(git [^)]+\\)\nseed \"conv,1\",x af63dc4c8601ec8c\n$")
   message(FATAL_ERROR "unexpected consumer output: '${run_output}'")
 endif()
 message(STATUS "consumer: ${run_output}")
