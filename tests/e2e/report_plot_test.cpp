@@ -18,7 +18,10 @@ TEST(ReportPlot, WritesThePngs) {
   }
   Scratch dir("plot");
   run_strider(dir.str());
-  ASSERT_EQ(std::system((kPlot + dir.str() + " > /dev/null").c_str()), 0);
+  ASSERT_EQ(std::system((kPlot + dir.str() + " --overview " + dir.file("overview.png") +
+                         " > /dev/null")
+                            .c_str()),
+            0);
   for (const char* png : {"roofline.png", "layer_cycles.png", "bandwidth.png", "occupancy.png",
                           "memory_map.png", "overview.png"}) {
     const std::string bytes = slurp(dir.file(png));
@@ -35,6 +38,7 @@ TEST(ReportPlot, WritesThePngs) {
   ASSERT_EQ(std::system((kPlot + layers.str() + " > /dev/null").c_str()), 0);
   EXPECT_TRUE(fs::exists(layers.file("roofline.png")));
   EXPECT_FALSE(fs::exists(layers.file("occupancy.png")));
+  EXPECT_FALSE(fs::exists(layers.file("overview.png")));  // only with --overview
 }
 
 TEST(ReportPlot, RefusesADirectoryWithoutARun) {
