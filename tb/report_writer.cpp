@@ -100,14 +100,14 @@ void write_layers(const RunSummary& s, const std::string& path) {
   std::ofstream f = open(path);
   f << "layer,op,tiles,start,end,cycles,macs,utilization,dram_bytes,l2_bytes,lb_write_cycles,"
        "shifted_writes,discarded_outputs,compute_cycles,stall_l2_conflict,stall_dram,"
-       "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping\n";
+       "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping,class\n";
   for (const LayerRow& l : s.layers) {
     csv::Writer w(f);
     w << l.name << l.op << l.tiles << l.start << l.end << l.cycles << l.macs;
     w.fixed(l.utilization, 6) << l.dram_bytes << l.l2_bytes << l.lb_write_cycles << l.shifted_writes
       << l.discarded_outputs << l.compute_cycles << l.stall_l2_conflict << l.stall_dram
       << l.stall_line_buffer << l.stall_backpressure << l.bound_cycles << l.bottleneck
-      << l.mapping;
+      << l.mapping << l.layer_class;
     w.end_row();
   }
 }
