@@ -7,6 +7,7 @@
 #include <string>
 
 #include "strider/quant.h"
+#include "strider/simd.h"
 
 namespace strider {
 namespace {
@@ -18,7 +19,7 @@ int8_t post(const Node& n, int32_t v) {
   switch (n.activation) {
     case Activation::kNone: return activate(v, PostAct::kNone, 0, 0);
     case Activation::kRelu: return activate(v, PostAct::kRelu, 0, 0);
-    case Activation::kRelu6: return activate(v, PostAct::kClip, 0, 6 * kActivationScale);
+    case Activation::kRelu6: return activate(v, PostAct::kClip, n.clip_min, n.clip_max);
     case Activation::kClip: return activate(v, PostAct::kClip, n.clip_min, n.clip_max);
     case Activation::kSigmoid: return activate(v, PostAct::kSigmoid, 0, 0);
     case Activation::kHardSigmoid: return activate(v, PostAct::kHardSigmoid, 0, 0);
@@ -43,6 +44,7 @@ struct Dims {
 
 // Convolution accumulated one output plane at a time: for every (input channel, ky, kx) the
 // weight scales the shifted input rows into the plane, over the columns whose tap is inside.
+STRIDER_SIMD_CLONES
 void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
   const Dims is(g.tensors[n.inputs[0]].shape), os(g.tensors[n.outputs[0]].shape);
   const Bytes& wt = g.tensors[n.weights].data;

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "strider/quant.h"
+#include "strider/simd.h"
 
 namespace strider {
 namespace {
@@ -44,6 +45,24 @@ int32_t int32_at(const std::vector<int8_t>& raw, uint32_t i) {
 
 int32_t div_round_away(int64_t num, int64_t den) {
   return static_cast<int32_t>(num >= 0 ? (2 * num + den) / (2 * den) : -((-2 * num + den) / (2 * den)));
+}
+
+// acc[p] += sum over slots s of kernel[s] x lines[s][p], positions in chunks whose accumulators
+// stay in L1 while the slots stream past (int8 x int8 products fit int16 exactly).
+STRIDER_SIMD_CLONES
+void accumulate(const int8_t* kernel, const int8_t* lines, uint64_t slots, uint64_t positions,
+                int32_t* acc) {
+  constexpr uint64_t kChunk = 256;
+  for (uint64_t p0 = 0; p0 < positions; p0 += kChunk) {
+    const uint64_t n = std::min(kChunk, positions - p0);
+    int32_t* a = acc + p0;
+    for (uint64_t s = 0; s < slots; ++s) {
+      const int16_t k = kernel[s];
+      if (k == 0) continue;
+      const int8_t* line = lines + s * positions + p0;
+      for (uint64_t j = 0; j < n; ++j) a[j] += int16_t(k * line[j]);
+    }
+  }
 }
 
 int8_t finish(const OpDesc& op, int32_t v) { return activate(v, op.act, op.clip_min, op.clip_max); }
@@ -95,13 +114,7 @@ void conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
     } else {
       for (uint64_t p = 0; p < positions; ++p) acc[p] = int32_at(psum, (co - op.ch_begin) * positions + p);
     }
-    const int8_t* kernel = &w[(co - op.ch_begin) * slots];
-    for (uint64_t s = 0; s < slots; ++s) {
-      const int32_t k = kernel[s];
-      if (k == 0) continue;
-      const int8_t* line = &lines[s * positions];
-      for (uint64_t p = 0; p < positions; ++p) acc[p] += k * line[p];
-    }
+    accumulate(&w[(co - op.ch_begin) * slots], lines.data(), slots, positions, acc.data());
     if (op.psum_mode & OpDesc::kPsumWrite) {
       for (uint64_t p = 0; p < positions; ++p) {
         for (int b = 0; b < 4; ++b) out.push_back(int8_t((uint32_t(acc[p]) >> (8 * b)) & 0xff));
