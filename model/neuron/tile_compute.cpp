@@ -82,13 +82,14 @@ void conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
   const uint64_t slots = uint64_t(i1 - i0) * op.kernel_h * op.kernel_w;
   std::vector<int8_t> psum;  // int32 little-endian partial sums of the tile
   if (op.psum_mode & OpDesc::kPsumRead) psum = read_all(op.psum, l2);
-  std::vector<int8_t> lines(slots * positions);
+  // Every element is written before it is read: no zero fill (it cost as much as the MACs).
+  const std::unique_ptr<int8_t[]> lines(new int8_t[slots * positions]);
   std::vector<int32_t> acc(positions);
   int64_t built = -1;  // the channel group the lines hold
   for (uint32_t co = op.ch_begin; co < op.ch_end; ++co) {
     const uint32_t g = co / cout_g;
     if (built != int64_t(g)) {
-      int8_t* dst = lines.data();
+      int8_t* dst = lines.get();
       for (uint32_t ci = i0; ci < i1; ++ci) {
         for (uint32_t ky = 0; ky < op.kernel_h; ++ky) {
           for (uint32_t kx = 0; kx < op.kernel_w; ++kx) {
@@ -114,7 +115,7 @@ void conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
     } else {
       for (uint64_t p = 0; p < positions; ++p) acc[p] = int32_at(psum, (co - op.ch_begin) * positions + p);
     }
-    accumulate(&w[(co - op.ch_begin) * slots], lines.data(), slots, positions, acc.data());
+    accumulate(&w[(co - op.ch_begin) * slots], lines.get(), slots, positions, acc.data());
     if (op.psum_mode & OpDesc::kPsumWrite) {
       for (uint64_t p = 0; p < positions; ++p) {
         for (int b = 0; b < 4; ++b) out.push_back(int8_t((uint32_t(acc[p]) >> (8 * b)) & 0xff));
