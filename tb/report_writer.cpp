@@ -28,6 +28,9 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
   j["seconds_at_clock"] = s.seconds_at_clock;
   j["macs"] = s.macs;
   j["utilization"] = s.utilization;
+  j["bound_cycles"] = s.bound_cycles;
+  j["cycles_over_bound"] = s.cycles_over_bound;
+  j["layer_bound_cycles"] = s.layer_bound_cycles;
   j["dram"] = {{"read_bytes", r.stats.get("dram.read_bytes")},
                {"write_bytes", r.stats.get("dram.write_bytes")},
                {"descriptor_fetch_bytes", s.descriptor_fetch_bytes}};
@@ -116,7 +119,8 @@ void write_layers(const RunSummary& s, const std::vector<Fidelity>& fidelity,
   std::ofstream f = open(path);
   f << "layer,op,tiles,start,end,cycles,macs,utilization,dram_bytes,l2_bytes,lb_write_cycles,"
        "shifted_writes,discarded_outputs,compute_cycles,stall_l2_conflict,stall_dram,"
-       "stall_line_buffer,stall_backpressure,sqnr_db,saturated_fraction\n";
+       "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping,sqnr_db,"
+       "saturated_fraction\n";
   for (size_t i = 0; i < s.layers.size(); ++i) {
     const LayerRow& l = s.layers[i];
     f << l.name << ',' << l.op << ',' << l.tiles << ',' << l.start << ',' << l.end << ','
@@ -124,7 +128,8 @@ void write_layers(const RunSummary& s, const std::vector<Fidelity>& fidelity,
       << ',' << l.dram_bytes << ',' << l.l2_bytes << ',' << l.lb_write_cycles << ','
       << l.shifted_writes << ',' << l.discarded_outputs << ',' << l.compute_cycles << ','
       << l.stall_l2_conflict << ',' << l.stall_dram << ',' << l.stall_line_buffer << ','
-      << l.stall_backpressure << ',';
+      << l.stall_backpressure << ',' << l.bound_cycles << ',' << l.bottleneck << ','
+      << l.mapping << ',';
     // Quantisation fidelity (functional mode, calibrated): empty when not measured.
     if (i < fidelity.size() && fidelity[i].values > 0) {
       f << std::setprecision(3) << fidelity[i].sqnr_db() << ',' << std::setprecision(6)
@@ -138,11 +143,12 @@ void write_layers(const RunSummary& s, const std::vector<Fidelity>& fidelity,
 
 void write_descriptors(const RunResult& r, const std::string& path) {
   std::ofstream f = open(path);
-  f << "id,kind,layer,unit,channel,fetched,ready,start,end\n";
+  f << "id,kind,layer,unit,channel,fetched,ready,start,end,mapping\n";
   for (const DescriptorRecord& d : r.record.descriptors) {
     f << d.id << ',' << (d.is_move ? "move" : "op") << ',' << r.lowered.list.layers[d.layer]
       << ',' << to_string(d.unit) << ',' << d.channel << ',' << d.fetched << ',' << d.ready << ','
-      << d.start << ',' << d.end << '\n';
+      << d.start << ',' << d.end << ','
+      << (d.is_move ? "" : to_string(r.lowered.list.descriptors[d.id].op.mapping)) << '\n';
   }
 }
 
@@ -195,6 +201,8 @@ void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
       << s.seconds_at_clock * 1e3 << " ms at " << arch.clock.frequency_mhz << " MHz)\n";
   out << "  MACs             " << s.macs << "  utilisation " << std::setprecision(1)
       << s.utilization * 100 << " %\n";
+  out << "  bound            " << s.bound_cycles << " cycles, run at " << std::setprecision(2)
+      << s.cycles_over_bound << "x its bound\n";
   out << "  DRAM traffic     " << r.stats.get("dram.read_bytes") << " B read, "
       << r.stats.get("dram.write_bytes") << " B written\n";
   out << "  L2 peak          " << s.l2_peak_planned << " B planned, " << s.l2_peak_observed
@@ -214,7 +222,7 @@ void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
   for (size_t i = 0; i < std::min<size_t>(5, top.size()); ++i) {
     out << "    " << std::left << std::setw(28) << top[i]->name << std::right << std::setw(12)
         << top[i]->cycles << " cycles  " << std::setw(5) << std::setprecision(1)
-        << top[i]->utilization * 100 << " % util\n";
+        << top[i]->utilization * 100 << " % util  " << top[i]->bottleneck << "\n";
   }
 }
 
