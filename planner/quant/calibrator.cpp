@@ -143,6 +143,35 @@ void constrain(const Graph& g, ScaleGroups& groups) {
   }
 }
 
+// The clipping threshold of a group that minimises the squared error of int8 quantisation on
+// a strided sample of its members' values on image 0: clipped error sum (|x| - T)^2 plus the
+// rounding error (T / 127)^2 / 12 per unclipped value, over thresholds T from max / 4 to max,
+// keeping at most 0.5 % of the values clipped. Returns max when nothing beats it.
+double best_threshold(std::vector<float> sample, double max) {
+  if (sample.empty() || max <= 0) return max;
+  std::sort(sample.begin(), sample.end());
+  const size_t n = sample.size();
+  std::vector<double> suffix(n + 1, 0.0), suffix_sq(n + 1, 0.0);  // sums over sample[i..n)
+  for (size_t i = n; i-- > 0;) {
+    suffix[i] = suffix[i + 1] + sample[i];
+    suffix_sq[i] = suffix_sq[i + 1] + double(sample[i]) * sample[i];
+  }
+  double best = max, best_err = -1;
+  for (int step = 0; step <= 96; ++step) {
+    const double t = max * (0.25 + 0.75 * step / 96.0);
+    const size_t first = size_t(std::upper_bound(sample.begin(), sample.end(), float(t)) - sample.begin());
+    const size_t clipped = n - first;
+    if (double(clipped) > 0.005 * double(n)) continue;
+    const double clip_err = suffix_sq[first] - 2 * t * suffix[first] + t * t * double(clipped);
+    const double err = clip_err + double(first) * (t / 127) * (t / 127) / 12.0;
+    if (best_err < 0 || err < best_err) {
+      best_err = err;
+      best = t;
+    }
+  }
+  return best;
+}
+
 int32_t bound(double real, double scale) {
   return int32_t(std::clamp<double>(std::round(real / scale), -128, 127));
 }
@@ -256,10 +285,27 @@ void calibrate(Graph* g, const CalibrationOptions& opt) {
     double& m = group_max[groups.find(int(t))];
     m = std::max(m, max_abs[t]);
   }
+  // Each free group's threshold from a sample of at most ~64k values of its members.
+  std::vector<std::vector<float>> samples(g->tensors.size());
+  std::vector<uint64_t> group_values(g->tensors.size(), 0);
+  for (size_t t = 0; t < g->tensors.size(); ++t) {
+    if (g->tensors[t].kind == TensorKind::kActivation) group_values[groups.find(int(t))] += first[t].size();
+  }
+  for (size_t t = 0; t < g->tensors.size(); ++t) {
+    if (g->tensors[t].kind != TensorKind::kActivation) continue;
+    const int r = groups.find(int(t));
+    const uint64_t stride = std::max<uint64_t>(1, group_values[r] / 65536);
+    for (size_t i = 0; i < first[t].size(); i += stride) samples[r].push_back(std::fabs(first[t][i]));
+  }
   for (size_t t = 0; t < g->tensors.size(); ++t) {
     Tensor& x = g->tensors[t];
     if (x.kind != TensorKind::kActivation) continue;
-    const double fixed = groups.fixed(int(t)), m = group_max[groups.find(int(t))];
+    const int r = groups.find(int(t));
+    if (!samples[r].empty()) {
+      group_max[r] = best_threshold(std::move(samples[r]), group_max[r]);
+      samples[r].clear();
+    }
+    const double fixed = groups.fixed(int(t)), m = group_max[r];
     x.scale = fixed != 0.0 ? fixed : m > 0 ? m / 127.0 : kLutScale;
     x.float_data = std::move(first[t]);
   }

@@ -102,8 +102,9 @@ TEST(Quant, SqueezeExcitationAgainstHandComputedValues) {
   EXPECT_EQ(ref.value(y), (std::vector<int8_t>{14, 42, -23, 47}));
 }
 
-// tiny_cnn calibrated on its synthetic image: add operands share a scale, every tensor within
-// the int8 range, and the int8 output within 25 dB of the float network's.
+// tiny_cnn calibrated on two synthetic images: add operands share a scale, at most 0.5 % of any
+// tensor's values clipped (the calibrator's bound), and every layer's int8 value more than 25 dB
+// above its quantisation noise against the float network.
 TEST(Quant, CalibratedTinyCnnTracksTheFloatNetwork) {
   Graph g = load_network(STRIDER_SOURCE_DIR "/configs/networks/tiny_cnn.yaml", 0, 0, 1);
   fuse_activations(&g);
@@ -118,7 +119,7 @@ TEST(Quant, CalibratedTinyCnnTracksTheFloatNetwork) {
     const Tensor& t = g.tensors[n.outputs[0]];
     Fidelity f;
     f.add(t.float_data, ref.value(n.outputs[0]), t.scale);
-    EXPECT_EQ(f.saturated, 0u) << n.name;
+    EXPECT_LE(f.saturated_fraction(), 0.005) << n.name;
     EXPECT_GT(f.sqnr_db(), 25.0) << n.name;
   }
 }
