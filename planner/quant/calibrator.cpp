@@ -12,9 +12,9 @@
 namespace strider {
 namespace {
 
-constexpr double kLutScale = 1.0 / 16;     // int8 input of the sigmoid-family lookup tables
-constexpr double kUnitScale = 1.0 / 127;   // sigmoid / hard-sigmoid / softmax outputs
-constexpr double kNominalRms = 32.0;       // materialise_parameters' input RMS
+constexpr double kLutScale = 1.0 / 16;    // int8 input of the sigmoid-family lookup tables
+constexpr double kUnitScale = 1.0 / 127;  // sigmoid / hard-sigmoid / softmax outputs
+constexpr double kNominalRms = 32.0;      // materialise_parameters' input RMS
 
 uint64_t splitmix64(uint64_t& state) {
   uint64_t z = (state += 0x9e3779b97f4a7c15ull);
@@ -159,7 +159,8 @@ double best_threshold(std::vector<float> sample, double max) {
   double best = max, best_err = -1;
   for (int step = 0; step <= 96; ++step) {
     const double t = max * (0.25 + 0.75 * step / 96.0);
-    const size_t first = size_t(std::upper_bound(sample.begin(), sample.end(), float(t)) - sample.begin());
+    const size_t first =
+        size_t(std::upper_bound(sample.begin(), sample.end(), float(t)) - sample.begin());
     const size_t clipped = n - first;
     if (double(clipped) > 0.005 * double(n)) continue;
     const double clip_err = suffix_sq[first] - 2 * t * suffix[first] + t * t * double(clipped);
@@ -180,7 +181,8 @@ int32_t bound(double real, double scale) {
 std::vector<std::pair<float, float>> real_clip_bounds(const Graph& g) {
   std::vector<std::pair<float, float>> b(g.nodes.size());
   for (size_t i = 0; i < g.nodes.size(); ++i) {
-    b[i] = {float(g.nodes[i].clip_min) / kActivationScale, float(g.nodes[i].clip_max) / kActivationScale};
+    b[i] = {float(g.nodes[i].clip_min) / kActivationScale,
+            float(g.nodes[i].clip_max) / kActivationScale};
   }
   return b;
 }
@@ -193,8 +195,8 @@ void apply_scales(Graph* g) {
     Node& n = g->nodes[i];
     if (n.outputs.empty() || n.inputs.empty()) continue;
     const double s_in = g->tensors[n.inputs[0]].scale, s_out = g->tensors[n.outputs[0]].scale;
-    const bool pool = n.op == OpType::kMaxPool || n.op == OpType::kAvgPool ||
-                      n.op == OpType::kGlobalAvgPool;
+    const bool pool =
+        n.op == OpType::kMaxPool || n.op == OpType::kAvgPool || n.op == OpType::kGlobalAvgPool;
     const double s_pre = pool ? s_in : lut_activation(n.activation) ? kLutScale : s_out;
     double m = 0;
     switch (n.op) {
@@ -206,16 +208,21 @@ void apply_scales(Graph* g) {
           Tensor& b = g->tensors[n.bias];
           b.bias.resize(b.float_data.size());
           for (size_t k = 0; k < b.bias.size(); ++k) {
-            b.bias[k] = int32_t(std::clamp<double>(std::round(b.float_data[k] / s_acc),
-                                                   INT32_MIN, INT32_MAX));
+            b.bias[k] = int32_t(
+                std::clamp<double>(std::round(b.float_data[k] / s_acc), INT32_MIN, INT32_MAX));
           }
         }
         break;
       }
       case OpType::kAdd:
-      case OpType::kActivation: m = s_in / s_pre; break;
-      case OpType::kMul: m = s_in * g->tensors[n.inputs[1]].scale / s_pre; break;
-      default: break;
+      case OpType::kActivation:
+        m = s_in / s_pre;
+        break;
+      case OpType::kMul:
+        m = s_in * g->tensors[n.inputs[1]].scale / s_pre;
+        break;
+      default:
+        break;
     }
     if (m > 0) {
       const Requant r = quantize_multiplier(m);
@@ -289,13 +296,15 @@ void calibrate(Graph* g, const CalibrationOptions& opt) {
   std::vector<std::vector<float>> samples(g->tensors.size());
   std::vector<uint64_t> group_values(g->tensors.size(), 0);
   for (size_t t = 0; t < g->tensors.size(); ++t) {
-    if (g->tensors[t].kind == TensorKind::kActivation) group_values[groups.find(int(t))] += first[t].size();
+    if (g->tensors[t].kind == TensorKind::kActivation)
+      group_values[groups.find(int(t))] += first[t].size();
   }
   for (size_t t = 0; t < g->tensors.size(); ++t) {
     if (g->tensors[t].kind != TensorKind::kActivation) continue;
     const int r = groups.find(int(t));
     const uint64_t stride = std::max<uint64_t>(1, group_values[r] / 65536);
-    for (size_t i = 0; i < first[t].size(); i += stride) samples[r].push_back(std::fabs(first[t][i]));
+    for (size_t i = 0; i < first[t].size(); i += stride)
+      samples[r].push_back(std::fabs(first[t][i]));
   }
   for (size_t t = 0; t < g->tensors.size(); ++t) {
     Tensor& x = g->tensors[t];
@@ -313,7 +322,8 @@ void calibrate(Graph* g, const CalibrationOptions& opt) {
   for (int t : g->inputs) {
     Tensor& x = g->tensors[t];
     x.data.resize(x.float_data.size());
-    for (size_t i = 0; i < x.data.size(); ++i) x.data[i] = saturate8(round_away(x.float_data[i] / x.scale));
+    for (size_t i = 0; i < x.data.size(); ++i)
+      x.data[i] = saturate8(round_away(x.float_data[i] / x.scale));
   }
 }
 

@@ -160,16 +160,22 @@ void FloatReference::run() {
 float FloatReference::activate(const Node& n, size_t node_index, float x) const {
   const auto hard_sigmoid = [](float v) { return std::clamp(v / 6.0f + 0.5f, 0.0f, 1.0f); };
   switch (n.activation) {
-    case Activation::kNone: return x;
-    case Activation::kRelu: return std::max(x, 0.0f);
-    case Activation::kRelu6: return std::clamp(x, 0.0f, 6.0f);
+    case Activation::kNone:
+      return x;
+    case Activation::kRelu:
+      return std::max(x, 0.0f);
+    case Activation::kRelu6:
+      return std::clamp(x, 0.0f, 6.0f);
     case Activation::kClip: {
       const auto& b = clip_bounds_.at(node_index);
       return std::clamp(x, b.first, b.second);
     }
-    case Activation::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
-    case Activation::kHardSigmoid: return hard_sigmoid(x);
-    case Activation::kHardSwish: return x * hard_sigmoid(x);
+    case Activation::kSigmoid:
+      return 1.0f / (1.0f + std::exp(-x));
+    case Activation::kHardSigmoid:
+      return hard_sigmoid(x);
+    case Activation::kHardSwish:
+      return x * hard_sigmoid(x);
   }
   return x;
 }
@@ -188,21 +194,35 @@ void FloatReference::run_node(const Node& n) {
   const int64_t plane =
       in.empty() ? 0 : g_.tensors[n.inputs[0]].shape.h * g_.tensors[n.inputs[0]].shape.w;
   switch (n.op) {
-    case OpType::kConv: conv(g_, n, *in[0], out[0]); break;
-    case OpType::kFullyConnected: fully_connected(g_, n, *in[0], out[0]); break;
+    case OpType::kConv:
+      conv(g_, n, *in[0], out[0]);
+      break;
+    case OpType::kFullyConnected:
+      fully_connected(g_, n, *in[0], out[0]);
+      break;
     case OpType::kMaxPool:
     case OpType::kAvgPool:
-    case OpType::kGlobalAvgPool: pool(g_, n, *in[0], out[0]); break;
+    case OpType::kGlobalAvgPool:
+      pool(g_, n, *in[0], out[0]);
+      break;
     case OpType::kAdd:
-    case OpType::kMul: binary(g_, n, *in[0], *in[1], out[0]); break;
-    case OpType::kActivation: out[0] = *in[0]; break;
-    case OpType::kSoftmax: softmax(g_, n, *in[0], out[0]); break;
+    case OpType::kMul:
+      binary(g_, n, *in[0], *in[1], out[0]);
+      break;
+    case OpType::kActivation:
+      out[0] = *in[0];
+      break;
+    case OpType::kSoftmax:
+      softmax(g_, n, *in[0], out[0]);
+      break;
     case OpType::kConcat: {
       auto at = out[0].begin();
       for (const Floats* b : in) at = std::copy(b->begin(), b->end(), at);
       break;
     }
-    case OpType::kReshape: out[0] = *in[0]; break;
+    case OpType::kReshape:
+      out[0] = *in[0];
+      break;
     case OpType::kSplit:
     case OpType::kSlice:
       for (size_t k = 0; k < out.size(); ++k) {

@@ -103,8 +103,8 @@ TEST(Quant, SqueezeExcitationAgainstHandComputedValues) {
 }
 
 // tiny_cnn calibrated on two synthetic images: add operands share a scale, at most 2 % of any
-// tensor's values clipped (the calibrator aims at 0.5 % on a sample), and every layer's int8 value more than 25 dB
-// above its quantisation noise against the float network.
+// tensor's values clipped (the calibrator aims at 0.5 % on a sample), and every layer's int8 value
+// more than 25 dB above its quantisation noise against the float network.
 TEST(Quant, CalibratedTinyCnnTracksTheFloatNetwork) {
   Graph g = load_network(STRIDER_SOURCE_DIR "/configs/networks/tiny_cnn.yaml", 0, 0, 1);
   fuse_activations(&g);
