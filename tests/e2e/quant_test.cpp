@@ -13,6 +13,7 @@
 #include "planner/quant/calibrator.h"
 #include "planner/quant/fidelity.h"
 #include "tb/reference.h"
+#include "tests/e2e/report_util.h"
 
 namespace strider {
 namespace {
@@ -122,6 +123,28 @@ TEST(Quant, CalibratedTinyCnnTracksTheFloatNetwork) {
     EXPECT_LE(f.saturated_fraction(), 0.02) << n.name;
     EXPECT_GT(f.sqnr_db(), 25.0) << n.name;
   }
+}
+
+// A functional run reports the fidelity: summary.json quant.* and the last two layers.csv
+// columns, filled for every checked layer.
+TEST(Quant, FunctionalRunReportsSqnrAndSaturation) {
+  Scratch dir("quant");
+  run_strider(dir.str(), {"sim.functional=true"});
+  const nlohmann::json j = read_json(dir.file("summary.json"));
+  EXPECT_EQ(j["functional"]["mismatches"], 0);
+  EXPECT_GE(j["quant"]["output_sqnr_db"].get<double>(), 25.0);
+  EXPECT_FALSE(j["quant"]["worst_layer"].get<std::string>().empty());
+  EXPECT_LE(j["quant"]["max_saturated_fraction"].get<double>(), 0.02);
+  const Csv layers = read_csv(dir.file("layers.csv"));
+  ASSERT_EQ(layers.header.back(), "saturated_fraction");
+  int measured = 0;  // every checked layer has its figures; the 5 convolutions of tiny_cnn
+  for (const auto& row : layers.rows) {
+    if (row.at("sqnr_db").empty()) continue;
+    ++measured;
+    if (row.at("op") == "conv") EXPECT_GE(std::stod(row.at("sqnr_db")), 25.0) << row.at("layer");
+    EXPECT_LE(std::stod(row.at("saturated_fraction")), 0.02) << row.at("layer");
+  }
+  EXPECT_EQ(measured, j["functional"]["checked_tensors"].get<int>());
 }
 
 }  // namespace
