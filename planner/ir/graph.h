@@ -10,8 +10,6 @@
 // Activation values read as fixed point with kActivationScale per unit (q = 16 means 1.0):
 // importers map real clip bounds with it (Clip(-1, 1) -> [-16, 16]) and give kRelu6 nodes
 // clip_min 0, clip_max 6 * kActivationScale = 96.
-// Calibration (planner/quant/calibrator.h, functional runs) then gives every activation tensor
-// its own scale (Tensor::scale) and rewrites requantisation, biases and clip bounds to match.
 //
 // Tensor ids and node ids are indices into Graph::tensors and Graph::nodes.
 #pragma once
