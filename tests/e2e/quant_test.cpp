@@ -18,6 +18,8 @@
 namespace strider {
 namespace {
 
+using namespace report_test;
+
 int tensor(Graph& g, const std::string& name, TensorShape s, double scale) {
   Tensor t;
   t.name = name;
@@ -141,7 +143,9 @@ TEST(Quant, FunctionalRunReportsSqnrAndSaturation) {
   for (const auto& row : layers.rows) {
     if (row.at("sqnr_db").empty()) continue;
     ++measured;
-    if (row.at("op") == "conv") EXPECT_GE(std::stod(row.at("sqnr_db")), 25.0) << row.at("layer");
+    if (row.at("op") == "conv") {
+      EXPECT_GE(std::stod(row.at("sqnr_db")), 25.0) << row.at("layer");
+    }
     EXPECT_LE(std::stod(row.at("saturated_fraction")), 0.02) << row.at("layer");
   }
   EXPECT_EQ(measured, j["functional"]["checked_tensors"].get<int>());
