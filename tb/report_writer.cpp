@@ -119,7 +119,7 @@ void write_layers(const RunSummary& s, const std::vector<Fidelity>& fidelity,
   std::ofstream f = open(path);
   f << "layer,op,tiles,start,end,cycles,macs,utilization,dram_bytes,l2_bytes,lb_write_cycles,"
        "shifted_writes,discarded_outputs,compute_cycles,stall_l2_conflict,stall_dram,"
-       "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping,sqnr_db,"
+       "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping,class,sqnr_db,"
        "saturated_fraction\n";
   for (size_t i = 0; i < s.layers.size(); ++i) {
     const LayerRow& l = s.layers[i];
@@ -129,7 +129,7 @@ void write_layers(const RunSummary& s, const std::vector<Fidelity>& fidelity,
       << l.shifted_writes << ',' << l.discarded_outputs << ',' << l.compute_cycles << ','
       << l.stall_l2_conflict << ',' << l.stall_dram << ',' << l.stall_line_buffer << ','
       << l.stall_backpressure << ',' << l.bound_cycles << ',' << l.bottleneck << ','
-      << l.mapping << ',';
+      << l.mapping << ',' << l.layer_class << ',';
     // Quantisation fidelity (functional mode, calibrated): empty when not measured.
     if (i < fidelity.size() && fidelity[i].values > 0) {
       f << std::setprecision(3) << fidelity[i].sqnr_db() << ',' << std::setprecision(6)
