@@ -2,6 +2,9 @@
 # Recomputes every layer of a `strider run --dump-tensors DIR` dump independently with PyTorch
 # (conv, pools, element-wise ops, activations) and the int8 requantisation rules of
 # planner/include/strider/quant.h; prints each layer that differs and exits 1 if any does.
+# Every parameter comes from the dump JSON: rounding mode (must be half_away_from_zero), the
+# requantisation multiplier and shift, clip bounds, and for the sigmoid family the dumped lookup
+# table, itself checked against its formula at its input scale.
 # Usage: /usr/bin/python3 scripts/check_tensor_dump.py DIR
 import json, numpy as np, sys, os, math
 d = sys.argv[1]
@@ -14,13 +17,14 @@ def act(v, j):
     a = j['activation']; v = np.clip(v, -128, 127)
     if a == 'none': return v
     if a == 'relu': return np.maximum(v, 0)
-    if a == 'relu6': return np.clip(v, 0, 96)
-    if a == 'clip': return np.clip(v, j['clip'][0], j['clip'][1])
-    x = v / 16.0
+    if a in ('relu6', 'clip'): return np.clip(v, j['clip'][0], j['clip'][1])
+    lut = j['quant']['lut']; x = np.arange(-128, 128) * lut['input_scale']
     ra = lambda y: np.where(y < 0, -np.floor(-y + 0.5), np.floor(y + 0.5))
-    if a == 'sigmoid': return np.clip(ra(127.0 / (1 + np.exp(-x))), -128, 127)
-    if a == 'hardsigmoid': return np.clip(ra(127.0 * np.clip(x / 6 + .5, 0, 1)), -128, 127)
-    if a == 'hardswish': return np.clip(ra(16.0 * x * np.clip(x / 6 + .5, 0, 1)), -128, 127)
+    hs = np.clip(x / 6 + .5, 0, 1)
+    f = {'sigmoid': 1 / (1 + np.exp(-x)), 'hardsigmoid': hs, 'hardswish': x * hs}[a]
+    table = np.clip(ra(f / lut['output_scale']), -128, 127).astype(np.int64)
+    if not np.array_equal(table, np.array(lut['table'])): raise SystemExit(f"{j['layer']}: lookup table differs from its formula")
+    return table[v.astype(np.int64) + 128]
 import torch, torch.nn.functional as F
 bad = 0; n = 0
 for e in json.load(open(os.path.join(d, 'index.json'))):
@@ -28,6 +32,7 @@ for e in json.load(open(os.path.join(d, 'index.json'))):
     ins = [np.load(os.path.join(d, i['file'])).astype(np.int64) for i in j['inputs']]
     out = np.load(os.path.join(d, j['output']['file'])).astype(np.int64)
     op = j['op']; m = j['requant']['multiplier']; s = j['requant']['shift']
+    if j['quant']['rounding'] != 'half_away_from_zero': raise SystemExit(f"{j['layer']}: unknown rounding {j['quant']['rounding']}")
     p = j['padding']
     if op == 'conv':
         w = np.load(os.path.join(d, j['weights']['file'])).astype(np.int64)

@@ -33,6 +33,7 @@ FunctionalCheck::FunctionalCheck(const Graph& g, const Lowered& lowered, uint64_
 }
 
 std::vector<int8_t> FunctionalCheck::input_bytes(const Tensor& t, uint64_t seed) {
+  if (!t.data.empty()) return t.data;
   SplitMix64 rng(seed ^ fnv1a64(t.name));
   std::vector<int8_t> bytes(size_t(t.shape.elements()));
   for (int8_t& b : bytes) b = static_cast<int8_t>(int64_t(rng.next() % 111) - 55);
@@ -85,6 +86,17 @@ void FunctionalCheck::finish() {
          << int(got[first]) << ", reference " << int(want[first]);
     }
     details_.push_back(os.str());
+  }
+  layer_fidelity_.assign(captured_.size(), Fidelity());
+  for (size_t layer = 0; layer < captured_.size(); ++layer) {
+    if (!is_captured_[layer]) continue;
+    const Tensor& t = g_.tensors[g_.nodes[lowered_.layer_node[layer]].outputs[0]];
+    if (t.scale <= 0 || t.float_data.empty()) continue;
+    layer_fidelity_[layer].add(t.float_data, reference_.value(g_.nodes[lowered_.layer_node[layer]].outputs[0]), t.scale);
+  }
+  for (int out : g_.outputs) {
+    const Tensor& t = g_.tensors[out];
+    if (t.scale > 0 && !t.float_data.empty()) output_fidelity_.add(t.float_data, reference_.value(out), t.scale);
   }
 }
 

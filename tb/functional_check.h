@@ -8,6 +8,10 @@
 // not finished. After the run it computes the whole network with the plain
 // C++ Reference and compares every captured layer output byte for byte.
 //
+// Inputs of a calibrated graph (planner/quant/calibrator.h) are its quantised calibration image
+// (Tensor::data); the fidelity of every captured layer's reference output against the float
+// network (Tensor::float_data, at Tensor::scale) is measured after the comparison.
+//
 // Figures: checked tensors = compute layers captured; mismatches = layers whose output differs
 // from the reference (each described in details()).
 #pragma once
@@ -19,6 +23,7 @@
 #include "model/common/timed_memory.h"
 #include "planner/ir/graph.h"
 #include "planner/lower/lowering.h"
+#include "planner/quant/fidelity.h"
 #include "tb/reference.h"
 
 namespace strider {
@@ -27,7 +32,7 @@ class FunctionalCheck {
  public:
   FunctionalCheck(const Graph& g, const Lowered& lowered, uint64_t seed);
 
-  // Graph input `tensor`'s bytes: uniform int8 in [-55, 55] (RMS about 32, the nominal input
+  // Graph input `tensor`'s bytes: its calibration image when the graph is calibrated, else uniform int8 in [-55, 55] (RMS about 32, the nominal input
   // RMS the requantisation is chosen for) from splitmix64 seeded with seed ^ FNV-1a(name).
   static std::vector<int8_t> input_bytes(const Tensor& t, uint64_t seed);
 
@@ -51,6 +56,11 @@ class FunctionalCheck {
   const Reference& reference() const { return reference_; }
   const std::vector<std::vector<int8_t>>& captured() const { return captured_; }
 
+  // After finish(), for a calibrated graph: per layer the fidelity of its output (values 0 for
+  // layers not captured or without a float value), and over the graph outputs.
+  const std::vector<Fidelity>& layer_fidelity() const { return layer_fidelity_; }
+  const Fidelity& output_fidelity() const { return output_fidelity_; }
+
  private:
   const Graph& g_;
   const Lowered& lowered_;
@@ -62,6 +72,8 @@ class FunctionalCheck {
   std::vector<bool> is_captured_;
   uint64_t checked_ = 0, mismatches_ = 0;
   std::vector<std::string> details_;
+  std::vector<Fidelity> layer_fidelity_;
+  Fidelity output_fidelity_;
 };
 
 }  // namespace strider

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "strider/quant.h"
+#include "strider/simd.h"
 
 namespace strider {
 namespace {
@@ -18,7 +19,7 @@ int8_t post(const Node& n, int32_t v) {
   switch (n.activation) {
     case Activation::kNone: return activate(v, PostAct::kNone, 0, 0);
     case Activation::kRelu: return activate(v, PostAct::kRelu, 0, 0);
-    case Activation::kRelu6: return activate(v, PostAct::kClip, 0, 6 * kActivationScale);
+    case Activation::kRelu6: return activate(v, PostAct::kClip, n.clip_min, n.clip_max);
     case Activation::kClip: return activate(v, PostAct::kClip, n.clip_min, n.clip_max);
     case Activation::kSigmoid: return activate(v, PostAct::kSigmoid, 0, 0);
     case Activation::kHardSigmoid: return activate(v, PostAct::kHardSigmoid, 0, 0);
@@ -41,46 +42,51 @@ struct Dims {
   int64_t plane() const { return h * w; }
 };
 
-// Convolution accumulated one output plane at a time: for every (input channel, ky, kx) the
-// weight scales the shifted input rows into the plane, over the columns whose tap is inside.
+// acc[i] += w x taps[i] over a whole output plane (int8 x int8 fits int16 exactly).
+STRIDER_SIMD_CLONES
+void scale_add(int32_t* acc, const int8_t* taps, int16_t w, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) acc[i] += int16_t(w * taps[i]);
+}
+
+// Convolution by planes: for every (input channel, ky, kx) of a group the input plane is shifted
+// once into the `taps` plane of the output's size (virtual padding as zeros); each output
+// channel's plane then accumulates weight x taps over whole planes.
 void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
   const Dims is(g.tensors[n.inputs[0]].shape), os(g.tensors[n.outputs[0]].shape);
   const Bytes& wt = g.tensors[n.weights].data;
   const std::vector<int32_t>* bias = n.bias >= 0 ? &g.tensors[n.bias].bias : nullptr;
   const int64_t cin_g = is.c / n.groups, cout_g = os.c / n.groups;
-  const int64_t kh = n.kernel_h, kw = n.kernel_w, sh = n.stride_h, sw = n.stride_w;
+  const int64_t kh = n.kernel_h, kw = n.kernel_w, taps_per_group = cin_g * kh * kw;
+  Bytes taps(size_t(taps_per_group * os.plane()));
   std::vector<int32_t> acc(os.plane());
-  for (int64_t co = 0; co < os.c; ++co) {
-    const int64_t group = co / cout_g;
-    const int32_t b = bias && co < int64_t(bias->size()) ? (*bias)[co] : 0;
-    std::fill(acc.begin(), acc.end(), b);
+  for (int64_t group = 0; group < n.groups; ++group) {
     for (int64_t ci = 0; ci < cin_g; ++ci) {
       const int8_t* plane = &in[(group * cin_g + ci) * is.plane()];
       for (int64_t ky = 0; ky < kh; ++ky) {
         for (int64_t kx = 0; kx < kw; ++kx) {
-          const int32_t w = wt[((co * cin_g + ci) * kh + ky) * kw + kx];
-          if (w == 0) continue;
-          const int64_t shift = kx * n.dilation_w - n.pad_left;  // ix = ox * sw + shift
-          const int64_t lo = shift >= 0 ? 0 : (-shift + sw - 1) / sw;
-          const int64_t hi = is.w - 1 - shift < 0 ? 0 : std::min(os.w, (is.w - 1 - shift) / sw + 1);
+          int8_t* t = &taps[((ci * kh + ky) * kw + kx) * os.plane()];
           for (int64_t oy = 0; oy < os.h; ++oy) {
-            const int64_t iy = oy * sh + ky * n.dilation_h - n.pad_top;
-            if (iy < 0 || iy >= is.h) continue;
-            if (hi <= lo) continue;
-            const int8_t* row = plane + iy * is.w + lo * sw + shift;  // tap of column lo
-            int32_t* a = &acc[oy * os.w + lo];
-            if (sw == 1) {
-              for (int64_t j = 0; j < hi - lo; ++j) a[j] += w * row[j];
-            } else {
-              for (int64_t j = 0; j < hi - lo; ++j) a[j] += w * row[j * sw];
+            const int64_t iy = oy * n.stride_h + ky * n.dilation_h - n.pad_top;
+            for (int64_t ox = 0; ox < os.w; ++ox) {
+              const int64_t ix = ox * n.stride_w + kx * n.dilation_w - n.pad_left;
+              const bool inside = iy >= 0 && iy < is.h && ix >= 0 && ix < is.w;
+              t[oy * os.w + ox] = inside ? plane[iy * is.w + ix] : int8_t{0};
             }
           }
         }
       }
     }
-    int8_t* dst = &out[co * os.plane()];
-    for (int64_t i = 0; i < os.plane(); ++i) {
-      dst[i] = post(n, requantize(acc[i], n.requant_multiplier, n.requant_shift));
+    for (int64_t co = group * cout_g; co < (group + 1) * cout_g; ++co) {
+      const int32_t b = bias && co < int64_t(bias->size()) ? (*bias)[co] : 0;
+      std::fill(acc.begin(), acc.end(), b);
+      const int8_t* w = &wt[co * taps_per_group];
+      for (int64_t k = 0; k < taps_per_group; ++k) {
+        if (w[k] != 0) scale_add(acc.data(), &taps[k * os.plane()], w[k], os.plane());
+      }
+      int8_t* dst = &out[co * os.plane()];
+      for (int64_t i = 0; i < os.plane(); ++i) {
+        dst[i] = post(n, requantize(acc[i], n.requant_multiplier, n.requant_shift));
+      }
     }
   }
 }

@@ -13,7 +13,7 @@
 //   requantize(a op b, multiplier, shift), then the fused activation.
 // - Softmax over channels: inputs at scale 1/16, probabilities at scale 1/127, rounded half away.
 // - Concat, Split, Slice, ChannelShuffle, Pad and Reshape move bytes only.
-// ReLU6 clamps to [0, 6 x kActivationScale] whatever the node's clip bounds.
+// ReLU6 and Clip clamp to the node's clip bounds (the calibrator sets them from its scales).
 #pragma once
 
 #include <cstdint>

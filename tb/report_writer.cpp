@@ -73,6 +73,28 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
   j["functional"] = {{"enabled", r.config.sim.functional},
                      {"checked_tensors", r.checked_tensors},
                      {"mismatches", r.mismatches}};
+  if (!r.layer_fidelity.empty()) {
+    // Worst layer: the lowest SQNR among the layers with a float value.
+    double worst = kMaxSqnrDb, worst_saturated = 0;
+    std::string worst_layer, most_saturated;
+    for (size_t i = 0; i < r.layer_fidelity.size(); ++i) {
+      const Fidelity& f = r.layer_fidelity[i];
+      if (f.values == 0) continue;
+      if (worst_layer.empty() || f.sqnr_db() < worst) {
+        worst = f.sqnr_db();
+        worst_layer = r.lowered.list.layers[i];
+      }
+      if (most_saturated.empty() || f.saturated_fraction() > worst_saturated) {
+        worst_saturated = f.saturated_fraction();
+        most_saturated = r.lowered.list.layers[i];
+      }
+    }
+    j["quant"] = {{"output_sqnr_db", r.output_fidelity.sqnr_db()},
+                  {"worst_layer", worst_layer},
+                  {"worst_layer_sqnr_db", worst},
+                  {"max_saturated_fraction", worst_saturated},
+                  {"max_saturated_layer", most_saturated}};
+  }
   const Totals& t = s.totals;
   j["totals"] = {{"dram_bytes", t.dram_bytes},
                  {"l2_bytes", t.l2_bytes},
@@ -96,18 +118,27 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
   return j;
 }
 
-void write_layers(const RunSummary& s, const std::string& path) {
+void write_layers(const RunSummary& s, const std::vector<Fidelity>& fidelity,
+                  const std::string& path) {
   std::ofstream f = open(path);
   f << "layer,op,tiles,start,end,cycles,macs,utilization,dram_bytes,l2_bytes,lb_write_cycles,"
        "shifted_writes,discarded_outputs,compute_cycles,stall_l2_conflict,stall_dram,"
-       "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping,class\n";
-  for (const LayerRow& l : s.layers) {
+       "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping,class,sqnr_db,"
+       "saturated_fraction\n";
+  for (size_t i = 0; i < s.layers.size(); ++i) {
+    const LayerRow& l = s.layers[i];
     csv::Writer w(f);
     w << l.name << l.op << l.tiles << l.start << l.end << l.cycles << l.macs;
     w.fixed(l.utilization, 6) << l.dram_bytes << l.l2_bytes << l.lb_write_cycles << l.shifted_writes
       << l.discarded_outputs << l.compute_cycles << l.stall_l2_conflict << l.stall_dram
       << l.stall_line_buffer << l.stall_backpressure << l.bound_cycles << l.bottleneck
       << l.mapping << l.layer_class;
+    // Quantisation fidelity (functional mode, calibrated): empty when not measured.
+    if (i < fidelity.size() && fidelity[i].values > 0) {
+      w.fixed(fidelity[i].sqnr_db(), 3).fixed(fidelity[i].saturated_fraction(), 6);
+    } else {
+      w.cell("").cell("");
+    }
     w.end_row();
   }
 }
@@ -161,7 +192,7 @@ void write_reports(const RunResult& r, const RunSummary& s, const std::string& d
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error(dir + ": cannot create the output directory: " + ec.message());
   open(dir + "/summary.json") << summary_json(r, s).dump(2) << '\n';
-  write_layers(s, dir + "/layers.csv");
+  write_layers(s, r.layer_fidelity, dir + "/layers.csv");
   if (r.config.sim.detail == "full") {
     write_descriptors(r, dir + "/descriptors.csv");
     write_occupancy(s, dir + "/occupancy.csv");

@@ -8,6 +8,7 @@
 #include "planner/import/network_loader.h"
 #include "planner/lower/legalise.h"
 #include "planner/lower/network_merge.h"
+#include "planner/quant/calibrator.h"
 #include "tb/resource_limits.h"
 #include "tb/functional_check.h"
 #include "tb/tensor_dump.h"
@@ -24,6 +25,9 @@ Graph load_checked(const RunConfig& cfg, size_t k) {
   check_resource_limits(cfg, g, ResourceLimits(), k);
   materialise_parameters(&g, net.seed);
   fuse_activations(&g);
+  // Calibrated scales only change values (requantisation, biases, clip bounds), never shapes,
+  // so cycles are the same with functional mode on or off.
+  if (cfg.sim.functional) calibrate(&g, CalibrationOptions{net.seed, 1});
   return g;
 }
 
@@ -86,6 +90,8 @@ void simulate_planned(RunResult& r) {
     r.checked_tensors = check->checked_tensors();
     r.mismatches = check->mismatches();
     r.functional_details = check->details();
+    r.layer_fidelity = check->layer_fidelity();
+    r.output_fidelity = check->output_fidelity();
     if (!r.dump_tensors_dir.empty()) dump_tensors(r.graph, r.lowered, *check, r.dump_tensors_dir);
   }
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

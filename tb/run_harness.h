@@ -12,6 +12,7 @@
 #include "arch/run_config.h"
 #include "planner/ir/graph.h"
 #include "planner/lower/lowering.h"
+#include "planner/quant/fidelity.h"
 
 namespace strider {
 
@@ -37,6 +38,10 @@ struct RunResult {
   uint64_t mismatches = 0;
   std::vector<std::string> functional_details;
   std::string dump_tensors_dir;
+  // Functional mode, calibrated graph: per layer of r.lowered the fidelity of its output against
+  // the float network (planner/quant/fidelity.h), and over the graph outputs.
+  std::vector<Fidelity> layer_fidelity;
+  Fidelity output_fidelity;
 };
 
 // Loads the networks of `cfg` into one graph (the foundation runs the first network) and lowers

@@ -6,10 +6,52 @@
 #include <set>
 #include <stdexcept>
 
+#include "strider/quant.h"
+
 namespace strider {
 namespace {
 
 std::vector<int64_t> chw(const TensorShape& s) { return {s.n, s.c, s.h, s.w}; }
+
+// Everything beyond the geometry that an independent recomputation needs: the integer rules of
+// strider/quant.h spelled out, the scales and zero points of every operand, and the lookup
+// table of a sigmoid-family activation (256 entries, for inputs -128 .. 127).
+nlohmann::json numerics(const Graph& g, const Node& n) {
+  nlohmann::json j;
+  j["rounding"] = "half_away_from_zero";
+  j["requant_formula"] =
+      "saturate_int8(act(round_half_away_from_zero(v * multiplier / 2^shift))), v = bias + "
+      "sum(in * w) for conv / fc, a + b for add, a * b for mul, a for activation; pools do not "
+      "requantise";
+  j["zero_point"] = 0;  // symmetric int8 everywhere
+  nlohmann::json scales = nlohmann::json::array();
+  for (int t : n.inputs) scales.push_back(g.tensors[t].scale);
+  j["input_scales"] = scales;
+  j["output_scale"] = g.tensors[n.outputs[0]].scale;
+  if (n.weights >= 0) j["weight_scale"] = g.tensors[n.weights].scale;
+  if (n.op == OpType::kAdd) j["operands"] = "both operands share input_scales[0]; v = a + b";
+  if (n.op == OpType::kMul) j["operands"] = "v = a * b at input_scales[0] x input_scales[1]";
+  if (n.op == OpType::kAvgPool || n.op == OpType::kGlobalAvgPool) {
+    j["pool_divisor"] =
+        "round_half_away_from_zero(sum / count): count = the window's elements inside the input, "
+        "or with count_include_pad its positions inside the padded input";
+  }
+  PostAct act = PostAct::kNone;
+  if (n.activation == Activation::kSigmoid) act = PostAct::kSigmoid;
+  if (n.activation == Activation::kHardSigmoid) act = PostAct::kHardSigmoid;
+  if (n.activation == Activation::kHardSwish) act = PostAct::kHardSwish;
+  if (act != PostAct::kNone) {
+    std::vector<int> table;
+    for (int q = -128; q <= 127; ++q) table.push_back(activate(q, act, 0, 0));
+    j["lut"] = {{"input_scale", 1.0 / 16},
+                {"output_scale", act == PostAct::kHardSwish ? 1.0 / 16 : 1.0 / 127},
+                {"formula", act == PostAct::kSigmoid       ? "round_half_away(127 / (1 + exp(-q / 16)))"
+                            : act == PostAct::kHardSigmoid ? "round_half_away(127 * clamp(q / 96 + 0.5, 0, 1))"
+                                                           : "round_half_away(q * clamp(q / 96 + 0.5, 0, 1))"},
+                {"table", table}};
+  }
+  return j;
+}
 
 std::ofstream open_out(const std::string& path) {
   std::ofstream out(path, std::ios::binary);
@@ -82,6 +124,7 @@ void dump_tensors(const Graph& g, const Lowered& lowered, const FunctionalCheck&
     j["activation"] = to_string(n.activation);
     j["clip"] = {n.clip_min, n.clip_max};
     j["activation_scale"] = kActivationScale;
+    j["quant"] = numerics(g, n);
     j["inputs"] = nlohmann::json::array();
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       const Tensor& t = g.tensors[n.inputs[k]];
@@ -89,6 +132,11 @@ void dump_tensors(const Graph& g, const Lowered& lowered, const FunctionalCheck&
       const std::string file = stem + ".input" + std::to_string(k) + ".npy";
       write_npy(dir + "/" + file, "<i1", chw(t.shape), v.data(), v.size());
       j["inputs"].push_back({{"file", file}, {"tensor", t.name}, {"shape", chw(t.shape)}});
+      if (!t.float_data.empty()) {
+        const std::string ffile = stem + ".input" + std::to_string(k) + ".float.npy";
+        write_npy(dir + "/" + ffile, "<f4", chw(t.shape), t.float_data.data(), t.float_data.size() * 4);
+        j["inputs"].back()["float_file"] = ffile;
+      }
     }
     if (n.weights >= 0) {
       const Tensor& w = g.tensors[n.weights];
@@ -97,6 +145,17 @@ void dump_tensors(const Graph& g, const Lowered& lowered, const FunctionalCheck&
                                              : chw(w.shape);
       write_npy(base + ".weights.npy", "<i1", shape, w.data.data(), w.data.size());
       j["weights"] = {{"file", stem + ".weights.npy"}, {"shape", shape}};
+      if (!w.float_data.empty()) {
+        write_npy(base + ".weights.float.npy", "<f4", shape, w.float_data.data(), w.float_data.size() * 4);
+        j["weights"]["float_file"] = stem + ".weights.float.npy";
+        std::vector<float> fb(size_t(g.tensors[n.outputs[0]].shape.c), 0.0f);
+        if (n.bias >= 0) {
+          const std::vector<float>& b = g.tensors[n.bias].float_data;
+          for (size_t i = 0; i < b.size() && i < fb.size(); ++i) fb[i] = b[i];
+        }
+        write_npy(base + ".bias.float.npy", "<f4", {int64_t(fb.size())}, fb.data(), fb.size() * 4);
+        j["weights"]["bias_float_file"] = stem + ".bias.float.npy";
+      }
       // Biases as the DRAM image holds them: int32 per output channel, zero when the node has none.
       const int64_t out_c = g.tensors[n.outputs[0]].shape.c;
       std::vector<int32_t> bias(size_t(out_c), 0);
@@ -114,6 +173,11 @@ void dump_tensors(const Graph& g, const Lowered& lowered, const FunctionalCheck&
     const Tensor& out = g.tensors[n.outputs[0]];
     write_npy(base + ".output.npy", "<i1", chw(out.shape), output.data(), output.size());
     j["output"] = {{"file", stem + ".output.npy"}, {"tensor", out.name}, {"shape", chw(out.shape)}};
+    if (!out.float_data.empty()) {
+      write_npy(base + ".output.float.npy", "<f4", chw(out.shape), out.float_data.data(),
+                out.float_data.size() * 4);
+      j["output"]["float_file"] = stem + ".output.float.npy";
+    }
     std::ofstream js = open_out(base + ".json");
     js << j.dump(2) << "\n";
     index.push_back({{"layer", lowered.list.layers[layer]}, {"stem", stem}});

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "strider/quant.h"
+#include "strider/simd.h"
 
 namespace strider {
 namespace {
@@ -46,6 +47,24 @@ int32_t div_round_away(int64_t num, int64_t den) {
   return static_cast<int32_t>(num >= 0 ? (2 * num + den) / (2 * den) : -((-2 * num + den) / (2 * den)));
 }
 
+// acc[p] += sum over slots s of kernel[s] x lines[s][p], positions in chunks whose accumulators
+// stay in L1 while the slots stream past (int8 x int8 products fit int16 exactly).
+STRIDER_SIMD_CLONES
+void accumulate(const int8_t* kernel, const int8_t* lines, uint64_t slots, uint64_t positions,
+                int32_t* acc) {
+  constexpr uint64_t kChunk = 256;
+  for (uint64_t p0 = 0; p0 < positions; p0 += kChunk) {
+    const uint64_t n = std::min(kChunk, positions - p0);
+    int32_t* a = acc + p0;
+    for (uint64_t s = 0; s < slots; ++s) {
+      const int16_t k = kernel[s];
+      if (k == 0) continue;
+      const int8_t* line = lines + s * positions + p0;
+      for (uint64_t j = 0; j < n; ++j) a[j] += int16_t(k * line[j]);
+    }
+  }
+}
+
 int8_t finish(const OpDesc& op, int32_t v) { return activate(v, op.act, op.clip_min, op.clip_max); }
 
 // Convolution as the neurons see it: every output position of the tile is one neuron's line
@@ -63,13 +82,14 @@ void conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
   const uint64_t slots = uint64_t(i1 - i0) * op.kernel_h * op.kernel_w;
   std::vector<int8_t> psum;  // int32 little-endian partial sums of the tile
   if (op.psum_mode & OpDesc::kPsumRead) psum = read_all(op.psum, l2);
-  std::vector<int8_t> lines(slots * positions);
+  // Every element is written before it is read: no zero fill (it cost as much as the MACs).
+  const std::unique_ptr<int8_t[]> lines(new int8_t[slots * positions]);
   std::vector<int32_t> acc(positions);
   int64_t built = -1;  // the channel group the lines hold
   for (uint32_t co = op.ch_begin; co < op.ch_end; ++co) {
     const uint32_t g = co / cout_g;
     if (built != int64_t(g)) {
-      int8_t* dst = lines.data();
+      int8_t* dst = lines.get();
       for (uint32_t ci = i0; ci < i1; ++ci) {
         for (uint32_t ky = 0; ky < op.kernel_h; ++ky) {
           for (uint32_t kx = 0; kx < op.kernel_w; ++kx) {
@@ -95,13 +115,7 @@ void conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
     } else {
       for (uint64_t p = 0; p < positions; ++p) acc[p] = int32_at(psum, (co - op.ch_begin) * positions + p);
     }
-    const int8_t* kernel = &w[(co - op.ch_begin) * slots];
-    for (uint64_t s = 0; s < slots; ++s) {
-      const int32_t k = kernel[s];
-      if (k == 0) continue;
-      const int8_t* line = &lines[s * positions];
-      for (uint64_t p = 0; p < positions; ++p) acc[p] += k * line[p];
-    }
+    accumulate(&w[(co - op.ch_begin) * slots], lines.get(), slots, positions, acc.data());
     if (op.psum_mode & OpDesc::kPsumWrite) {
       for (uint64_t p = 0; p < positions; ++p) {
         for (int b = 0; b < 4; ++b) out.push_back(int8_t((uint32_t(acc[p]) >> (8 * b)) & 0xff));

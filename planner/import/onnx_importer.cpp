@@ -146,6 +146,9 @@ void Importer::quantise() {
       double max_abs = 0;
       for (double x : *w) max_abs = std::max(max_abs, std::fabs(x));
       weight_scale = max_abs > 0 ? max_abs / 127.0 : 1.0;
+      // Kept for calibration (planner/quant/calibrator.h), which sets the final scales.
+      graph_.tensors[n.weights].float_data.assign(w->begin(), w->end());
+      graph_.tensors[n.weights].scale = weight_scale;
       std::vector<int8_t>& q = graph_.tensors[n.weights].data;
       q.clear();
       for (double x : *w) q.push_back(static_cast<int8_t>(std::lround(x / weight_scale)));
@@ -154,6 +157,7 @@ void Importer::quantise() {
     if (std::vector<double>* b = float_data(n.bias)) {
       // Accumulator scale: weight scale x activation scale (1 / kActivationScale).
       const double acc_scale = weight_scale / kActivationScale;
+      graph_.tensors[n.bias].float_data.assign(b->begin(), b->end());
       std::vector<int32_t>& q = graph_.tensors[n.bias].bias;
       q.clear();
       for (double x : *b) {

@@ -12,6 +12,7 @@
 
 #include "common/hash.h"
 #include "planner/ir/graph.h"
+#include "strider/quant.h"
 
 namespace strider {
 namespace {
@@ -37,30 +38,6 @@ double weight_rms(const Tensor& w) {
   return std::sqrt(static_cast<double>(sum_sq) / static_cast<double>(w.data.size()));
 }
 
-// multiplier in [2^14, 2^15) and shift with multiplier / 2^shift ~= scale.
-void choose_requant(double scale, Node* n) {
-  if (!(scale > 0.0) || !std::isfinite(scale)) scale = 1.0;
-  int exponent = 0;
-  const double mantissa = std::frexp(scale, &exponent);  // scale = mantissa * 2^exponent
-  int64_t multiplier = std::llround(mantissa * 32768.0);
-  int shift = 15 - exponent;
-  if (multiplier == 32768) {
-    multiplier = 16384;
-    --shift;
-  }
-  while (shift < 0 && multiplier < (int64_t{1} << 30)) {
-    multiplier <<= 1;
-    ++shift;
-  }
-  if (shift < 0) shift = 0;
-  while (shift > 62) {
-    multiplier >>= 1;
-    --shift;
-  }
-  n->requant_multiplier = static_cast<int32_t>(multiplier < 1 ? 1 : multiplier);
-  n->requant_shift = shift;
-}
-
 }  // namespace
 
 void materialise_parameters(Graph* g, uint64_t seed) {
@@ -76,7 +53,9 @@ void materialise_parameters(Graph* g, uint64_t seed) {
       Tensor& b = g->tensors.at(n.bias);
       if (b.bias.empty()) fill_bias(&b, seed, static_cast<int64_t>(acc_rms / 4.0));
     }
-    choose_requant(acc_rms > 0.0 ? kNominalRms / acc_rms : 1.0, &n);
+    const Requant r = quantize_multiplier(acc_rms > 0.0 ? kNominalRms / acc_rms : 1.0);
+    n.requant_multiplier = r.multiplier;
+    n.requant_shift = r.shift;
   }
   // Weight or bias tensors not attached to a conv / fc node (none today) still get data.
   for (Tensor& t : g->tensors) {

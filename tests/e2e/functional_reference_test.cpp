@@ -68,7 +68,9 @@ TEST(FunctionalReference, ConvPaddingStrideBiasAndRequantisation) {
   t.g.tensors[t.n.bias].bias = {-10};
   // acc = -11, -13, -17, -14; x 3 / 2 = -16.5, -19.5, -25.5, -21 -> -17, -20, -26, -21.
   EXPECT_EQ(t.run(), (std::vector<int8_t>{-17, -20, -26, -21}));
-  t.n.activation = Activation::kRelu6;  // clamps to [0, 96]
+  t.n.activation = Activation::kRelu6;  // clamps to the node's bounds, as importers set them
+  t.n.clip_min = 0;
+  t.n.clip_max = 96;
   t.g.tensors[t.n.bias].bias = {100};
   // acc = 99, 97, 93, 96 -> x 3 / 2 = 148.5, 145.5, 139.5, 144 -> 149, 146, 140, 144 -> 96.
   EXPECT_EQ(t.run(), (std::vector<int8_t>{96, 96, 96, 96}));

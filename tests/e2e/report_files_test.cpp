@@ -22,8 +22,8 @@ TEST(ReportFiles, EveryFileIsWrittenWithItsColumns) {
             (Strings{"layer", "op", "tiles", "start", "end", "cycles", "macs", "utilization",
                      "dram_bytes", "l2_bytes", "lb_write_cycles", "shifted_writes",
                      "discarded_outputs", "compute_cycles", "stall_l2_conflict", "stall_dram",
-                     "stall_line_buffer", "stall_backpressure", "bound_cycles", "bottleneck", "mapping",
-                     "class"}));
+                     "stall_line_buffer", "stall_backpressure", "bound_cycles", "bottleneck",
+                     "mapping", "class", "sqnr_db", "saturated_fraction"}));
   EXPECT_EQ(
       read_csv(dir.file("descriptors.csv")).header,
       (Strings{"id", "kind", "layer", "unit", "channel", "fetched", "ready", "start", "end", "mapping"}));

@@ -36,6 +36,34 @@ inline int32_t requantize(int32_t acc, int32_t multiplier, int32_t shift) {
   return round_shift(static_cast<int64_t>(acc) * multiplier, shift);
 }
 
+// multiplier in [2^14, 2^15) and shift >= 0 with multiplier / 2^shift ~= scale (scale > 0;
+// anything else gives 1 / 2^0). Very large scales keep shift 0 and a multiplier up to 2^30.
+struct Requant {
+  int32_t multiplier = 1;
+  int32_t shift = 0;
+};
+inline Requant quantize_multiplier(double scale) {
+  if (!(scale > 0.0) || !std::isfinite(scale)) scale = 1.0;
+  int exponent = 0;
+  const double mantissa = std::frexp(scale, &exponent);  // scale = mantissa * 2^exponent
+  int64_t multiplier = std::llround(mantissa * 32768.0);
+  int shift = 15 - exponent;
+  if (multiplier == 32768) {
+    multiplier = 16384;
+    --shift;
+  }
+  while (shift < 0 && multiplier < (int64_t{1} << 30)) {
+    multiplier <<= 1;
+    ++shift;
+  }
+  if (shift < 0) shift = 0;
+  while (shift > 62) {
+    multiplier >>= 1;
+    --shift;
+  }
+  return {static_cast<int32_t>(multiplier < 1 ? 1 : multiplier), shift};
+}
+
 inline int8_t saturate8(int32_t v) { return static_cast<int8_t>(std::clamp(v, -128, 127)); }
 
 inline int32_t round_away(double x) { return static_cast<int32_t>(x < 0 ? -std::floor(-x + 0.5) : std::floor(x + 0.5)); }

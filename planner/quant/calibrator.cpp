@@ -1,0 +1,330 @@
+#include "planner/quant/calibrator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "planner/quant/float_reference.h"
+#include "strider/quant.h"
+
+namespace strider {
+namespace {
+
+constexpr double kLutScale = 1.0 / 16;    // int8 input of the sigmoid-family lookup tables
+constexpr double kUnitScale = 1.0 / 127;  // sigmoid / hard-sigmoid / softmax outputs
+constexpr double kNominalRms = 32.0;      // materialise_parameters' input RMS
+
+uint64_t splitmix64(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+double unit(uint64_t& state) { return double(splitmix64(state) >> 11) / double(uint64_t{1} << 53); }
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char ch : s) h = (h ^ ch) * 0x100000001b3ull;
+  return h;
+}
+
+bool lut_activation(Activation a) {
+  return a == Activation::kSigmoid || a == Activation::kHardSigmoid || a == Activation::kHardSwish;
+}
+
+// Union-find over tensor ids with an optional fixed scale per set.
+class ScaleGroups {
+ public:
+  ScaleGroups(const Graph& g) : g_(g), parent_(g.tensors.size()), fixed_(g.tensors.size(), 0.0) {
+    std::iota(parent_.begin(), parent_.end(), 0);
+  }
+  int find(int t) {
+    while (parent_[t] != t) t = parent_[t] = parent_[parent_[t]];
+    return t;
+  }
+  void join(int a, int b) {
+    a = find(a);
+    b = find(b);
+    if (a == b) return;
+    parent_[b] = a;
+    if (fixed_[b] != 0.0) fix(a, fixed_[b]);
+  }
+  void fix(int t, double scale) {
+    const int r = find(t);
+    if (fixed_[r] != 0.0 && fixed_[r] != scale) {
+      throw std::runtime_error("calibration: tensor '" + g_.tensors[t].name +
+                               "' would need two scales (" + std::to_string(fixed_[r]) + " and " +
+                               std::to_string(scale) + ") from the ops around it");
+    }
+    fixed_[r] = scale;
+  }
+  double fixed(int t) { return fixed_[find(t)]; }
+
+ private:
+  const Graph& g_;
+  std::vector<int> parent_;
+  std::vector<double> fixed_;
+};
+
+// Step 1: float weights and biases, and weight scales.
+void prepare_parameters(Graph* g) {
+  for (const Node& n : g->nodes) {
+    if (n.weights < 0) continue;
+    Tensor& w = g->tensors[n.weights];
+    if (!w.float_data.empty()) {
+      float max_abs = 0;
+      for (float x : w.float_data) max_abs = std::max(max_abs, std::fabs(x));
+      w.scale = max_abs > 0 ? double(max_abs) / 127.0 : 1.0 / 127.0;
+      w.data.resize(w.float_data.size());
+      for (size_t i = 0; i < w.data.size(); ++i) {
+        w.data[i] = saturate8(round_away(w.float_data[i] / w.scale));
+      }
+    } else {
+      double sum_sq = 0;
+      for (int8_t v : w.data) sum_sq += double(v) * v;
+      const double rms = w.data.empty() ? 0.0 : std::sqrt(sum_sq / double(w.data.size()));
+      const double k = double(reduction_length(*g, n));
+      w.scale = rms > 0 ? std::sqrt(2.0 / k) / rms : 1.0 / 127.0;
+      w.float_data.resize(w.data.size());
+      for (size_t i = 0; i < w.data.size(); ++i) w.float_data[i] = float(w.data[i] * w.scale);
+    }
+    if (n.bias < 0) continue;
+    Tensor& b = g->tensors[n.bias];
+    if (b.float_data.empty()) {
+      b.float_data.resize(b.bias.size());
+      for (size_t i = 0; i < b.bias.size(); ++i) {
+        b.float_data[i] = float(b.bias[i] * w.scale / kNominalRms);
+      }
+    }
+  }
+}
+
+// Step 3: the groups and fixed scales the datapath imposes.
+void constrain(const Graph& g, ScaleGroups& groups) {
+  for (const Node& n : g.nodes) {
+    const int out = n.outputs.empty() ? -1 : n.outputs[0];
+    switch (n.op) {
+      case OpType::kReshape:
+      case OpType::kSplit:
+      case OpType::kSlice:
+      case OpType::kChannelShuffle:
+      case OpType::kPad:
+      case OpType::kConcat:
+        for (int i : n.inputs) groups.join(n.inputs[0], i);
+        for (int o : n.outputs) groups.join(n.inputs[0], o);
+        continue;
+      case OpType::kSoftmax:
+        groups.fix(n.inputs[0], kLutScale);
+        groups.fix(out, kUnitScale);
+        continue;
+      case OpType::kMaxPool:
+      case OpType::kAvgPool:
+      case OpType::kGlobalAvgPool:
+        if (lut_activation(n.activation)) {
+          groups.fix(n.inputs[0], kLutScale);
+        } else {
+          groups.join(n.inputs[0], out);
+        }
+        break;
+      case OpType::kAdd:
+        groups.join(n.inputs[0], n.inputs[1]);
+        break;
+      default:
+        break;
+    }
+    if (n.activation == Activation::kSigmoid || n.activation == Activation::kHardSigmoid) {
+      groups.fix(out, kUnitScale);
+    } else if (n.activation == Activation::kHardSwish) {
+      groups.fix(out, kLutScale);
+    }
+  }
+}
+
+// The clipping threshold of a group that minimises the squared error of int8 quantisation on
+// a strided sample of its members' values on image 0: clipped error sum (|x| - T)^2 plus the
+// rounding error (T / 127)^2 / 12 per unclipped value, over thresholds T from max / 4 to max,
+// keeping at most 0.5 % of the values clipped. Returns max when nothing beats it.
+double best_threshold(std::vector<float> sample, double max) {
+  if (sample.empty() || max <= 0) return max;
+  std::sort(sample.begin(), sample.end());
+  const size_t n = sample.size();
+  std::vector<double> suffix(n + 1, 0.0), suffix_sq(n + 1, 0.0);  // sums over sample[i..n)
+  for (size_t i = n; i-- > 0;) {
+    suffix[i] = suffix[i + 1] + sample[i];
+    suffix_sq[i] = suffix_sq[i + 1] + double(sample[i]) * sample[i];
+  }
+  double best = max, best_err = -1;
+  for (int step = 0; step <= 96; ++step) {
+    const double t = max * (0.25 + 0.75 * step / 96.0);
+    const size_t first =
+        size_t(std::upper_bound(sample.begin(), sample.end(), float(t)) - sample.begin());
+    const size_t clipped = n - first;
+    if (double(clipped) > 0.005 * double(n)) continue;
+    const double clip_err = suffix_sq[first] - 2 * t * suffix[first] + t * t * double(clipped);
+    const double err = clip_err + double(first) * (t / 127) * (t / 127) / 12.0;
+    if (best_err < 0 || err < best_err) {
+      best_err = err;
+      best = t;
+    }
+  }
+  return best;
+}
+
+int32_t bound(double real, double scale) {
+  return int32_t(std::clamp<double>(std::round(real / scale), -128, 127));
+}
+
+// Real bounds of the kClip / kRelu6 activations as imported (int8 at kActivationScale).
+std::vector<std::pair<float, float>> real_clip_bounds(const Graph& g) {
+  std::vector<std::pair<float, float>> b(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    b[i] = {float(g.nodes[i].clip_min) / kActivationScale,
+            float(g.nodes[i].clip_max) / kActivationScale};
+  }
+  return b;
+}
+
+}  // namespace
+
+void apply_scales(Graph* g) {
+  const std::vector<std::pair<float, float>> clip_bounds = real_clip_bounds(*g);
+  for (size_t i = 0; i < g->nodes.size(); ++i) {
+    Node& n = g->nodes[i];
+    if (n.outputs.empty() || n.inputs.empty()) continue;
+    const double s_in = g->tensors[n.inputs[0]].scale, s_out = g->tensors[n.outputs[0]].scale;
+    const bool pool =
+        n.op == OpType::kMaxPool || n.op == OpType::kAvgPool || n.op == OpType::kGlobalAvgPool;
+    const double s_pre = pool ? s_in : lut_activation(n.activation) ? kLutScale : s_out;
+    double m = 0;
+    switch (n.op) {
+      case OpType::kConv:
+      case OpType::kFullyConnected: {
+        const double s_acc = s_in * g->tensors[n.weights].scale;
+        m = s_acc / s_pre;
+        if (n.bias >= 0) {
+          Tensor& b = g->tensors[n.bias];
+          b.bias.resize(b.float_data.size());
+          for (size_t k = 0; k < b.bias.size(); ++k) {
+            b.bias[k] = int32_t(
+                std::clamp<double>(std::round(b.float_data[k] / s_acc), INT32_MIN, INT32_MAX));
+          }
+        }
+        break;
+      }
+      case OpType::kAdd:
+      case OpType::kActivation:
+        m = s_in / s_pre;
+        break;
+      case OpType::kMul:
+        m = s_in * g->tensors[n.inputs[1]].scale / s_pre;
+        break;
+      default:
+        break;
+    }
+    if (m > 0) {
+      const Requant r = quantize_multiplier(m);
+      n.requant_multiplier = r.multiplier;
+      n.requant_shift = r.shift;
+    }
+    if (n.activation == Activation::kRelu6) {
+      n.clip_min = 0;
+      n.clip_max = bound(6.0, s_pre);
+    } else if (n.activation == Activation::kClip) {
+      n.clip_min = bound(clip_bounds[i].first, s_pre);
+      n.clip_max = bound(clip_bounds[i].second, s_pre);
+    }
+  }
+}
+
+std::vector<float> calibration_image(const Tensor& t, uint64_t seed, int index) {
+  uint64_t state = seed ^ fnv1a(t.name) ^ (0x51ed27u * uint64_t(index + 1));
+  const int64_t c = t.shape.c * t.shape.n, h = t.shape.h, w = t.shape.w;
+  std::vector<float> img(size_t(c * h * w));
+  constexpr double kPi = 3.14159265358979323846;
+  for (int64_t ch = 0; ch < c; ++ch) {
+    double fy[4], fx[4], ph[4], amp[4];
+    for (int k = 0; k < 4; ++k) {
+      fy[k] = (0.5 + 3.5 * unit(state)) * 2 * kPi / double(std::max<int64_t>(h, 1));
+      fx[k] = (0.5 + 3.5 * unit(state)) * 2 * kPi / double(std::max<int64_t>(w, 1));
+      ph[k] = 2 * kPi * unit(state);
+      amp[k] = 0.5 + unit(state);
+    }
+    float* p = &img[size_t(ch * h * w)];
+    double sum = 0, sum_sq = 0;
+    for (int64_t y = 0; y < h; ++y) {
+      for (int64_t x = 0; x < w; ++x) {
+        double v = 0.5 * (unit(state) - 0.5);
+        for (int k = 0; k < 4; ++k) v += amp[k] * std::cos(fy[k] * y + fx[k] * x + ph[k]);
+        p[y * w + x] = float(v);
+        sum += v;
+        sum_sq += v * v;
+      }
+    }
+    const double count = double(h * w), mean = sum / count;
+    const double sd = std::sqrt(std::max(sum_sq / count - mean * mean, 1e-12));
+    for (int64_t i = 0; i < h * w; ++i) p[i] = float((p[i] - mean) / sd);
+  }
+  return img;
+}
+
+void calibrate(Graph* g, const CalibrationOptions& opt) {
+  prepare_parameters(g);
+  const std::vector<std::pair<float, float>> clip_bounds = real_clip_bounds(*g);
+  std::vector<double> max_abs(g->tensors.size(), 0.0);
+  std::vector<std::vector<float>> first;
+  for (int image = 0; image < std::max(opt.images, 1); ++image) {
+    FloatReference ref(*g, clip_bounds);
+    for (int t : g->inputs) ref.set_input(t, calibration_image(g->tensors[t], opt.seed, image));
+    ref.run();
+    for (size_t t = 0; t < g->tensors.size(); ++t) {
+      for (float v : ref.value(int(t))) max_abs[t] = std::max(max_abs[t], double(std::fabs(v)));
+    }
+    if (image == 0) first = std::move(ref.values());
+  }
+  ScaleGroups groups(*g);
+  constrain(*g, groups);
+  std::vector<double> group_max(g->tensors.size(), 0.0);
+  for (size_t t = 0; t < g->tensors.size(); ++t) {
+    if (g->tensors[t].kind != TensorKind::kActivation) continue;
+    double& m = group_max[groups.find(int(t))];
+    m = std::max(m, max_abs[t]);
+  }
+  // Each free group's threshold from a sample of at most ~64k values of its members.
+  std::vector<std::vector<float>> samples(g->tensors.size());
+  std::vector<uint64_t> group_values(g->tensors.size(), 0);
+  for (size_t t = 0; t < g->tensors.size(); ++t) {
+    if (g->tensors[t].kind == TensorKind::kActivation)
+      group_values[groups.find(int(t))] += first[t].size();
+  }
+  for (size_t t = 0; t < g->tensors.size(); ++t) {
+    if (g->tensors[t].kind != TensorKind::kActivation) continue;
+    const int r = groups.find(int(t));
+    const uint64_t stride = std::max<uint64_t>(1, group_values[r] / 65536);
+    for (size_t i = 0; i < first[t].size(); i += stride)
+      samples[r].push_back(std::fabs(first[t][i]));
+  }
+  for (size_t t = 0; t < g->tensors.size(); ++t) {
+    Tensor& x = g->tensors[t];
+    if (x.kind != TensorKind::kActivation) continue;
+    const int r = groups.find(int(t));
+    if (!samples[r].empty()) {
+      group_max[r] = best_threshold(std::move(samples[r]), group_max[r]);
+      samples[r].clear();
+    }
+    const double fixed = groups.fixed(int(t)), m = group_max[r];
+    x.scale = fixed != 0.0 ? fixed : m > 0 ? m / 127.0 : kLutScale;
+    x.float_data = std::move(first[t]);
+  }
+  apply_scales(g);
+  for (int t : g->inputs) {
+    Tensor& x = g->tensors[t];
+    x.data.resize(x.float_data.size());
+    for (size_t i = 0; i < x.data.size(); ++i)
+      x.data[i] = saturate8(round_away(x.float_data[i] / x.scale));
+  }
+}
+
+}  // namespace strider

@@ -1,0 +1,54 @@
+// Calibrator: post-training quantisation of a graph from a float pass over a deterministic
+// calibration set. Run once per graph, after activation fusion (legalise) and
+// materialise_parameters, before lowering.
+//
+// 1. Float parameters: a conv / fc weight tensor with float data (ONNX weights) keeps them, its
+//    scale max|w| / 127 and int8 = round(w / scale); one without (random, materialised weights)
+//    gets the He-style scale sqrt(2 / K) / rms(int8) and float = int8 x scale, so the float
+//    network is a plausible one; a bias without float data becomes int32 x weight scale / 32
+//    (the nominal input RMS of materialise_parameters).
+// 2. Float pass (FloatReference) over every calibration image: seeded synthetic images (smooth
+//    random cosines plus noise, mean 0, standard deviation 1 per channel, from `seed`). Records
+//    max |x| of every activation tensor.
+// 3. Scales, one per activation tensor, real = int8 x scale. Tensors that must share a scale
+//    (the operands of Add; a view, pad, split, slice, shuffle, concat or pool and its input) form
+//    a group; some are fixed by the integer datapath: the lookup-table input of the sigmoid family
+//    (1/16), sigmoid / hard-sigmoid outputs (1/127), hard-swish output (1/16), softmax input
+//    (1/16) and output (1/127). A free group takes T / 127, T the clipping threshold that
+//    minimises clipping plus rounding error on a sample of its members' values on image 0, with
+//    at most 0.5 % of them clipped (T = max |x| when no smaller threshold does better).
+// 4. Requantisation of every node from the scales, multiplier / 2^shift ~= (quant.h):
+//    conv / fc: s_in x s_w / s_pre (bias int32 = round(b / (s_in x s_w)));
+//    add: s_in / s_pre (both operands share s_in); mul: s_a x s_b / s_pre; activation-only:
+//    s_in / s_pre; where s_pre is the scale before the fused activation (1/16 for the sigmoid
+//    family, else the output scale); pools do not requantise (s_pre = s_in). ReLU6 and Clip
+//    bounds become round(bound / s_pre), clamped to int8.
+// 5. Graph inputs hold calibration image 0 quantised (Tensor::data) and every activation tensor
+//    the float network's value on image 0 (Tensor::float_data), for the functional check and
+//    the fidelity report (planner/quant/fidelity.h).
+//
+// Errors (std::runtime_error): a group with two different fixed scales names a tensor of it.
+#pragma once
+
+#include <cstdint>
+
+#include "planner/ir/graph.h"
+
+namespace strider {
+
+struct CalibrationOptions {
+  uint64_t seed = 1;
+  int images = 1;  // synthetic calibration images (>= 1)
+};
+
+// Synthetic calibration image `index` for graph input `t` (shape.elements() floats, CHW).
+std::vector<float> calibration_image(const Tensor& t, uint64_t seed, int index);
+
+void calibrate(Graph* g, const CalibrationOptions& opt);
+
+// Step 4 alone: sets every node's requantisation, its bias (from the bias tensor's float_data)
+// and its ReLU6 / Clip bounds from the scales of the activation and weight tensors. Clip bounds
+// are read as imported (int8 at kActivationScale), so call it once per graph.
+void apply_scales(Graph* g);
+
+}  // namespace strider

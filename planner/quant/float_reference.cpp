@@ -1,0 +1,260 @@
+#include "planner/quant/float_reference.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace strider {
+namespace {
+
+using Floats = std::vector<float>;
+using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+struct Dims {
+  int64_t c, h, w;
+  explicit Dims(const TensorShape& s) : c(s.c), h(s.h), w(s.w) {}
+  int64_t plane() const { return h * w; }
+};
+
+const Floats& params(const Graph& g, const Node& n, int tensor, const char* what) {
+  const Floats& f = g.tensors.at(tensor).float_data;
+  if (f.empty()) {
+    throw std::runtime_error("float reference: node '" + n.name + "' has no float " + what +
+                             " (tensor '" + g.tensors[tensor].name + "')");
+  }
+  return f;
+}
+
+// Convolution as one GEMM per group: the group's weights [cout_g x K] times the im2col matrix
+// [K x positions] (K = cin_g x kh x kw, virtual zero padding), plus the bias.
+void conv(const Graph& g, const Node& n, const Floats& in, Floats& out) {
+  const Dims is(g.tensors[n.inputs[0]].shape), os(g.tensors[n.outputs[0]].shape);
+  const Floats& wt = params(g, n, n.weights, "weights");
+  const Floats* bias = n.bias >= 0 ? &params(g, n, n.bias, "bias") : nullptr;
+  const int64_t cin_g = is.c / n.groups, cout_g = os.c / n.groups;
+  const int64_t kh = n.kernel_h, kw = n.kernel_w, k = cin_g * kh * kw, p = os.plane();
+  RowMajor col(k, p);
+  for (int64_t grp = 0; grp < n.groups; ++grp) {
+    for (int64_t ci = 0; ci < cin_g; ++ci) {
+      const float* plane = &in[(grp * cin_g + ci) * is.plane()];
+      for (int64_t ky = 0; ky < kh; ++ky) {
+        for (int64_t kx = 0; kx < kw; ++kx) {
+          float* dst = col.row((ci * kh + ky) * kw + kx).data();
+          for (int64_t oy = 0; oy < os.h; ++oy) {
+            const int64_t iy = oy * n.stride_h - n.pad_top + ky * n.dilation_h;
+            for (int64_t ox = 0; ox < os.w; ++ox) {
+              const int64_t ix = ox * n.stride_w - n.pad_left + kx * n.dilation_w;
+              const bool inside = iy >= 0 && iy < is.h && ix >= 0 && ix < is.w;
+              dst[oy * os.w + ox] = inside ? plane[iy * is.w + ix] : 0.0f;
+            }
+          }
+        }
+      }
+    }
+    const Eigen::Map<const RowMajor> w(&wt[grp * cout_g * k], cout_g, k);
+    Eigen::Map<RowMajor> o(&out[grp * cout_g * p], cout_g, p);
+    o.noalias() = w * col;
+    if (bias) {
+      for (int64_t co = 0; co < cout_g; ++co) o.row(co).array() += (*bias)[grp * cout_g + co];
+    }
+  }
+}
+
+void fully_connected(const Graph& g, const Node& n, const Floats& in, Floats& out) {
+  const Floats& wt = params(g, n, n.weights, "weights");
+  const int64_t k = int64_t(in.size()), features = int64_t(out.size());
+  const Eigen::Map<const RowMajor> w(wt.data(), features, k);
+  const Eigen::Map<const Eigen::VectorXf> x(in.data(), k);
+  Eigen::Map<Eigen::VectorXf> y(out.data(), features);
+  y.noalias() = w * x;
+  if (n.bias >= 0) {
+    const Floats& b = params(g, n, n.bias, "bias");
+    for (int64_t o = 0; o < features; ++o) y[o] += b[o];
+  }
+}
+
+void pool(const Graph& g, const Node& n, const Floats& in, Floats& out) {
+  const Dims is(g.tensors[n.inputs[0]].shape), os(g.tensors[n.outputs[0]].shape);
+  const bool global = n.op == OpType::kGlobalAvgPool;
+  const int64_t kh = global ? is.h : n.kernel_h, kw = global ? is.w : n.kernel_w;
+  const int64_t sh = global ? 1 : n.stride_h, sw = global ? 1 : n.stride_w;
+  const int64_t pt = global ? 0 : n.pad_top, pl = global ? 0 : n.pad_left;
+  const int64_t pb = global ? 0 : n.pad_bottom, pr = global ? 0 : n.pad_right;
+  for (int64_t c = 0; c < os.c; ++c) {
+    const float* plane = &in[c * is.plane()];
+    for (int64_t oy = 0; oy < os.h; ++oy) {
+      for (int64_t ox = 0; ox < os.w; ++ox) {
+        const int64_t y0 = oy * sh - pt, x0 = ox * sw - pl;
+        double sum = 0;
+        int64_t count = 0;
+        float best = -std::numeric_limits<float>::infinity();
+        for (int64_t iy = std::max<int64_t>(y0, 0); iy < std::min(y0 + kh, is.h); ++iy) {
+          for (int64_t ix = std::max<int64_t>(x0, 0); ix < std::min(x0 + kw, is.w); ++ix) {
+            sum += plane[iy * is.w + ix];
+            best = std::max(best, plane[iy * is.w + ix]);
+            ++count;
+          }
+        }
+        float v = 0;
+        if (n.op == OpType::kMaxPool) {
+          v = count ? best : 0.0f;
+        } else {
+          const int64_t divisor =
+              n.count_include_pad && !global
+                  ? (std::min(y0 + kh, is.h + pb) - y0) * (std::min(x0 + kw, is.w + pr) - x0)
+                  : count;
+          v = divisor > 0 ? float(sum / double(divisor)) : 0.0f;
+        }
+        out[(c * os.h + oy) * os.w + ox] = v;
+      }
+    }
+  }
+}
+
+void binary(const Graph& g, const Node& n, const Floats& a, const Floats& b, Floats& out) {
+  const Dims as(g.tensors[n.inputs[0]].shape);
+  const TensorShape& bs = g.tensors[n.inputs[1]].shape;
+  const bool scalar = bs.elements() == 1;
+  const bool per_channel = !scalar && bs.h == 1 && bs.w == 1 && as.plane() != 1;
+  for (int64_t i = 0; i < int64_t(a.size()); ++i) {
+    const float y = scalar ? b[0] : per_channel ? b[i / as.plane()] : b[i];
+    out[i] = n.op == OpType::kAdd ? a[i] + y : a[i] * y;
+  }
+}
+
+void softmax(const Graph& g, const Node& n, const Floats& in, Floats& out) {
+  const Dims s(g.tensors[n.inputs[0]].shape);
+  for (int64_t p = 0; p < s.plane(); ++p) {
+    float mx = -std::numeric_limits<float>::infinity();
+    for (int64_t c = 0; c < s.c; ++c) mx = std::max(mx, in[c * s.plane() + p]);
+    double sum = 0;
+    for (int64_t c = 0; c < s.c; ++c) sum += std::exp(double(in[c * s.plane() + p] - mx));
+    for (int64_t c = 0; c < s.c; ++c) {
+      out[c * s.plane() + p] = float(std::exp(double(in[c * s.plane() + p] - mx)) / sum);
+    }
+  }
+}
+
+}  // namespace
+
+FloatReference::FloatReference(const Graph& g, std::vector<std::pair<float, float>> clip_bounds)
+    : g_(g), clip_bounds_(std::move(clip_bounds)), values_(g.tensors.size()) {}
+
+void FloatReference::set_input(int tensor, std::vector<float> values) {
+  const Tensor& t = g_.tensors.at(tensor);
+  if (int64_t(values.size()) != t.shape.elements()) {
+    throw std::runtime_error("float reference: input '" + t.name + "' needs " +
+                             std::to_string(t.shape.elements()) + " values, got " +
+                             std::to_string(values.size()));
+  }
+  values_[tensor] = std::move(values);
+}
+
+void FloatReference::run() {
+  for (const Node& n : g_.nodes) run_node(n);
+}
+
+float FloatReference::activate(const Node& n, size_t node_index, float x) const {
+  const auto hard_sigmoid = [](float v) { return std::clamp(v / 6.0f + 0.5f, 0.0f, 1.0f); };
+  switch (n.activation) {
+    case Activation::kNone:
+      return x;
+    case Activation::kRelu:
+      return std::max(x, 0.0f);
+    case Activation::kRelu6:
+      return std::clamp(x, 0.0f, 6.0f);
+    case Activation::kClip: {
+      const auto& b = clip_bounds_.at(node_index);
+      return std::clamp(x, b.first, b.second);
+    }
+    case Activation::kSigmoid:
+      return 1.0f / (1.0f + std::exp(-x));
+    case Activation::kHardSigmoid:
+      return hard_sigmoid(x);
+    case Activation::kHardSwish:
+      return x * hard_sigmoid(x);
+  }
+  return x;
+}
+
+void FloatReference::run_node(const Node& n) {
+  std::vector<const Floats*> in;
+  for (int t : n.inputs) {
+    if (values_[t].empty() && g_.tensors[t].shape.elements() > 0) {
+      throw std::runtime_error("float reference: node '" + n.name + "' reads tensor '" +
+                               g_.tensors[t].name + "' before it has a value");
+    }
+    in.push_back(&values_[t]);
+  }
+  std::vector<Floats> out;
+  for (int t : n.outputs) out.emplace_back(size_t(g_.tensors[t].shape.elements()), 0.0f);
+  const int64_t plane =
+      in.empty() ? 0 : g_.tensors[n.inputs[0]].shape.h * g_.tensors[n.inputs[0]].shape.w;
+  switch (n.op) {
+    case OpType::kConv:
+      conv(g_, n, *in[0], out[0]);
+      break;
+    case OpType::kFullyConnected:
+      fully_connected(g_, n, *in[0], out[0]);
+      break;
+    case OpType::kMaxPool:
+    case OpType::kAvgPool:
+    case OpType::kGlobalAvgPool:
+      pool(g_, n, *in[0], out[0]);
+      break;
+    case OpType::kAdd:
+    case OpType::kMul:
+      binary(g_, n, *in[0], *in[1], out[0]);
+      break;
+    case OpType::kActivation:
+      out[0] = *in[0];
+      break;
+    case OpType::kSoftmax:
+      softmax(g_, n, *in[0], out[0]);
+      break;
+    case OpType::kConcat: {
+      auto at = out[0].begin();
+      for (const Floats* b : in) at = std::copy(b->begin(), b->end(), at);
+      break;
+    }
+    case OpType::kReshape:
+      out[0] = *in[0];
+      break;
+    case OpType::kSplit:
+    case OpType::kSlice:
+      for (size_t k = 0; k < out.size(); ++k) {
+        std::copy_n(in[0]->begin() + n.channel_begin.at(k) * plane, out[k].size(), out[k].begin());
+      }
+      break;
+    case OpType::kChannelShuffle: {
+      const int64_t groups = n.shuffle_groups, per = g_.tensors[n.inputs[0]].shape.c / groups;
+      for (int64_t k = 0; k < groups; ++k) {
+        for (int64_t i = 0; i < per; ++i) {
+          std::copy_n(in[0]->begin() + (k * per + i) * plane, plane,
+                      out[0].begin() + (i * groups + k) * plane);
+        }
+      }
+      break;
+    }
+    case OpType::kPad: {
+      const Dims is(g_.tensors[n.inputs[0]].shape), os(g_.tensors[n.outputs[0]].shape);
+      for (int64_t c = 0; c < is.c; ++c) {
+        for (int64_t y = 0; y < is.h; ++y) {
+          std::copy_n(&(*in[0])[(c * is.h + y) * is.w], is.w,
+                      &out[0][(c * os.h + y + n.pad_top) * os.w + n.pad_left]);
+        }
+      }
+      break;
+    }
+  }
+  if (n.activation != Activation::kNone) {
+    const size_t index = size_t(&n - g_.nodes.data());
+    for (float& v : out[0]) v = activate(n, index, v);
+  }
+  for (size_t k = 0; k < out.size(); ++k) values_[n.outputs[k]] = std::move(out[k]);
+}
+
+}  // namespace strider

@@ -1,0 +1,155 @@
+// Quantisation (planner/quant/calibrator.h) on hand-computed layers: SiLU (x * sigmoid(x)) and
+// squeeze-excitation (global pool, 1x1 conv, sigmoid, per-channel multiply) with the sigmoid
+// output at scale 1/127, so the multiply's requantisation must divide by 127 (it used to keep
+// multiplier 1, shift 0: outputs 127x too large, saturated). Then a calibrated network against
+// its float network.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "planner/import/network_loader.h"
+#include "planner/lower/legalise.h"
+#include "planner/quant/calibrator.h"
+#include "planner/quant/fidelity.h"
+#include "tb/reference.h"
+#include "tests/e2e/report_util.h"
+
+namespace strider {
+namespace {
+
+using namespace report_test;
+
+int tensor(Graph& g, const std::string& name, TensorShape s, double scale) {
+  Tensor t;
+  t.name = name;
+  t.shape = s;
+  t.scale = scale;
+  return g.add_tensor(t);
+}
+
+Node node(const std::string& name, OpType op, std::vector<int> in, int out) {
+  Node n;
+  n.name = name;
+  n.op = op;
+  n.inputs = std::move(in);
+  n.outputs = {out};
+  return n;
+}
+
+// 1/127 = 0.50394 x 2^-6: multiplier round(0.50394 x 2^15) = 16513, shift 15 + 6 = 21.
+constexpr int32_t kM127 = 16513, kS127 = 21;
+
+TEST(Quant, SiluAgainstHandComputedValues) {
+  Graph g;
+  const int x = tensor(g, "x", {1, 1, 1, 4}, 1.0 / 16), s = tensor(g, "s", {1, 1, 1, 4}, 1.0 / 127);
+  const int y = tensor(g, "y", {1, 1, 1, 4}, 1.0 / 16);
+  Node sig = node("sigmoid", OpType::kActivation, {x}, s);
+  sig.activation = Activation::kSigmoid;
+  g.add_node(sig);
+  g.add_node(node("mul", OpType::kMul, {x, s}, y));
+  g.inputs = {x};
+  g.outputs = {y};
+  apply_scales(&g);
+  // sigmoid: input scale 1/16 is the lookup table's own: 1 = 16384 / 2^14.
+  EXPECT_EQ(g.nodes[0].requant_multiplier, 16384);
+  EXPECT_EQ(g.nodes[0].requant_shift, 14);
+  // mul: (1/16) x (1/127) / (1/16) = 1/127.
+  EXPECT_EQ(g.nodes[1].requant_multiplier, kM127);
+  EXPECT_EQ(g.nodes[1].requant_shift, kS127);
+  Reference ref(g);
+  ref.set_input(x, {32, -32, 16, 0});  // 2.0, -2.0, 1.0, 0.0
+  ref.run();
+  // sigmoid: 127 / (1 + e^-2) = 111.86 -> 112; 127 x 0.1192 = 15.14 -> 15; 127 x 0.7311 =
+  // 92.84 -> 93; 63.5 -> 64 (half away from zero).
+  EXPECT_EQ(ref.value(s), (std::vector<int8_t>{112, 15, 93, 64}));
+  // mul: 32 x 112 = 3584, x 16513 / 2^21 = 28.22 -> 28 (SiLU(2) = 1.762 = 28.19 / 16);
+  // -32 x 15 = -480 -> -3.78 -> -4 (SiLU(-2) x 16 = -3.81); 16 x 93 = 1488 -> 11.72 -> 12
+  // (SiLU(1) x 16 = 11.70); 0.
+  EXPECT_EQ(ref.value(y), (std::vector<int8_t>{28, -4, 12, 0}));
+}
+
+TEST(Quant, SqueezeExcitationAgainstHandComputedValues) {
+  Graph g;
+  const int x = tensor(g, "x", {1, 2, 1, 2}, 1.0 / 16), p = tensor(g, "p", {1, 2, 1, 1}, 1.0 / 16);
+  const int s = tensor(g, "s", {1, 2, 1, 1}, 1.0 / 127), y = tensor(g, "y", {1, 2, 1, 2}, 1.0 / 16);
+  Tensor w;
+  w.name = "w";
+  w.kind = TensorKind::kWeight;
+  w.shape = {2, 2, 1, 1};
+  w.data = {127, 0, 0, 127};  // identity, float 1.0 at scale 1/127
+  w.float_data = {1, 0, 0, 1};
+  w.scale = 1.0 / 127;
+  g.add_node(node("pool", OpType::kGlobalAvgPool, {x}, p));
+  Node conv = node("conv", OpType::kConv, {p}, s);
+  conv.weights = g.add_tensor(w);
+  conv.activation = Activation::kSigmoid;
+  g.add_node(conv);
+  g.add_node(node("mul", OpType::kMul, {x, s}, y));
+  g.inputs = {x};
+  g.outputs = {y};
+  apply_scales(&g);
+  // conv: (1/16) x (1/127) / (1/16), the lookup table's input scale: 1/127.
+  EXPECT_EQ(g.nodes[1].requant_multiplier, kM127);
+  EXPECT_EQ(g.nodes[1].requant_shift, kS127);
+  EXPECT_EQ(g.nodes[2].requant_multiplier, kM127);
+  Reference ref(g);
+  ref.set_input(x, {16, 48, -32, 64});  // channel 0: 1, 3; channel 1: -2, 4
+  ref.run();
+  EXPECT_EQ(ref.value(p), (std::vector<int8_t>{32, 16}));  // (16 + 48) / 2, (-32 + 64) / 2
+  // conv: 127 x 32 = 4064, x 16513 / 2^21 = 31.99998 -> 32 = 2.0 -> sigmoid 112;
+  // 127 x 16 = 2032 -> 16 = 1.0 -> 93.
+  EXPECT_EQ(ref.value(s), (std::vector<int8_t>{112, 93}));
+  // mul: 16 x 112 = 1792 -> 14.11 -> 14; 48 x 112 = 5376 -> 42.33 -> 42; -32 x 93 = -2976 ->
+  // -23.43 -> -23; 64 x 93 = 5952 -> 46.87 -> 47 (float: 14.09, 42.28, -23.39, 46.79).
+  EXPECT_EQ(ref.value(y), (std::vector<int8_t>{14, 42, -23, 47}));
+}
+
+// tiny_cnn calibrated on two synthetic images: add operands share a scale, at most 2 % of any
+// tensor's values clipped (the calibrator aims at 0.5 % on a sample), and every layer's int8 value
+// more than 25 dB above its quantisation noise against the float network.
+TEST(Quant, CalibratedTinyCnnTracksTheFloatNetwork) {
+  Graph g = load_network(STRIDER_SOURCE_DIR "/configs/networks/tiny_cnn.yaml", 0, 0, 1);
+  fuse_activations(&g);
+  calibrate(&g, CalibrationOptions{7, 2});
+  Reference ref(g);
+  for (int t : g.inputs) ref.set_input(t, g.tensors[t].data);
+  ref.run();
+  for (const Node& n : g.nodes) {
+    if (n.op == OpType::kAdd) {
+      EXPECT_EQ(g.tensors[n.inputs[0]].scale, g.tensors[n.inputs[1]].scale) << n.name;
+    }
+    const Tensor& t = g.tensors[n.outputs[0]];
+    Fidelity f;
+    f.add(t.float_data, ref.value(n.outputs[0]), t.scale);
+    EXPECT_LE(f.saturated_fraction(), 0.02) << n.name;
+    EXPECT_GT(f.sqnr_db(), 25.0) << n.name;
+  }
+}
+
+// A functional run reports the fidelity: summary.json quant.* and the last two layers.csv
+// columns, filled for every checked layer.
+TEST(Quant, FunctionalRunReportsSqnrAndSaturation) {
+  Scratch dir("quant");
+  run_strider(dir.str(), {"sim.functional=true"});
+  const nlohmann::json j = read_json(dir.file("summary.json"));
+  EXPECT_EQ(j["functional"]["mismatches"], 0);
+  EXPECT_GE(j["quant"]["output_sqnr_db"].get<double>(), 25.0);
+  EXPECT_FALSE(j["quant"]["worst_layer"].get<std::string>().empty());
+  EXPECT_LE(j["quant"]["max_saturated_fraction"].get<double>(), 0.02);
+  const Csv layers = read_csv(dir.file("layers.csv"));
+  ASSERT_EQ(layers.header.back(), "saturated_fraction");
+  int measured = 0;  // every checked layer has its figures; the 5 convolutions of tiny_cnn
+  for (const auto& row : layers.rows) {
+    if (row.at("sqnr_db").empty()) continue;
+    ++measured;
+    if (row.at("op") == "conv") {
+      EXPECT_GE(std::stod(row.at("sqnr_db")), 25.0) << row.at("layer");
+    }
+    EXPECT_LE(std::stod(row.at("saturated_fraction")), 0.02) << row.at("layer");
+  }
+  EXPECT_EQ(measured, j["functional"]["checked_tensors"].get<int>());
+}
+
+}  // namespace
+}  // namespace strider
