@@ -22,6 +22,11 @@ namespace strider::config {
 ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& origins,
                      const std::vector<std::string>& extra_keys = {});
 
+// Bounds check_arch enforces besides the structural ones (stated in its errors).
+constexpr double kMinFrequencyMhz = 0.001;     // 1 kHz
+constexpr double kMaxFrequencyMhz = 100000.0;  // 100 GHz
+constexpr uint32_t kMaxLatencyCycles = 1000000;
+
 // `fallback` locates errors about fields nobody wrote (e.g. the arch file itself).
 void check_arch(const ArchConfig& arch, const OriginMap& origins, const Origin& fallback,
                 Diagnostics& diags);

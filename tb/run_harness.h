@@ -37,6 +37,7 @@ struct RunResult {
   uint64_t mismatches = 0;
   std::vector<std::string> functional_details;
   std::string dump_tensors_dir;
+  std::vector<std::string> command_line;  // recorded in run.json
 };
 
 // Loads the networks of `cfg` into one graph (the foundation runs the first network) and lowers
