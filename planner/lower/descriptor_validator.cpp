@@ -40,7 +40,8 @@ class Validator {
     }
     d_ = nullptr;
     if (macs_ > limits_.max_macs) {
-      add("list: the op tiles total " + amount(macs_) + " MACs, over the limit of " +
+      add("list: the op tiles total " + amount(macs_) +
+          " operations (MACs, pooling and element-wise steps), over the limit of " +
           str(limits_.max_macs));
     }
     if (move_bytes_ > limits_.max_move_bytes) {
