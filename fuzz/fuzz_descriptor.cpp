@@ -39,42 +39,38 @@ void check_message(const std::exception& e, const std::string& source) {
   }
 }
 
+// Reads `bytes` as a binary list; a list that reads must round-trip.
+void try_binary(const std::string& bytes) {
+  strider::DescriptorList list;
+  try {
+    std::istringstream in(bytes);
+    list = strider::read_binary(in, "fuzz.bin");
+  } catch (const std::exception& e) {
+    check_message(e, "fuzz.bin");
+    return;
+  }
+  expect_round_trip(list);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > strider::fuzz::kMaxInputBytes) return -1;
   const std::string bytes(reinterpret_cast<const char*>(data), size);
-  strider::DescriptorList list;
-  bool ok = false;
-  try {
-    std::istringstream in(bytes);
-    list = strider::read_binary(in, "fuzz.bin");
-    ok = true;
-  } catch (const std::exception& e) {
-    check_message(e, "fuzz.bin");
-  }
-  if (ok) expect_round_trip(list);
-  if (bytes.size() >= 40) {
+  try_binary(bytes);
+  if (bytes.size() >= 40) {  // the same bytes with a correct checksum trailer
     std::string fixed = bytes.substr(0, bytes.size() - 32);
     const strider::Sha256Digest sum = strider::sha256(fixed.data(), fixed.size());
     fixed.append(reinterpret_cast<const char*>(sum.data()), sum.size());
-    ok = false;
-    try {
-      std::istringstream in(fixed);
-      list = strider::read_binary(in, "fuzz.bin");
-      ok = true;
-    } catch (const std::exception& e) {
-      check_message(e, "fuzz.bin");
-    }
-    if (ok) expect_round_trip(list);
+    try_binary(fixed);
   }
-  ok = false;
+  strider::DescriptorList list;
   try {
     list = strider::read_text(bytes, "fuzz.yaml");
-    ok = true;
   } catch (const std::exception& e) {
     check_message(e, "fuzz.yaml");
+    return 0;
   }
-  if (ok) expect_round_trip(list);
+  expect_round_trip(list);
   return 0;
 }

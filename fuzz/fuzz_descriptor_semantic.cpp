@@ -5,7 +5,7 @@
 // with a DescriptorError whose every line names a descriptor and its layer and field (or the
 // list), or be accepted, in which case every op tile's closed-form cost (timing/tile_work, what
 // the units wait) must stay within what its size allows: no hang, no crash, no absurd figure.
-// Accepted lists are run through the full simulator by tests/e2e/descriptor_validation_test.cpp.
+// (SystemC elaborates once per process, so the full simulator is not run here.)
 #include <cstdio>
 #include <cstdlib>
 #include <exception>

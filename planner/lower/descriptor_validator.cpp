@@ -29,9 +29,12 @@ class Validator {
     for (const TensorEntry& t : list_.tensors) {
       range("tensor '" + t.name + "'", t.space, t.addr, t.bytes);
     }
-    for (const Descriptor& d : list_.descriptors) {
+    for (size_t i = 0; i < list_.descriptors.size(); ++i) {
       if (problems_.size() >= kMaxReported) break;
+      const Descriptor& d = list_.descriptors[i];
+      // (check() in descriptor.h holds the same invariants for the readers.)
       d_ = &d;
+      if (!structure(d, i)) continue;
       if (d.kind == DescKind::kMove) {
         move(d.move);
       } else {
@@ -66,6 +69,55 @@ class Validator {
     add("descriptor " + str(d_->id) + " (layer '" + layer + "', " +
         (d_->kind == DescKind::kMove ? std::string("move") : std::string(to_string(d_->op.op))) +
         "): " + field + ": " + problem);
+  }
+
+  // The structural invariants of check() (descriptor.h), worded with the field; false when the
+  // descriptor is too malformed for the checks of its meaning.
+  bool structure(const Descriptor& d, size_t index) {
+    bool ok = true;
+    if (d.id != index) fail("id", str(d.id) + " out of sequence, expected " + str(index)), ok = false;
+    for (uint32_t dep : d.deps) {
+      if (dep >= d.id) fail("deps", "depends on " + str(dep) + ", which is not earlier"), ok = false;
+    }
+    if (d.layer >= list_.layers.size()) {
+      fail("layer", str(d.layer) + " out of range (" + str(list_.layers.size()) + " layers)");
+      ok = false;
+    }
+    if (d.kind == DescKind::kMove) {
+      const MoveDesc& m = d.move;
+      if (m.rows == 0 || m.row_bytes == 0) {
+        fail("move.rows", "move of zero bytes (" + str(m.rows) + " rows of " + str(m.row_bytes) + ")");
+        return false;
+      }
+      if (m.rows > 1 && (m.src_stride < m.row_bytes || m.dst_stride < m.row_bytes)) {
+        fail("move.src_stride", "2-D move with a stride (" + str(m.src_stride) + ", " +
+                                    str(m.dst_stride) + ") smaller than its row of " +
+                                    str(m.row_bytes) + " bytes");
+        return false;
+      }
+      return ok;
+    }
+    const OpDesc& o = d.op;
+    if (!o.output.present() || !o.input.present()) {
+      fail(o.input.present() ? "op.output" : "op.input", "missing (0 channels)");
+      return false;
+    }
+    if (o.row_begin >= o.row_end || o.row_end > o.output.h) {
+      fail("op.row_end", "tile rows [" + str(o.row_begin) + ", " + str(o.row_end) +
+                             ") empty or past the output's " + str(o.output.h) + " rows");
+      return false;
+    }
+    if (o.ch_begin >= o.ch_end || o.ch_end > o.output.c) {
+      fail("op.ch_end", "tile channels [" + str(o.ch_begin) + ", " + str(o.ch_end) +
+                            ") empty or past the output's " + str(o.output.c) + " channels");
+      return false;
+    }
+    if (o.stride_h == 0 || o.stride_w == 0 || o.kernel_h == 0 || o.kernel_w == 0 ||
+        o.dilation_h == 0 || o.dilation_w == 0 || o.groups == 0) {
+      fail("op.kernel_h", "zero kernel, stride, dilation or groups");
+      return false;
+    }
+    return ok;
   }
 
   uint64_t capacity(MemSpace s) const {
@@ -263,10 +315,10 @@ class Validator {
 
 void validate_descriptors(const DescriptorList& list, const ArchConfig& arch,
                           const std::string& source, const ValidationLimits& limits) {
-  try {
-    check(list);
-  } catch (const std::runtime_error& e) {
-    throw DescriptorError(source + ": descriptor list refused: " + e.what(), {e.what()});
+  if (list.version != kDescriptorFormatVersion) {
+    const std::string p = "list: format version " + str(list.version) + ", expected " +
+                          str(kDescriptorFormatVersion);
+    throw DescriptorError(source + ": descriptor list refused: " + p, {p});
   }
   std::vector<std::string> problems = Validator(list, arch, limits).run();
   if (problems.empty()) return;

@@ -1,6 +1,7 @@
 // DescriptorValidator: checks a descriptor list for *meaning* against the arch it was planned for,
-// before any simulation (emitted by the planner or loaded from a `.strd` file alike). check() in
-// descriptor.h guards the structure (dense ids, deps on earlier ids, layer indices); this adds:
+// before any simulation (emitted by the planner or loaded from a `.strd` file alike). It holds the
+// structural invariants of check() in descriptor.h (dense ids, deps on earlier ids, layer
+// indices, non-empty moves and tiles), worded with the field, and adds:
 //   - the list's arch fingerprint is the arch's;
 //   - every address range (tensor table, move source and destination rows, every tensor an op
 //     reads or writes) lies inside its memory space (L2: arch.l2.size_bytes, DRAM:

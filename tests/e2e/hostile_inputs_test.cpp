@@ -15,6 +15,7 @@
 #include "strider/descriptor.h"
 #include "tb/commands.h"
 #include "tb/sweep_results.h"
+#include "tests/e2e/report_util.h"
 
 namespace strider {
 namespace {
@@ -40,23 +41,11 @@ Result strider(const Args& args) {
   return r;
 }
 
-// A fresh directory under /tmp, removed at the end of the test.
-class Scratch {
- public:
-  explicit Scratch(const std::string& tag)
-      : path_(fs::temp_directory_path() /
-              ("strider_hostile_" + tag + "_" + std::to_string(::getpid()))) {
-    fs::remove_all(path_);
-    fs::create_directories(path_);
+// A fresh directory under /tmp (created), removed at the end of the test.
+struct Scratch : report_test::Scratch {
+  explicit Scratch(const std::string& tag) : report_test::Scratch("hostile_" + tag) {
+    fs::create_directories(str());
   }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
 };
 
 std::string slurp(const std::string& p) {
@@ -94,7 +83,7 @@ TEST(HostileInputs, ClockFrequencyOutsideOneKilohertzToHundredGigahertzIsRefused
 
 TEST(HostileInputs, LargestWatchdogIsNeverAFalseDeadlock) {
   Scratch s("watchdog");
-  const Result r = strider({"run", kDefault, "--out", s / "r", "--set",
+  const Result r = strider({"run", kDefault, "--out", s.file("r"), "--set",
                             "sim.watchdog_cycles=18446744073709551615", "--set", "sim.trace=false"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("  cycles           31876  "), std::string::npos) << r.out;
@@ -144,63 +133,63 @@ TEST(HostileInputs, HugeSweepIsRefusedBeforeItsPointsExist) {
 // Descriptor-list runs: corruption, empty files and lists, and strict option numbers.
 TEST(HostileInputs, DescriptorListRunsRefuseCorruptionAndJunk) {
   Scratch s("strd");
-  ASSERT_EQ(strider({"plan", kDefault, "--out", s / "p", "--emit", s / "t.strd"}).code, 0);
-  std::string bytes = slurp(s / "t.strd");
+  ASSERT_EQ(strider({"plan", kDefault, "--out", s.file("p"), "--emit", s.file("t.strd")}).code, 0);
+  std::string bytes = slurp(s.file("t.strd"));
   bytes[200] ^= 4;  // one bit flipped in the middle of the descriptors
-  std::ofstream(s / "flip.strd", std::ios::binary) << bytes;
-  Result r = strider({"run", s / "flip.strd", "--arch", kSeed});
-  EXPECT_EQ(r.err, s / "flip.strd" + ": checksum mismatch: the SHA-256 of bytes 0.." +
+  std::ofstream(s.file("flip.strd"), std::ios::binary) << bytes;
+  Result r = strider({"run", s.file("flip.strd"), "--arch", kSeed});
+  EXPECT_EQ(r.err, s.file("flip.strd") + ": checksum mismatch: the SHA-256 of bytes 0.." +
                        std::to_string(bytes.size() - 32) +
                        " differs from the one stored at the end (the file is corrupted or was "
                        "edited; emit it again)\n");
-  std::ofstream(s / "empty.strd").close();
-  r = strider({"run", s / "empty.strd", "--arch", kSeed});
-  EXPECT_EQ(r.err, s / "empty.strd" + ": empty file, expected a Strider descriptor list\n");
+  std::ofstream(s.file("empty.strd")).close();
+  r = strider({"run", s.file("empty.strd"), "--arch", kSeed});
+  EXPECT_EQ(r.err, s.file("empty.strd") + ": empty file, expected a Strider descriptor list\n");
   DescriptorList none;
   none.arch_fingerprint = load_arch(kSeed).fingerprint();
   {
-    std::ofstream f(s / "none.strd", std::ios::binary);
+    std::ofstream f(s.file("none.strd"), std::ios::binary);
     write_binary(none, f);
   }
-  r = strider({"run", s / "none.strd", "--arch", kSeed});
-  EXPECT_EQ(r.err, s / "none.strd" + ": the descriptor list has no descriptors, nothing to run\n");
+  r = strider({"run", s.file("none.strd"), "--arch", kSeed});
+  EXPECT_EQ(r.err, s.file("none.strd") + ": the descriptor list has no descriptors, nothing to run\n");
   const std::string kind = "expected an unsigned integer (at most 18446744073709551615)";
   for (const char* bad : {"abc", "-1", "5 junk"}) {
-    r = strider({"run", s / "t.strd", "--arch", kSeed, "--set",
+    r = strider({"run", s.file("t.strd"), "--arch", kSeed, "--set",
                  std::string("sim.watchdog_cycles=") + bad});
     EXPECT_EQ(r.err, "--set sim.watchdog_cycles: " + kind + ", got '" + bad + "'\n");
   }
-  r = strider({"run", s / "t.strd", "--arch", kSeed, "--set", "sim.watchdog_cycles=0"});
+  r = strider({"run", s.file("t.strd"), "--arch", kSeed, "--set", "sim.watchdog_cycles=0"});
   EXPECT_EQ(r.err, "--set sim.watchdog_cycles: must be at least 1, got 0\n");
 }
 
 TEST(HostileInputs, PlanWritesItsOwnFilesBesideARun) {
   Scratch s("plan");
-  fs::create_directories(s / "r");
-  std::ofstream(s / "r/memory_plan.csv") << "the run's\n";
-  ASSERT_EQ(strider({"plan", kDefault, "--out", s / "r"}).code, 0);
-  EXPECT_EQ(slurp(s / "r/memory_plan.csv"), "the run's\n");
-  EXPECT_EQ(slurp(s / "r/plan_memory.csv").rfind("tensor,kind,offset,size,first,last\n", 0), 0u);
-  EXPECT_TRUE(fs::exists(s / "r/plan_lowering.csv"));
+  fs::create_directories(s.file("r"));
+  std::ofstream(s.file("r/memory_plan.csv")) << "the run's\n";
+  ASSERT_EQ(strider({"plan", kDefault, "--out", s.file("r")}).code, 0);
+  EXPECT_EQ(slurp(s.file("r/memory_plan.csv")), "the run's\n");
+  EXPECT_EQ(slurp(s.file("r/plan_memory.csv")).rfind("tensor,kind,offset,size,first,last\n", 0), 0u);
+  EXPECT_TRUE(fs::exists(s.file("r/plan_lowering.csv")));
 }
 
 // run.json is written last and lists whole files; a rerun without the trace removes the old one.
 TEST(HostileInputs, RunJsonListsTheFilesAndStaleOnesAreRemoved) {
   Scratch s("manifest");
-  ASSERT_EQ(run_child({"run", kDefault, "--out", s / "r"}), 0);
-  ASSERT_TRUE(fs::exists(s / "r/trace.json"));
-  std::ofstream(s / "r/.summary.json.partial") << "left by a killed run";
-  ASSERT_EQ(run_child({"run", kDefault, "--out", s / "r", "--set", "sim.trace=false"}), 0);
-  EXPECT_FALSE(fs::exists(s / "r/trace.json"));
-  EXPECT_FALSE(fs::exists(s / "r/.summary.json.partial"));
-  const nlohmann::json j = nlohmann::json::parse(slurp(s / "r/run.json"));
+  ASSERT_EQ(run_child({"run", kDefault, "--out", s.file("r")}), 0);
+  ASSERT_TRUE(fs::exists(s.file("r/trace.json")));
+  std::ofstream(s.file("r/.summary.json.partial")) << "left by a killed run";
+  ASSERT_EQ(run_child({"run", kDefault, "--out", s.file("r"), "--set", "sim.trace=false"}), 0);
+  EXPECT_FALSE(fs::exists(s.file("r/trace.json")));
+  EXPECT_FALSE(fs::exists(s.file("r/.summary.json.partial")));
+  const nlohmann::json j = nlohmann::json::parse(slurp(s.file("r/run.json")));
   EXPECT_EQ(j["version"], STRIDER_VERSION);
-  EXPECT_EQ(j["command"], nlohmann::json({"strider", "run", kDefault, "--out", s / "r", "--set",
+  EXPECT_EQ(j["command"], nlohmann::json({"strider", "run", kDefault, "--out", s.file("r"), "--set",
                                           "sim.trace=false"}));
   EXPECT_EQ(j["stale_removed"], nlohmann::json({"trace.json"}));
   std::vector<std::string> names;
   for (const nlohmann::json& f : j["files"]) {
-    const std::string p = s / ("r/" + f["name"].get<std::string>());
+    const std::string p = s.file("r/" + f["name"].get<std::string>());
     names.push_back(f["name"]);
     EXPECT_EQ(f["bytes"].get<uint64_t>(), fs::file_size(p)) << p;
     EXPECT_EQ(f["sha256"], sha256_file_hex(p)) << p;
@@ -214,7 +203,7 @@ TEST(HostileInputs, RunJsonListsTheFilesAndStaleOnesAreRemoved) {
 // the sweep are dropped and rows of values that moved get the new point id.
 TEST(HostileInputs, ResumeKeysRowsByTheirParameterValues) {
   Scratch s("resume");
-  const std::string path = s / "results.csv";
+  const std::string path = s.file("results.csv");
   std::ofstream(path) << "point,arch.l2.size_bytes,cycles,error\n0,65536,10,\n1,131072,20,\n";
   SweepResults results(path, {"point", "arch.l2.size_bytes", "cycles", "error"}, true);
   // The edited grid: [131072, 262144]; 65536 is gone, 131072 is now point 0.
