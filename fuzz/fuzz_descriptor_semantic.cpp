@@ -93,6 +93,7 @@ const std::vector<Setter>& setters() {
       s.push_back([f](Descriptor& d, uint64_t v) { d.op.*f = uint32_t(v); });
     }
     s.push_back([](Descriptor& d, uint64_t v) { d.op.psum_mode = uint8_t(v & 3); });
+    s.push_back([](Descriptor& d, uint64_t v) { d.op.mapping = strider::Mapping(v & 1); });
     s.push_back([](Descriptor& d, uint64_t v) { d.op.clip_min = int32_t(v); });
     s.push_back([](Descriptor& d, uint64_t v) { d.op.requant_shift = int32_t(v); });
     for (TensorRef strider::OpDesc::*r :
