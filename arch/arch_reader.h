@@ -27,6 +27,12 @@ constexpr double kMinFrequencyMhz = 0.001;     // 1 kHz
 constexpr double kMaxFrequencyMhz = 100000.0;  // 100 GHz
 constexpr uint32_t kMaxLatencyCycles = 1000000;
 
+// Keys that must equal another follow it unless set explicitly: of arch.l1.lines and
+// arch.neurons.count, the one set at the stronger level (--set over a file over the default)
+// gives its value to the other, so `--set arch.neurons.count=32` alone moves the lines too. Set
+// at the same level they must agree (check_arch reports it). read_arch() applies it.
+void follow_linked_keys(const OriginMap& origins, ArchConfig& a);
+
 // `fallback` locates errors about fields nobody wrote (e.g. the arch file itself).
 void check_arch(const ArchConfig& arch, const OriginMap& origins, const Origin& fallback,
                 Diagnostics& diags);

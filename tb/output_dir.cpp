@@ -8,10 +8,7 @@
 #include <stdexcept>
 
 #include "planner/src/sha256.h"
-
-#ifndef STRIDER_VERSION
-#error "STRIDER_VERSION is set by CMakeLists.txt from PROJECT_VERSION"
-#endif
+#include "tb/version.h"
 
 namespace strider {
 
@@ -94,7 +91,8 @@ std::vector<std::string> OutputDir::finish(const std::vector<std::string>& comma
   }
 
   nlohmann::ordered_json j;
-  j["version"] = STRIDER_VERSION;
+  j["version"] = strider_version();
+  j["git_revision"] = strider_git_revision();
   j["command"] = command_line;
   j["files"] = nlohmann::ordered_json::array();
   for (const std::string& name : written_) {

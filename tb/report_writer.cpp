@@ -9,8 +9,10 @@
 #include <stdexcept>
 
 #include "arch/config_writer.h"
+#include "common/csv.h"
 #include "tb/output_dir.h"
 #include "tb/trace_writer.h"
+#include "tb/version.h"
 
 namespace strider {
 namespace {
@@ -25,6 +27,8 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
   const ArchConfig& arch = r.config.arch;
   nlohmann::ordered_json j;
   j["format_version"] = 1;
+  j["version"] = strider_version();
+  j["git_revision"] = strider_git_revision();
   j["cycles"] = s.cycles;
   j["seconds_at_clock"] = s.seconds_at_clock;
   j["macs"] = s.macs;
@@ -97,15 +101,15 @@ void write_layers(const RunSummary& s, const std::string& path) {
   std::ofstream f = open(path);
   f << "layer,op,tiles,start,end,cycles,macs,utilization,dram_bytes,l2_bytes,lb_write_cycles,"
        "shifted_writes,discarded_outputs,compute_cycles,stall_l2_conflict,stall_dram,"
-       "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping\n";
+       "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping,class\n";
   for (const LayerRow& l : s.layers) {
-    f << l.name << ',' << l.op << ',' << l.tiles << ',' << l.start << ',' << l.end << ','
-      << l.cycles << ',' << l.macs << ',' << std::fixed << std::setprecision(6) << l.utilization
-      << ',' << l.dram_bytes << ',' << l.l2_bytes << ',' << l.lb_write_cycles << ','
-      << l.shifted_writes << ',' << l.discarded_outputs << ',' << l.compute_cycles << ','
-      << l.stall_l2_conflict << ',' << l.stall_dram << ',' << l.stall_line_buffer << ','
-      << l.stall_backpressure << ',' << l.bound_cycles << ',' << l.bottleneck << ','
-      << l.mapping << '\n';
+    csv::Writer w(f);
+    w << l.name << l.op << l.tiles << l.start << l.end << l.cycles << l.macs;
+    w.fixed(l.utilization, 6) << l.dram_bytes << l.l2_bytes << l.lb_write_cycles << l.shifted_writes
+      << l.discarded_outputs << l.compute_cycles << l.stall_l2_conflict << l.stall_dram
+      << l.stall_line_buffer << l.stall_backpressure << l.bound_cycles << l.bottleneck
+      << l.mapping << l.layer_class;
+    w.end_row();
   }
 }
 
@@ -113,10 +117,11 @@ void write_descriptors(const RunResult& r, const std::string& path) {
   std::ofstream f = open(path);
   f << "id,kind,layer,unit,channel,fetched,ready,start,end,mapping\n";
   for (const DescriptorRecord& d : r.record.descriptors) {
-    f << d.id << ',' << (d.is_move ? "move" : "op") << ',' << r.lowered.list.layers[d.layer]
-      << ',' << to_string(d.unit) << ',' << d.channel << ',' << d.fetched << ',' << d.ready << ','
-      << d.start << ',' << d.end << ','
-      << (d.is_move ? "" : to_string(r.lowered.list.descriptors[d.id].op.mapping)) << '\n';
+    csv::Writer w(f);
+    w << d.id << (d.is_move ? "move" : "op") << r.lowered.list.layers[d.layer]
+      << to_string(d.unit) << d.channel << d.fetched << d.ready << d.start << d.end
+      << (d.is_move ? "" : to_string(r.lowered.list.descriptors[d.id].op.mapping));
+    w.end_row();
   }
 }
 
@@ -133,7 +138,9 @@ void write_occupancy(const RunSummary& s, const std::string& path) {
                                     j < lb.size() ? lb[j].first : kNone);
     if (i < l2.size() && l2[i].first == cycle) l2_now = l2[i++].second;
     if (j < lb.size() && lb[j].first == cycle) lb_now = lb[j++].second;
-    f << cycle << ',' << l2_now << ',' << lb_now << '\n';
+    csv::Writer w(f);
+    w << cycle << l2_now << lb_now;
+    w.end_row();
   }
 }
 
@@ -143,8 +150,9 @@ void write_memory_plan(const Lowered& l, const std::string& path) {
   std::ofstream f = open(path);
   f << "tensor,kind,offset,size,first,last\n";
   for (const PlannedBuffer& b : l.plan) {
-    f << b.tensor << ',' << b.kind << ',' << b.offset << ',' << b.size << ',' << b.first << ','
-      << b.last << '\n';
+    csv::Writer w(f);
+    w << b.tensor << b.kind << b.offset << b.size << b.first << b.last;
+    w.end_row();
   }
 }
 
@@ -156,16 +164,18 @@ void write_reports(const RunResult& r, const RunSummary& s, OutputDir& out,
   out.commit("summary.json");
   write_layers(s, out.temp("layers.csv"));
   out.commit("layers.csv");
-  write_descriptors(r, out.temp("descriptors.csv"));
-  out.commit("descriptors.csv");
-  write_occupancy(s, out.temp("occupancy.csv"));
-  out.commit("occupancy.csv");
+  if (r.config.sim.detail == "full") {
+    write_descriptors(r, out.temp("descriptors.csv"));
+    out.commit("descriptors.csv");
+    write_occupancy(s, out.temp("occupancy.csv"));
+    out.commit("occupancy.csv");
+  }
   write_memory_plan(r.lowered, out.temp("memory_plan.csv"));
   out.commit("memory_plan.csv");
   open(out.temp("effective_config.yaml")) << effective_yaml(r.config);
   out.commit("effective_config.yaml");
   if (r.config.sim.trace) {
-    write_trace(r, s, timeline, out.temp("trace.json"));
+    write_trace(r, s, timeline, out.temp("trace.json"), r.config.sim.trace_max_slices);
     out.commit("trace.json");
   }
 }

@@ -15,6 +15,7 @@
 #include "strider/descriptor.h"
 #include "tb/commands.h"
 #include "tb/sweep_results.h"
+#include "tb/version.h"
 #include "tests/e2e/report_util.h"
 
 namespace strider {
@@ -183,7 +184,8 @@ TEST(HostileInputs, RunJsonListsTheFilesAndStaleOnesAreRemoved) {
   EXPECT_FALSE(fs::exists(s.file("r/trace.json")));
   EXPECT_FALSE(fs::exists(s.file("r/.summary.json.partial")));
   const nlohmann::json j = nlohmann::json::parse(slurp(s.file("r/run.json")));
-  EXPECT_EQ(j["version"], STRIDER_VERSION);
+  EXPECT_EQ(j["version"], strider_version());
+  EXPECT_EQ(j["git_revision"], strider_git_revision());
   EXPECT_EQ(j["command"], nlohmann::json({"strider", "run", kDefault, "--out", s.file("r"), "--set",
                                           "sim.trace=false"}));
   EXPECT_EQ(j["stale_removed"], nlohmann::json({"trace.json"}));
