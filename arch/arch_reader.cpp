@@ -1,6 +1,7 @@
 #include "arch/arch_reader.h"
 
 #include <sstream>
+#include <utility>
 
 #include "arch/config_writer.h"
 
@@ -125,6 +126,12 @@ class Checker {
     }
   }
 
+  void at_most(const std::string& key, uint64_t value, uint64_t max) {
+    if (value > max) {
+      fail(key, "must be at most " + std::to_string(max) + ", got " + std::to_string(value));
+    }
+  }
+
   // True when it holds.
   bool power_of_two(const std::string& key, uint64_t value) {
     if (is_pow2(value)) return true;
@@ -146,9 +153,26 @@ void check_arch(const ArchConfig& a, const OriginMap& origins, const Origin& fal
                 Diagnostics& diags) {
   Checker c(origins, fallback, diags);
   if (a.name.empty()) c.fail("arch.name", "must not be empty");
-  if (!(a.clock.frequency_mhz > 0)) {
-    c.fail("arch.clock.frequency_mhz",
-           "must be greater than 0, got " + format_number(a.clock.frequency_mhz));
+  // 1 kHz .. 100 GHz: the clock period (in SystemC's 1 ps resolution) stays between 10 ps and
+  // 1 ms, so no period rounds to 0 and a 2^32-cycle wait still fits SystemC's 64-bit time.
+  if (!(a.clock.frequency_mhz >= kMinFrequencyMhz && a.clock.frequency_mhz <= kMaxFrequencyMhz)) {
+    c.fail("arch.clock.frequency_mhz", "must be between 0.001 (1 kHz) and 100000 (100 GHz), got " +
+                                           format_number(a.clock.frequency_mhz));
+  }
+  // Latencies: a million cycles is already absurd for one access, and keeps every sum of them
+  // far from overflowing.
+  for (const auto& [key, value] :
+       {std::pair<const char*, uint32_t>{"arch.controller.decode_cycles",
+                                         a.controller.decode_cycles},
+        {"arch.controller.dispatch_cycles", a.controller.dispatch_cycles},
+        {"arch.dma.setup_cycles", a.dma.setup_cycles},
+        {"arch.dma.row_setup_cycles", a.dma.row_setup_cycles},
+        {"arch.dram.latency_cycles", a.dram.latency_cycles},
+        {"arch.dram.row_miss_cycles", a.dram.row_miss_cycles},
+        {"arch.l2.latency_cycles", a.l2.latency_cycles},
+        {"arch.l2.fast_latency_cycles", a.l2.fast_latency_cycles},
+        {"arch.neurons.postop_cycles", a.neurons.postop_cycles}}) {
+    c.at_most(key, value, kMaxLatencyCycles);
   }
 
   c.at_least("arch.controller.prefetch_depth", a.controller.prefetch_depth, 1);

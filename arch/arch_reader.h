@@ -22,6 +22,11 @@ namespace strider::config {
 ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& origins,
                      const std::vector<std::string>& extra_keys = {});
 
+// Bounds check_arch enforces besides the structural ones (stated in its errors).
+constexpr double kMinFrequencyMhz = 0.001;     // 1 kHz
+constexpr double kMaxFrequencyMhz = 100000.0;  // 100 GHz
+constexpr uint32_t kMaxLatencyCycles = 1000000;
+
 // Keys that must equal another follow it unless set explicitly: of arch.l1.lines and
 // arch.neurons.count, the one set at the stronger level (--set over a file over the default)
 // gives its value to the other, so `--set arch.neurons.count=32` alone moves the lines too. Set

@@ -5,8 +5,9 @@
 
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
+
+#include "planner/src/input_file.h"
 
 namespace strider::config {
 
@@ -148,15 +149,26 @@ std::string join_key(const std::string& path, const std::string& key) {
 
 // Deeper than any configuration; reached only through a recursive alias (`a: &x {b: *x}`).
 constexpr int kMaxDepth = 32;
+// More values than any configuration holds. yaml-cpp shares an aliased node, but this tree copies
+// it at every use, so nested aliases (`b: [*a, *a, ...]`, `c: [*b, *b, ...]`) grow exponentially:
+// the conversion stops, with one error, after this many values.
+constexpr size_t kMaxNodes = 100000;
 
 ConfigNode convert(const YAML::Node& n, const Origin& proto, const std::string& path,
-                   Diagnostics& diags, int depth = 0) {
+                   Diagnostics& diags, size_t& nodes, int depth = 0) {
   ConfigNode out;
   out.origin = at_mark(proto, n.Mark());
   if (depth > kMaxDepth) {
     diags.error(
         out.origin, path,
         "nested more than " + std::to_string(kMaxDepth) + " levels deep (a recursive alias?)");
+    return out;
+  }
+  if (nodes > kMaxNodes) return out;  // already reported
+  if (++nodes > kMaxNodes) {
+    diags.error(out.origin, path,
+                "more than " + std::to_string(kMaxNodes) +
+                    " values once aliases are expanded (an alias bomb?)");
     return out;
   }
   switch (n.Type()) {
@@ -173,7 +185,7 @@ ConfigNode convert(const YAML::Node& n, const Origin& proto, const std::string& 
       size_t i = 0;
       for (const YAML::Node& item : n) {
         out.children.push_back(
-            convert(item, proto, path + "[" + std::to_string(i) + "]", diags, depth + 1));
+            convert(item, proto, path + "[" + std::to_string(i) + "]", diags, nodes, depth + 1));
         ++i;
       }
       break;
@@ -194,7 +206,7 @@ ConfigNode convert(const YAML::Node& n, const Origin& proto, const std::string& 
                       "duplicate key (first written at line " + std::to_string(first->line) + ")");
           continue;
         }
-        ConfigNode value = convert(it->second, proto, join_key(path, key), diags, depth + 1);
+        ConfigNode value = convert(it->second, proto, join_key(path, key), diags, nodes, depth + 1);
         // An empty value (`key:`) has no mark of its own: place it at its key.
         if (value.is_null() || value.origin.line == 0) value.origin = key_at;
         out.put(key, key_at, std::move(value));
@@ -239,22 +251,13 @@ bool parse_key_path(const std::string& path, std::vector<Segment>& out) {
 std::optional<ConfigNode> load_yaml_file(const std::string& path, Diagnostics& diags) {
   Origin file_origin;
   file_origin.file = path;
-  std::error_code ec;
-  if (!fs::exists(path, ec)) {
-    diags.error(file_origin, "file not found");
-    return std::nullopt;
-  }
-  if (fs::is_directory(path, ec)) {
-    diags.error(file_origin, "is a directory, expected a YAML file");
-    return std::nullopt;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    diags.error(file_origin, "cannot read file");
-    return std::nullopt;
-  }
   std::stringstream text;
-  text << in.rdbuf();
+  try {
+    text.str(read_input_file(path, kMaxYamlFileBytes));
+  } catch (const InputFileError& e) {
+    diags.error(file_origin, e.reason());
+    return std::nullopt;
+  }
   file_origin.base_dir = fs::absolute(path).lexically_normal().parent_path().string();
   std::vector<YAML::Node> documents;
   try {
@@ -282,7 +285,8 @@ std::optional<ConfigNode> load_yaml_file(const std::string& path, Diagnostics& d
     return std::nullopt;
   }
   const YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
-  ConfigNode out = convert(root, file_origin, "", diags);
+  size_t nodes = 0;
+  ConfigNode out = convert(root, file_origin, "", diags, nodes);
   if (out.is_null()) out.origin = file_origin;
   return out;
 }
@@ -324,7 +328,8 @@ void apply_set(ConfigNode& root, const std::string& assignment, const std::strin
     diags.error(so, so.set_key, "value is not valid YAML: " + e.msg);
     return;
   }
-  ConfigNode value = convert(parsed, so, so.set_key, diags);
+  size_t nodes = 0;
+  ConfigNode value = convert(parsed, so, so.set_key, diags, nodes);
   value.origin = so;
 
   if (root.is_null()) root = ConfigNode::make_map(root.origin);

@@ -1,9 +1,9 @@
 #include "arch/field_reader.h"
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
 #include <limits>
+#include <stdexcept>
+
+#include "arch/strict_number.h"
 
 namespace strider::config {
 
@@ -25,33 +25,14 @@ Origin OriginMap::locate(const std::string& key_path, const Origin& fallback) co
 
 namespace {
 
-// Decimal or 0x-hexadecimal digits only; false on anything else or on overflow of uint64.
+// The strict parser, as a yes/no answer (FieldReader words its own errors with file and line).
 bool parse_u64(const std::string& text, uint64_t& out) {
-  if (text.empty()) return false;
-  unsigned base = 10;
-  size_t i = 0;
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    base = 16;
-    i = 2;
+  try {
+    out = strider::parse_u64(text, "");
+    return true;
+  } catch (const std::invalid_argument&) {
+    return false;
   }
-  uint64_t v = 0;
-  for (; i < text.size(); ++i) {
-    const char c = text[i];
-    unsigned d;
-    if (c >= '0' && c <= '9') {
-      d = static_cast<unsigned>(c - '0');
-    } else if (base == 16 && c >= 'a' && c <= 'f') {
-      d = static_cast<unsigned>(c - 'a' + 10);
-    } else if (base == 16 && c >= 'A' && c <= 'F') {
-      d = static_cast<unsigned>(c - 'A' + 10);
-    } else {
-      return false;
-    }
-    if (v > (std::numeric_limits<uint64_t>::max() - d) / base) return false;
-    v = v * base + d;
-  }
-  out = v;
-  return true;
 }
 
 bool all_digits(const std::string& text) {
@@ -83,15 +64,11 @@ bool to_unsigned(const ConfigNode& value, const std::string& key_path, uint64_t 
 
 bool to_double(const ConfigNode& value, const std::string& key_path, Diagnostics& diags,
                double& out) {
-  if (value.is_scalar() && !value.scalar.empty()) {
-    const char* begin = value.scalar.c_str();
-    char* end = nullptr;
-    errno = 0;
-    const double v = std::strtod(begin, &end);
-    const bool hex = value.scalar.find_first_of("xX") != std::string::npos;
-    if (end == begin + value.scalar.size() && errno == 0 && std::isfinite(v) && !hex) {
-      out = v;
+  if (value.is_scalar()) {
+    try {
+      out = strider::parse_double(value.scalar, key_path);
       return true;
+    } catch (const std::invalid_argument&) {
     }
   }
   diags.error(value.origin, key_path, "expected a number, got " + value.describe());

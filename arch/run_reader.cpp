@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "arch/config_writer.h"
+#include "planner/memory/allocator.h"
 
 namespace strider::config {
 
@@ -142,14 +143,11 @@ void read_run_fields(FieldReader& top, const Origin& file, RunConfig& run, Diagn
   top.read_choice("execution", run.execution, {"serial", "concurrent"});
   {
     FieldReader s = top.section("planner");
-    s.read("allocator", run.planner.allocator);
+    // Checked here, with the file and line, together with every other config error.
+    s.read_choice("allocator", run.planner.allocator, memory::allocator_names());
     s.read_choice("schedule", run.planner.schedule, {"dfs", "memory"});
     s.read("time_limit_s", run.planner.time_limit_s);
     s.finish();
-    if (run.planner.allocator.empty() && !origins.invalid("planner.allocator")) {
-      diags.error(origins.locate("planner.allocator", file), "planner.allocator",
-                  "must not be empty");
-    }
     if (!(run.planner.time_limit_s > 0) && !origins.invalid("planner.time_limit_s")) {
       diags.error(origins.locate("planner.time_limit_s", file), "planner.time_limit_s",
                   "must be greater than 0, got " + format_number(run.planner.time_limit_s));

@@ -19,7 +19,7 @@ shift
 build=${FUZZ_BUILD:-build-fuzz}
 jobs=${FUZZ_JOBS:-2}
 all_targets=(fuzz_config_yaml fuzz_yaml_network fuzz_onnx fuzz_scalesim_csv fuzz_planner_csv
-             fuzz_descriptor)
+             fuzz_descriptor fuzz_descriptor_semantic)
 targets=("${@:-${all_targets[@]}}")
 
 STRIDER_FUZZ_DEPS=1 bash scripts/setup.sh  # clang and its libFuzzer runtime

@@ -1,5 +1,7 @@
 // `strider plan RUN.yaml [--emit LIST.strd] [--text LIST.yaml] [--out DIR] [--set key=value]`:
-// plans and lowers without simulating; prints the plan summary and writes memory_plan.csv.
+// plans and lowers without simulating; prints the plan summary and writes plan_memory.csv and
+// plan_lowering.csv (names of its own: a run's memory_plan.csv in the same directory is left
+// alone), each written under a temporary name and renamed into place.
 #include <filesystem>
 #include <fstream>
 
@@ -7,6 +9,7 @@
 #include "common/csv.h"
 #include "tb/cli_args.h"
 #include "tb/commands.h"
+#include "tb/output_dir.h"
 #include "tb/report_writer.h"
 #include "tb/run_harness.h"
 
@@ -60,16 +63,27 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
     plan_run(r);
     const Lowered& l = r.lowered;
     std::filesystem::create_directories(r.config.output_dir);
-    write_memory_plan(l, r.config.output_dir + "/memory_plan.csv");
+    const std::string memory_plan = r.config.output_dir + "/plan_memory.csv";
+    const std::string lowering = r.config.output_dir + "/plan_lowering.csv";
+    write_memory_plan(l, memory_plan + ".partial");
+    rename_into_place(memory_plan + ".partial", memory_plan);
     if (!emit.empty()) {
-      std::ofstream f(emit, std::ios::binary);
-      if (!f) throw std::runtime_error(emit + ": cannot open for writing");
-      write_binary(l.list, f);
+      {
+        std::ofstream f(emit + ".partial", std::ios::binary);
+        if (!f) throw std::runtime_error(emit + ": cannot open for writing");
+        write_binary(l.list, f);
+        if (!f.flush()) throw std::runtime_error(emit + ": cannot write");
+      }
+      rename_into_place(emit + ".partial", emit);
     }
     if (!text.empty()) {
-      std::ofstream f(text);
-      if (!f) throw std::runtime_error(text + ": cannot open for writing");
-      f << to_text(l.list);
+      {
+        std::ofstream f(text + ".partial");
+        if (!f) throw std::runtime_error(text + ": cannot open for writing");
+        f << to_text(l.list);
+        if (!f.flush()) throw std::runtime_error(text + ": cannot write");
+      }
+      rename_into_place(text + ".partial", text);
     }
     out << "plan: " << r.graph.name << " on " << r.config.arch.name << "\n"
         << "  activations  " << l.arena_bytes << " B (lower bound " << l.lower_bound_bytes
@@ -84,8 +98,8 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
         << r.config.arch.l2.size_bytes << " B\n"
         << "  descriptors  " << l.list.descriptors.size() << " over " << l.list.layers.size()
         << " layers\n"
-        << "  memory plan  " << r.config.output_dir << "/memory_plan.csv\n"
-        << "  lowering     " << r.config.output_dir << "/lowering.csv\n";
+        << "  memory plan  " << memory_plan << "\n"
+        << "  lowering     " << lowering << "\n";
     if (r.models.size() > 1) {
       uint64_t arenas = 0, weights = 0;
       for (const ModelFigures& m : r.models) {
@@ -98,7 +112,8 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
           << " B of activations and " << weights - std::min(weights, l.weights_stored_bytes)
           << " B of weights against planning each model alone\n";
     }
-    write_lowering(r, r.config.output_dir + "/lowering.csv");
+    write_lowering(r, lowering + ".partial");
+    rename_into_place(lowering + ".partial", lowering);
   } catch (const std::exception& e) {
     err << e.what() << "\n";
     return 1;

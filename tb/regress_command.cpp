@@ -19,6 +19,7 @@
 #include "tb/sweep_results.h"
 #include "tb/sweep_runner.h"
 #include "tb/sweep_spec.h"
+#include "planner/src/input_file.h"
 
 namespace strider {
 namespace {
@@ -61,9 +62,9 @@ std::vector<Case> load_suite(const std::string& dir) {
   const std::string file = dir + "/suite.yaml";
   YAML::Node root;
   try {
-    root = YAML::LoadFile(file);
-  } catch (const YAML::BadFile&) {
-    throw ConfigError({file + ": cannot open the regression suite"});
+    root = YAML::Load(read_input_file(file, kMaxYamlFileBytes));
+  } catch (const InputFileError& e) {
+    throw ConfigError({e.what()});
   } catch (const YAML::Exception& e) {
     throw ConfigError({file + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg});
   }

@@ -10,6 +10,7 @@
 
 #include "arch/config_writer.h"
 #include "common/csv.h"
+#include "tb/output_dir.h"
 #include "tb/trace_writer.h"
 #include "tb/version.h"
 
@@ -186,21 +187,27 @@ void write_memory_plan(const Lowered& l, const std::string& path) {
   }
 }
 
-void write_reports(const RunResult& r, const RunSummary& s, const std::string& dir,
+void write_reports(const RunResult& r, const RunSummary& s, OutputDir& out,
                    const UnitTimeline* timeline) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw std::runtime_error(dir + ": cannot create the output directory: " + ec.message());
-  open(dir + "/summary.json") << summary_json(r, s).dump(2) << '\n';
-  write_layers(s, r.layer_fidelity, dir + "/layers.csv");
+  // Each file is written whole under a temporary name and renamed into place.
+  open(out.temp("summary.json"))
+      << summary_json(r, s).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+  out.commit("summary.json");
+  write_layers(s, r.layer_fidelity, out.temp("layers.csv"));
+  out.commit("layers.csv");
   if (r.config.sim.detail == "full") {
-    write_descriptors(r, dir + "/descriptors.csv");
-    write_occupancy(s, dir + "/occupancy.csv");
+    write_descriptors(r, out.temp("descriptors.csv"));
+    out.commit("descriptors.csv");
+    write_occupancy(s, out.temp("occupancy.csv"));
+    out.commit("occupancy.csv");
   }
-  write_memory_plan(r.lowered, dir + "/memory_plan.csv");
-  open(dir + "/effective_config.yaml") << effective_yaml(r.config);
+  write_memory_plan(r.lowered, out.temp("memory_plan.csv"));
+  out.commit("memory_plan.csv");
+  open(out.temp("effective_config.yaml")) << effective_yaml(r.config);
+  out.commit("effective_config.yaml");
   if (r.config.sim.trace) {
-    write_trace(r, s, timeline, dir + "/trace.json", r.config.sim.trace_max_slices);
+    write_trace(r, s, timeline, out.temp("trace.json"), r.config.sim.trace_max_slices);
+    out.commit("trace.json");
   }
 }
 
@@ -217,8 +224,10 @@ void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
       << r.stats.get("dram.write_bytes") << " B written\n";
   out << "  L2 peak          " << s.l2_peak_planned << " B planned, " << s.l2_peak_observed
       << " B live as executed, of " << arch.l2.size_bytes << " (" << r.lowered.allocator
-      << ", activations " << r.lowered.arena_bytes << " B, lower bound "
-      << r.lowered.lower_bound_bytes << " B)\n";
+      << ", activations " << r.lowered.arena_bytes << " B";
+  // A descriptor list carries no memory-planning problem, so no lower bound.
+  if (r.lowered.lower_bound_bytes > 0) out << ", lower bound " << r.lowered.lower_bound_bytes << " B";
+  out << ")\n";
   out << "  line buffer      " << r.stats.get("line_buffer.write_cycles") << " write cycles, "
       << r.stats.get("line_buffer.shifted_writes") << " shifted writes, "
       << r.stats.get("store.discarded_outputs") << " discarded outputs";

@@ -7,16 +7,18 @@
 #include <ostream>
 #include <string>
 
+#include "tb/output_dir.h"
 #include "tb/run_summary.h"
 #include "tb/unit_timeline.h"
 
 namespace strider {
 
 // summary.json, layers.csv, descriptors.csv, occupancy.csv, memory_plan.csv,
-// effective_config.yaml and (unless sim.trace is false) trace.json into `dir` (created).
+// effective_config.yaml and (unless sim.trace is false) trace.json into `out`, each committed
+// whole (the caller then calls out.finish(), which writes run.json).
 // `timeline` (optional, from RunObservers) puts operation tiles on the load / neurons / store
 // tracks of trace.json. Throws std::runtime_error naming a file it cannot write.
-void write_reports(const RunResult& r, const RunSummary& s, const std::string& dir,
+void write_reports(const RunResult& r, const RunSummary& s, OutputDir& out,
                    const UnitTimeline* timeline = nullptr);
 
 // Writes memory_plan.csv alone (also used by `strider plan`).

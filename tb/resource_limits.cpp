@@ -10,8 +10,6 @@
 namespace strider {
 namespace {
 
-constexpr uint64_t kSaturated = std::numeric_limits<uint64_t>::max();
-
 // "4 GiB", "1.5 MiB", "512 B": a readable size next to the exact byte count.
 std::string human_bytes(uint64_t b) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
@@ -90,13 +88,6 @@ std::string network_name(const RunConfig& cfg, size_t k = 0) {
 }
 
 }  // namespace
-
-uint64_t saturating_mul(uint64_t a, uint64_t b) {
-  uint64_t r = 0;
-  return __builtin_mul_overflow(a, b, &r) ? kSaturated : r;
-}
-
-uint64_t saturating_add(uint64_t a, uint64_t b) { return a > kSaturated - b ? kSaturated : a + b; }
 
 void check_config_limits(const RunConfig& cfg, const ResourceLimits& limits) {
   Violations v;

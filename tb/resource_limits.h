@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "arch/run_config.h"
+#include "arch/saturating.h"
 #include "planner/ir/graph.h"
 #include "strider/descriptor.h"
 
@@ -58,9 +59,5 @@ void check_resource_limits(const RunConfig& cfg, const Graph& g,
 // Descriptor count of the lowered list: call after lowering, before simulating.
 void check_descriptor_limits(const RunConfig& cfg, const DescriptorList& list,
                              const ResourceLimits& limits = {});
-
-// a * b and a + b, or UINT64_MAX when the result does not fit.
-uint64_t saturating_mul(uint64_t a, uint64_t b);
-uint64_t saturating_add(uint64_t a, uint64_t b);
 
 }  // namespace strider

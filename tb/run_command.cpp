@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <optional>
 
 #include "arch/config_loader.h"
 #include "tb/cli_args.h"
@@ -59,19 +60,29 @@ int run_command(const Args& args, std::ostream& out, std::ostream& err) {
     return 1;
   }
   try {
-    // Watches the simulation: unit tracks for trace.json, line-buffer occupancy, waves.vcd, and
-    // a progress bar when stderr is a terminal.
-    RunObservers observers("observers", r, isatty(STDERR_FILENO) ? &err : nullptr);
-    if (r.graph.nodes.empty() && !r.lowered.list.descriptors.empty()) {
-      simulate_planned(r);  // an emitted list: nothing to plan
-    } else {
-      simulate_run(r);
+    r.command_line = {"strider", "run"};
+    r.command_line.insert(r.command_line.end(), args.begin(), args.end());
+    // From here until run.json is written the directory does not look complete.
+    OutputDir dir(r.config.output_dir);
+    std::optional<RunSummary> summary;
+    {
+      // Watches the simulation: unit tracks for trace.json, line-buffer occupancy, waves.vcd,
+      // and a progress bar when stderr is a terminal. waves.vcd is closed at the end of scope.
+      RunObservers observers("observers", r, isatty(STDERR_FILENO) ? &err : nullptr);
+      if (r.graph.nodes.empty() && !r.lowered.list.descriptors.empty()) {
+        simulate_planned(r);  // an emitted list: nothing to plan
+      } else {
+        simulate_run(r);
+      }
+      if (!observers.vcd_error().empty()) {
+        err << "waves.vcd not written: " << observers.vcd_error() << "\n";
+      }
+      summary = summarise(r, &observers.timeline());
+      write_reports(r, *summary, dir, &observers.timeline());
     }
-    if (!observers.vcd_error().empty()) {
-      err << "waves.vcd not written: " << observers.vcd_error() << "\n";
-    }
-    const RunSummary s = summarise(r, &observers.timeline());
-    write_reports(r, s, r.config.output_dir, &observers.timeline());
+    if (r.config.sim.vcd) dir.adopt("waves.vcd");
+    dir.finish(r.command_line);
+    const RunSummary& s = *summary;
     if (r.record.deadlock) {
       err << r.record.deadlock_report << "\n";
       return 1;

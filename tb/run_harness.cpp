@@ -7,6 +7,7 @@
 #include "model/top/top.h"
 #include "planner/import/network_loader.h"
 #include "planner/lower/legalise.h"
+#include "planner/lower/descriptor_validator.h"
 #include "planner/lower/network_merge.h"
 #include "planner/quant/calibrator.h"
 #include "tb/resource_limits.h"
@@ -74,6 +75,15 @@ void simulate_run(RunResult& r) {
 
 void simulate_planned(RunResult& r) {
   const auto t0 = std::chrono::steady_clock::now();
+  // Every list, emitted or loaded, is checked for meaning before it runs.
+  const ResourceLimits limits;
+  check_descriptor_limits(r.config, r.lowered.list, limits);
+  ValidationLimits vl;
+  vl.max_macs = r.config.sim.functional ? limits.max_functional_macs : limits.max_macs;
+  validate_descriptors(r.lowered.list, r.config.arch,
+                       r.graph.nodes.empty() ? r.config.source
+                                             : r.config.source + " (lowered)",
+                       vl);
   Top top("top", r.config.arch, r.config.sim, r.lowered.list, r.stats, r.record);
   std::unique_ptr<FunctionalCheck> check;
   if (r.config.sim.functional) {

@@ -42,6 +42,7 @@ struct RunResult {
   // the float network (planner/quant/fidelity.h), and over the graph outputs.
   std::vector<Fidelity> layer_fidelity;
   Fidelity output_fidelity;
+  std::vector<std::string> command_line;  // recorded in run.json
 };
 
 // Loads the networks of `cfg` into one graph (the foundation runs the first network) and lowers

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <vector>
 
 namespace strider {
 namespace {
@@ -12,6 +13,7 @@ namespace {
 // A layer's activity is its operation tiles (first load start to last retirement); its moves
 // (weight prefetch) are left out, as they run ahead into other layers' time and fill staging
 // slots that are counted all run. A layer with moves only (the input load) uses its moves.
+// Occupancy is the union of the live buffers' address ranges (see below).
 void observe_occupancy(const RunResult& r, RunSummary& s) {
   const std::vector<int>& step_layer = r.lowered.step_layer;
   constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
@@ -21,8 +23,14 @@ void observe_occupancy(const RunResult& r, RunSummary& s) {
     active[d.layer].first = std::min(active[d.layer].first, d.start);
     active[d.layer].second = std::max(active[d.layer].second, d.end);
   }
-  std::map<uint64_t, int64_t> delta;
-  for (const PlannedBuffer& b : r.lowered.plan) {
+  // Each buffer's [from, to) window; windows of buffers that the plan gives the same addresses at
+  // different steps can overlap in time (a layer's first loads start before the previous
+  // layer's last stores retire), so live bytes are the union of the live address ranges, never
+  // the same L2 byte twice.
+  std::map<uint64_t, std::vector<std::pair<bool, size_t>>> events;  // cycle -> (starts?, buffer)
+  const std::vector<PlannedBuffer>& plan = r.lowered.plan;
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const PlannedBuffer& b = plan[i];
     uint64_t from = kNever, to = 0;
     for (int64_t st = b.first; st <= b.last && st < int64_t(step_layer.size()); ++st) {
       const int l = step_layer[st];
@@ -35,14 +43,29 @@ void observe_occupancy(const RunResult& r, RunSummary& s) {
       from = 0, to = s.cycles;  // band buffers: reserved for the whole run
     }
     if (from >= to) continue;
-    delta[from] += int64_t(b.size);
-    delta[to] -= int64_t(b.size);
+    events[from].push_back({true, i});
+    events[to].push_back({false, i});
   }
-  int64_t live = 0;
-  for (const auto& [cycle, d] : delta) {
-    live += d;
-    s.l2_occupancy.emplace_back(cycle, uint64_t(live));
-    s.l2_peak_observed = std::max(s.l2_peak_observed, uint64_t(live));
+  std::map<size_t, std::pair<uint64_t, uint64_t>> live;  // buffer -> [offset, end)
+  for (const auto& [cycle, list] : events) {
+    for (const auto& [starts, i] : list) {
+      if (starts) {
+        live[i] = {plan[i].offset, plan[i].offset + plan[i].size};
+      } else {
+        live.erase(i);
+      }
+    }
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    for (const auto& [i, range] : live) ranges.push_back(range);
+    std::sort(ranges.begin(), ranges.end());
+    uint64_t bytes = 0, covered = 0;  // covered: end of the union so far
+    for (const auto& [lo, hi] : ranges) {
+      const uint64_t from = std::max(lo, covered);
+      if (hi > from) bytes += hi - from;
+      covered = std::max(covered, hi);
+    }
+    s.l2_occupancy.emplace_back(cycle, bytes);
+    s.l2_peak_observed = std::max(s.l2_peak_observed, bytes);
   }
 }
 

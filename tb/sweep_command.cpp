@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -173,6 +175,20 @@ int run_sweep(const SweepSpec& spec, const CliArgs& cli, const std::string& out_
   } unlock{lock};
   write_points_csv(spec, out_abs);
   SweepResults results(out_abs + "/results.csv", sweep_results_header(spec), cli.has("--resume"));
+  // A row counts as done only for the point with the same parameter values (the grid may have
+  // been edited since): rows are re-keyed by their values, rows of vanished points dropped.
+  std::map<std::vector<std::string>, size_t> by_values;
+  for (const SweepPoint& p : spec.points()) by_values.emplace(p.values, p.id);
+  const size_t ncols = spec.columns().size();
+  const size_t dropped = results.retain([&](const std::vector<std::string>& row) {
+    const std::vector<std::string> values(row.begin() + 1, row.begin() + 1 + ncols);
+    auto it = by_values.find(values);
+    return it == by_values.end() ? std::nullopt : std::optional<size_t>(it->second);
+  });
+  if (dropped > 0) {
+    err << "sweep: dropped " << dropped << " row" << (dropped == 1 ? "" : "s")
+        << " of results.csv whose parameter values are no longer in the sweep\n";
+  }
 
   std::vector<PointJob> todo;
   for (size_t id : ids) {

@@ -61,7 +61,7 @@ ResultsTable read_results(const std::string& path) {
 
 SweepResults::SweepResults(const std::string& path, const std::vector<std::string>& header,
                            bool resume)
-    : path_(path), columns_(header.size()) {
+    : path_(path), header_(header), columns_(header.size()) {
   ResultsTable t = read_results(path);
   const bool fresh = t.header.empty();
   if (!fresh && t.header != header)
@@ -70,8 +70,7 @@ SweepResults::SweepResults(const std::string& path, const std::vector<std::strin
   if (!fresh && !resume && !t.rows.empty())
     throw std::runtime_error(path + " already holds " + std::to_string(t.rows.size()) +
                              " results; use --resume to continue it or another --out");
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+  open_for_append();
   if (fresh) {
     // Nothing complete in the file (at most a torn header): start it over.
     if (::ftruncate(fd_, 0) != 0)
@@ -85,6 +84,38 @@ SweepResults::SweepResults(const std::string& path, const std::vector<std::strin
       throw std::runtime_error(path + ": cannot drop its torn last line: " + std::strerror(errno));
   }
   if (resume) done_ = std::move(t.rows);
+}
+
+void SweepResults::open_for_append() {
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw std::runtime_error(path_ + ": cannot open: " + std::strerror(errno));
+}
+
+size_t SweepResults::retain(
+    const std::function<std::optional<size_t>(const std::vector<std::string>&)>& id_of) {
+  std::map<size_t, std::vector<std::string>> kept;
+  bool changed = false;
+  for (const auto& [id, row] : done_) {
+    const std::optional<size_t> now = id_of(row);
+    if (!now || kept.count(*now)) {
+      changed = true;
+      continue;
+    }
+    std::vector<std::string> r = row;
+    r[0] = std::to_string(*now);
+    changed = changed || *now != id;
+    kept.emplace(*now, std::move(r));
+  }
+  const size_t dropped = done_.size() - kept.size();
+  done_ = std::move(kept);
+  if (!changed) return 0;
+  std::string text = csv::join(header_) + "\n";
+  for (const auto& [id, row] : done_) text += csv::join(row) + "\n";
+  ::close(fd_);
+  fd_ = -1;
+  write_file_atomic(path_, text);
+  open_for_append();
+  return dropped;
 }
 
 SweepResults::~SweepResults() {

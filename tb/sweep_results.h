@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +44,12 @@ class SweepResults {
   SweepResults(const SweepResults&) = delete;
   SweepResults& operator=(const SweepResults&) = delete;
 
+  // Resume: keeps a row only where `id_of(row)` names the point it belongs to now (the point with
+  // the same parameter values), re-keyed to that id; the other rows (points of an earlier version
+  // of the sweep file) are dropped. The file is rewritten atomically when anything changed.
+  // Returns the number of rows dropped.
+  size_t retain(const std::function<std::optional<size_t>(const std::vector<std::string>&)>& id_of);
+
   // Point ids that already have a row.
   const std::map<size_t, std::vector<std::string>>& done() const { return done_; }
   // Appends one row (fields.size() must equal the header's). Throws std::runtime_error.
@@ -50,7 +58,10 @@ class SweepResults {
  private:
   void write_line(const std::string& line);
 
+  void open_for_append();
+
   std::string path_;
+  std::vector<std::string> header_;
   size_t columns_ = 0;
   int fd_ = -1;
   std::map<size_t, std::vector<std::string>> done_;

@@ -8,6 +8,10 @@
 #include <stdexcept>
 
 #include "arch/config_error.h"
+#include "arch/saturating.h"
+#include "arch/strict_number.h"
+#include "planner/src/input_file.h"
+#include "planner/src/yaml_limits.h"
 
 namespace strider {
 namespace {
@@ -195,22 +199,27 @@ SweepSpec SweepSpec::load(const std::string& path) {
   s.dir_ = fs::path(s.file_).parent_path().string();
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw ConfigError({path + ": cannot open sweep file"});
+    root = YAML::Load(read_input_file(path, kMaxYamlFileBytes));
+  } catch (const InputFileError& e) {
+    throw ConfigError({e.what()});
   } catch (const YAML::Exception& e) {
     throw ConfigError({path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg});
+  }
+  if (yaml_values_over(root, kMaxYamlValues)) {
+    throw ConfigError({path + ": more than " + std::to_string(kMaxYamlValues) +
+                       " values once aliases are expanded (an alias bomb?)"});
   }
   Reader r(path);
   if (!root.IsMap()) {
     r.error(root, "(top level)", "expected a map with base and grid, zip or points");
     r.fail_if_errors();
   }
-  static const std::set<std::string> kKnown = {"base", "set", "grid", "zip", "points"};
+  static const std::set<std::string> kKnown = {"base", "set", "grid", "zip", "points",
+                                               "max_points"};
   for (const auto& kv : root) {
     if (!kv.first.IsScalar() || !kKnown.count(kv.first.Scalar()))
       r.error(kv.first, Reader::value_text(kv.first),
-              "unknown key (expected base, set, grid, zip or points)");
+              "unknown key (expected base, set, grid, zip, points or max_points)");
   }
   const YAML::Node base = root["base"];
   if (!base || !base.IsScalar() || base.Scalar().empty()) {
@@ -237,10 +246,34 @@ SweepSpec SweepSpec::load(const std::string& path) {
       s.columns_.push_back(k);
     }
   }
+  uint64_t max_points = kDefaultMaxSweepPoints;
+  if (const YAML::Node m = root["max_points"]) {
+    try {
+      if (!m.IsScalar()) throw std::invalid_argument("");
+      max_points = parse_u64(m.Scalar(), "max_points");
+      if (max_points == 0) throw std::invalid_argument("");
+    } catch (const std::invalid_argument&) {
+      r.error(m, "max_points", "expected a positive integer, got " + Reader::value_text(m));
+    }
+  }
   r.fail_if_errors();
 
-  size_t count = 1;
-  for (const Dimension& d : dims) count *= d.steps.size();
+  // Counted (saturating) and bounded before a single point is allocated.
+  uint64_t count = 1;
+  std::string product;
+  for (const Dimension& d : dims) {
+    count = saturating_mul(count, d.steps.size());
+    product += (product.empty() ? "" : " x ") + std::to_string(d.steps.size());
+  }
+  if (count > max_points) {
+    throw ConfigError({path + ": the sweep has " +
+                       (count == kSaturated ? std::string("more than 2^64")
+                                            : std::to_string(count)) +
+                       " points (" + product + "), over the limit of " +
+                       std::to_string(max_points) +
+                       " (set max_points: in the sweep file to allow more)"});
+  }
+  s.points_.reserve(count);
   for (size_t id = 0; id < count; ++id) {
     SweepPoint p;
     p.id = id;

@@ -13,6 +13,7 @@
 //   points:                            # optional; explicit list of maps key -> value
 //     - {planner.allocator: greedy_by_size}
 //     - {planner.allocator: best_fit, arch.l2.size_bytes: 65536}
+//   max_points: 100000                 # optional; a sweep with more points is refused (default)
 //
 // Expansion: the factors present, in the order points, zip, grid dimensions (in file order), are
 // multiplied out like an odometer, the last grid dimension varying fastest. A point's id is its
@@ -24,6 +25,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,8 @@ namespace strider {
 // The text `--set` takes for a YAML value: plain scalars as written, quoted scalars quoted (so
 // "true" stays a string), lists and maps in flow style.
 std::string set_value_text(const YAML::Node& value);
+
+constexpr uint64_t kDefaultMaxSweepPoints = 100000;
 
 struct SweepPoint {
   size_t id = 0;

@@ -22,7 +22,8 @@ class EventStream {
   EventStream(std::ofstream& f, double mhz) : f_(f), mhz_(mhz) { f_ << "{\"traceEvents\":[\n"; }
   double us(uint64_t cycle) const { return double(cycle) / mhz_; }
   void add(const Json& e) {
-    f_ << (first_ ? "" : ",\n") << e.dump();
+    // Names come from user files: bytes that are not UTF-8 become U+FFFD instead of an exception.
+    f_ << (first_ ? "" : ",\n") << e.dump(-1, ' ', false, Json::error_handler_t::replace);
     first_ = false;
   }
   void thread(int tid, const std::string& name) {
@@ -49,7 +50,7 @@ class EventStream {
          {"args", std::move(args)}});
   }
   void close(const Json& other) {
-    f_ << "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":" << other.dump() << "}\n";
+    f_ << "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":" << other.dump(-1, ' ', false, Json::error_handler_t::replace) << "}\n";
   }
 
  private:

@@ -3,7 +3,13 @@
 #include <algorithm>
 #include <sstream>
 
+#include "arch/saturating.h"
+
 namespace strider {
+
+namespace {
+constexpr uint64_t kMaxWaitCycles = uint64_t{1} << 32;
+}  // namespace
 
 Controller::Controller(sc_core::sc_module_name name, const ControllerConfig& cfg,
                        const ClockDomain& clock, const DescriptorList& list,
@@ -75,8 +81,8 @@ void Controller::run() {
     if (!fetching && next < n && window < cfg_.prefetch_depth) {
       // One DRAM read for the batch, then each descriptor is decoded in turn.
       const size_t k = std::min<size_t>(cfg_.prefetch_depth - window, n - next);
-      Access a = dram_.access(0, kListBase + next * cfg_.descriptor_bytes,
-                              k * cfg_.descriptor_bytes, now);
+      Access a =
+          dram_.access(0, kListBase + next * cfg_.descriptor_bytes, k * cfg_.descriptor_bytes, now);
       fetch_done = a.end + k * cfg_.decode_cycles;
       batch_end = next + k;
       fetching = true;
@@ -85,13 +91,18 @@ void Controller::run() {
     issue(moves_, to_dma_);
     issue(ops_, to_compute_);
     if (retired == n) break;
-    const uint64_t deadline = last_retire + watchdog_cycles_;
-    sc_core::sc_time timeout =
-        clock_.cycles(deadline > clock_.now() ? deadline - clock_.now() : watchdog_cycles_);
-    if (fetching) timeout = std::min(timeout, clock_.cycles(fetch_done - clock_.now()));
-    sc_core::wait(timeout, retire_.event() | to_dma_.data_read_event() |
-                               to_compute_.data_read_event());
-    if (clock_.now() >= last_retire + watchdog_cycles_ && retire_.pending() == 0) {
+    // Saturating: a watchdog of 2^64-1 cycles means "never", not a deadline that wrapped to the
+    // past. One wait lasts at most kMaxWaitCycles (2^32: at the slowest clock, 1 kHz, that is
+    // 4.3e18 ps, inside SystemC's 64-bit time); the loop simply waits again.
+    const uint64_t deadline = saturating_add(last_retire, watchdog_cycles_);
+    const uint64_t now_cycles = clock_.now();
+    uint64_t wait_cycles = deadline > now_cycles ? deadline - now_cycles : watchdog_cycles_;
+    if (fetching) {
+      wait_cycles = std::min(wait_cycles, fetch_done > now_cycles ? fetch_done - now_cycles : 0);
+    }
+    sc_core::wait(clock_.cycles(std::min(wait_cycles, kMaxWaitCycles)),
+                  retire_.event() | to_dma_.data_read_event() | to_compute_.data_read_event());
+    if (clock_.now() >= deadline && retire_.pending() == 0) {
       report_deadlock();
       break;
     }

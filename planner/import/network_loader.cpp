@@ -20,11 +20,11 @@ std::string extension(const std::string& path) {
   return ext;
 }
 
-Graph import_by_extension(const std::string& path) {
+Graph import_by_extension(const std::string& path, bool sized) {
   const std::string ext = extension(path);
   if (ext == "yaml" || ext == "yml") return import_yaml_network(path);
   if (ext == "csv") return import_scalesim_csv(path);
-  if (ext == "onnx") return import_onnx(path);
+  if (ext == "onnx") return import_onnx(path, sized);
   throw std::runtime_error(path + ": unknown network file type '" + ext +
                            "' (expected .onnx, .yaml, .yml or .csv)");
 }
@@ -36,7 +36,7 @@ Graph import_network(const std::string& path, int64_t input_h, int64_t input_w) 
     throw std::runtime_error(path + ": input size override " + std::to_string(input_h) + "," +
                              std::to_string(input_w) + " must give both height and width > 0");
   }
-  Graph g = import_by_extension(path);
+  Graph g = import_by_extension(path, input_h > 0);
   if (input_h > 0) {
     for (int id : g.inputs) {
       g.tensors[id].shape.h = input_h;

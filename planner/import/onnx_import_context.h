@@ -39,7 +39,8 @@ using ValuePtr = std::shared_ptr<Value>;
 
 class Importer {
  public:
-  explicit Importer(const std::string& path) : path_(path) {}
+  // `sized`: the caller gives the inputs' height and width (symbolic dims 2 and 3 allowed).
+  explicit Importer(const std::string& path, bool sized = false) : path_(path), sized_(sized) {}
   Graph run();
 
   // --- used by op handlers -------------------------------------------------------------
@@ -90,6 +91,7 @@ class Importer {
   void quantise();
 
   std::string path_;
+  bool sized_ = false;
   Graph graph_;
   int opset_ = 13;
   std::map<std::string, ValuePtr> values_;

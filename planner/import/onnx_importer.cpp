@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "planner/import/onnx_import_context.h"
+#include "planner/src/input_file.h"
 
 namespace strider {
 namespace onnx_import {
@@ -67,6 +68,7 @@ const std::map<std::string, Handler>& handlers() {
 }  // namespace
 
 void Importer::load(onnx::ModelProto* model) const {
+  check_input_file(path_, kMaxNetworkFileBytes);
   std::ifstream in(path_, std::ios::binary);
   if (!in) throw std::runtime_error(path_ + ": cannot open network file");
   if (!model->ParseFromIstream(&in)) {
@@ -97,9 +99,26 @@ void Importer::bind_inputs_and_initializers(const onnx::GraphProto& g) {
     if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape()) {
       throw std::runtime_error(path_ + ": graph input '" + in.name() + "' has no tensor shape");
     }
-    for (const auto& d : in.type().tensor_type().shape().dim()) {
-      // A symbolic dim (batch) is 1: Strider runs batch 1.
-      v->dims.push_back(d.has_dim_value() ? d.dim_value() : 1);
+    const auto& dims = in.type().tensor_type().shape().dim();
+    for (int i = 0; i < dims.size(); ++i) {
+      const auto& d = dims[i];
+      if (d.has_dim_value()) {
+        v->dims.push_back(d.dim_value());
+        continue;
+      }
+      // A symbolic dim is never guessed: height and width (dims 2, 3 of NCHW) may come from the
+      // run's input size, which replaces them after import; anything else is refused.
+      const bool spatial = dims.size() == 4 && i >= 2;
+      if (!(spatial && sized_)) {
+        const std::string name =
+            d.has_dim_param() && !d.dim_param().empty() ? "'" + d.dim_param() + "'" : "unnamed";
+        throw std::runtime_error(
+            path_ + ": graph input '" + in.name() + "' dim " + std::to_string(i) + " is symbolic (" +
+            name + "): " +
+            (spatial ? "give the input size (networks[].input: [H, W])"
+                     : "Strider needs a fixed size here (export the model with static dims)"));
+      }
+      v->dims.push_back(1);  // replaced by the given input size
     }
     try {
       if (checked_elements(v->dims, "graph input '" + in.name() + "'") == 0) {
@@ -218,7 +237,9 @@ Graph Importer::run() {
 
 }  // namespace onnx_import
 
-Graph import_onnx(const std::string& path) { return onnx_import::Importer(path).run(); }
+Graph import_onnx(const std::string& path, bool sized) {
+  return onnx_import::Importer(path, sized).run();
+}
 
 std::string onnx_supported_ops() {
   std::string list;

@@ -25,7 +25,9 @@
 
 namespace strider {
 
-Graph import_onnx(const std::string& path);
+// A symbolic dim of a graph input is an error naming the input and the dim, except height and
+// width (dims 2 and 3 of a 4-D input) when `sized` (the caller sets them afterwards).
+Graph import_onnx(const std::string& path, bool sized = false);
 
 // The ONNX op types import_onnx accepts, sorted, comma separated.
 std::string onnx_supported_ops();

@@ -2,12 +2,13 @@
 #include "planner/import/scalesim_csv.h"
 
 #include <cctype>
-#include <fstream>
+#include <sstream>
 #include <set>
 #include <stdexcept>
 #include <vector>
 
 #include "common/csv.h"
+#include "planner/src/input_file.h"
 
 namespace strider {
 namespace {
@@ -31,8 +32,7 @@ class ScaleSimReader {
   explicit ScaleSimReader(const std::string& path) : path_(path) {}
 
   Graph read() {
-    std::ifstream in(path_);
-    if (!in) throw std::runtime_error(path_ + ": cannot open network file");
+    std::istringstream in(read_input_file(path_, kMaxCsvFileBytes));
     std::string stem = path_.substr(path_.find_last_of('/') + 1);
     graph_.name = stem.substr(0, stem.find('.'));
     csv::Reader reader(in, /*trim_fields=*/true);

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "planner/ir/graph.h"
+#include "planner/src/input_file.h"
+#include "planner/src/yaml_limits.h"
 
 namespace strider {
 namespace yaml_import {
@@ -37,12 +39,14 @@ class YamlNetworkReader {
   Graph read_file() {
     YAML::Node root;
     try {
-      root = YAML::LoadFile(path_);
-    } catch (const YAML::BadFile&) {
-      throw std::runtime_error(path_ + ": cannot open network file");
+      root = YAML::Load(read_input_file(path_, kMaxYamlFileBytes));
     } catch (const YAML::ParserException& e) {
       throw std::runtime_error(path_ + ":" + std::to_string(e.mark.line + 1) +
                                ": YAML syntax error: " + e.msg);
+    }
+    if (yaml_values_over(root, kMaxYamlValues)) {
+      throw std::runtime_error(path_ + ": more than " + std::to_string(kMaxYamlValues) +
+                               " values once aliases are expanded (an alias bomb?)");
     }
     if (!root.IsMap() || !root["network"]) {
       throw std::runtime_error(path_ + ":1: expected a top-level key 'network'");

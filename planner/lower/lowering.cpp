@@ -181,9 +181,17 @@ Lowered Lowerer::run() {
     step_fence_.push_back(std::move(fence));
   }
   out_.list.arch_fingerprint = arch_.fingerprint();
+  // The tensor table lists the activations the list uses: a tensor no node reads or writes any
+  // more (e.g. a conv output whose activation was fused into the conv) has no memory.
+  std::vector<bool> used(g_.tensors.size(), false);
+  for (const Node& n : g_.nodes) {
+    for (int t : n.inputs) used[size_t(t)] = true;
+    for (int t : n.outputs) used[size_t(t)] = true;
+  }
+  for (int t : g_.inputs) used[size_t(t)] = true;
   for (size_t t = 0; t < g_.tensors.size(); ++t) {
     const Tensor& tensor = g_.tensors[t];
-    if (tensor.kind != TensorKind::kActivation) continue;
+    if (tensor.kind != TensorKind::kActivation || !used[t]) continue;
     TensorEntry e;
     e.name = tensor.name;
     const bool is_in = std::count(g_.inputs.begin(), g_.inputs.end(), int(t)) > 0;

@@ -40,6 +40,19 @@ Solution allocate(const Problem& p, const AllocatorOptions& opt) {
   std::unique_ptr<Allocator> allocator = make_allocator(opt.name);
   Solution s = allocator->solve(p, opt);
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (p.capacity > 0 && s.offsets.size() != p.buffers.size()) {
+    // No candidate fitted (auto keeps only plans inside the capacity).
+    const PeakLiveSet peak = peak_live_set(p);
+    if (peak.bytes > p.capacity) {
+      throw std::runtime_error("does not fit: needs " + std::to_string(peak.bytes) +
+                               " bytes, capacity " + std::to_string(p.capacity) + " (" +
+                               std::to_string(peak.buffers) + " buffers live at time " +
+                               std::to_string(peak.time) + ")");
+    }
+    throw std::runtime_error("allocator '" + opt.name + "' found no plan within capacity " +
+                             std::to_string(p.capacity) + " (lower bound " +
+                             std::to_string(peak.bytes) + " bytes)");
+  }
   if (p.capacity > 0 && s.height > p.capacity) {
     const PeakLiveSet peak = peak_live_set(p);
     throw std::runtime_error(

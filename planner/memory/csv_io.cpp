@@ -2,11 +2,13 @@
 #include "planner/memory/csv_io.h"
 
 #include <fstream>
+#include <sstream>
 #include <set>
 #include <stdexcept>
 #include <vector>
 
 #include "common/csv.h"
+#include "planner/src/input_file.h"
 
 namespace strider::memory {
 namespace {
@@ -121,8 +123,7 @@ Problem read_problem_csv(std::istream& in, const std::string& source) {
 }
 
 Problem read_problem_csv_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open file");
+  std::istringstream in(read_input_file(path, kMaxCsvFileBytes));
   return read_problem_csv(in, path);
 }
 

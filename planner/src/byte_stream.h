@@ -2,6 +2,7 @@
 // past the end or a bad value throws std::runtime_error naming the source and the byte offset.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <istream>
 #include <iterator>
@@ -73,6 +74,10 @@ class ByteReader {
     return n;
   }
   bool at_end() const { return pos_ == data_.size(); }
+  size_t size() const { return data_.size(); }
+  const char* data() const { return data_.data(); }
+  // Drops the last n bytes (a trailer checked separately) from what the reads see.
+  void drop_tail(size_t n) { data_.resize(data_.size() - std::min(n, data_.size() - pos_)); }
   size_t pos() const { return pos_; }
   [[noreturn]] void fail(const std::string& what, size_t back = 0) const {
     throw std::runtime_error(source_ + ": byte " + std::to_string(pos_ - back) + ": " + what);

@@ -1,9 +1,13 @@
 // Binary form of the descriptor list: "STRD", u32 version, u64 arch fingerprint, layers,
-// tensor table, descriptors; all integers little-endian, strings length-prefixed.
+// tensor table, descriptors, then the 32-byte SHA-256 of every byte before it; all integers
+// little-endian, strings length-prefixed.
+#include <cstring>
 #include <istream>
 #include <ostream>
+#include <sstream>
 
 #include "planner/src/byte_stream.h"
+#include "planner/src/sha256.h"
 #include "strider/descriptor.h"
 
 namespace strider {
@@ -117,7 +121,8 @@ OpDesc get_op(ByteReader& r) {
 
 }  // namespace
 
-void write_binary(const DescriptorList& list, std::ostream& out) {
+void write_binary(const DescriptorList& list, std::ostream& final_out) {
+  std::ostringstream out;
   out.write(kMagic, 4);
   ByteWriter w(out);
   w.u<uint32_t>(list.version);
@@ -145,6 +150,10 @@ void write_binary(const DescriptorList& list, std::ostream& out) {
       put(w, d.op);
     }
   }
+  const std::string body = out.str();
+  const Sha256Digest sum = sha256(body.data(), body.size());
+  final_out.write(body.data(), static_cast<std::streamsize>(body.size()));
+  final_out.write(reinterpret_cast<const char*>(sum.data()), static_cast<std::streamsize>(sum.size()));
 }
 
 DescriptorList read_binary(std::istream& in, const std::string& source) {
@@ -161,6 +170,20 @@ DescriptorList read_binary(std::istream& in, const std::string& source) {
                std::to_string(kDescriptorFormatVersion),
            4);
   }
+  // The trailer: SHA-256 of everything before it. Checked before any field is trusted.
+  Sha256Digest stored{};
+  if (r.size() < r.pos() + stored.size()) {
+    r.fail("truncated, expected a " + std::to_string(stored.size()) + "-byte SHA-256 trailer");
+  }
+  const size_t body = r.size() - stored.size();
+  std::memcpy(stored.data(), r.data() + body, stored.size());
+  if (sha256(r.data(), body) != stored) {
+    throw std::runtime_error(source + ": checksum mismatch: the SHA-256 of bytes 0.." +
+                             std::to_string(body) +
+                             " differs from the one stored at the end (the file is corrupted or "
+                             "was edited; emit it again)");
+  }
+  r.drop_tail(stored.size());
   list.arch_fingerprint = r.u<uint64_t>();
   list.layers.resize(r.count(4));
   for (std::string& s : list.layers) s = r.str();

@@ -106,8 +106,8 @@ def plan(run_file, set=None, out=None, emit=None):
     if emit is not None:
         args += ["--emit", str(emit)]
     log = _call(args)
-    return {"memory_plan": read_table(os.path.join(out, "memory_plan.csv")),
-            "lowering": read_table(os.path.join(out, "lowering.csv")), "out_dir": out,
+    return {"memory_plan": read_table(os.path.join(out, "plan_memory.csv")),
+            "lowering": read_table(os.path.join(out, "plan_lowering.csv")), "out_dir": out,
             "log": log}
 
 

@@ -235,7 +235,7 @@ TEST(ArchLoader, EveryErrorIsCollectedInFileOrder) {
   EXPECT_EQ(errors_of([&] { load_arch(f); }),
             (Errors{
                 f + ":2: arch.name: must not be empty",
-                f + ":4: arch.clock.frequency_mhz: must be greater than 0, got 0",
+                f + ":4: arch.clock.frequency_mhz: must be between 0.001 (1 kHz) and 100000 (100 GHz), got 0",
                 f + ":6: arch.controller.prefetch_depth: must be at least 1, got 0",
                 f + ":8: arch.dma.burst_bytes: must be a power of two, got 48",
                 f + ":9: arch.dma.chanels: unknown key, expected one of: channels, burst_bytes, "
@@ -280,7 +280,7 @@ TEST(ArchLoader, FileLevelErrors) {
             Errors{two + ":4: expected one YAML document, found 2"});
 
   EXPECT_EQ(errors_of([&] { load_arch(t.path().string()); }),
-            Errors{t.path().string() + ": is a directory, expected a YAML file"});
+            Errors{t.path().string() + ": is a directory, expected a regular file"});
 
   // A recursive alias is cut off instead of recursing until the stack runs out.
   const std::string cyclic = t.write("c.yaml", "arch: &a\n  l2: *a\n");

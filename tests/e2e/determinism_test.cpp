@@ -77,6 +77,16 @@ std::string summary_without_wall_clock(const std::string& text) {
   return j.dump(1);
 }
 
+// run.json without the checksums of the files that hold wall-clock figures (above).
+std::string manifest_without_wall_clock(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text);
+  for (nlohmann::json& f : j["files"]) {
+    if (f["name"] == "summary.json" || f["name"] == "waves.vcd") f.erase("sha256");
+    if (f["name"] == "summary.json") f.erase("bytes");
+  }
+  return j.dump(1);
+}
+
 // waves.vcd without the `$date ... $end` section (the time the file was written).
 std::string vcd_without_date(const std::string& text) {
   const size_t begin = text.find("$date");
@@ -95,6 +105,7 @@ std::map<std::string, std::string> output_files(const fs::path& dir) {
     std::string body = read_file(e.path());
     if (rel == "summary.json") body = summary_without_wall_clock(body);
     if (rel == "waves.vcd") body = vcd_without_date(body);
+    if (rel == "run.json") body = manifest_without_wall_clock(body);
     files[rel] = std::move(body);
   }
   return files;

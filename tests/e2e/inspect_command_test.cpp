@@ -71,7 +71,7 @@ TEST(InspectCommand, Errors) {
                    "usage: strider inspect NETWORK [--json] [--input H,W]\n");
   r = inspect({"/nonexistent/a.onnx"});
   EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(r.err, "strider inspect: /nonexistent/a.onnx: cannot open network file\n");
+  EXPECT_EQ(r.err, "strider inspect: /nonexistent/a.onnx: file not found\n");
 }
 
 }  // namespace

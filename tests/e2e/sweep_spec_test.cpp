@@ -140,7 +140,7 @@ TEST(SweepSpec, BadFilesNameFileLineAndKey) {
                                   "  arch.l2.size_bytes: []\n"
                                   "colour: red\n");
   EXPECT_EQ(load_error(f2),
-            f2 + ":5: colour: unknown key (expected base, set, grid, zip or points)\n" + f2 +
+            f2 + ":5: colour: unknown key (expected base, set, grid, zip, points or max_points)\n" + f2 +
                 ":3: grid.[arch.neurons.count, arch.l1.lines]: expected a list of 2 values (one "
                 "per key), got [32]\n" +
                 f2 + ":4: grid.arch.l2.size_bytes: expected a non-empty list of values");

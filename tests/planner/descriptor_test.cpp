@@ -81,8 +81,8 @@ TEST(Descriptor, TruncatedBinaryNamesTheOffset) {
     read_binary(cut, "list.strd");
     FAIL() << "expected an error";
   } catch (const std::runtime_error& e) {
-    // magic 4 + version 4 read; the fingerprint needs 8 bytes at offset 8 but only 2 remain.
-    EXPECT_STREQ(e.what(), "list.strd: byte 8: truncated, expected 8 more bytes");
+    // magic 4 + version 4 read; 2 bytes remain, fewer than the 32-byte checksum trailer.
+    EXPECT_STREQ(e.what(), "list.strd: byte 8: truncated, expected a 32-byte SHA-256 trailer");
   }
 }
 
@@ -108,7 +108,7 @@ TEST(Descriptor, BadMagicAndVersion) {
     read_binary(v, "f.strd");
     FAIL();
   } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "f.strd: byte 4: format version 9, this build reads version 1");
+    EXPECT_STREQ(e.what(), "f.strd: byte 4: format version 9, this build reads version 2");
   }
 }
 

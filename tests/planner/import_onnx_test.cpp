@@ -317,7 +317,7 @@ TEST(ImportOnnx, MalformedAndMissingFiles) {
   const std::string empty = std::string(STRIDER_BINARY_DIR) + "/empty.onnx";
   std::ofstream(empty, std::ios::binary) << "";
   EXPECT_EQ(error_of(empty), empty + ": not a valid ONNX model (no graph nodes)");
-  EXPECT_EQ(error_of("/nonexistent/m.onnx"), "/nonexistent/m.onnx: cannot open network file");
+  EXPECT_EQ(error_of("/nonexistent/m.onnx"), "/nonexistent/m.onnx: file not found");
 }
 
 }  // namespace

@@ -145,7 +145,7 @@ TEST(ImportScaleSim, ErrorsNameFileAndLine) {
   }
   const std::string empty = write_file("err_empty.csv", std::string(kConvHeader) + "\n,,\n");
   EXPECT_EQ(error_of(empty), empty + ": no layers (expected a header row and one row per layer)");
-  EXPECT_EQ(error_of("/nonexistent/t.csv"), "/nonexistent/t.csv: cannot open network file");
+  EXPECT_EQ(error_of("/nonexistent/t.csv"), "/nonexistent/t.csv: file not found");
 }
 
 }  // namespace

@@ -254,7 +254,7 @@ TEST(ImportYaml, ErrorsNameFileLineLayerAndKey) {
     const std::string path = write_file(std::string("err_") + c.name + ".yaml", c.text);
     EXPECT_EQ(error_of(path), path + ":" + c.error) << c.name;
   }
-  EXPECT_EQ(error_of("/nonexistent/n.yaml"), "/nonexistent/n.yaml: cannot open network file");
+  EXPECT_EQ(error_of("/nonexistent/n.yaml"), "/nonexistent/n.yaml: file not found");
 }
 
 TEST(NetworkLoader, DispatchOverrideAndParameters) {

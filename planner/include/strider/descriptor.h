@@ -7,7 +7,8 @@
 // neurons, store unit) over one tile of one layer. A descriptor starts only once every id in `deps`
 // has retired. Ids are dense: descriptors[i].id == i, and deps name only smaller ids.
 //
-// Serialisation: a compact little-endian binary form ("STRD" magic, version, then fields) and a
+// Serialisation: a compact little-endian binary form ("STRD" magic, version, then fields, then
+// from version 2 a SHA-256 of every byte before it, so a corrupted file is refused) and a
 // readable YAML form; both round-trip exactly.
 #pragma once
 
@@ -18,7 +19,7 @@
 
 namespace strider {
 
-constexpr uint32_t kDescriptorFormatVersion = 1;
+constexpr uint32_t kDescriptorFormatVersion = 2;  // 2: SHA-256 trailer
 
 enum class MemSpace : uint8_t { kDram = 0, kL2 = 1 };
 enum class DescKind : uint8_t { kMove = 0, kOp = 1 };

@@ -1,0 +1,336 @@
+#include "planner/lower/descriptor_validator.h"
+
+#include <sstream>
+
+#include "arch/saturating.h"
+
+namespace strider {
+
+namespace {
+
+std::string hex(uint64_t v) {
+  std::ostringstream os;
+  os << "0x" << std::hex << v;
+  return os.str();
+}
+
+std::string str(uint64_t v) { return std::to_string(v); }
+
+class Validator {
+ public:
+  Validator(const DescriptorList& list, const ArchConfig& arch, const ValidationLimits& limits)
+      : list_(list), arch_(arch), limits_(limits) {}
+
+  std::vector<std::string> run() {
+    if (list_.arch_fingerprint != arch_.fingerprint()) {
+      add("list: arch_fingerprint " + hex(list_.arch_fingerprint) + " is not the fingerprint " +
+          hex(arch_.fingerprint()) + " of arch '" + arch_.name + "' (plan it again for this arch)");
+    }
+    for (const TensorEntry& t : list_.tensors) {
+      range("tensor '" + t.name + "'", t.space, t.addr, t.bytes);
+    }
+    for (size_t i = 0; i < list_.descriptors.size(); ++i) {
+      if (problems_.size() >= kMaxReported) break;
+      const Descriptor& d = list_.descriptors[i];
+      // (check() in descriptor.h holds the same invariants for the readers.)
+      d_ = &d;
+      if (!structure(d, i)) continue;
+      if (d.kind == DescKind::kMove) {
+        move(d.move);
+      } else {
+        op(d.op);
+      }
+    }
+    d_ = nullptr;
+    if (macs_ > limits_.max_macs) {
+      add("list: the op tiles total " + amount(macs_) +
+          " operations (MACs, pooling and element-wise steps), over the limit of " +
+          str(limits_.max_macs));
+    }
+    if (move_bytes_ > limits_.max_move_bytes) {
+      add("list: the moves total " + amount(move_bytes_) + " bytes, over the limit of " +
+          str(limits_.max_move_bytes));
+    }
+    return problems_;
+  }
+
+ private:
+  static std::string amount(uint64_t v) { return v == kSaturated ? "more than 2^64" : str(v); }
+
+  void add(const std::string& problem) {
+    if (problems_.size() >= kMaxReported) return;
+    problems_.push_back(problem);
+  }
+
+  // A problem with `field` of the current descriptor.
+  void fail(const std::string& field, const std::string& problem) {
+    if (d_ == nullptr) return add(field + ": " + problem);
+    std::string layer = d_->layer < list_.layers.size() ? list_.layers[d_->layer] : "?";
+    add("descriptor " + str(d_->id) + " (layer '" + layer + "', " +
+        (d_->kind == DescKind::kMove ? std::string("move") : std::string(to_string(d_->op.op))) +
+        "): " + field + ": " + problem);
+  }
+
+  // The structural invariants of check() (descriptor.h), worded with the field; false when the
+  // descriptor is too malformed for the checks of its meaning.
+  bool structure(const Descriptor& d, size_t index) {
+    bool ok = true;
+    if (d.id != index) fail("id", str(d.id) + " out of sequence, expected " + str(index)), ok = false;
+    for (uint32_t dep : d.deps) {
+      if (dep >= d.id) fail("deps", "depends on " + str(dep) + ", which is not earlier"), ok = false;
+    }
+    if (d.layer >= list_.layers.size()) {
+      fail("layer", str(d.layer) + " out of range (" + str(list_.layers.size()) + " layers)");
+      ok = false;
+    }
+    if (d.kind == DescKind::kMove) {
+      const MoveDesc& m = d.move;
+      if (m.rows == 0 || m.row_bytes == 0) {
+        fail("move.rows", "move of zero bytes (" + str(m.rows) + " rows of " + str(m.row_bytes) + ")");
+        return false;
+      }
+      if (m.rows > 1 && (m.src_stride < m.row_bytes || m.dst_stride < m.row_bytes)) {
+        fail("move.src_stride", "2-D move with a stride (" + str(m.src_stride) + ", " +
+                                    str(m.dst_stride) + ") smaller than its row of " +
+                                    str(m.row_bytes) + " bytes");
+        return false;
+      }
+      return ok;
+    }
+    const OpDesc& o = d.op;
+    if (!o.output.present() || !o.input.present()) {
+      fail(o.input.present() ? "op.output" : "op.input", "missing (0 channels)");
+      return false;
+    }
+    if (o.row_begin >= o.row_end || o.row_end > o.output.h) {
+      fail("op.row_end", "tile rows [" + str(o.row_begin) + ", " + str(o.row_end) +
+                             ") empty or past the output's " + str(o.output.h) + " rows");
+      return false;
+    }
+    if (o.ch_begin >= o.ch_end || o.ch_end > o.output.c) {
+      fail("op.ch_end", "tile channels [" + str(o.ch_begin) + ", " + str(o.ch_end) +
+                            ") empty or past the output's " + str(o.output.c) + " channels");
+      return false;
+    }
+    if (o.stride_h == 0 || o.stride_w == 0 || o.kernel_h == 0 || o.kernel_w == 0 ||
+        o.dilation_h == 0 || o.dilation_w == 0 || o.groups == 0) {
+      fail("op.kernel_h", "zero kernel, stride, dilation or groups");
+      return false;
+    }
+    return ok;
+  }
+
+  uint64_t capacity(MemSpace s) const {
+    return s == MemSpace::kL2 ? arch_.l2.size_bytes : arch_.dram.size_bytes;
+  }
+
+  // [addr, addr + bytes) inside space `s`, reported against `field`.
+  bool range(const std::string& field, MemSpace s, uint64_t addr, uint64_t bytes) {
+    const uint64_t end = saturating_add(addr, bytes);
+    if (end <= capacity(s)) return true;
+    fail(field, std::string(to_string(s)) + " range [" + hex(addr) + ", " +
+                    (end == kSaturated ? std::string("past 2^64") : hex(end)) +
+                    ") ends past the " + to_string(s) + " capacity of " + str(capacity(s)) +
+                    " bytes");
+    return false;
+  }
+
+  void move(const MoveDesc& m) {
+    // check() guarantees rows and row_bytes > 0 and strides >= row_bytes for 2-D moves.
+    const auto extent = [&](uint32_t stride) {
+      return saturating_add(saturating_mul(m.rows - 1, stride), m.row_bytes);
+    };
+    range("move.src", m.src_space, m.src_addr, extent(m.src_stride));
+    range("move.dst", m.dst_space, m.dst_addr, extent(m.dst_stride));
+    move_bytes_ = saturating_add(move_bytes_, m.bytes());
+  }
+
+  // Bytes from t.addr to the end of the last element held.
+  static uint64_t extent(const TensorRef& t) {
+    uint64_t e = saturating_mul(t.w, t.element_bytes);
+    e = saturating_add(e, saturating_mul(t.held_rows() - 1, t.row_stride));
+    return saturating_add(e, saturating_mul(t.held_channels() - 1, t.channel_stride));
+  }
+
+  // A tensor an op reads or writes: in L2, the expected element size, its rows apart, inside L2;
+  // `whole`: a full tensor (input, output) whose held channels and rows lie inside its shape.
+  bool tensor(const std::string& field, const TensorRef& t, uint8_t element_bytes, bool whole) {
+    if (t.space != MemSpace::kL2) {
+      fail(field, std::string("in ") + to_string(t.space) +
+                      ", but the compute pipeline reads and writes only L2");
+      return false;
+    }
+    bool ok = true;
+    if (t.element_bytes != element_bytes) {
+      fail(field + ".element_bytes", "is " + str(t.element_bytes) + ", expected " + str(element_bytes));
+      ok = false;
+    }
+    if (t.h == 0 || t.w == 0) {
+      fail(field, "has an empty shape " + str(t.c) + "x" + str(t.h) + "x" + str(t.w));
+      return false;
+    }
+    if (whole && uint64_t(t.first_channel) + t.held_channels() > t.c) {
+      fail(field + ".channels", "holds channels [" + str(t.first_channel) + ", " +
+                                    str(uint64_t(t.first_channel) + t.held_channels()) +
+                                    ") of a tensor with " + str(t.c));
+      ok = false;
+    }
+    if (whole && uint64_t(t.first_row) + t.held_rows() > t.h) {
+      fail(field + ".rows", "holds rows [" + str(t.first_row) + ", " +
+                                str(uint64_t(t.first_row) + t.held_rows()) + ") of a tensor with " +
+                                str(t.h));
+      ok = false;
+    }
+    if (t.held_rows() > 1 && uint64_t(t.row_stride) < uint64_t(t.w) * t.element_bytes) {
+      fail(field + ".row_stride", str(t.row_stride) + " is less than a row of " +
+                                      str(uint64_t(t.w) * t.element_bytes) + " bytes");
+      ok = false;
+    }
+    return range(field, MemSpace::kL2, t.addr, extent(t)) && ok;
+  }
+
+  void op(const OpDesc& o) {
+    const bool in_ok = tensor("op.input", o.input, 1, true);
+    const bool out_ok = tensor("op.output", o.output, 1, true);
+    const bool has_weights = o.op == OpCode::kConv || o.op == OpCode::kFullyConnected;
+    const bool eltwise = o.op == OpCode::kAdd || o.op == OpCode::kMul;
+    if (eltwise) {
+      if (!o.input2.present()) {
+        fail("op.input2", std::string("missing: ") + to_string(o.op) + " takes two operands");
+      } else if (tensor("op.input2", o.input2, 1, true) && in_ok &&
+                 (o.input2.c != o.input.c || o.input2.h != o.input.h || o.input2.w != o.input.w)) {
+        fail("op.input2", "shape " + shape(o.input2) + " differs from op.input's " + shape(o.input));
+      }
+    }
+    if (o.weights.present()) tensor("op.weights", o.weights, 1, false);
+    if (o.bias.present()) tensor("op.bias", o.bias, 4, false);
+    if (o.psum_mode != 0 || o.psum.present()) {
+      if (!o.psum.present()) {
+        fail("op.psum", "missing, but psum_mode is " + str(o.psum_mode));
+      } else {
+        tensor("op.psum", o.psum, 4, false);
+      }
+    }
+    if (o.clip_min > o.clip_max) {
+      fail("op.clip_min", str(o.clip_min) + " exceeds clip_max " + std::to_string(o.clip_max));
+    }
+    if (!in_ok || !out_ok) return;
+
+    // The tile inside the output tensor's held rows and channels (check() bounds it by the shape).
+    const TensorRef& out = o.output;
+    if (o.row_begin < out.first_row || o.row_end > uint64_t(out.first_row) + out.held_rows()) {
+      fail("op.row_end", "tile rows [" + str(o.row_begin) + ", " + str(o.row_end) +
+                             ") outside the output rows held [" + str(out.first_row) + ", " +
+                             str(uint64_t(out.first_row) + out.held_rows()) + ")");
+    }
+    if (o.ch_begin < out.first_channel ||
+        o.ch_end > uint64_t(out.first_channel) + out.held_channels()) {
+      fail("op.ch_end", "tile channels [" + str(o.ch_begin) + ", " + str(o.ch_end) +
+                            ") outside the output channels held [" + str(out.first_channel) +
+                            ", " + str(uint64_t(out.first_channel) + out.held_channels()) + ")");
+    }
+    const TensorRef& in = o.input;
+    if (o.in_ch_begin != 0 || o.in_ch_end != 0) {
+      if (o.in_ch_begin >= o.in_ch_end || o.in_ch_end > in.c) {
+        fail("op.in_ch_end", "input-channel block [" + str(o.in_ch_begin) + ", " +
+                                 str(o.in_ch_end) + ") is empty or outside the " + str(in.c) +
+                                 " input channels");
+        return;
+      }
+    } else if (o.psum_mode != 0) {
+      fail("op.psum_mode", str(o.psum_mode) + " without an input-channel block (in_ch_end 0)");
+    }
+
+    if (o.op == OpCode::kConv) {
+      if (in.c % o.groups != 0 || out.c % o.groups != 0) {
+        fail("op.groups", str(o.groups) + " does not divide the " + str(in.c) +
+                              " input channels and " + str(out.c) + " output channels");
+        return;
+      }
+    } else if (o.groups != 1 && o.op != OpCode::kConv) {
+      fail("op.groups", str(o.groups) + ", expected 1 for " + to_string(o.op));
+      return;
+    }
+    // Windows: the dilated kernel inside the padded input, the output no larger than they give
+    // (one more row or column for ceil-mode pooling).
+    const uint64_t ek_h = uint64_t(o.kernel_h - 1) * o.dilation_h + 1;
+    const uint64_t ek_w = uint64_t(o.kernel_w - 1) * o.dilation_w + 1;
+    const uint64_t padded_h = uint64_t(in.h) + o.pad_top + o.pad_bottom;
+    const uint64_t padded_w = uint64_t(in.w) + o.pad_left + o.pad_right;
+    if (ek_h > padded_h || ek_w > padded_w) {
+      fail("op.kernel_h", "kernel " + str(o.kernel_h) + "x" + str(o.kernel_w) + " (dilated " +
+                              str(ek_h) + "x" + str(ek_w) + ") exceeds the padded input " +
+                              str(padded_h) + "x" + str(padded_w));
+      return;
+    }
+    const uint64_t max_h = (padded_h - ek_h) / o.stride_h + 2;
+    const uint64_t max_w = (padded_w - ek_w) / o.stride_w + 2;
+    if (!eltwise && (out.h > max_h || out.w > max_w)) {
+      fail("op.output", "shape " + shape(out) + " is larger than the " +
+                            str((padded_h - ek_h) / o.stride_h + 1) + "x" +
+                            str((padded_w - ek_w) / o.stride_w + 1) + " windows of the input");
+    }
+    if (eltwise && (out.c != in.c || out.h != in.h || out.w != in.w)) {
+      fail("op.output", "shape " + shape(out) + " differs from op.input's " + shape(in));
+    }
+
+    // Weights: the kernels of the tile's output channels over its input-channel block.
+    const uint64_t cin = o.in_ch_end != 0 ? o.in_ch_end - o.in_ch_begin : in.c / o.groups;
+    const uint64_t tile_ch = o.ch_end - o.ch_begin;
+    if (has_weights) {
+      const uint64_t per_channel = cin * o.kernel_h * o.kernel_w;
+      if (!o.weights.present()) {
+        fail("op.weights", std::string("missing: ") + to_string(o.op) + " needs weights");
+      } else if (o.weights.c != tile_ch || uint64_t(o.weights.h) * o.weights.w != per_channel) {
+        fail("op.weights", "shape " + shape(o.weights) + " does not hold " + str(tile_ch) +
+                               " kernels of " + str(per_channel) + " bytes (" + str(cin) +
+                               " input channels x " + str(o.kernel_h) + "x" + str(o.kernel_w) +
+                               ")");
+      }
+    }
+    if (o.bias.present() && o.bias.c != tile_ch) {
+      fail("op.bias", "holds " + str(o.bias.c) + " channels, the tile has " + str(tile_ch));
+    }
+    // Work: one MAC (or compare / add) per output element, kernel tap and input channel.
+    uint64_t taps = saturating_mul(o.kernel_h, o.kernel_w);
+    if (has_weights) taps = saturating_mul(taps, cin);
+    const uint64_t outputs =
+        saturating_mul(saturating_mul(o.row_end - o.row_begin, out.w), tile_ch);
+    macs_ = saturating_add(macs_, saturating_mul(outputs, taps));
+  }
+
+  static std::string shape(const TensorRef& t) {
+    return str(t.c) + "x" + str(t.h) + "x" + str(t.w);
+  }
+
+  const DescriptorList& list_;
+  const ArchConfig& arch_;
+  const ValidationLimits& limits_;
+  const Descriptor* d_ = nullptr;
+  std::vector<std::string> problems_;
+  uint64_t macs_ = 0, move_bytes_ = 0;
+};
+
+}  // namespace
+
+void validate_descriptors(const DescriptorList& list, const ArchConfig& arch,
+                          const std::string& source, const ValidationLimits& limits) {
+  if (list.version != kDescriptorFormatVersion) {
+    const std::string p = "list: format version " + str(list.version) + ", expected " +
+                          str(kDescriptorFormatVersion);
+    throw DescriptorError(source + ": descriptor list refused: " + p, {p});
+  }
+  std::vector<std::string> problems = Validator(list, arch, limits).run();
+  if (problems.empty()) return;
+  std::string msg = source + ": descriptor list refused: ";
+  if (problems.size() == 1) {
+    msg += problems[0];
+  } else {
+    msg += (problems.size() >= kMaxReported ? "at least " : "") + str(problems.size()) +
+           " problems:";
+    for (const std::string& p : problems) msg += "\n  " + p;
+  }
+  throw DescriptorError(msg, std::move(problems));
+}
+
+}  // namespace strider

@@ -1,0 +1,138 @@
+// The semantic descriptor validator (issue 17, defect 1): a list emitted by the planner passes;
+// each corruption the issue lists (a 1 TiB DMA, L2 addresses of 2^40, DRAM addresses that wrap,
+// op tensors outside L2, weights in DRAM, groups 7 on 3 channels, 3e13 MACs) is refused with the
+// descriptor id, its layer and the field.
+#include "planner/lower/descriptor_validator.h"
+
+#include <gtest/gtest.h>
+
+#include "planner/import/network_loader.h"
+#include "planner/lower/legalise.h"
+#include "planner/lower/lowering.h"
+
+namespace strider {
+namespace {
+
+struct Planned {
+  ArchConfig arch;
+  DescriptorList list;
+};
+
+// tiny_cnn on the seed arch, as `strider plan` emits it.
+const Planned& planned() {
+  static const Planned p = [] {
+    Planned out;
+    Graph g = load_network(std::string(STRIDER_SOURCE_DIR) + "/configs/networks/tiny_cnn.yaml",
+                           0, 0, 1);
+    fuse_activations(&g);
+    out.list = lower(g, out.arch, LowerOptions()).list;
+    return out;
+  }();
+  return p;
+}
+
+std::string refusal(const DescriptorList& list, const ArchConfig& arch = planned().arch) {
+  try {
+    validate_descriptors(list, arch, "t.strd");
+  } catch (const DescriptorError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+// The first descriptor of `kind` (and op code, for ops).
+Descriptor& first(DescriptorList& l, DescKind kind, OpCode op = OpCode::kConv) {
+  for (Descriptor& d : l.descriptors) {
+    if (d.kind == kind && (kind == DescKind::kMove || d.op.op == op)) return d;
+  }
+  throw std::runtime_error("no such descriptor");
+}
+
+TEST(DescriptorValidator, TheEmittedListPasses) {
+  EXPECT_EQ(refusal(planned().list), "(accepted)");
+}
+
+TEST(DescriptorValidator, OneTebibyteDmaIsRefused) {
+  DescriptorList l = planned().list;
+  Descriptor& m = first(l, DescKind::kMove);
+  m.move.rows = 1024;
+  m.move.row_bytes = 1u << 30;  // 1024 x 1 GiB
+  m.move.src_stride = m.move.dst_stride = 1u << 30;
+  // dst L2 0x0 + 1023 x 2^30 + 2^30 = 2^40 bytes past a 1 MiB L2; src DRAM likewise.
+  EXPECT_EQ(refusal(l),
+            "t.strd: descriptor list refused: 2 problems:\n"
+            "  descriptor 0 (layer 'input:x', move): move.src: dram range [0xc0000000, "
+            "0x100c0000000) ends past the dram capacity of 4294967296 bytes\n"
+            "  descriptor 0 (layer 'input:x', move): move.dst: l2 range [0x0, 0x10000000000) "
+            "ends past the l2 capacity of 1048576 bytes");
+}
+
+TEST(DescriptorValidator, WrappingDramAddressAndFarL2AddressAreRefused) {
+  DescriptorList l = planned().list;
+  Descriptor& m = first(l, DescKind::kMove);
+  m.move.src_addr = ~uint64_t{0} - 16;  // + the row wraps past 2^64
+  m.move.dst_addr = uint64_t{1} << 40;  // the input image: 3 x 32 x 32 = 0xc00 bytes
+  EXPECT_EQ(refusal(l),
+            "t.strd: descriptor list refused: 2 problems:\n"
+            "  descriptor 0 (layer 'input:x', move): move.src: dram range "
+            "[0xffffffffffffffef, past 2^64) ends past the dram capacity of 4294967296 bytes\n"
+            "  descriptor 0 (layer 'input:x', move): move.dst: l2 range [0x10000000000, "
+            "0x10000000c00) ends past the l2 capacity of 1048576 bytes");
+}
+
+TEST(DescriptorValidator, WeightsInDramAndOutputOutsideL2AreRefused) {
+  DescriptorList l = planned().list;
+  Descriptor& c = first(l, DescKind::kOp);
+  c.op.weights.space = MemSpace::kDram;
+  c.op.output.addr = 1048576 - 16;  // + 16 x 32 x 32 = 0x4000 bytes of output
+  const std::string head = "  descriptor " + std::to_string(c.id) + " (layer 'conv1', conv): ";
+  EXPECT_EQ(refusal(l),
+            "t.strd: descriptor list refused: 2 problems:\n" + head +
+                "op.output: l2 range [0xffff0, 0x103ff0) ends past the l2 capacity of 1048576 "
+                "bytes\n" +
+                head + "op.weights: in dram, but the compute pipeline reads and writes only L2");
+}
+
+TEST(DescriptorValidator, GroupsThatDoNotDivideTheChannelsAreRefused) {
+  DescriptorList l = planned().list;
+  Descriptor& c = first(l, DescKind::kOp);
+  c.op.groups = 7;  // conv1 reads 3 channels
+  EXPECT_EQ(refusal(l), "t.strd: descriptor list refused: descriptor " + std::to_string(c.id) +
+                            " (layer 'conv1', conv): op.groups: 7 does not divide the 3 input "
+                            "channels and 16 output channels");
+}
+
+TEST(DescriptorValidator, KernelLargerThanThePaddedInputIsRefused) {
+  DescriptorList l = planned().list;
+  Descriptor& c = first(l, DescKind::kOp);
+  c.op.kernel_h = 40;
+  EXPECT_EQ(refusal(l), "t.strd: descriptor list refused: descriptor " + std::to_string(c.id) +
+                            " (layer 'conv1', conv): op.kernel_h: kernel 40x3 (dilated 40x3) "
+                            "exceeds the padded input 34x34");
+}
+
+TEST(DescriptorValidator, AbsurdTotalWorkIsRefused) {
+  DescriptorList l = planned().list;
+  ValidationLimits lim;
+  // tiny_cnn: 1254720 MACs (conv and fc, as summary.json counts) + 22528 pooling and add
+  // steps (pool1 16x16x16 outputs x 4 taps = 16384, the rest global pooling and the residual add).
+  lim.max_macs = 1000000;
+  try {
+    validate_descriptors(l, planned().arch, "t.strd", lim);
+    FAIL();
+  } catch (const DescriptorError& e) {
+    EXPECT_STREQ(e.what(),
+                 "t.strd: descriptor list refused: list: the op tiles total 1277248 operations "
+                 "(MACs, pooling and element-wise steps), over the limit of 1000000");
+  }
+}
+
+TEST(DescriptorValidator, AListForAnotherArchIsRefused) {
+  ArchConfig other = planned().arch;
+  other.l2.size_bytes = 1 << 19;
+  const std::string msg = refusal(planned().list, other);
+  EXPECT_EQ(msg.rfind("t.strd: descriptor list refused: list: arch_fingerprint 0x", 0), 0u) << msg;
+}
+
+}  // namespace
+}  // namespace strider
