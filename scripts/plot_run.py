@@ -13,7 +13,10 @@ RESULTS_DIR):
                     back-pressure), which overlap the span;
   memory_map.png    the L2 memory map: address over schedule steps, one rectangle per buffer
                     (activations, scratch, weight staging);
-  overview.png      (or --overview FILE) the three in one small figure, e.g. for the README.
+  overview.png      (or --overview FILE) the three in one small figure, e.g. for the README;
+  energy.png        the energy breakdown: by unit (dynamic and leakage, from summary.json) and
+                    by layer class (op type, from layers.csv's energy_pj), with TOPS/W and area;
+                    skipped (with a note) for results written before energy was reported.
 Uses Debian's matplotlib with the Agg backend (no display needed).
 """
 import argparse
@@ -181,6 +184,44 @@ def plot_memory_map(ax, summary, plan):
     ax.legend(loc="upper right", fontsize="x-small")
 
 
+def plot_energy(results, summary, out):
+    """energy.png: energy by unit and by layer class (layers.csv energy_pj summed per op)."""
+    energy = summary.get("energy")
+    if not energy or "by_unit" not in energy:
+        print("plot_run.py: %s has no energy section; energy.png not drawn" % results,
+              file=sys.stderr)
+        return
+    with open(os.path.join(results, "layers.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    by_class = {}
+    for r in rows:
+        if r.get("energy_pj"):
+            by_class[r["op"]] = by_class.get(r["op"], 0.0) + float(r["energy_pj"])
+    fig, (ax_u, ax_c) = plt.subplots(1, 2, figsize=(11, 4.5))
+    units = sorted(energy["by_unit"].items(), key=lambda kv: -kv[1])
+    total = energy["total_pj"] or 1.0
+    ax_u.barh([u for u, _ in units], [v * 1e-6 for _, v in units], color="#4c72b0")
+    for i, (_, v) in enumerate(units):
+        ax_u.text(v * 1e-6, i, " %.1f %%" % (100 * v / total), va="center", fontsize=8)
+    ax_u.invert_yaxis()
+    ax_u.set_xlabel("energy (uJ)")
+    ax_u.set_title("by unit (incl. leakage): %.1f uJ, %.2f TOPS/W, %.2f mm2, %s"
+                   % (total * 1e-6, summary.get("tops_per_watt", 0),
+                      summary.get("area_mm2", {}).get("total", 0), energy.get("tech", "")),
+                   fontsize="small")
+    classes = sorted(by_class.items(), key=lambda kv: -kv[1])
+    dyn = sum(v for _, v in classes) or 1.0
+    ax_c.barh([c for c, _ in classes], [v * 1e-6 for _, v in classes], color="#55a868")
+    for i, (_, v) in enumerate(classes):
+        ax_c.text(v * 1e-6, i, " %.1f %%" % (100 * v / dyn), va="center", fontsize=8)
+    ax_c.invert_yaxis()
+    ax_c.set_xlabel("dynamic energy (uJ)")
+    ax_c.set_title("by layer class (op)", fontsize="small")
+    for ax in (ax_u, ax_c):
+        ax.grid(True, axis="x", alpha=0.3)
+    save(fig, os.path.join(out, "energy.png"), 110)
+
+
 def save(fig, path, dpi):
     fig.tight_layout()
     fig.savefig(path, dpi=dpi)
@@ -221,6 +262,8 @@ def main():
     for ax in fig.axes:
         ax.title.set_fontsize("small")
     save(fig, args.overview or os.path.join(out, "overview.png"), 80)
+
+    plot_energy(args.results, summary, out)
 
 
 if __name__ == "__main__":

@@ -80,6 +80,22 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
                  {"stall_dram", t.stall_dram},
                  {"stall_line_buffer", t.stall_line_buffer},
                  {"stall_backpressure", t.stall_backpressure}};
+  const EnergyReport& e = s.energy;
+  nlohmann::ordered_json by_unit, by_action, area;
+  for (const auto& [unit, pj] : e.by_unit) by_unit[unit] = pj;
+  for (const ActionEnergyRow& a : e.rows) {
+    by_action[a.action] = {{"count", a.count}, {"pj_each", a.pj_each}, {"pj", a.pj}};
+  }
+  for (const auto& [unit, mm2] : e.area_mm2) area[unit] = mm2;
+  area["total"] = e.area_total_mm2;
+  j["energy"] = {{"tech", arch.energy.tech},         {"dram_type", arch.energy.dram_type},
+                 {"total_pj", e.total_pj},           {"dynamic_pj", e.dynamic_pj},
+                 {"leakage_pj", e.leakage_pj},       {"by_unit", by_unit},
+                 {"by_action", by_action}};
+  j["power_mw"] = e.power_mw;
+  j["tops_per_watt"] = e.tops_per_watt;
+  j["edp"] = e.edp;
+  j["area_mm2"] = area;
   j["deadlock"] = r.record.deadlock;
   j["descriptors"] = r.lowered.list.descriptors.size();
   j["wall_seconds"] = r.wall_seconds;
@@ -96,7 +112,7 @@ void write_layers(const RunSummary& s, const std::string& path) {
   std::ofstream f = open(path);
   f << "layer,op,tiles,start,end,cycles,macs,utilization,dram_bytes,l2_bytes,lb_write_cycles,"
        "shifted_writes,discarded_outputs,compute_cycles,stall_l2_conflict,stall_dram,"
-       "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping\n";
+       "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping,energy_pj\n";
   for (const LayerRow& l : s.layers) {
     f << l.name << ',' << l.op << ',' << l.tiles << ',' << l.start << ',' << l.end << ','
       << l.cycles << ',' << l.macs << ',' << std::fixed << std::setprecision(6) << l.utilization
@@ -104,7 +120,7 @@ void write_layers(const RunSummary& s, const std::string& path) {
       << l.shifted_writes << ',' << l.discarded_outputs << ',' << l.compute_cycles << ','
       << l.stall_l2_conflict << ',' << l.stall_dram << ',' << l.stall_line_buffer << ','
       << l.stall_backpressure << ',' << l.bound_cycles << ',' << l.bottleneck << ','
-      << l.mapping << '\n';
+      << l.mapping << ',' << std::setprecision(3) << l.energy_pj << '\n';
   }
 }
 
@@ -181,6 +197,10 @@ void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
       << r.stats.get("store.discarded_outputs") << " discarded outputs";
   if (!s.line_buffer_occupancy.empty()) out << ", peak " << s.line_buffer_peak << " B";
   out << "\n";
+  const EnergyReport& e = s.energy;
+  out << "  energy           " << std::setprecision(3) << e.total_pj * 1e-6 << " uJ ("
+      << arch.energy.tech << ", " << arch.energy.dram_type << "), " << e.power_mw << " mW, "
+      << e.tops_per_watt << " TOPS/W, " << e.area_total_mm2 << " mm2\n";
   std::vector<const LayerRow*> top;
   for (const LayerRow& l : s.layers) top.push_back(&l);
   std::stable_sort(top.begin(), top.end(),

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tb/energy_model.h"
 #include "tb/run_harness.h"
 #include "tb/unit_timeline.h"
 
@@ -29,6 +30,8 @@ struct LayerRow {
   uint64_t bound_cycles = 0;
   std::string bottleneck;  // compute | line_buffer | dram | l2_port | latency (see summarise)
   std::string mapping;     // positions | channels | mixed (tiles of both); empty: moves only
+  ActionCounts actions;    // what its descriptors did (tb/energy_model.h)
+  double energy_pj = 0;    // dynamic energy of those actions (leakage is the run's)
 };
 
 // Sums over every descriptor (so over every layer): each equals the sum of the layers' column of
@@ -59,6 +62,8 @@ struct RunSummary {
   // Line-buffer occupancy (from the UnitMonitor; empty when the run was not observed).
   std::vector<std::pair<uint64_t, uint64_t>> line_buffer_occupancy;
   uint64_t line_buffer_peak = 0;
+  // Energy, power, efficiency and area from every layer's actions plus the stat vector.ops.
+  EnergyReport energy;
 };
 
 // `timeline` (optional) adds the line-buffer occupancy observed during the run.
