@@ -15,7 +15,7 @@ RESULTS_DIR):
                     (activations, scratch, weight staging);
   overview.png      (or --overview FILE) the three in one small figure, e.g. for the README;
   energy.png        the energy breakdown: by unit (dynamic and leakage, from summary.json) and
-                    by layer class (op type, from layers.csv's energy_pj), with TOPS/W and area;
+                    by layer class (layers.csv's class, else op; from its energy_pj), with TOPS/W and area;
                     skipped (with a note) for results written before energy was reported.
 Uses Debian's matplotlib with the Agg backend (no display needed).
 """
@@ -196,7 +196,8 @@ def plot_energy(results, summary, out):
     by_class = {}
     for r in rows:
         if r.get("energy_pj"):
-            by_class[r["op"]] = by_class.get(r["op"], 0.0) + float(r["energy_pj"])
+            cls = r.get("class") or r["op"]  # moves-only layers (input, output) have no class
+            by_class[cls] = by_class.get(cls, 0.0) + float(r["energy_pj"])
     fig, (ax_u, ax_c) = plt.subplots(1, 2, figsize=(11, 4.5))
     units = sorted(energy["by_unit"].items(), key=lambda kv: -kv[1])
     total = energy["total_pj"] or 1.0
@@ -216,7 +217,7 @@ def plot_energy(results, summary, out):
         ax_c.text(v * 1e-6, i, " %.1f %%" % (100 * v / dyn), va="center", fontsize=8)
     ax_c.invert_yaxis()
     ax_c.set_xlabel("dynamic energy (uJ)")
-    ax_c.set_title("by layer class (op)", fontsize="small")
+    ax_c.set_title("by layer class", fontsize="small")
     for ax in (ax_u, ax_c):
         ax.grid(True, axis="x", alpha=0.3)
     save(fig, os.path.join(out, "energy.png"), 110)

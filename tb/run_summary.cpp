@@ -48,14 +48,29 @@ void observe_occupancy(const RunResult& r, RunSummary& s) {
 
 uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+// The class of layer an operation belongs to, for per-class figures.
+const char* layer_class(const OpDesc& op) {
+  switch (op.op) {
+    case OpCode::kConv:
+      if (op.groups > 1 && op.groups == op.input.c) return "depthwise";
+      return op.kernel_h == 1 && op.kernel_w == 1 ? "pointwise" : "conv";
+    case OpCode::kFullyConnected: return "pointwise";
+    case OpCode::kMaxPool:
+    case OpCode::kAvgPool:
+    case OpCode::kGlobalAvgPool: return "pool";
+    default: return "eltwise";
+  }
+}
+
 // A layer's bound and what bounded its time. The bottleneck is the resource with the most busy
 // cycles in the layer — the neurons (compute cycles), the line-buffer write port (write cycles),
 // DRAM (transfer time plus contention stalls), the busiest L2 port (transfer time plus bank
 // conflicts) — unless even that one was busy for under half the layer's cycles: then the layer
-// waited on latencies (dependencies, DMA set-up, pipeline fill).
+// waited on latencies (dependencies, DMA set-up, pipeline fill). A layer with no work (a graph
+// input that stays in DRAM) has none.
 void bound_layer(LayerRow& l, const ArchConfig& arch, uint64_t peak) {
-  const uint64_t port = std::max({l.load_port_bytes, l.store_port_bytes, l.dma_port_bytes});
-  const uint64_t dram = cdiv(l.dram_bytes, arch.dram.bytes_per_cycle);
+  const uint64_t port = std::max({l.load_port_bytes, l.store_port_bytes, l.span_dma_port_bytes});
+  const uint64_t dram = cdiv(l.span_dram_bytes, arch.dram.bytes_per_cycle);
   const uint64_t l2 = cdiv(port, arch.l2.port_bytes_per_cycle);
   l.bound_cycles = std::max({cdiv(l.macs, peak), dram, l2});
   const std::pair<uint64_t, const char*> busy[] = {{l.compute_cycles, "compute"},
@@ -64,7 +79,7 @@ void bound_layer(LayerRow& l, const ArchConfig& arch, uint64_t peak) {
                                                    {l2 + l.stall_l2_conflict, "l2_port"}};
   const auto* most = std::max_element(std::begin(busy), std::end(busy),
                                       [](const auto& a, const auto& b) { return a.first < b.first; });
-  l.bottleneck = 2 * most->first < l.cycles ? "latency" : most->second;
+  l.bottleneck = l.cycles == 0 ? "none" : 2 * most->first < l.cycles ? "latency" : most->second;
 }
 
 }  // namespace
@@ -107,8 +122,18 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
     }
     l.load_port_bytes += d.l2_read_bytes;
     l.store_port_bytes += d.l2_write_bytes;
-    const char* m = to_string(r.lowered.list.descriptors[d.id].op.mapping);
+    const OpDesc& op = r.lowered.list.descriptors[d.id].op;
+    const char* m = to_string(op.mapping);
     l.mapping = l.mapping.empty() || l.mapping == m ? m : "mixed";
+    l.layer_class = layer_class(op);
+  }
+  // Moves that started before the layer's first tile (weight prefetch) ran in earlier layers'
+  // time: the layer's bound counts only the DMA traffic inside its span.
+  for (const DescriptorRecord& d : r.record.descriptors) {
+    LayerRow& l = s.layers[d.layer];
+    if (!d.is_move || d.start < l.start) continue;
+    l.span_dram_bytes += d.dram_read_bytes + d.dram_write_bytes;
+    l.span_dma_port_bytes += d.l2_read_bytes + d.l2_write_bytes;
   }
   uint64_t load = 0, store = 0, dma = 0;
   const ActionEnergy per_action = action_energy(arch);

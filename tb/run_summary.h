@@ -25,11 +25,15 @@ struct LayerRow {
   uint64_t stall_l2_conflict = 0, stall_dram = 0, stall_line_buffer = 0, stall_backpressure = 0;
   // L2 bytes per port: load (tiles' reads), store (tiles' writes), dma (moves' L2 side).
   uint64_t load_port_bytes = 0, store_port_bytes = 0, dma_port_bytes = 0;
-  // max(MACs / peak MACs per cycle, DRAM bytes / DRAM bytes per cycle, busiest L2 port's bytes /
-  // port bytes per cycle), each rounded up: no schedule of this layer's work can be shorter.
+  // DRAM and DMA-port bytes of the moves that started inside the layer's span (not prefetched).
+  uint64_t span_dram_bytes = 0, span_dma_port_bytes = 0;
+  // max(MACs / peak MACs per cycle, span DRAM bytes / DRAM bytes per cycle, busiest L2 port's
+  // bytes / port bytes per cycle), each rounded up: no schedule of the layer's work inside its
+  // span can be shorter.
   uint64_t bound_cycles = 0;
-  std::string bottleneck;  // compute | line_buffer | dram | l2_port | latency (see summarise)
+  std::string bottleneck;  // compute | line_buffer | dram | l2_port | latency | none (see summarise)
   std::string mapping;     // positions | channels | mixed (tiles of both); empty: moves only
+  std::string layer_class; // conv (k>1) | depthwise | pointwise (1x1, fc) | pool | eltwise; empty: moves
   ActionCounts actions;    // what its descriptors did (tb/energy_model.h)
   double energy_pj = 0;    // dynamic energy of those actions (leakage is the run's)
 };

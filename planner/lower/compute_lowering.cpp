@@ -38,11 +38,11 @@ OpCode op_code(const Node& n) {
 }  // namespace
 
 // Output channels per tile. A conv's block fills one weight-staging slot
-// (`lowering.weight_slot_bytes`, default L2 / 32) in whole units of the mapping: groups of
-// `accumulators` channels (positions mapping; at least one group) or runs of `neurons.count`
-// channels (channels mapping; one whole run may take up to twice the slot budget, beyond that a
-// partial run, whose cost `auto` weighs). Larger slots only save tiles but take L2 from the
-// activations.
+// (`lowering.weight_slot_bytes`, default L2 / 32) in whole units of the mapping — groups of
+// `accumulators` channels (positions) or runs of `neurons.count` channels (channels). One unit
+// may take up to twice the slot budget; beyond that (small L2, large kernels) the block is a
+// partial unit, which leaves accumulators or neurons idle (`auto` weighs it). Larger slots would
+// only save tiles but take L2 from the activations.
 uint32_t Lowerer::weight_block(const Node& n) const {
   return weight_block(n, node_mapping_[&n - g_.nodes.data()]);
 }
@@ -54,14 +54,8 @@ uint32_t Lowerer::weight_block(const Node& n, Mapping m) const {
     const uint64_t slot = arch_.lowering.weight_slot_bytes ? arch_.lowering.weight_slot_bytes
                                                            : arch_.l2.size_bytes / 32;
     const uint64_t fit = slot / per;
-    uint64_t block;
-    if (m == Mapping::kChannels) {
-      const uint64_t run = arch_.neurons.count;
-      block = fit >= run ? fit / run * run : 2 * slot / per >= run ? run : fit;
-    } else {
-      const uint64_t group = arch_.neurons.accumulators;
-      block = std::max(group, fit / group * group);
-    }
+    const uint64_t unit = m == Mapping::kChannels ? arch_.neurons.count : arch_.neurons.accumulators;
+    const uint64_t block = fit >= unit ? fit / unit * unit : 2 * slot / per >= unit ? unit : fit;
     return static_cast<uint32_t>(std::clamp<uint64_t>(block, 1, out_c));
   }
   if (n.op == OpType::kFullyConnected) {  // one run of neurons, a slot within L2 / 16

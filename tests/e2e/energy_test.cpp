@@ -1,9 +1,10 @@
 // Energy, power and area (tb/energy_model.h): the totals of summary.json and layers.csv agree
-// and match the units' own counters; shift stride off raises the line-buffer energy by the
+// and match the units' own counters; shift stride off scales the line-buffer energy by the
 // ratio of line-buffer write bytes (the model charges bytes written into lines); a larger L2
 // raises the energy per L2 access; and one small convolution on tiny.yaml with every action
 // count derived by hand.
 #include <cmath>
+#include <cstdlib>
 
 #include "tests/e2e/report_util.h"
 
@@ -14,11 +15,21 @@ const std::string kSrc = STRIDER_SOURCE_DIR;
 
 // A run file for `network` on the tiny arch.
 std::string tiny_run(const Scratch& dir, const std::string& network) {
+  fs::create_directories(dir.str());
   std::ofstream f(dir.file("run.yaml"));
   f << "arch: " << kSrc << "/configs/arch/tiny.yaml\n"
     << "networks:\n  - {path: " << network << "}\n"
     << "sim: {trace: false}\n";
   return dir.file("run.yaml");
+}
+
+// A second simulation cannot elaborate in this process (SystemC): the runs that are compared
+// each run in a `strider` process of their own.
+void run_process(const std::string& out, const std::vector<std::string>& sets) {
+  std::string cmd = std::string(STRIDER_BINARY_DIR) + "/strider run " + kDefaultRun + " --out " +
+                    out + " --set sim.trace=false";
+  for (const std::string& s : sets) cmd += " --set " + s;
+  ASSERT_EQ(std::system((cmd + " > /dev/null").c_str()), 0) << cmd;
 }
 
 uint64_t stat(const nlohmann::json& s, const std::string& name) {
@@ -74,10 +85,10 @@ TEST(Energy, TotalsAgreeAcrossFilesAndWithTheUnitsCounters) {
   EXPECT_NEAR(area, s["area_mm2"]["total"].get<double>(), 1e-12);
 }
 
-TEST(Energy, ShiftStrideOffRaisesLineBufferEnergyByTheWriteBytesRatio) {
+TEST(Energy, ShiftStrideOffScalesLineBufferEnergyByTheWriteBytesRatio) {
   Scratch on("energy_shift_on"), off("energy_shift_off");
-  run_strider(on.str(), {"sim.trace=false"});
-  run_strider(off.str(), {"sim.trace=false", "arch.l1.shift_stride=false"});
+  run_process(on.str(), {});
+  run_process(off.str(), {"arch.l1.shift_stride=false"});
   const nlohmann::json a = read_json(on.file("summary.json"));
   const nlohmann::json b = read_json(off.file("summary.json"));
   // The line buffer is charged per byte written into a line (energy/model.h says why), so its
@@ -94,8 +105,8 @@ TEST(Energy, ShiftStrideOffRaisesLineBufferEnergyByTheWriteBytesRatio) {
 
 TEST(Energy, LargerL2RaisesEnergyPerL2Access) {
   Scratch small("energy_l2_small"), big("energy_l2_big");
-  run_strider(small.str(), {"sim.trace=false", "arch.l2.size_bytes=524288"});
-  run_strider(big.str(), {"sim.trace=false", "arch.l2.size_bytes=2097152"});
+  run_process(small.str(), {"arch.l2.size_bytes=524288"});
+  run_process(big.str(), {"arch.l2.size_bytes=2097152"});
   const nlohmann::json a = read_json(small.file("summary.json"));
   const nlohmann::json b = read_json(big.file("summary.json"));
   // 16 nm: 0.3 x 1.25 x {5, 10} (tests/config/energy_presets_test.cpp): 1.875 and 3.75 pJ/B.
@@ -103,6 +114,44 @@ TEST(Energy, LargerL2RaisesEnergyPerL2Access) {
   EXPECT_DOUBLE_EQ(b["energy"]["by_action"]["l2_read"]["pj_each"].get<double>(), 3.75);
   EXPECT_GT(b["energy"]["by_unit"]["l2"].get<double>(), a["energy"]["by_unit"]["l2"].get<double>());
   EXPECT_GT(b["area_mm2"]["l2"].get<double>(), a["area_mm2"]["l2"].get<double>());
+}
+
+bool have_matplotlib() {
+  return std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") == 0;
+}
+
+TEST(Energy, PlotRunDrawsTheEnergyBreakdown) {
+  if (!have_matplotlib()) GTEST_SKIP() << "no /usr/bin/python3 with matplotlib";
+  Scratch dir("energy_plot");
+  run_strider(dir.str(), {"sim.trace=false"});
+  const std::string cmd = "/usr/bin/python3 " + kSrc + "/scripts/plot_run.py " + dir.str() +
+                          " > /dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const std::string bytes = slurp(dir.file("energy.png"));
+  ASSERT_GT(bytes.size(), 1000u);
+  EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+}
+
+// Points (cycles, energy): a (10, 50), b (20, 30), c (15, 60) dominated by a, d (30, 30)
+// dominated by b, e (40, 10): the front is a, b, e in order of cycles.
+TEST(Energy, PlotSweepMarksTheParetoFront) {
+  if (!have_matplotlib()) GTEST_SKIP() << "no /usr/bin/python3 with matplotlib";
+  Scratch dir("energy_pareto");
+  fs::create_directories(dir.str());
+  {
+    std::ofstream f(dir.file("results.csv"));
+    f << "point,arch.l2.size_bytes,cycles,energy.total_pj,error\n"
+      << "0,a,10,50,\n1,b,20,30,\n2,c,15,60,\n3,d,30,30,\n4,e,40,10,\n";
+  }
+  const std::string cmd = "/usr/bin/python3 " + kSrc + "/scripts/plot_sweep.py " +
+                          dir.file("results.csv") + " --pareto --x cycles --y energy.total_pj > " +
+                          dir.file("out.txt");
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_EQ(slurp(dir.file("out.txt")),
+            dir.file("pareto_energy.total_pj_vs_cycles.png") +
+                "\npoint,arch.l2.size_bytes,cycles,energy.total_pj\n"
+                "0,a,10,50\n1,b,20,30\n4,e,40,10\n");
+  EXPECT_GT(slurp(dir.file("pareto_energy.total_pj_vs_cycles.png")).size(), 1000u);
 }
 
 // tests/e2e/data/energy_conv.yaml on tiny.yaml (45 nm, LPDDR4): a 3x3 pad-1 conv, 1 input
