@@ -89,7 +89,19 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
     s.finish();
   }
   r.finish();
+  follow_linked_keys(origins, a);
   return a;
+}
+
+void follow_linked_keys(const OriginMap& origins, ArchConfig& a) {
+  // 0: default, 1: written in a file, 2: --set.
+  auto level = [&](const char* key) {
+    const Origin* o = origins.find(key);
+    return o == nullptr ? 0 : o->from_set() ? 2 : 1;
+  };
+  const int lines = level("arch.l1.lines"), neurons = level("arch.neurons.count");
+  if (neurons > lines) a.l1.lines = a.neurons.count;
+  if (lines > neurons) a.neurons.count = a.l1.lines;
 }
 
 namespace {

@@ -22,6 +22,12 @@ namespace strider::config {
 ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& origins,
                      const std::vector<std::string>& extra_keys = {});
 
+// Keys that must equal another follow it unless set explicitly: of arch.l1.lines and
+// arch.neurons.count, the one set at the stronger level (--set over a file over the default)
+// gives its value to the other, so `--set arch.neurons.count=32` alone moves the lines too. Set
+// at the same level they must agree (check_arch reports it). read_arch() applies it.
+void follow_linked_keys(const OriginMap& origins, ArchConfig& a);
+
 // `fallback` locates errors about fields nobody wrote (e.g. the arch file itself).
 void check_arch(const ArchConfig& arch, const OriginMap& origins, const Origin& fallback,
                 Diagnostics& diags);

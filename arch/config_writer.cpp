@@ -149,6 +149,8 @@ std::string effective_yaml(const RunConfig& run) {
   e << YAML::Key << "trace" << YAML::Value << run.sim.trace;
   e << YAML::Key << "vcd" << YAML::Value << run.sim.vcd;
   e << YAML::Key << "watchdog_cycles" << YAML::Value << run.sim.watchdog_cycles;
+  e << YAML::Key << "detail" << YAML::Value << run.sim.detail;
+  e << YAML::Key << "trace_max_slices" << YAML::Value << run.sim.trace_max_slices;
   e << YAML::EndMap;
 
   e << YAML::Key << "output_dir" << YAML::Value << run.output_dir;

@@ -31,6 +31,11 @@ struct SimOptions {
   bool trace = true;
   bool vcd = false;
   uint64_t watchdog_cycles = 10000000;  // cycles with no descriptor retiring before a deadlock
+  // full: every report; layers: no per-descriptor reports (descriptors.csv, occupancy.csv), which
+  // grow with the descriptor count (hundreds of MB for large GEMM topologies).
+  std::string detail = "full";
+  // Above this many descriptors trace.json merges a layer's consecutive slices on one track.
+  uint64_t trace_max_slices = 20000;
 };
 
 struct RunConfig {

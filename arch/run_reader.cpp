@@ -161,7 +161,13 @@ void read_run_fields(FieldReader& top, const Origin& file, RunConfig& run, Diagn
     s.read("trace", run.sim.trace);
     s.read("vcd", run.sim.vcd);
     s.read("watchdog_cycles", run.sim.watchdog_cycles);
+    s.read_choice("detail", run.sim.detail, {"full", "layers"});
+    s.read("trace_max_slices", run.sim.trace_max_slices);
     s.finish();
+    if (run.sim.trace_max_slices == 0) {
+      diags.error(origins.locate("sim.trace_max_slices", file), "sim.trace_max_slices",
+                  "must be at least 1, got 0");
+    }
     if (run.sim.watchdog_cycles == 0) {
       diags.error(origins.locate("sim.watchdog_cycles", file), "sim.watchdog_cycles",
                   "must be at least 1, got 0");

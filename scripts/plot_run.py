@@ -1,22 +1,27 @@
 #!/usr/bin/python3
 """Plots of one `strider run` result directory.
 
-usage: scripts/plot_run.py RESULTS_DIR [--out DIR] [--overview FILE]
+usage: scripts/plot_run.py RESULTS_DIR [--out DIR] [--overview FILE] [--top N]
 
-Reads summary.json, occupancy.csv, layers.csv and memory_plan.csv and writes, into DIR (default:
-RESULTS_DIR):
-  occupancy.png     L2 occupancy (planned buffers live as executed) and line-buffer occupancy
-                    over time, with the L2 capacity and planned peak;
-  layer_cycles.png  per layer: its span (first start to last retirement) split into the neuron
-                    array's compute, its waits for line-buffer fills and the rest (neurons idle),
-                    and beside it the other units' stalls by cause (L2 bank conflicts, DRAM,
-                    back-pressure), which overlap the span;
-  memory_map.png    the L2 memory map: address over schedule steps, one rectangle per buffer
-                    (activations, scratch, weight staging);
-  overview.png      (or --overview FILE) the three in one small figure, e.g. for the README;
+Reads summary.json, layers.csv, memory_plan.csv, effective_config.yaml and (when the run wrote it,
+sim.detail: full) occupancy.csv, and writes into DIR (default: RESULTS_DIR):
+  roofline.png      each layer a point: MACs per DRAM byte against MACs per cycle achieved, under
+                    the roofs of the peak compute and the DRAM bandwidth; coloured by bottleneck,
+                    the 10 most expensive layers named;
+  layer_cycles.png  the --top (default 40) most expensive layers, sorted by cycles and named: the
+                    span as the neurons spent it (compute, line-buffer waits, idle), the
+                    bottleneck cause written beside each bar (layers.csv's `bottleneck` column,
+                    else the largest of compute and the stall counters), a tick at `bound_cycles`
+                    when layers.csv has it;
+  bandwidth.png     DRAM and L2 bandwidth over time (each layer's bytes spread over its span),
+                    against the arch's peaks;
+  occupancy.png     L2 and line-buffer occupancy over time (only with occupancy.csv);
+  memory_map.png    the L2 memory map: address over schedule steps, one rectangle per buffer,
+                    with the row bands and staging the console counts in the peak;
+  FILE              with --overview FILE: a summary figure of four of them, e.g. for the README.
   energy.png        the energy breakdown: by unit (dynamic and leakage, from summary.json) and
-                    by layer class (layers.csv's class, else op; from its energy_pj), with TOPS/W and area;
-                    skipped (with a note) for results written before energy was reported.
+                    by layer class (layers.csv's class, else op; from its energy_pj), with TOPS/W
+                    and area; skipped (with a note) for results written before energy was reported.
 Uses Debian's matplotlib with the Agg backend (no display needed).
 """
 import argparse
@@ -29,7 +34,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.patches import Rectangle  # noqa: E402
+from matplotlib.collections import PatchCollection  # noqa: E402
+from matplotlib.patches import Patch, Rectangle  # noqa: E402
+from matplotlib.ticker import NullFormatter  # noqa: E402
 
 # The neuron array's time in a layer: compute, waiting for line-buffer fills, and the rest of the
 # layer's span (neurons idle: waiting for loads, the DMA or dependencies). These add up to the span.
@@ -37,14 +44,15 @@ NEURON_PARTS = [
     ("compute_cycles", "neurons: compute", "#4c72b0"),
     ("stall_line_buffer", "neurons: wait for line-buffer fills", "#8172b3"),
 ]
-# Stalls of the other units (they overlap the neurons' time, so they are drawn beside it).
-OTHER_STALLS = [
-    ("stall_l2_conflict", "load/store/DMA: L2 bank conflicts", "#dd8452"),
-    ("stall_dram", "DMA: DRAM bandwidth", "#c44e52"),
-    ("stall_backpressure", "load: back-pressure", "#937860"),
-]
-STALLS = NEURON_PARTS + OTHER_STALLS
+# Bottleneck causes (layers.csv's `bottleneck` column) and their colours.
+CAUSE_COLOURS = {"compute": "#4c72b0", "dram": "#c44e52", "l2_port": "#dd8452",
+                 "line_buffer": "#8172b3", "latency": "#999999"}
+# Without a `bottleneck` column: the largest of these counters names the cause.
+CAUSE_COUNTERS = [("compute", "compute_cycles"), ("dram", "stall_dram"),
+                  ("l2_port", "stall_l2_conflict"), ("line_buffer", "stall_line_buffer")]
 KIND_COLOURS = {"activation": "#4c72b0", "scratch": "#dd8452", "weight": "#55a868"}
+LAYER_COLUMNS = ["layer", "start", "end", "cycles", "macs", "dram_bytes", "l2_bytes",
+                 "compute_cycles", "stall_line_buffer", "stall_dram", "stall_l2_conflict"]
 
 
 def fail(msg):
@@ -52,8 +60,10 @@ def fail(msg):
     sys.exit(1)
 
 
-def read_csv(path, columns):
+def read_csv(path, columns, required=True):
     if not os.path.isfile(path):
+        if not required:
+            return None
         fail(path + ": not found (is this a `strider run` output directory?)")
     with open(path, newline="") as f:
         reader = csv.DictReader(f)
@@ -63,18 +73,49 @@ def read_csv(path, columns):
         return list(reader)
 
 
+def read_arch(results):
+    """The arch section of effective_config.yaml (empty when absent)."""
+    path = os.path.join(results, "effective_config.yaml")
+    if not os.path.isfile(path):
+        return {}
+    import yaml
+    with open(path) as f:
+        return (yaml.safe_load(f) or {}).get("arch", {})
+
+
+class Layer:
+    """One row of layers.csv with numbers parsed and the bottleneck cause named."""
+
+    def __init__(self, row):
+        self.name = row["layer"]
+        self.mapping = row.get("mapping", "")
+        for key in LAYER_COLUMNS[1:]:
+            setattr(self, key, int(row[key]))
+        self.bound = int(row["bound_cycles"]) if row.get("bound_cycles") else None
+        if row.get("bottleneck"):
+            self.cause = row["bottleneck"]
+        else:
+            counts = [(int(row[c]), cause) for cause, c in CAUSE_COUNTERS]
+            top, cause = max(counts)
+            self.cause = cause if top * 2 >= self.cycles else "latency"
+
+    def label(self):
+        return "%s [%s]" % (self.name, self.mapping) if self.mapping else self.name
+
+
 def load(results):
     path = os.path.join(results, "summary.json")
     if not os.path.isfile(path):
         fail(path + ": not found (is this a `strider run` output directory?)")
     with open(path) as f:
         summary = json.load(f)
-    occupancy = read_csv(os.path.join(results, "occupancy.csv"), ["cycle", "l2_bytes"])
-    layers = read_csv(os.path.join(results, "layers.csv"),
-                      ["layer", "start", "end", "cycles"] + [k for k, _, _ in STALLS])
+    occupancy = read_csv(os.path.join(results, "occupancy.csv"), ["cycle", "l2_bytes"], False)
+    rows = read_csv(os.path.join(results, "layers.csv"), LAYER_COLUMNS)
+    layers = [Layer(r) for r in rows]
     plan = read_csv(os.path.join(results, "memory_plan.csv"),
                     ["tensor", "kind", "offset", "size", "first", "last"])
-    return summary, occupancy, layers, plan
+    explained = bool(rows) and "bottleneck" in rows[0]
+    return summary, occupancy, layers, plan, read_arch(results), explained
 
 
 def time_axis(summary):
@@ -87,13 +128,27 @@ def time_axis(summary):
     return per_cycle * 1e6, "time at clock (us)"
 
 
-def step_xy(rows, key, end_cycle, scale):
+def step_xy(rows, key, end_cycle, scale, points=1500):
+    """A step series; above `points` changes, one step per 1/points of the run holding the
+    maximum in force there (peaks stay visible, drawing stays fast)."""
     xs, ys = [], []
     for row in rows:
         if row.get(key, "") == "":
             continue
-        xs.append(int(row["cycle"]) * scale)
+        xs.append(int(row["cycle"]))
         ys.append(int(row[key]))
+    if len(xs) > points and end_cycle > 0:
+        width = end_cycle / points
+        peak = [None] * points
+        for i, (x, y) in enumerate(zip(xs, ys)):
+            # value y holds from x until the next change
+            until = xs[i + 1] if i + 1 < len(xs) else end_cycle
+            for b in range(min(int(x / width), points - 1), min(int(max(until - 1, x) / width),
+                                                                 points - 1) + 1):
+                peak[b] = y if peak[b] is None else max(peak[b], y)
+        xs = [b * width for b in range(points) if peak[b] is not None]
+        ys = [p for p in peak if p is not None]
+    xs = [x * scale for x in xs]
     if xs:
         xs.append(max(end_cycle * scale, xs[-1]))
         ys.append(ys[-1])
@@ -126,61 +181,151 @@ def plot_occupancy(axes, summary, occupancy):
     ax_lb.set_xlabel(label)
 
 
-def plot_layers(ax, summary, layers, max_labels=60):
-    rows = [r for r in layers if int(r["cycles"]) > 0]
-    idx = list(range(len(rows)))
-    left = [i - 0.2 for i in idx]
-    right = [i + 0.22 for i in idx]
-    bottom = [0] * len(rows)
+def cause_legend(ax, causes, explained, loc):
+    handles = [Patch(color=CAUSE_COLOURS.get(c, "#999999"), label=c) for c in causes]
+    ax.legend(handles=handles, loc=loc, fontsize="x-small",
+              title="bottleneck" + ("" if explained else " (largest counter)"),
+              title_fontsize="x-small")
+
+
+def plot_layer_ranking(ax, summary, layers, explained, top):
+    """The `top` most expensive layers, sorted, named, with their bottleneck."""
+    ranked = sorted((l for l in layers if l.cycles > 0), key=lambda l: -l.cycles)
+    shown = ranked[:top][::-1]  # the most expensive at the top
+    ys = list(range(len(shown)))
+    left = [0] * len(shown)
     for key, label, colour in NEURON_PARTS:
-        vals = [int(r[key]) for r in rows]
-        ax.bar(left, vals, bottom=bottom, color=colour, label=label, width=0.42)
-        bottom = [b + v for b, v in zip(bottom, vals)]
-    rest = [max(0, int(r["cycles"]) - b) for r, b in zip(rows, bottom)]
-    ax.bar(left, rest, bottom=bottom, color="#cccccc", label="neurons: idle (rest of the span)",
-           width=0.42)
-    bottom = [0] * len(rows)
-    for key, label, colour in OTHER_STALLS:
-        vals = [int(r[key]) for r in rows]
-        ax.bar(right, vals, bottom=bottom, color=colour, label=label, width=0.38)
-        bottom = [b + v for b, v in zip(bottom, vals)]
-    ax.set_ylabel("cycles")
-    ax.set_title("per-layer cycles: %d layers, %d cycles in the run\n"
-                 "left bar: the layer's span (first start to last retirement) as the neurons "
-                 "spent it; right bar: other units' stalls (they overlap the span)"
-                 % (len(rows), summary.get("cycles", 0)))
-    if len(rows) <= max_labels:
-        ax.set_xticks(idx)
-        ax.set_xticklabels([r["layer"] for r in rows], rotation=90, fontsize="x-small")
-    else:
-        ax.set_xlabel("layer (in execution order)")
-    ax.legend(loc="upper left", fontsize="x-small")
+        vals = [getattr(l, key) for l in shown]
+        ax.barh(ys, vals, left=left, color=colour, label=label, height=0.7)
+        left = [a + v for a, v in zip(left, vals)]
+    rest = [max(0, l.cycles - a) for l, a in zip(shown, left)]
+    ax.barh(ys, rest, left=left, color="#dddddd", label="neurons: idle (rest of the span)",
+            height=0.7)
+    for y, l in zip(ys, shown):
+        ax.text(l.cycles, y, " " + l.cause, va="center", fontsize=6,
+                color=CAUSE_COLOURS.get(l.cause, "#555555"))
+        if l.bound is not None:
+            ax.plot([l.bound, l.bound], [y - 0.4, y + 0.4], color="black", lw=1)
+    ax.set_yticks(ys)
+    ax.set_yticklabels([l.label() for l in shown], fontsize=6)
+    ax.set_ylim(-0.6, len(shown) - 0.4)
+    ax.set_xlim(0, max([l.cycles for l in shown] + [1]) * 1.18)
+    ax.set_xlabel("cycles (span: first start to last retirement)")
+    share = sum(l.cycles for l in shown) / max(1, sum(l.cycles for l in ranked))
+    ax.set_title("the %d most expensive of %d layers (%.0f %% of the layer cycles); %d cycles in "
+                 "the run%s" % (len(shown), len(ranked), share * 100, summary.get("cycles", 0),
+                                "; | = bound_cycles" if any(l.bound for l in shown) else ""),
+                 fontsize="small")
+    ax.legend(loc="lower right", fontsize="x-small")
+
+
+def roofs(arch, summary):
+    """(peak MACs per cycle, DRAM bytes per cycle, L2 port bytes per cycle); None if unknown."""
+    neurons = arch.get("neurons", {})
+    peak = neurons.get("count", 0) * neurons.get("macs_per_cycle", 0)
+    if not peak and summary.get("utilization"):
+        peak = summary["macs"] / (summary["utilization"] * max(summary["cycles"], 1))
+    dram = arch.get("dram", {}).get("bytes_per_cycle")
+    l2 = arch.get("l2", {}).get("port_bytes_per_cycle")
+    return peak or None, dram, l2
+
+
+def plot_roofline(ax, summary, layers, arch, explained, named=10):
+    peak, dram_bw, _ = roofs(arch, summary)
+    points = [l for l in layers if l.macs > 0 and l.cycles > 0]
+    xs = [l.macs / max(l.dram_bytes, 1) for l in points]
+    ys = [l.macs / l.cycles for l in points]
+    ax.scatter(xs, ys, s=14, c=[CAUSE_COLOURS.get(l.cause, "#999999") for l in points],
+               edgecolors="none", alpha=0.85)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):  # labelled minor ticks cost more than the rest
+        axis.set_minor_formatter(NullFormatter())
+    lo, hi = min(xs + [0.1]) / 2, max(xs + [10]) * 2
+    if peak and dram_bw:
+        ridge = peak / dram_bw
+        grid = [lo, ridge, hi] if lo < ridge < hi else [lo, hi]
+        ax.plot(grid, [min(peak, x * dram_bw) for x in grid], color="black", lw=1.2)
+        ax.text(hi, peak, "peak %g MACs/cycle " % peak, ha="right", va="bottom", fontsize=7)
+        ax.text(lo * 1.1, lo * dram_bw * 1.2, "DRAM %g B/cycle" % dram_bw, fontsize=7,
+                rotation=0, va="bottom")
+    at = {}  # layers drawn at the same point share one label
+    for l in sorted(points, key=lambda l: -l.cycles)[:named]:
+        at.setdefault((l.macs / max(l.dram_bytes, 1), l.macs / l.cycles), []).append(l.name)
+    for xy, names in at.items():
+        ax.annotate(names[0] + (" (+%d alike)" % (len(names) - 1) if len(names) > 1 else ""), xy,
+                    fontsize=6, xytext=(3, 3), textcoords="offset points")
+    ax.set_xlim(lo, hi)
+    ax.set_xlabel("operational intensity (MACs per DRAM byte)")
+    ax.set_ylabel("achieved MACs per cycle")
+    ax.set_title("roofline: %d layers with MACs, the %d most expensive named"
+                 % (len(points), min(named, len(points))), fontsize="small")
+    cause_legend(ax, [c for c in CAUSE_COLOURS if any(l.cause == c for l in points)], explained,
+                 "lower right")
+
+
+def plot_bandwidth(ax, summary, layers, arch, bins=400):
+    """Bytes per cycle over time: each layer's DRAM and L2 bytes spread evenly over its span."""
+    _, dram_bw, l2_bw = roofs(arch, summary)
+    end = max([summary.get("cycles", 0)] + [l.end for l in layers] + [1])
+    width = end / bins
+    series = {}
+    for key in ("dram_bytes", "l2_bytes"):
+        acc = [0.0] * bins
+        for l in layers:
+            nbytes = getattr(l, key)
+            if nbytes == 0 or l.end <= l.start:
+                continue
+            rate = nbytes / (l.end - l.start)
+            first, last = int(l.start / width), min(int((l.end - 1) / width), bins - 1)
+            for b in range(first, last + 1):
+                overlap = min(l.end, (b + 1) * width) - max(l.start, b * width)
+                acc[b] += rate * overlap / width
+        series[key] = acc
+    scale, label = time_axis(summary)
+    xs = [b * width * scale for b in range(bins + 1)]
+    for key, name, colour, bw in (("l2_bytes", "L2", "#dd8452", l2_bw),
+                                  ("dram_bytes", "DRAM", "#c44e52", dram_bw)):
+        ax.stairs(series[key], xs, color=colour, label=name, fill=True, alpha=0.45)
+        if bw:
+            ax.axhline(bw, color=colour, ls="--", lw=1, label="%s peak %g B/cycle" % (name, bw))
+    ax.set_xlabel(label)
+    ax.set_ylabel("bytes per cycle")
+    ax.set_title("DRAM and L2 bandwidth over time (each layer's bytes spread over its span)",
+                 fontsize="small")
+    ax.legend(loc="upper right", fontsize="x-small")
 
 
 def plot_memory_map(ax, summary, plan):
     kib = 1.0 / 1024
     last_step = max([int(b["last"]) for b in plan] + [0])
-    seen = set()
+    patches = {}
     for b in plan:
-        kind = b["kind"]
         x0, x1 = int(b["first"]), int(b["last"]) + 1
-        y0, h = int(b["offset"]) * kib, int(b["size"]) * kib
+        patches.setdefault(b["kind"], []).append(
+            Rectangle((x0, int(b["offset"]) * kib), x1 - x0, int(b["size"]) * kib))
+    for kind, rects in patches.items():
         colour = KIND_COLOURS.get(kind, "#999999")
-        ax.add_patch(Rectangle((x0, y0), x1 - x0, h, facecolor=colour, edgecolor="black", lw=0.3,
-                               alpha=0.8, label=None if kind in seen else kind))
-        seen.add(kind)
+        ax.add_collection(PatchCollection(rects, facecolor=colour, edgecolor="black", lw=0.3,
+                                          alpha=0.8))
+        ax.add_patch(Rectangle((0, 0), 0, 0, color=colour, label=kind))  # legend entry
     capacity = summary.get("l2", {}).get("capacity_bytes", 0) * kib
     top = max([(int(b["offset"]) + int(b["size"])) * kib for b in plan] + [capacity, 1])
     if capacity:
         ax.axhline(capacity, color="#c44e52", ls="--", lw=1, label="capacity")
+    planner = summary.get("planner", {})
+    bands, staging = planner.get("band_bytes", 0), planner.get("staging_bytes", 0)
+    total = planner.get("peak_bytes", 0) + bands + staging
     ax.set_xlim(0, last_step + 1)
     ax.set_ylim(0, top * 1.02)
     ax.set_xlabel("schedule step")
     ax.set_ylabel("L2 address (KiB)")
-    ax.set_title("memory map: %s, peak %d KiB (lower bound %d KiB)" % (
-        summary.get("planner", {}).get("allocator", "?"),
-        summary.get("planner", {}).get("peak_bytes", 0) // 1024,
-        summary.get("planner", {}).get("lower_bound_bytes", 0) // 1024))
+    ax.set_title("memory map (%s): L2 in use %d KiB = activations %d KiB (lower bound %d KiB)\n"
+                 "+ row bands %d KiB + weight staging %d KiB" % (
+                     planner.get("allocator", "?"), total // 1024,
+                     planner.get("peak_bytes", 0) // 1024,
+                     planner.get("lower_bound_bytes", 0) // 1024, bands // 1024,
+                     staging // 1024), fontsize="small")
     ax.legend(loc="upper right", fontsize="x-small")
 
 
@@ -223,8 +368,9 @@ def plot_energy(results, summary, out):
     save(fig, os.path.join(out, "energy.png"), 110)
 
 
-def save(fig, path, dpi):
-    fig.tight_layout()
+def save(fig, path, dpi, tight=True):
+    if tight:
+        fig.tight_layout()
     fig.savefig(path, dpi=dpi)
     plt.close(fig)
     print(path)
@@ -234,37 +380,50 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("results", metavar="RESULTS_DIR")
     ap.add_argument("--out", help="where to write the PNGs (default: RESULTS_DIR)")
-    ap.add_argument("--overview", help="path of the combined figure (default: DIR/overview.png)")
+    ap.add_argument("--overview", help="also write a combined figure to this path")
+    ap.add_argument("--top", type=int, default=40, help="layers in layer_cycles.png (default 40)")
     args = ap.parse_args()
-    summary, occupancy, layers, plan = load(args.results)
+    summary, occupancy, layers, plan, arch, explained = load(args.results)
     out = args.out or args.results
     os.makedirs(out, exist_ok=True)
 
-    fig, axes = plt.subplots(2, 1, figsize=(10, 5), sharex=True,
-                             gridspec_kw={"height_ratios": [3, 1]})
-    plot_occupancy(axes, summary, occupancy)
-    save(fig, os.path.join(out, "occupancy.png"), 110)
+    fig, ax = plt.subplots(figsize=(8, 6))
+    fig.subplots_adjust(left=0.1, right=0.97, bottom=0.09, top=0.94)  # tight_layout: 0.2 s more
+    plot_roofline(ax, summary, layers, arch, explained)
+    save(fig, os.path.join(out, "roofline.png"), 100, tight=False)
 
-    fig, ax = plt.subplots(figsize=(max(8, min(24, 0.12 * len(layers) + 4)), 5))
-    plot_layers(ax, summary, layers)
-    save(fig, os.path.join(out, "layer_cycles.png"), 110)
+    shown = min(args.top, len(layers))
+    fig, ax = plt.subplots(figsize=(9, 1.5 + 0.16 * shown))
+    plot_layer_ranking(ax, summary, layers, explained, args.top)
+    save(fig, os.path.join(out, "layer_cycles.png"), 100)
+
+    fig, ax = plt.subplots(figsize=(10, 3.5))
+    plot_bandwidth(ax, summary, layers, arch)
+    save(fig, os.path.join(out, "bandwidth.png"), 100)
+
+    if occupancy is not None:
+        fig, axes = plt.subplots(2, 1, figsize=(10, 5), sharex=True,
+                                 gridspec_kw={"height_ratios": [3, 1]})
+        plot_occupancy(axes, summary, occupancy)
+        save(fig, os.path.join(out, "occupancy.png"), 100)
 
     fig, ax = plt.subplots(figsize=(10, 5))
     plot_memory_map(ax, summary, plan)
-    save(fig, os.path.join(out, "memory_map.png"), 110)
-
-    fig = plt.figure(figsize=(11, 7))
-    grid = fig.add_gridspec(3, 2, height_ratios=[2, 1, 3])
-    ax_l2 = fig.add_subplot(grid[0, 0])
-    ax_lb = fig.add_subplot(grid[1, 0], sharex=ax_l2)
-    plot_occupancy((ax_l2, ax_lb), summary, occupancy)
-    plot_memory_map(fig.add_subplot(grid[0:2, 1]), summary, plan)
-    plot_layers(fig.add_subplot(grid[2, :]), summary, layers, max_labels=0)
-    for ax in fig.axes:
-        ax.title.set_fontsize("small")
-    save(fig, args.overview or os.path.join(out, "overview.png"), 80)
+    save(fig, os.path.join(out, "memory_map.png"), 100)
 
     plot_energy(args.results, summary, out)
+
+    if not args.overview:
+        return
+    fig = plt.figure(figsize=(11, 7))
+    grid = fig.add_gridspec(2, 2)
+    plot_roofline(fig.add_subplot(grid[0, 0]), summary, layers, arch, explained, named=5)
+    plot_memory_map(fig.add_subplot(grid[0, 1]), summary, plan)
+    plot_layer_ranking(fig.add_subplot(grid[1, 0]), summary, layers, explained, 12)
+    plot_bandwidth(fig.add_subplot(grid[1, 1]), summary, layers, arch, bins=200)
+    for ax in fig.axes:
+        ax.title.set_fontsize("x-small")
+    save(fig, args.overview, 80)
 
 
 if __name__ == "__main__":

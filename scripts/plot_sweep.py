@@ -2,11 +2,12 @@
 """Plot one figure of a sweep's results.csv (written by `strider sweep`) against a varied key.
 
   scripts/plot_sweep.py results.csv --x KEY --y METRIC [--hue KEY] [--where KEY=VALUE]...
-                        [--out PNG] [--logx | --linx] [--title TEXT]
+                        [--out PNG] [--logx | --linx] [--logy | --liny] [--title TEXT]
 
 --x: a column (usually a varied run key, e.g. arch.l2.size_bytes); numeric columns give a line
 plot (log2 axis when the values are positive and span 16x or more, unless --linx), others a bar
-chart in the order the values first appear. --y: a numeric column (cycles, dram.read_bytes, ...).
+chart in the order the values first appear. --y: a numeric column (cycles, dram.read_bytes, ...),
+on a log10 axis when its values are positive and span 100x or more (--logy forces it, --liny not).
 --hue: one line (or bar group) per value of this column. --where: keep only rows whose column
 equals VALUE (repeatable), to take a slice of a multi-dimensional sweep. Rows with an error are
 left out (and counted on stderr). When several rows share an (x, hue) pair, because another
@@ -113,6 +114,9 @@ def main():
     scale = ap.add_mutually_exclusive_group()
     scale.add_argument("--logx", action="store_true")
     scale.add_argument("--linx", action="store_true")
+    yscale = ap.add_mutually_exclusive_group()
+    yscale.add_argument("--logy", action="store_true")
+    yscale.add_argument("--liny", action="store_true")
     ap.add_argument("--pareto", action="store_true")
     ap.add_argument("--maximize", action="append", default=[], choices=["x", "y"])
     ap.add_argument("--label", action="append", default=[], metavar="KEY")
@@ -188,8 +192,11 @@ def main():
                    label=f"{a.hue}={h}" if a.hue else None)
         ax.set_xticks(range(len(xs)))
         ax.set_xticklabels([os.path.basename(x) for x in xs], rotation=30, ha="right")
+    ys = list(mean.values())
+    if a.logy or (not a.liny and min(ys) > 0 and max(ys) / min(ys) >= 100):
+        ax.set_yscale("log")
     ax.set_xlabel(a.x)
-    ax.set_ylabel(a.y)
+    ax.set_ylabel(a.y + (" (log scale)" if ax.get_yscale() == "log" else ""))
     ax.set_title(a.title or f"{a.y} vs {a.x}" + (f" by {a.hue}" if a.hue else ""))
     ax.grid(True, alpha=0.3)
     if a.hue:

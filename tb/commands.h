@@ -17,7 +17,10 @@ int regress_command(const Args& args, std::ostream& out, std::ostream& err);
 int pack_command(const Args& args, std::ostream& out, std::ostream& err);
 int inspect_command(const Args& args, std::ostream& out, std::ostream& err);
 
-// Dispatches argv[1..] to a subcommand; prints usage on unknown ones.
+// Dispatches argv[1..] to a subcommand; prints usage on unknown ones. Handles --help and
+// --version (printed on `out`).
 int dispatch(const Args& args, std::ostream& out, std::ostream& err);
+// "strider VERSION (git REVISION)".
+std::string version_line();
 
 }  // namespace strider

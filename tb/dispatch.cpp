@@ -1,6 +1,9 @@
+// The `strider` program's top level: `strider COMMAND [ARGS]`, `strider --help`, `strider
+// --version`, `strider help COMMAND`. Exit codes: 0 ok, 1 error, 2 usage.
 #include <string>
 
 #include "tb/commands.h"
+#include "tb/version.h"
 
 namespace strider {
 namespace {
@@ -12,26 +15,45 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
-    {"run", run_command, "RUN.yaml|LIST.strd [--out DIR] [--set key=value ...]  simulate a run"},
-    {"plan", plan_command, "RUN.yaml [--emit FILE] [--text FILE] [--set k=v]  plan and lower only"},
-    {"pack", pack_command, "FILE.csv [--capacity N] [--allocator NAME] [--time-limit S] [--out F]"},
-    {"inspect", inspect_command, "NETWORK [--json] [--input H,W]  layers, shapes, MACs, weights"},
-    {"sweep", sweep_command, "FILE.yaml [-j N] [--out D] [--resume] [--shard K/N] | merge D..."},
-    {"regress", regress_command, "[--update] [--dir DIR] [--case NAME]... [-j N]  regression suite"},
+    {"run", run_command, "simulate a run file (or a planned descriptor list)"},
+    {"plan", plan_command, "plan and lower a run without simulating it"},
+    {"pack", pack_command, "solve a memory-planning problem from a CSV file"},
+    {"inspect", inspect_command, "list a network's layers, shapes, MACs and weights"},
+    {"sweep", sweep_command, "run a parameter sweep, one process per point"},
+    {"regress", regress_command, "run the regression suite against its golden figures"},
 };
 
-void usage(std::ostream& err) {
-  err << "usage: strider COMMAND [ARGS]\ncommands:\n";
-  for (const Command& c : kCommands) err << "  " << c.name << " " << c.help << "\n";
+void usage(std::ostream& os) {
+  os << "usage: strider COMMAND [ARGS]\n"
+        "       strider COMMAND --help     the command's arguments and options\n"
+        "       strider --version          version and git revision\n\n"
+        "commands:\n";
+  for (const Command& c : kCommands) {
+    os << "  " << c.name << std::string(10 - std::string(c.name).size(), ' ') << c.help << "\n";
+  }
+  os << "\nexit status: 0 ok, 1 error (bad input, failed run), 2 usage error\n";
 }
 
 }  // namespace
 
+std::string version_line() {
+  return "strider " + strider_version() + " (git " + strider_git_revision() + ")";
+}
+
 int dispatch(const Args& args, std::ostream& out, std::ostream& err) {
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+  if (args.empty()) {
     usage(err);
-    return args.empty() ? 2 : 0;
+    return 2;
   }
+  if (args[0] == "--help" || args[0] == "-h") {
+    usage(out);
+    return 0;
+  }
+  if (args[0] == "--version") {
+    out << version_line() << "\n";
+    return 0;
+  }
+  if (args[0] == "help" && args.size() == 2) return dispatch({args[1], "--help"}, out, err);
   for (const Command& c : kCommands) {
     if (args[0] == c.name) return c.fn(Args(args.begin() + 1, args.end()), out, err);
   }

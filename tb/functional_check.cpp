@@ -2,21 +2,10 @@
 
 #include <sstream>
 
+#include "common/hash.h"
+
 namespace strider {
 namespace {
-
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char ch : s) h = (h ^ ch) * 0x100000001b3ull;
-  return h;
-}
-
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 // "c,y,x" of element i of a CHW tensor.
 std::string position(const TensorShape& s, uint64_t i) {
@@ -44,9 +33,9 @@ FunctionalCheck::FunctionalCheck(const Graph& g, const Lowered& lowered, uint64_
 }
 
 std::vector<int8_t> FunctionalCheck::input_bytes(const Tensor& t, uint64_t seed) {
-  uint64_t state = seed ^ fnv1a(t.name);
+  SplitMix64 rng(seed ^ fnv1a64(t.name));
   std::vector<int8_t> bytes(size_t(t.shape.elements()));
-  for (int8_t& b : bytes) b = static_cast<int8_t>(int64_t(splitmix64(state) % 111) - 55);
+  for (int8_t& b : bytes) b = static_cast<int8_t>(int64_t(rng.next() % 111) - 55);
   return bytes;
 }
 

@@ -7,13 +7,13 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "arch/strict_number.h"
 #include "planner/import/network_loader.h"
+#include "tb/cli_args.h"
 #include "planner/ir/graph.h"
 
 namespace strider {
 namespace {
-
-constexpr char kUsage[] = "usage: strider inspect NETWORK [--json] [--input H,W]\n";
 
 struct LayerRow {
   std::string name, op, inputs, outputs;
@@ -121,12 +121,10 @@ bool parse_size(const std::string& s, int64_t* h, int64_t* w) {
   const size_t comma = s.find(',');
   if (comma == std::string::npos) return false;
   try {
-    size_t used_h = 0, used_w = 0;
-    const std::string hs = s.substr(0, comma), ws = s.substr(comma + 1);
-    *h = std::stoll(hs, &used_h);
-    *w = std::stoll(ws, &used_w);
-    return used_h == hs.size() && used_w == ws.size() && *h > 0 && *w > 0;
-  } catch (const std::exception&) {
+    *h = parse_i64(s.substr(0, comma), "H");
+    *w = parse_i64(s.substr(comma + 1), "W");
+    return *h > 0 && *w > 0;
+  } catch (const std::invalid_argument&) {
     return false;
   }
 }
@@ -134,47 +132,29 @@ bool parse_size(const std::string& s, int64_t* h, int64_t* w) {
 }  // namespace
 
 int inspect_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  std::string path;
-  bool json = false;
+  CliArgs cli("inspect", "usage: strider inspect NETWORK [--json] [--input H,W]",
+              "Imports a network and lists its layers: operation, input and output shapes, MACs,\n"
+              "weight and activation bytes, and the totals.",
+              "  NETWORK               an .onnx model, a YAML network or a SCALE-Sim topology .csv\n",
+              {{"json", "", "print JSON instead of the table"},
+               {"input", "H,W", "import at input height H and width W (positive integers)"}});
   int64_t h = 0, w = 0;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--json") {
-      json = true;
-    } else if (a == "--input" || a.rfind("--input=", 0) == 0) {
-      std::string value;
-      if (a == "--input") {
-        if (i + 1 >= args.size()) {
-          err << "strider inspect: --input needs H,W\n" << kUsage;
-          return 2;
-        }
-        value = args[++i];
-      } else {
-        value = a.substr(8);
-      }
-      if (!parse_size(value, &h, &w)) {
-        err << "strider inspect: --input '" << value << "' is not H,W with positive integers\n"
-            << kUsage;
-        return 2;
-      }
-    } else if (a == "-h" || a == "--help") {
-      out << kUsage;
-      return 0;
-    } else if (!a.empty() && a[0] == '-') {
-      err << "strider inspect: unknown option '" << a << "'\n" << kUsage;
-      return 2;
-    } else if (path.empty()) {
-      path = a;
-    } else {
-      err << "strider inspect: more than one network given ('" << path << "', '" << a << "')\n"
-          << kUsage;
-      return 2;
+  try {
+    if (!cli.parse(args, out)) return 0;
+    if (cli.positional().empty()) throw UsageError("no network given");
+    if (cli.positional().size() > 1) {
+      throw UsageError("more than one network given ('" + cli.positional()[0] + "', '" +
+                       cli.positional()[1] + "')");
     }
+    if (cli.has("--input") && !parse_size(cli.value("--input"), &h, &w)) {
+      throw UsageError("--input '" + cli.value("--input") +
+                       "' is not H,W with positive integers");
+    }
+  } catch (const UsageError& e) {
+    return cli.usage_error(e.what(), err);
   }
-  if (path.empty()) {
-    err << "strider inspect: no network given\n" << kUsage;
-    return 2;
-  }
+  const std::string path = cli.positional()[0];
+  const bool json = cli.has("--json");
   Graph g;
   try {
     g = import_network(path, h, w);

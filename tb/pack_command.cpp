@@ -1,57 +1,53 @@
 // `strider pack`: see pack_command.h. A thin command-line layer over memory::PackJob.
 #include "tb/pack_command.h"
 
-#include <cstdlib>
 #include <string>
 
+#include "arch/strict_number.h"
 #include "planner/memory/allocator.h"
 #include "planner/memory/pack_job.h"
 #include "tb/cli_args.h"
 
 namespace strider {
-namespace {
-
-int64_t parse_count(const std::string& opt, const std::string& text) {
-  bool ok = !text.empty() && text.size() <= 18;
-  for (char c : text) ok = ok && c >= '0' && c <= '9';
-  if (!ok) throw UsageError(opt + " expects a non-negative integer, got '" + text + "'");
-  return std::stoll(text);
-}
-
-double parse_seconds(const std::string& opt, const std::string& text) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !(v > 0) || v > 1e6) {
-    throw UsageError(opt + " expects a positive number of seconds, got '" + text + "'");
-  }
-  return v;
-}
-
-}  // namespace
-
 int pack_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const char* usage =
-      "usage: strider pack FILE.csv [--capacity N] [--allocator NAME] [--time-limit S] "
-      "[--seed N] [--out SOLUTION.csv]";
+  std::string allocators;
+  for (const std::string& n : memory::allocator_names())
+    allocators += (allocators.empty() ? "" : ", ") + n + (n == "auto" ? " (default)" : "");
+  CliArgs cli("pack",
+              "usage: strider pack FILE.csv [--capacity N] [--allocator NAME] [--time-limit S] "
+              "[--seed N] [--out SOLUTION.csv]",
+              "Solves a memory-planning problem (buffers with lifetimes and sizes) and reports the\n"
+              "peak, the lower bound and whether the placement is proven optimal.",
+              "  FILE.csv              id,lower,upper,size[,alignment][,offset], one buffer a row\n",
+              {{"capacity", "N", "bytes available, 0 for unbounded (default: N of a file named A.N.csv, else 0)"},
+               {"allocator", "NAME", "the allocator: " + allocators},
+               {"time-limit", "S", "seconds the search may take (a positive number)"},
+               {"seed", "N", "seed of the randomised search (default 1)"},
+               {"out", "SOLUTION.csv", "write the offsets found to SOLUTION.csv"}});
   memory::PackRequest request;
   try {
-    CliArgs cli(args, {"--capacity", "--allocator", "--time-limit", "--seed", "--out"}, {});
+    if (!cli.parse(args, out)) return 0;
     if (cli.positional().size() != 1) throw UsageError("expected one problem file");
     request.input = cli.positional()[0];
-    if (cli.has("--capacity")) request.capacity = parse_count("--capacity", cli.value("--capacity"));
-    if (cli.has("--time-limit")) {
-      request.time_limit_s = parse_seconds("--time-limit", cli.value("--time-limit"));
+    if (cli.has("--capacity")) {
+      const uint64_t c = parse_u64(cli.value("--capacity"), "--capacity");
+      if (c > uint64_t{1} << 62) throw UsageError("--capacity " + cli.value("--capacity") + ": above 2^62");
+      request.capacity = static_cast<int64_t>(c);
     }
-    if (cli.has("--seed")) request.seed = static_cast<uint64_t>(parse_count("--seed", cli.value("--seed")));
+    if (cli.has("--time-limit")) {
+      request.time_limit_s = parse_double(cli.value("--time-limit"), "--time-limit");
+      if (!(request.time_limit_s > 0) || request.time_limit_s > 1e6)
+        throw UsageError("--time-limit expects a positive number of seconds up to 1e6, got '" +
+                         cli.value("--time-limit") + "'");
+    }
+    if (cli.has("--seed")) request.seed = parse_u64(cli.value("--seed"), "--seed");
     request.allocator = cli.value("--allocator", "auto");
     request.output = cli.value("--out");
     memory::make_allocator(request.allocator);  // unknown names: a usage error listing valid ones
   } catch (const UsageError& e) {
-    err << "strider pack: " << e.what() << "\n" << usage << "\n";
-    return 2;
+    return cli.usage_error(e.what(), err);
   } catch (const std::invalid_argument& e) {
-    err << "strider pack: " << e.what() << "\n" << usage << "\n";
-    return 2;
+    return cli.usage_error(e.what(), err);
   }
   try {
     memory::PackJob job(request);

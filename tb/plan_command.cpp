@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "arch/config_loader.h"
+#include "common/csv.h"
 #include "tb/cli_args.h"
 #include "tb/commands.h"
 #include "tb/report_writer.h"
@@ -19,22 +20,30 @@ void write_lowering(const RunResult& r, const std::string& path) {
   f << "layer,op,tiles,macs,weight_bytes,fill_bytes,spill_bytes,copy_bytes,input_bytes,"
        "output_bytes\n";
   for (const LayerReport& l : r.lowered.layers) {
-    f << l.name << ',' << l.op << ',' << l.tiles << ',' << l.macs << ',' << l.weight_bytes << ','
-      << l.fill_bytes << ',' << l.spill_bytes << ',' << l.copy_bytes << ',' << l.input_bytes << ','
-      << l.output_bytes << '\n';
+    csv::Writer w(f);
+    w << l.name << l.op << l.tiles << l.macs << l.weight_bytes << l.fill_bytes << l.spill_bytes
+      << l.copy_bytes << l.input_bytes << l.output_bytes;
+    w.end_row();
   }
 }
 
 }  // namespace
 
 int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
-  const char* usage =
-      "usage: strider plan RUN.yaml [--emit LIST.strd] [--text LIST.yaml] [--out DIR] "
-      "[--set key=value ...]";
+  CliArgs cli("plan",
+              "usage: strider plan RUN.yaml [--emit LIST.strd] [--text LIST.yaml] [--out DIR] "
+              "[--set key=value ...]",
+              "Plans and lowers a run without simulating it: prints the memory plan's figures and\n"
+              "writes memory_plan.csv and lowering.csv to the output directory.",
+              "  RUN.yaml              the run file\n",
+              {{"out", "DIR", "write memory_plan.csv and lowering.csv to DIR (sets output_dir)"},
+               {"set", "KEY=VALUE", "override a run-file key (repeatable)"},
+               {"emit", "LIST.strd", "write the descriptor list, binary, for `strider run`"},
+               {"text", "LIST.yaml", "write the descriptor list as readable YAML"}});
   RunResult r;
   std::string emit, text;
   try {
-    CliArgs cli(args, {"--out", "--set", "--emit", "--text"}, {});
+    if (!cli.parse(args, out)) return 0;
     if (cli.positional().size() != 1) throw UsageError("expected one run file");
     std::vector<std::string> sets = cli.values("--set");
     if (cli.has("--out")) sets.push_back("output_dir=" + cli.value("--out"));
@@ -42,8 +51,7 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
     text = cli.value("--text");
     r.config = load_run(cli.positional()[0], sets);
   } catch (const UsageError& e) {
-    err << "strider plan: " << e.what() << "\n" << usage << "\n";
-    return 2;
+    return cli.usage_error(e.what(), err);
   } catch (const std::exception& e) {
     err << e.what() << "\n";
     return 1;

@@ -2,7 +2,8 @@
 // from inside the simulation while it runs. A SystemC thread wakes every `period_cycles` cycles,
 // redraws at most every 0.2 s of wall time, starts drawing only after 0.5 s (short runs print
 // nothing) and ends with the run (the controller sets RunRecord::cycles when the last descriptor
-// retires, or the run deadlocks). The model never sees it; it only reads the RunRecord.
+// retires, or the run deadlocks). The model never sees it; it only reads the RunRecord. The line
+// itself is a ProgressDisplay, as for sweeps.
 #pragma once
 
 #include <chrono>
@@ -13,6 +14,7 @@
 
 #include "model/common/clock_domain.h"
 #include "model/common/run_record.h"
+#include "tb/progress_display.h"
 
 namespace strider {
 
@@ -35,11 +37,9 @@ class ProgressBar : public sc_core::sc_module {
   // sc_stop (a deadlock) ends the run without a last wake-up: end the bar's line.
   void end_of_simulation() override;
   const RunRecord& record_;
-  std::ostream& out_;
   uint64_t period_cycles_;
-  std::chrono::milliseconds first_draw_, redraw_;
+  ProgressDisplay display_;
   const ClockDomain* clock_ = nullptr;
-  bool line_open_ = false;  // a bar is drawn and its line not yet ended
 };
 
 }  // namespace strider

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "arch/config_error.h"
+#include "arch/strict_number.h"
 #include "tb/cli_args.h"
 #include "tb/sweep_figures.h"
 #include "tb/sweep_results.h"
@@ -25,7 +26,26 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kUsage[] =
-    "usage: strider regress [--update] [--dir DIR] [--out DIR] [--case NAME]... [-j N]\n";
+    "usage: strider regress [--update] [--dir DIR] [--out DIR] [--case NAME]... [-j N]";
+
+// The suite when --dir is not given: configs/regression under the current directory, else
+// next to the program (build/strider -> ../configs/regression, an installed bin/strider ->
+// ../share/strider/configs/regression).
+std::string find_suite_dir() {
+  std::vector<fs::path> tried = {fs::current_path() / "configs/regression"};
+  const fs::path bin = fs::path(self_exe()).parent_path();
+  tried.push_back(bin / "configs/regression");
+  tried.push_back(bin.parent_path() / "configs/regression");
+  tried.push_back(bin.parent_path() / "share/strider/configs/regression");
+  std::error_code ec;
+  std::string list;
+  for (const fs::path& p : tried) {
+    if (fs::is_regular_file(p / "suite.yaml", ec)) return p.lexically_normal().string();
+    list += (list.empty() ? "" : ", ") + p.lexically_normal().string();
+  }
+  throw std::runtime_error("no regression suite (suite.yaml) found in " + list +
+                           "; give one with --dir DIR");
+}
 
 struct Case {
   std::string name, run;          // run: absolute path
@@ -204,20 +224,36 @@ void print_table(const std::vector<std::vector<std::string>>& rows, std::ostream
 
 }  // namespace
 
-int regress_command(const std::vector<std::string>& raw, std::ostream& out, std::ostream& err) {
-  std::vector<std::string> args;
-  for (const std::string& a : raw) args.push_back(a == "-j" ? "--jobs" : a);
+int regress_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CliArgs cli("regress", kUsage,
+              "Runs every case of the regression suite (suite.yaml), each in its own process, and\n"
+              "compares cycles and counters exactly with golden.yaml. Exit status 0 when every\n"
+              "figure matches, 1 when one moved or a case failed, 2 on a usage error.",
+              "",
+              {{"update", "", "write the figures of this run to golden.yaml instead of comparing"},
+               {"dir", "DIR",
+                "the suite's directory (default: configs/regression under the current "
+                "directory, else next to the program)"},
+               {"out", "DIR", "the cases' output directories go under DIR (default "
+                              "results/regression)"},
+               {"case", "NAME", "run only this case (repeatable)"},
+               {"jobs,j", "N", "run N cases at a time (1 to 9999, default 1)"}});
   try {
-    CliArgs cli(args, {"--dir", "--out", "--case", "--jobs"}, {"--update"});
+    if (!cli.parse(args, out)) return 0;
     if (!cli.positional().empty()) throw UsageError("unexpected argument " + cli.positional()[0]);
     const std::string jobs_text = cli.value("--jobs", "1");
-    if (jobs_text.empty() || jobs_text.size() > 4 ||
-        jobs_text.find_first_not_of("0123456789") != std::string::npos ||
-        std::stoul(jobs_text) == 0)
+    uint64_t jobs_count = 0;
+    try {
+      jobs_count = parse_u64(jobs_text, "-j");
+    } catch (const std::invalid_argument&) {
+    }
+    if (jobs_count == 0 || jobs_count > 9999)
       throw UsageError("-j " + jobs_text + ": expected a whole number from 1 to 9999");
     std::error_code ec;
     const std::string dir =
-        fs::absolute(cli.value("--dir", "configs/regression"), ec).lexically_normal().string();
+        cli.has("--dir")
+            ? fs::absolute(cli.value("--dir"), ec).lexically_normal().string()
+            : find_suite_dir();
     const std::string out_dir =
         fs::absolute(cli.value("--out", "results/regression"), ec).lexically_normal().string();
     const bool update = cli.has("--update");
@@ -245,7 +281,7 @@ int regress_command(const std::vector<std::string>& raw, std::ostream& out, std:
     }
     std::map<std::string, Result> results;
     SweepProgress progress(err, jobs.size(), ::isatty(2) == 1);
-    SweepRunner(self_exe(), std::stoul(jobs_text))
+    SweepRunner(self_exe(), jobs_count)
         .run(
             jobs,
             [&](const PointJob& j, const PointOutcome& o) {
@@ -315,8 +351,7 @@ int regress_command(const std::vector<std::string>& raw, std::ostream& out, std:
         << " failed\n";
     return failed + moved_cases == 0 ? 0 : 1;
   } catch (const UsageError& e) {
-    err << "strider regress: " << e.what() << "\n" << kUsage;
-    return 2;
+    return cli.usage_error(e.what(), err);
   } catch (const SweepInterrupted& e) {
     err << "strider regress: " << e.what() << "\n";
     return 130;

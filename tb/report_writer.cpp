@@ -9,7 +9,9 @@
 #include <stdexcept>
 
 #include "arch/config_writer.h"
+#include "common/csv.h"
 #include "tb/trace_writer.h"
+#include "tb/version.h"
 
 namespace strider {
 namespace {
@@ -24,6 +26,8 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
   const ArchConfig& arch = r.config.arch;
   nlohmann::ordered_json j;
   j["format_version"] = 1;
+  j["version"] = strider_version();
+  j["git_revision"] = strider_git_revision();
   j["cycles"] = s.cycles;
   j["seconds_at_clock"] = s.seconds_at_clock;
   j["macs"] = s.macs;
@@ -114,13 +118,14 @@ void write_layers(const RunSummary& s, const std::string& path) {
        "shifted_writes,discarded_outputs,compute_cycles,stall_l2_conflict,stall_dram,"
        "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping,class,energy_pj\n";
   for (const LayerRow& l : s.layers) {
-    f << l.name << ',' << l.op << ',' << l.tiles << ',' << l.start << ',' << l.end << ','
-      << l.cycles << ',' << l.macs << ',' << std::fixed << std::setprecision(6) << l.utilization
-      << ',' << l.dram_bytes << ',' << l.l2_bytes << ',' << l.lb_write_cycles << ','
-      << l.shifted_writes << ',' << l.discarded_outputs << ',' << l.compute_cycles << ','
-      << l.stall_l2_conflict << ',' << l.stall_dram << ',' << l.stall_line_buffer << ','
-      << l.stall_backpressure << ',' << l.bound_cycles << ',' << l.bottleneck << ','
-      << l.mapping << ',' << l.layer_class << ',' << std::setprecision(3) << l.energy_pj << '\n';
+    csv::Writer w(f);
+    w << l.name << l.op << l.tiles << l.start << l.end << l.cycles << l.macs;
+    w.fixed(l.utilization, 6) << l.dram_bytes << l.l2_bytes << l.lb_write_cycles << l.shifted_writes
+      << l.discarded_outputs << l.compute_cycles << l.stall_l2_conflict << l.stall_dram
+      << l.stall_line_buffer << l.stall_backpressure << l.bound_cycles << l.bottleneck
+      << l.mapping << l.layer_class;
+    w.fixed(l.energy_pj, 3);
+    w.end_row();
   }
 }
 
@@ -128,10 +133,11 @@ void write_descriptors(const RunResult& r, const std::string& path) {
   std::ofstream f = open(path);
   f << "id,kind,layer,unit,channel,fetched,ready,start,end,mapping\n";
   for (const DescriptorRecord& d : r.record.descriptors) {
-    f << d.id << ',' << (d.is_move ? "move" : "op") << ',' << r.lowered.list.layers[d.layer]
-      << ',' << to_string(d.unit) << ',' << d.channel << ',' << d.fetched << ',' << d.ready << ','
-      << d.start << ',' << d.end << ','
-      << (d.is_move ? "" : to_string(r.lowered.list.descriptors[d.id].op.mapping)) << '\n';
+    csv::Writer w(f);
+    w << d.id << (d.is_move ? "move" : "op") << r.lowered.list.layers[d.layer]
+      << to_string(d.unit) << d.channel << d.fetched << d.ready << d.start << d.end
+      << (d.is_move ? "" : to_string(r.lowered.list.descriptors[d.id].op.mapping));
+    w.end_row();
   }
 }
 
@@ -148,7 +154,9 @@ void write_occupancy(const RunSummary& s, const std::string& path) {
                                     j < lb.size() ? lb[j].first : kNone);
     if (i < l2.size() && l2[i].first == cycle) l2_now = l2[i++].second;
     if (j < lb.size() && lb[j].first == cycle) lb_now = lb[j++].second;
-    f << cycle << ',' << l2_now << ',' << lb_now << '\n';
+    csv::Writer w(f);
+    w << cycle << l2_now << lb_now;
+    w.end_row();
   }
 }
 
@@ -158,8 +166,9 @@ void write_memory_plan(const Lowered& l, const std::string& path) {
   std::ofstream f = open(path);
   f << "tensor,kind,offset,size,first,last\n";
   for (const PlannedBuffer& b : l.plan) {
-    f << b.tensor << ',' << b.kind << ',' << b.offset << ',' << b.size << ',' << b.first << ','
-      << b.last << '\n';
+    csv::Writer w(f);
+    w << b.tensor << b.kind << b.offset << b.size << b.first << b.last;
+    w.end_row();
   }
 }
 
@@ -170,11 +179,15 @@ void write_reports(const RunResult& r, const RunSummary& s, const std::string& d
   if (ec) throw std::runtime_error(dir + ": cannot create the output directory: " + ec.message());
   open(dir + "/summary.json") << summary_json(r, s).dump(2) << '\n';
   write_layers(s, dir + "/layers.csv");
-  write_descriptors(r, dir + "/descriptors.csv");
-  write_occupancy(s, dir + "/occupancy.csv");
+  if (r.config.sim.detail == "full") {
+    write_descriptors(r, dir + "/descriptors.csv");
+    write_occupancy(s, dir + "/occupancy.csv");
+  }
   write_memory_plan(r.lowered, dir + "/memory_plan.csv");
   open(dir + "/effective_config.yaml") << effective_yaml(r.config);
-  if (r.config.sim.trace) write_trace(r, s, timeline, dir + "/trace.json");
+  if (r.config.sim.trace) {
+    write_trace(r, s, timeline, dir + "/trace.json", r.config.sim.trace_max_slices);
+  }
 }
 
 void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {

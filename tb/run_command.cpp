@@ -16,12 +16,25 @@
 namespace strider {
 
 int run_command(const Args& args, std::ostream& out, std::ostream& err) {
-  const char* usage =
+  CliArgs cli(
+      "run",
       "usage: strider run RUN.yaml [--out DIR] [--set key=value ...] [--dump-tensors DIR]\n"
-      "       strider run LIST.strd --arch ARCH.yaml [--out DIR] [--set arch.key=value ...]";
+      "       strider run LIST.strd --arch ARCH.yaml [--out DIR] [--set arch.key=value ...]",
+      "Plans, lowers and simulates a run, then writes summary.json, layers.csv and the other\n"
+      "reports to the output directory and prints a summary. Exit status: 0 ok, 1 failed run\n"
+      "(bad input, deadlock, functional mismatch), 2 usage error.",
+      "  RUN.yaml              a run file (network, arch, planner, sim and output_dir)\n"
+      "  LIST.strd             or a descriptor list written by `strider plan --emit`\n",
+      {{"out", "DIR", "write the reports to DIR (sets output_dir)"},
+       {"set", "KEY=VALUE",
+        "override a run-file key, e.g. arch.l2.size_bytes=524288 or sim.detail=layers "
+        "(repeatable)"},
+       {"dump-tensors", "DIR",
+        "functional mode only: write every layer's output tensor to DIR"},
+       {"arch", "ARCH.yaml", "the architecture a descriptor list (.strd) runs on"}});
   RunResult r;
   try {
-    CliArgs cli(args, {"--out", "--set", "--dump-tensors", "--arch"}, {});
+    if (!cli.parse(args, out)) return 0;
     if (cli.positional().size() != 1) throw UsageError("expected one run file");
     std::vector<std::string> sets = cli.values("--set");
     if (cli.has("--out")) sets.push_back("output_dir=" + cli.value("--out"));
@@ -40,8 +53,7 @@ int run_command(const Args& args, std::ostream& out, std::ostream& err) {
       r.dump_tensors_dir = cli.value("--dump-tensors");
     }
   } catch (const UsageError& e) {
-    err << "strider run: " << e.what() << "\n" << usage << "\n";
-    return 2;
+    return cli.usage_error(e.what(), err);
   } catch (const std::exception& e) {
     err << e.what() << "\n";
     return 1;

@@ -64,8 +64,9 @@ const char* layer_class(const OpDesc& op) {
 
 // A layer's bound and what bounded its time. The bottleneck is the resource with the most busy
 // cycles in the layer — the neurons (compute cycles), the line-buffer write port (write cycles),
-// DRAM (transfer time plus contention stalls), the busiest L2 port (transfer time plus bank
-// conflicts) — unless even that one was busy for under half the layer's cycles: then the layer
+// DRAM (transfer time plus contention stalls), the busiest L2 port (transfer time; its bank
+// conflicts mostly overlap other work and are reported apart, in stall_l2_conflict) — unless even
+// that one was busy for under half the layer's cycles: then the layer
 // waited on latencies (dependencies, DMA set-up, pipeline fill). A layer with no work (a graph
 // input that stays in DRAM) has none.
 void bound_layer(LayerRow& l, const ArchConfig& arch, uint64_t peak) {
@@ -76,7 +77,7 @@ void bound_layer(LayerRow& l, const ArchConfig& arch, uint64_t peak) {
   const std::pair<uint64_t, const char*> busy[] = {{l.compute_cycles, "compute"},
                                                    {l.lb_write_cycles, "line_buffer"},
                                                    {dram + l.stall_dram, "dram"},
-                                                   {l2 + l.stall_l2_conflict, "l2_port"}};
+                                                   {l2, "l2_port"}};
   const auto* most = std::max_element(std::begin(busy), std::end(busy),
                                       [](const auto& a, const auto& b) { return a.first < b.first; });
   l.bottleneck = l.cycles == 0 ? "none" : 2 * most->first < l.cycles ? "latency" : most->second;

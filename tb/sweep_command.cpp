@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "arch/config_error.h"
+#include "arch/strict_number.h"
 #include "tb/cli_args.h"
 #include "tb/sweep_figures.h"
 #include "tb/sweep_merge.h"
@@ -29,32 +30,40 @@ constexpr char kUsage[] =
     "[--list]\n"
     "       strider sweep FILE.yaml --emit-slurm DIR [--shards N] [-j N] [--out DIR] "
     "[--sbatch OPTION]...\n"
-    "       strider sweep merge DIR... [--out DIR]\n";
+    "       strider sweep merge DIR... [--out DIR]";
 
-// `-j N` / `-jN` are spelled `--jobs N` for CliArgs.
-std::vector<std::string> normalise(const std::vector<std::string>& args) {
-  std::vector<std::string> a;
-  for (const std::string& s : args) {
-    if (s == "-j") {
-      a.push_back("--jobs");
-    } else if (s.size() > 2 && s.rfind("-j", 0) == 0 && s[2] != '-') {
-      a.push_back("--jobs");
-      a.push_back(s.substr(2));
-    } else {
-      a.push_back(s);
-    }
-  }
-  return a;
+CliArgs sweep_cli() {
+  return CliArgs(
+      "sweep", kUsage,
+      "Runs every point of a sweep (a base run file and the keys to vary), each in its own\n"
+      "process, and collects one row per point in results.csv. `strider sweep merge --help`\n"
+      "describes merging the shards of a sweep run on a cluster.",
+      "  FILE.yaml             the sweep file (base: RUN.yaml, vary: KEY: [values])\n",
+      {{"jobs,j", "N", "run N points at a time (1 to 1024, default 1)"},
+       {"out", "DIR", "the sweep's directory (default results/sweeps/<sweep name>)"},
+       {"resume", "", "keep the rows already in DIR/results.csv and run only the others"},
+       {"shard", "K/N", "run only shard K of N (1 <= K <= N), one N-th of the points"},
+       {"timeout", "S", "stop a point that runs longer than S seconds (a positive number)"},
+       {"list", "", "print the points and their settings, run nothing"},
+       {"emit-slurm", "DIR", "write Slurm array-job scripts to DIR instead of running"},
+       {"shards", "N", "with --emit-slurm: the number of array tasks (default: the points, at most 100)"},
+       {"sbatch", "OPTION", "with --emit-slurm: an extra #SBATCH line (repeatable)"}});
 }
 
+// A count option: a whole number from 1 to `max`, or `fallback` when absent.
 size_t count_option(const CliArgs& cli, const std::string& opt, size_t fallback, size_t max) {
   if (!cli.has(opt)) return fallback;
-  const std::string v = cli.value(opt);
-  if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoul(v) < 1 || std::stoul(v) > max)
-    throw UsageError((opt == "--jobs" ? "-j" : opt) + " " + v +
-                     ": expected a whole number from 1 to " + std::to_string(max));
-  return std::stoul(v);
+  const std::string name = opt == "--jobs" ? "-j" : opt;
+  uint64_t v = 0;
+  try {
+    v = parse_u64(cli.value(opt), name);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  if (v < 1 || v > max)
+    throw UsageError(name + " " + cli.value(opt) + ": expected a whole number from 1 to " +
+                     std::to_string(max));
+  return v;
 }
 
 std::string absolute(const std::string& p) {
@@ -75,7 +84,12 @@ void write_points_csv(const SweepSpec& spec, const std::string& out_dir) {
 }
 
 int merge_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  CliArgs cli(args, {"--out"}, {});
+  CliArgs cli("sweep merge", "usage: strider sweep merge DIR... [--out DIR]",
+              "Merges the results.csv of the shards of one sweep into one table sorted by point,\n"
+              "dropping duplicate rows and listing points that have none.",
+              "  DIR...                shard directories (or their results.csv files)\n",
+              {{"out", "DIR", "write DIR/results.csv instead of printing the table"}});
+  if (!cli.parse(args, out)) return 0;
   if (cli.positional().empty()) throw UsageError("merge needs at least one shard directory");
   const MergeOutcome m = merge_results(cli.positional());
   for (const std::string& p : m.problems) err << "strider sweep merge: " << p << "\n";
@@ -122,8 +136,8 @@ int run_sweep(const SweepSpec& spec, const CliArgs& cli, const std::string& out_
   double timeout = 0;
   if (cli.has("--timeout")) {
     try {
-      timeout = std::stod(cli.value("--timeout"));
-    } catch (const std::exception&) {
+      timeout = parse_double(cli.value("--timeout"), "--timeout");
+    } catch (const std::invalid_argument&) {
       timeout = -1;
     }
     if (!(timeout > 0))
@@ -237,14 +251,12 @@ std::vector<std::string> sweep_results_header(const SweepSpec& spec) {
   return h;
 }
 
-int sweep_command(const std::vector<std::string>& raw, std::ostream& out, std::ostream& err) {
-  const std::vector<std::string> args = normalise(raw);
+int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CliArgs cli = sweep_cli();
   try {
     if (!args.empty() && args[0] == "merge")
       return merge_command(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
-    CliArgs cli(args,
-                {"--jobs", "--out", "--shard", "--timeout", "--emit-slurm", "--shards", "--sbatch"},
-                {"--resume", "--list"});
+    if (!cli.parse(args, out)) return 0;
     if (cli.positional().size() != 1) throw UsageError("expected one sweep file");
     const SweepSpec spec = SweepSpec::load(cli.positional()[0]);
     const std::string out_dir =
@@ -260,8 +272,7 @@ int sweep_command(const std::vector<std::string>& raw, std::ostream& out, std::o
     if (cli.has("--emit-slurm")) return emit_slurm(spec, cli, out_dir, out);
     return run_sweep(spec, cli, out_dir, out, err);
   } catch (const UsageError& e) {
-    err << "strider sweep: " << e.what() << "\n" << kUsage;
-    return 2;
+    return cli.usage_error(e.what(), err);
   } catch (const SweepInterrupted& e) {
     err << "strider sweep: " << e.what() << "; finished points are in results.csv, rerun with "
         << "--resume to continue\n";

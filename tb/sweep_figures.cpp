@@ -48,6 +48,8 @@ const std::vector<std::string>& sweep_metric_keys() {
       "seconds_at_clock",
       "macs",
       "utilization",
+      "bound_cycles",
+      "cycles_over_bound",
       "dram.read_bytes",
       "dram.write_bytes",
       "l2.capacity_bytes",
@@ -90,6 +92,7 @@ std::vector<std::string> sweep_metrics(const std::string& out_dir) {
 Figures regression_figures(const std::string& out_dir) {
   const Json j = read_summary(out_dir);
   static const std::vector<std::string> kSummaryKeys = {"cycles",
+                                                        "bound_cycles",
                                                         "macs",
                                                         "dram.read_bytes",
                                                         "dram.write_bytes",
@@ -121,16 +124,15 @@ Figures regression_figures(const std::string& out_dir) {
   }
   const std::string layers = out_dir + "/layers.csv";
   std::ifstream lf(layers);
-  std::string line;
-  if (lf && std::getline(lf, line)) {
-    const std::vector<std::string> head = csv::split(line);
+  csv::Reader reader(lf);
+  std::vector<std::string> head, row;
+  if (lf && reader.next(head)) {
     size_t name_col = head.size(), cycles_col = head.size();
     for (size_t i = 0; i < head.size(); ++i) {
       if (head[i] == "layer") name_col = i;
       if (head[i] == "cycles") cycles_col = i;
     }
-    while (name_col < head.size() && cycles_col < head.size() && std::getline(lf, line)) {
-      const std::vector<std::string> row = csv::split(line);
+    while (name_col < head.size() && cycles_col < head.size() && reader.next(row)) {
       if (row.size() == head.size())
         f.emplace_back("layer." + row[name_col] + ".cycles", row[cycles_col]);
     }

@@ -19,14 +19,11 @@ SweepProgress::SweepProgress(std::ostream& err, size_t total, bool terminal)
     : err_(err),
       total_(total),
       terminal_(terminal),
-      start_(std::chrono::steady_clock::now()),
-      last_draw_(start_) {
+      display_(err, std::chrono::milliseconds(0), std::chrono::milliseconds(200)) {
   if (terminal_ && total_ > 0) draw();
 }
 
-double SweepProgress::elapsed() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-}
+double SweepProgress::elapsed() const { return display_.elapsed_seconds(); }
 
 void SweepProgress::finished(const std::string& label, bool ok, double seconds) {
   ++done_;
@@ -43,30 +40,23 @@ void SweepProgress::finished(const std::string& label, bool ok, double seconds) 
 }
 
 void SweepProgress::tick() {
-  if (!terminal_) return;
-  const auto now = std::chrono::steady_clock::now();
-  if (now - last_draw_ >= std::chrono::milliseconds(200)) draw();
+  if (terminal_ && display_.due()) draw();
 }
 
 void SweepProgress::close() {
-  if (terminal_ && drawn_) err_ << "\n";
+  display_.close();
   err_.flush();
-  drawn_ = false;
 }
 
 void SweepProgress::draw() {
-  constexpr size_t kWidth = 30;
-  last_draw_ = std::chrono::steady_clock::now();
-  const size_t filled = total_ ? done_ * kWidth / total_ : kWidth;
   const double t = elapsed();
-  std::string bar(filled, '#');
-  bar += std::string(kWidth - filled, '.');
-  std::string eta = done_ == 0 ? "?" : format_duration(t / double(done_) * double(total_ - done_));
-  err_ << "\r[" << bar << "] " << done_ << "/" << total_;
-  if (failed_) err_ << " (" << failed_ << " failed)";
-  err_ << "  elapsed " << format_duration(t) << "  ETA " << eta << "   ";
-  err_.flush();
-  drawn_ = true;
+  const std::string eta =
+      done_ == 0 ? "?" : format_duration(t / double(done_) * double(total_ - done_));
+  std::string line = ProgressDisplay::bar(done_, total_, 30) + " " + std::to_string(done_) + "/" +
+                     std::to_string(total_);
+  if (failed_) line += " (" + std::to_string(failed_) + " failed)";
+  line += "  elapsed " + format_duration(t) + "  ETA " + eta + "   ";
+  display_.draw(line, true);
 }
 
 }  // namespace strider

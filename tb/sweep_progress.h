@@ -1,12 +1,15 @@
 // SweepProgress: progress of a sweep or regression on stderr. On a terminal, one line redrawn in
 // place: a bar, done/total, failures, elapsed time and an ETA (elapsed / done x remaining, from
 // the points finished in this session). Elsewhere (logs, batch jobs) one line per finished point.
+// The terminal line is a ProgressDisplay, as for a single run.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <ostream>
 #include <string>
+
+#include "tb/progress_display.h"
 
 namespace strider {
 
@@ -29,8 +32,7 @@ class SweepProgress {
   std::ostream& err_;
   size_t total_, done_ = 0, failed_ = 0;
   bool terminal_;
-  bool drawn_ = false;
-  std::chrono::steady_clock::time_point start_, last_draw_;
+  ProgressDisplay display_;
 };
 
 // "m:ss" (or "h:mm:ss") for a duration in seconds.

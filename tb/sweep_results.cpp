@@ -12,54 +12,6 @@
 
 namespace strider {
 
-namespace csv {
-
-std::string quote(const std::string& field) {
-  if (field.find_first_of(",\"\n\r") == std::string::npos) return field;
-  std::string q = "\"";
-  for (char c : field) {
-    if (c == '\n' || c == '\r') {
-      q += ' ';  // rows stay one line each
-    } else {
-      if (c == '"') q += '"';
-      q += c;
-    }
-  }
-  return q + "\"";
-}
-
-std::string join(const std::vector<std::string>& fields) {
-  std::string line;
-  for (size_t i = 0; i < fields.size(); ++i) line += (i ? "," : "") + quote(fields[i]);
-  return line;
-}
-
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        fields.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        fields.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      fields.emplace_back();
-    } else {
-      fields.back() += c;
-    }
-  }
-  return fields;
-}
-
-}  // namespace csv
 
 void write_file_atomic(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
@@ -143,8 +95,12 @@ void SweepResults::append(const std::vector<std::string>& fields) {
   if (fields.size() != columns_)
     throw std::logic_error("results row with " + std::to_string(fields.size()) + " fields, want " +
                            std::to_string(columns_));
-  write_line(csv::join(fields));
-  done_[std::stoul(fields[0])] = fields;
+  std::vector<std::string> one_line = fields;  // rows stay one line each
+  for (std::string& f : one_line)
+    for (char& c : f)
+      if (c == '\n' || c == '\r') c = ' ';
+  write_line(csv::join(one_line));
+  done_[std::stoul(fields[0])] = one_line;
 }
 
 void SweepResults::write_line(const std::string& line) {

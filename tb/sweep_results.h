@@ -11,13 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "common/csv.h"
+
 namespace strider {
 
-namespace csv {
-std::string quote(const std::string& field);               // quoted only when needed
-std::string join(const std::vector<std::string>& fields);  // one line, no newline
-std::vector<std::string> split(const std::string& line);   // inverse of join
-}  // namespace csv
 
 // The complete rows of a results file: header, and rows keyed by point id (column 0).
 struct ResultsTable {

@@ -7,33 +7,14 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/csv.h"
+
 namespace strider {
 namespace {
-
-std::string trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
 
 std::string lower(std::string s) {
   for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   return s;
-}
-
-// Fields of one row, trimmed, with trailing empty fields (trailing commas) removed.
-std::vector<std::string> split_row(const std::string& line) {
-  std::vector<std::string> fields;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = line.find(',', start);
-    fields.push_back(trim(line.substr(start, comma - start)));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  while (!fields.empty() && fields.back().empty()) fields.pop_back();
-  return fields;
 }
 
 // Largest accepted value: keeps shape arithmetic far from overflow.
@@ -54,11 +35,12 @@ class ScaleSimReader {
     if (!in) throw std::runtime_error(path_ + ": cannot open network file");
     std::string stem = path_.substr(path_.find_last_of('/') + 1);
     graph_.name = stem.substr(0, stem.find('.'));
-    std::string line;
+    csv::Reader reader(in, /*trim_fields=*/true);
+    std::vector<std::string> fields;
     bool have_header = false;
-    while (std::getline(in, line)) {
-      ++line_;
-      const std::vector<std::string> fields = split_row(line);
+    while (reader.next(fields)) {
+      line_ = static_cast<int>(reader.line());
+      while (!fields.empty() && fields.back().empty()) fields.pop_back();  // trailing commas
       if (fields.empty()) continue;  // blank row (or only commas)
       if (!have_header) {
         read_header(fields);

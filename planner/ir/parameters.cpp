@@ -10,6 +10,7 @@
 // in [2^14, 2^15) for precision. Biases: uniform in +-(accumulator RMS / 4).
 #include <cmath>
 
+#include "common/hash.h"
 #include "planner/ir/graph.h"
 
 namespace strider {
@@ -17,42 +18,14 @@ namespace {
 
 constexpr double kNominalRms = 32.0;
 
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char ch : s) {
-    h ^= ch;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [lo, hi] (the modulo bias is irrelevant for test data).
-  int64_t uniform(int64_t lo, int64_t hi) {
-    const uint64_t span = static_cast<uint64_t>(hi - lo) + 1;
-    return lo + static_cast<int64_t>(next() % span);
-  }
-
- private:
-  uint64_t state_;
-};
-
 void fill_weights(Tensor* t, uint64_t seed) {
-  SplitMix64 rng(seed ^ fnv1a(t->name));
+  SplitMix64 rng(seed ^ fnv1a64(t->name, kFnv1aWeightSeedBasis));
   t->data.resize(static_cast<size_t>(t->shape.elements()));
   for (int8_t& v : t->data) v = static_cast<int8_t>(rng.uniform(-127, 127));
 }
 
 void fill_bias(Tensor* t, uint64_t seed, int64_t bound) {
-  SplitMix64 rng(seed ^ fnv1a(t->name));
+  SplitMix64 rng(seed ^ fnv1a64(t->name, kFnv1aWeightSeedBasis));
   t->bias.resize(static_cast<size_t>(t->shape.elements()));
   for (int32_t& v : t->bias) v = static_cast<int32_t>(rng.uniform(-bound, bound));
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "common/hash.h"
 #include "planner/lower/lowerer.h"
 
 namespace strider {
@@ -148,8 +149,7 @@ OpDesc Lowerer::base_op(const Node& n, bool placed) const {
 // A layer's weights and biases in DRAM. Identical parameters (same bytes, found by content hash
 // and then compared) are stored once, across the layers of one network and across networks.
 uint64_t Lowerer::store_blob(std::vector<int8_t> bytes) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a 64
-  for (int8_t b : bytes) h = (h ^ uint8_t(b)) * 1099511628211ull;
+  uint64_t h = fnv1a64_bytes(bytes.data(), bytes.size());
   h ^= bytes.size();
   out_.weights_total_bytes += bytes.size();
   auto range = blob_index_.equal_range(h);

@@ -6,31 +6,13 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/csv.h"
+
 namespace strider::memory {
 namespace {
 
 enum Column { kId, kLower, kUpper, kSize, kAlignment, kOffset };
 const char* const kColumnNames[] = {"id", "lower", "upper", "size", "alignment", "offset"};
-
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> cells;
-  std::string cell;
-  for (char c : line) {
-    if (c == ',') {
-      cells.push_back(cell);
-      cell.clear();
-    } else {
-      cell.push_back(c);
-    }
-  }
-  cells.push_back(cell);
-  for (std::string& s : cells) {  // trim spaces
-    size_t b = s.find_first_not_of(" \t");
-    size_t e = s.find_last_not_of(" \t");
-    s = b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-  }
-  return cells;
-}
 
 std::string join_header(const std::vector<int>& cols) {
   std::string h;
@@ -71,16 +53,11 @@ class RowParser {
 }  // namespace
 
 Problem read_problem_csv(std::istream& in, const std::string& source) {
-  std::string line;
-  size_t line_no = 0;
-  auto next_line = [&]() -> bool {
-    if (!std::getline(in, line)) return false;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    return true;
-  };
-  if (!next_line()) throw std::runtime_error(source + ":1: empty file, expected a header");
-  std::vector<std::string> header = split(line);
+  csv::Reader reader(in, /*trim_fields=*/true);
+  std::vector<std::string> cells;
+  if (!reader.next(cells)) throw std::runtime_error(source + ":1: empty file, expected a header");
+  const std::string line = reader.text();
+  std::vector<std::string> header = cells;
   std::vector<int> cols;
   for (const std::string& h : header) {
     int c = -1;
@@ -105,10 +82,9 @@ Problem read_problem_csv(std::istream& in, const std::string& source) {
 
   Problem p;
   std::set<std::string> ids;
-  while (next_line()) {
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    RowParser row(source, line_no);
-    std::vector<std::string> cells = split(line);
+  while (reader.next(cells)) {
+    if (cells.size() == 1 && cells[0].empty()) continue;  // blank line
+    RowParser row(source, reader.line());
     if (cells.size() != cols.size()) {
       row.fail("expected " + std::to_string(cols.size()) + " columns (" + join_header(cols) +
                "), got " + std::to_string(cells.size()));
@@ -156,9 +132,11 @@ void write_solution_csv(std::ostream& out, const Problem& p, const Solution& s) 
   out << (aligned ? "id,lower,upper,size,alignment,offset\n" : "id,lower,upper,size,offset\n");
   for (size_t i = 0; i < p.buffers.size(); ++i) {
     const Buffer& b = p.buffers[i];
-    out << b.id << ',' << b.lower << ',' << b.upper << ',' << b.size << ',';
-    if (aligned) out << b.alignment << ',';
-    out << s.offsets.at(i) << '\n';
+    csv::Writer w(out);
+    w << b.id << b.lower << b.upper << b.size;
+    if (aligned) w << b.alignment;
+    w << s.offsets.at(i);
+    w.end_row();
   }
 }
 

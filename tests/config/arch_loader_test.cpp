@@ -5,6 +5,7 @@
 
 #include "arch/arch_reader.h"
 #include "arch/config_loader.h"
+#include "common/hash.h"
 #include "tests/config/config_test_util.h"
 
 namespace strider {
@@ -139,12 +140,26 @@ TEST(ArchLoader, CrossFieldErrorIsAtTheFirstFieldInvolved) {
                         "i), got 16 lines and 8 neurons"}));
 }
 
-TEST(ArchLoader, CrossFieldErrorWithTheFirstFieldDefaultedIsAtTheOther) {
+// arch.l1.lines must equal arch.neurons.count: the one set at the stronger level (--set over a
+// file over the default) leads and the other follows; set at the same level they must agree.
+TEST(ArchLoader, LinesFollowNeuronsUnlessSetExplicitly) {
   TempDir t;
   const std::string f = t.write("a.yaml", "arch:\n  neurons:\n    count: 32\n");
-  EXPECT_EQ(errors_of([&] { load_arch(f); }),
-            Errors{f + ":3: arch.l1.lines: must equal arch.neurons.count (line i feeds neuron i), "
-                       "got 64 lines and 32 neurons"});
+  ArchConfig a = load_arch(f);  // lines not written: they follow the 32 neurons
+  EXPECT_EQ(a.l1.lines, 32u);
+  EXPECT_EQ(a.neurons.count, 32u);
+  // seed.yaml writes both (64); a --set of one moves the other.
+  a = load_arch(source_path("configs/arch/seed.yaml"), {"arch.neurons.count=32"});
+  EXPECT_EQ(a.l1.lines, 32u);
+  a = load_arch(source_path("configs/arch/seed.yaml"), {"arch.l1.lines=16"});
+  EXPECT_EQ(a.neurons.count, 16u);
+  // Both set, differently: still an error.
+  EXPECT_EQ(errors_of([&] {
+              load_arch(source_path("configs/arch/seed.yaml"),
+                        {"arch.l1.lines=16", "arch.neurons.count=32"});
+            }),
+            Errors{"--set arch.l1.lines=16: must equal arch.neurons.count (line i feeds neuron i), "
+                   "got 16 lines and 32 neurons"});
 }
 
 TEST(ArchLoader, L1MustHoldFillBuffersKernelRegionAndAccumulators) {
@@ -297,16 +312,9 @@ TEST(ArchLoader, Overrides) {
       Errors{"--set arch.l2.banks=6: must be a power of two, got 6"});
 }
 
-// FNV-1a 64 written out independently of the loader.
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
-
 TEST(ArchLoader, FingerprintIsFnv1aOfTheCanonicalYaml) {
   const ArchConfig seed = load_arch(source_path("configs/arch/seed.yaml"));
-  EXPECT_EQ(seed.fingerprint(), fnv1a(arch_yaml(seed)));
+  EXPECT_EQ(seed.fingerprint(), fnv1a64(arch_yaml(seed)));  // common/hash.h, tested on its own
   // Pinned: changes only when a field or the canonical form changes (then descriptor lists
   // planned before are refused, which is the point).
   EXPECT_EQ(seed.fingerprint(), 0x1357df06835fea78ull);

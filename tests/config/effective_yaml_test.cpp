@@ -33,6 +33,8 @@ void expect_same_run(const RunConfig& a, const RunConfig& b) {
   EXPECT_EQ(a.sim.trace, b.sim.trace);
   EXPECT_EQ(a.sim.vcd, b.sim.vcd);
   EXPECT_EQ(a.sim.watchdog_cycles, b.sim.watchdog_cycles);
+  EXPECT_EQ(a.sim.detail, b.sim.detail);
+  EXPECT_EQ(a.sim.trace_max_slices, b.sim.trace_max_slices);
   EXPECT_EQ(a.output_dir, b.output_dir);
 }
 
@@ -156,6 +158,8 @@ TEST(EffectiveYamlText, ExactTextOfAMinimalRun) {
                 "  trace: true\n"
                 "  vcd: false\n"
                 "  watchdog_cycles: 10000000\n"
+                "  detail: full\n"
+                "  trace_max_slices: 20000\n"
                 "output_dir: results/default\n");
 }
 

@@ -97,7 +97,25 @@ TEST(RunLoader, DefaultsForEverythingButTheNetworks) {
   EXPECT_TRUE(r.sim.trace);
   EXPECT_FALSE(r.sim.vcd);
   EXPECT_EQ(r.sim.watchdog_cycles, 10000000u);
+  EXPECT_EQ(r.sim.detail, "full");
+  EXPECT_EQ(r.sim.trace_max_slices, 20000u);
   EXPECT_EQ(r.output_dir, "results/default");
+}
+
+TEST(RunLoader, DetailAndTraceMaxSlices) {
+  TempDir t;
+  const std::string net = source_path("configs/networks/tiny_cnn.yaml");
+  const std::string run = t.write("r.yaml", "networks: [{path: " + net +
+                                                "}]\n"
+                                                "sim:\n"
+                                                "  detail: some\n"             // line 3
+                                                "  trace_max_slices: 0\n");  // line 4
+  EXPECT_EQ(errors_of([&] { load_run(run); }),
+            (Errors{run + ":3: sim.detail: expected one of full, layers, got \"some\"",
+                    run + ":4: sim.trace_max_slices: must be at least 1, got 0"}));
+  const RunConfig r = load_run(run, {"sim.detail=layers", "sim.trace_max_slices=500"});
+  EXPECT_EQ(r.sim.detail, "layers");
+  EXPECT_EQ(r.sim.trace_max_slices, 500u);
 }
 
 TEST(RunLoader, InlineArchOverridesSitOnTopOfTheArchFile) {

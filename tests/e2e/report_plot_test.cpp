@@ -1,4 +1,5 @@
-// scripts/plot_run.py on a run's output directory writes its four PNGs (Debian's python3 with
+// scripts/plot_run.py on a run's output directory writes its PNGs (roofline, sorted layers,
+// bandwidth, occupancy, memory map, overview; no occupancy.png with sim.detail=layers) (Debian's python3 with
 // matplotlib, Agg backend), and fails with a message naming the file on a directory that is not
 // a run's.
 #include <cstdlib>
@@ -17,12 +18,27 @@ TEST(ReportPlot, WritesThePngs) {
   }
   Scratch dir("plot");
   run_strider(dir.str());
-  ASSERT_EQ(std::system((kPlot + dir.str() + " > /dev/null").c_str()), 0);
-  for (const char* png : {"occupancy.png", "layer_cycles.png", "memory_map.png", "overview.png"}) {
+  ASSERT_EQ(std::system((kPlot + dir.str() + " --overview " + dir.file("overview.png") +
+                         " > /dev/null")
+                            .c_str()),
+            0);
+  for (const char* png : {"roofline.png", "layer_cycles.png", "bandwidth.png", "occupancy.png",
+                          "memory_map.png", "overview.png"}) {
     const std::string bytes = slurp(dir.file(png));
     ASSERT_GT(bytes.size(), 1000u) << png;
     EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << png;
   }
+  // Without occupancy.csv (sim.detail: layers) the rest is still drawn.
+  // (The strider program: SystemC simulates once per process.)
+  Scratch layers("plot_layers");
+  ASSERT_EQ(std::system((std::string(STRIDER_BINARY_DIR) + "/strider run " + kDefaultRun +
+                         " --out " + layers.str() + " --set sim.detail=layers > /dev/null")
+                            .c_str()),
+            0);
+  ASSERT_EQ(std::system((kPlot + layers.str() + " > /dev/null").c_str()), 0);
+  EXPECT_TRUE(fs::exists(layers.file("roofline.png")));
+  EXPECT_FALSE(fs::exists(layers.file("occupancy.png")));
+  EXPECT_FALSE(fs::exists(layers.file("overview.png")));  // only with --overview
 }
 
 TEST(ReportPlot, RefusesADirectoryWithoutARun) {

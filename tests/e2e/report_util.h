@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/csv.h"
 #include "tb/commands.h"
 
 namespace strider::report_test {
@@ -65,7 +66,7 @@ inline nlohmann::json read_json(const std::string& path) {
   return nlohmann::json::parse(slurp(path));
 }
 
-// A CSV file with a header row; no field holds a comma (layer names do not).
+// A CSV file with a header row, read with the program's own reader.
 struct Csv {
   std::vector<std::string> header;
   std::vector<std::map<std::string, std::string>> rows;
@@ -77,23 +78,14 @@ struct Csv {
   }
 };
 
-inline std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
-  std::stringstream ss(line);
-  std::string field;
-  while (std::getline(ss, field, ',')) out.push_back(field);
-  if (!line.empty() && line.back() == ',') out.emplace_back();
-  return out;
-}
-
 inline Csv read_csv(const std::string& path) {
   Csv c;
   std::istringstream in(slurp(path));
-  std::string line;
-  if (std::getline(in, line)) c.header = split(line);
-  while (std::getline(in, line)) {
-    const std::vector<std::string> f = split(line);
-    EXPECT_EQ(f.size(), c.header.size()) << path << ": " << line;
+  csv::Reader reader(in);
+  reader.next(c.header);
+  std::vector<std::string> f;
+  while (reader.next(f)) {
+    EXPECT_EQ(f.size(), c.header.size()) << path << ": " << reader.text();
     std::map<std::string, std::string> row;
     for (size_t i = 0; i < f.size() && i < c.header.size(); ++i) row[c.header[i]] = f[i];
     c.rows.push_back(row);

@@ -232,7 +232,7 @@ TEST_F(SweepRun, FailedPointGetsItsErrorRowAndTheSweepGoesOn) {
   std::ofstream(sweep_)
       << "base: " << STRIDER_SOURCE_DIR << "/configs/runs/default.yaml\n"
       << "points:\n  - {planner.allocator: bogus}\n  - {planner.allocator: best_fit}\n"
-      << "  - {arch.neurons.count: 16}\n";
+      << "  - {arch.l2.banks: 6}\n";
   const Ran r = strider({"sweep", sweep_, "--out", out("f")});
   EXPECT_EQ(r.code, 1);
   const ResultsTable t = read_results(out("f") + "/results.csv");
@@ -242,9 +242,10 @@ TEST_F(SweepRun, FailedPointGetsItsErrorRowAndTheSweepGoesOn) {
       << t.rows.at(0)[error];
   EXPECT_EQ(t.rows.at(0)[cycles], "");
   EXPECT_EQ(t.rows.at(1)[error], "");
-  // The config check (one line-buffer line per neuron) fails point 2 before it simulates.
+  // The config check (banks a power of two) fails point 2 before it simulates. (It used
+  // arch.neurons.count alone, which l1.lines now follows: a valid point.)
   EXPECT_EQ(t.rows.at(2)[error].rfind("exit status 1: ", 0), 0u);
-  EXPECT_NE(t.rows.at(2)[error].find("arch.neurons.count"), std::string::npos)
+  EXPECT_NE(t.rows.at(2)[error].find("arch.l2.banks"), std::string::npos)
       << t.rows.at(2)[error];
   EXPECT_NE(
       r.out.find("3 of 3 points in " + out("f") + "/results.csv, 2 failed (see the error column)"),

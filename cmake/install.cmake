@@ -1,0 +1,33 @@
+# `cmake --install build --prefix DIR`: the program (DIR/bin/strider), the libraries (DIR/lib),
+# the headers (DIR/include/strider/...), the configs (DIR/share/strider/configs) and the CMake
+# package Strider (DIR/lib/cmake/Strider): `find_package(Strider)` then link Strider::strider_tb
+# (everything), Strider::strider_model (the SystemC model), Strider::strider_planner, ...
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+get_property(strider_libraries GLOBAL PROPERTY STRIDER_LIBRARIES)
+install(TARGETS ${strider_libraries} strider_planner strider_tb strider
+        EXPORT StriderTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY arch common timing model tb planner DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/strider
+        FILES_MATCHING PATTERN "*.h")
+install(DIRECTORY configs DESTINATION ${CMAKE_INSTALL_DATADIR}/strider)
+
+set(package_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Strider)
+install(EXPORT StriderTargets NAMESPACE Strider:: DESTINATION ${package_dir})
+configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/StriderConfig.cmake.in
+                              ${CMAKE_BINARY_DIR}/StriderConfig.cmake INSTALL_DESTINATION ${package_dir})
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/StriderConfigVersion.cmake
+                                 VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/StriderConfig.cmake ${CMAKE_BINARY_DIR}/StriderConfigVersion.cmake
+        DESTINATION ${package_dir})
+
+# Installs into build/install-test and builds tests/install/consumer against the package.
+add_test(NAME install_package
+         COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR}
+                 -DSOURCE_DIR=${CMAKE_SOURCE_DIR} -DWORK_DIR=${CMAKE_BINARY_DIR}/install-test
+                 -DCXX_COMPILER=${CMAKE_CXX_COMPILER}
+                 -P ${CMAKE_SOURCE_DIR}/tests/install/install_test.cmake)
+set_tests_properties(install_package PROPERTIES TIMEOUT 300)

@@ -1,0 +1,162 @@
+// The command line (tb/cli_args.*, tb/dispatch.cpp): every subcommand's --help lists exactly its
+// options, each described, on stdout; --version; exit codes 0/1/2; the version in summary.json;
+// sim.detail=layers; a layer name with a comma quoted in every CSV report (issue 17, defect 13).
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+
+#include "common/csv.h"
+#include "tests/e2e/report_util.h"
+
+namespace strider::report_test {
+namespace {
+
+struct Outcome {
+  int code;
+  std::string out, err;
+};
+Outcome call(const Args& args) {
+  std::ostringstream out, err;
+  const int code = dispatch(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+// The options of a help text: the long names of the lines under "options:", each of which must
+// carry a description.
+std::set<std::string> listed_options(const std::string& help) {
+  std::set<std::string> names;
+  std::istringstream in(help.substr(help.find("\noptions:\n")));
+  std::string line;
+  const std::regex option(R"(^  (?:-[a-z] \[ )?--([a-z-]+)(?: \])?(?: \S+)?  +(\S.*)$)");
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_match(line, m, option)) names.insert(m[1]);
+  }
+  return names;
+}
+
+TEST(Cli, EverySubcommandHelpListsItsOptions) {
+  struct Case {
+    Args args;
+    std::set<std::string> options;
+  };
+  const std::vector<Case> cases = {
+      {{"run", "--help"}, {"help", "out", "set", "dump-tensors", "arch"}},
+      {{"plan", "--help"}, {"help", "out", "set", "emit", "text"}},
+      {{"pack", "-h"}, {"help", "capacity", "allocator", "time-limit", "seed", "out"}},
+      {{"inspect", "--help"}, {"help", "json", "input"}},
+      {{"sweep", "--help"},
+       {"help", "jobs", "out", "resume", "shard", "timeout", "list", "emit-slurm", "shards",
+        "sbatch"}},
+      {{"sweep", "merge", "--help"}, {"help", "out"}},
+      {{"regress", "--help"}, {"help", "update", "dir", "out", "case", "jobs"}},
+      {{"help", "run"}, {"help", "out", "set", "dump-tensors", "arch"}},
+  };
+  for (const Case& c : cases) {
+    const Outcome o = call(c.args);
+    EXPECT_EQ(o.code, 0) << c.args[0];
+    EXPECT_EQ(o.err, "") << c.args[0];
+    EXPECT_EQ(o.out.rfind("usage: strider " + (c.args[0] == "help" ? c.args[1] : c.args[0]), 0), 0u)
+        << o.out;
+    EXPECT_EQ(listed_options(o.out), c.options) << o.out;
+  }
+  // -j is the short form of --jobs.
+  EXPECT_NE(call({"sweep", "--help"}).out.find("  -j [ --jobs ] N "), std::string::npos);
+}
+
+TEST(Cli, TopLevelHelpAndVersion) {
+  Outcome o = call({"--help"});
+  EXPECT_EQ(o.code, 0);
+  EXPECT_EQ(o.err, "");
+  for (const char* cmd : {"run", "plan", "pack", "inspect", "sweep", "regress"}) {
+    EXPECT_NE(o.out.find(std::string("\n  ") + cmd + " "), std::string::npos) << cmd;
+  }
+  o = call({});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(o.err.rfind("usage: strider COMMAND", 0), 0u);
+  o = call({"--version"});
+  EXPECT_EQ(o.code, 0);
+  EXPECT_EQ(o.out, "strider " STRIDER_VERSION " (git " STRIDER_GIT_REVISION ")\n");
+  EXPECT_EQ(std::string(STRIDER_VERSION), "0.1");  // project(strider VERSION 0.1)
+  EXPECT_TRUE(std::regex_match(std::string(STRIDER_GIT_REVISION), std::regex("[0-9a-f]{12}|unknown")));
+}
+
+TEST(Cli, ExitCodes) {
+  Outcome o = call({"run", kDefaultRun, "--fast"});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err.rfind("strider run: unknown option '--fast'\nusage: strider run ", 0), 0u) << o.err;
+  o = call({"run", kDefaultRun, "--out"});
+  EXPECT_EQ(o.code, 2);
+  o = call({"pack", "x.csv", "--seed", "-3"});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err.rfind("strider pack: --seed: expected an unsigned integer (at most 18446744073709551615), got '-3'\n", 0), 0u)
+      << o.err;
+  o = call({"sweep", std::string(STRIDER_SOURCE_DIR) + "/configs/sweeps/l2_size.yaml", "-j", "0"});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err.rfind("strider sweep: -j 0: expected a whole number from 1 to 1024\n", 0), 0u)
+      << o.err;
+  o = call({"run", "/nonexistent/run.yaml"});
+  EXPECT_EQ(o.code, 1);
+  o = call({"frobnicate"});
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err.rfind("strider: unknown command 'frobnicate'\n", 0), 0u);
+}
+
+TEST(Cli, SummaryCarriesTheVersionAndDetailLayersSkipsPerDescriptorFiles) {
+  Scratch dir("cli_detail");
+  run_strider(dir.str(), {"sim.detail=layers"});
+  const nlohmann::json j = read_json(dir.file("summary.json"));
+  EXPECT_EQ(j["version"], STRIDER_VERSION);
+  EXPECT_EQ(j["git_revision"], STRIDER_GIT_REVISION);
+  EXPECT_TRUE(fs::exists(dir.file("layers.csv")));
+  EXPECT_TRUE(fs::exists(dir.file("trace.json")));
+  EXPECT_FALSE(fs::exists(dir.file("descriptors.csv")));
+  EXPECT_FALSE(fs::exists(dir.file("occupancy.csv")));
+}
+
+// `strider regress` without --dir, run from a directory without configs/: it finds the suite
+// next to the program (build/ -> ../configs/regression).
+TEST(Cli, RegressFindsItsSuiteFromAnyDirectory) {
+  const fs::path here = fs::current_path();
+  fs::current_path(fs::temp_directory_path());
+  const Outcome o = call({"regress", "--case", "no_such_case"});
+  fs::current_path(here);
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err.rfind("strider regress: --case no_such_case: no such case in " +
+                            fs::path(STRIDER_SOURCE_DIR).lexically_normal().string() +
+                            "/configs/regression/suite.yaml\n",
+                        0),
+            0u)
+      << o.err;
+}
+
+// A layer named "conv,1" (issue 17, defect 13): its rows are quoted, and read back whole.
+TEST(Cli, LayerNameWithACommaIsQuoted) {
+  Scratch dir("cli_comma");
+  fs::create_directories(dir.str());
+  std::string net = slurp(std::string(STRIDER_SOURCE_DIR) + "/configs/networks/tiny_cnn.yaml");
+  net = std::regex_replace(net, std::regex("\\bconv1\\b"), "\"conv,1\"");
+  std::ofstream(dir.file("net.yaml")) << net;
+  std::ofstream(dir.file("run.yaml")) << "arch: " STRIDER_SOURCE_DIR "/configs/arch/seed.yaml\n"
+                                      << "networks: [{path: " << dir.file("net.yaml") << "}]\n";
+  run_strider(dir.file("out"), {}, dir.file("run.yaml"));
+  const std::string layers = slurp(dir.file("out/layers.csv"));
+  EXPECT_NE(layers.find("\n\"conv,1\",conv,"), std::string::npos) << layers;
+  std::istringstream in(layers);
+  csv::Reader reader(in);
+  std::vector<std::string> header, row;
+  ASSERT_TRUE(reader.next(header));
+  size_t found = 0;
+  while (reader.next(row)) {
+    EXPECT_EQ(row.size(), header.size()) << reader.text();
+    found += row[0] == "conv,1" ? 1 : 0;
+  }
+  EXPECT_EQ(found, 1u);
+  const std::string descriptors = slurp(dir.file("out/descriptors.csv"));
+  EXPECT_NE(descriptors.find(",\"conv,1\","), std::string::npos);
+}
+
+}  // namespace
+}  // namespace strider::report_test
