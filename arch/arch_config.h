@@ -69,6 +69,26 @@ struct LoweringConfig {
   uint64_t weight_slot_bytes = 0;  // one weight-staging slot; 0: L2 size / 32
 };
 
+// Energy and area (arch/energy_presets.cpp has every preset number and its source). Every
+// override is in the unit its name says; a negative value (the default) takes the preset.
+struct EnergyConfig {
+  std::string tech = "16nm";         // 45nm | 16nm | 7nm
+  std::string dram_type = "lpddr4";  // lpddr4 | ddr4 | hbm2
+  double mac_pj = -1;
+  double acc_update_pj = -1;
+  double lb_write_pj_per_byte = -1;
+  double kernel_read_pj_per_byte = -1;
+  double kernel_write_pj_per_byte = -1;
+  double l2_read_pj_per_byte = -1;
+  double l2_write_pj_per_byte = -1;
+  double dram_pj_per_byte = -1;
+  double descriptor_pj = -1;
+  double vector_op_pj = -1;
+  double sram_leak_pj_per_kib_cycle = -1;
+  double mac_area_um2 = -1;
+  double sram_area_mm2_per_kib = -1;
+};
+
 // Bytes the L1 must hold: two line-buffer fill buffers, the kernel region, the accumulators.
 inline uint64_t l1_required_bytes(const L1Config& l1, const NeuronConfig& n) {
   return 2ull * l1.lines * l1.line_bytes + l1.kernel_bytes + 4ull * n.count * n.accumulators;
@@ -84,6 +104,7 @@ struct ArchConfig {
   L1Config l1;
   NeuronConfig neurons;
   LoweringConfig lowering;
+  EnergyConfig energy;
 
   // Stable 64-bit hash of every field (FNV-1a over the canonical YAML form); the descriptor list
   // records it so a list planned for one arch is refused by another.

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "arch/config_writer.h"
+#include "arch/energy_presets.h"
 
 namespace strider::config {
 
@@ -79,6 +80,13 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
     FieldReader s = r.section("lowering");
     s.read("mapping", a.lowering.mapping);
     s.read("weight_slot_bytes", a.lowering.weight_slot_bytes);
+    s.finish();
+  }
+  {
+    FieldReader s = r.section("energy");
+    s.read_choice("tech", a.energy.tech, energy_techs());
+    s.read_choice("dram_type", a.energy.dram_type, energy_dram_types());
+    for (const auto& [key, field] : energy_override_fields(a.energy)) s.read(key, *field);
     s.finish();
   }
   r.finish();
@@ -262,6 +270,14 @@ void check_arch(const ArchConfig& a, const OriginMap& origins, const Origin& fal
                str(a.neurons.accumulators) + " x 4 B): " + str(l1_need) + " B, got " +
                str(a.l1.size_bytes),
            {"arch.l1.kernel_bytes", "arch.neurons.accumulators"});
+  }
+  // An override that is written must be a real energy or area; absent, the preset applies.
+  for (const auto& [key, value] : energy_override_values(a.energy)) {
+    const std::string path = "arch.energy." + key;
+    if (value < 0 && origins.find(path) != nullptr) {
+      c.fail(path, "must be at least 0 (leave the key out to take the " + a.energy.tech +
+                       " preset), got " + format_number(value));
+    }
   }
   if (a.l1.lines != a.neurons.count) {
     c.fail("arch.l1.lines",

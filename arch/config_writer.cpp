@@ -5,6 +5,8 @@
 #include <charconv>
 #include <filesystem>
 
+#include "arch/energy_presets.h"
+
 namespace strider {
 
 namespace config {
@@ -79,6 +81,14 @@ void emit_arch_fields(YAML::Emitter& e, const ArchConfig& a) {
   e << YAML::Key << "lowering" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "mapping" << YAML::Value << a.lowering.mapping;
   e << YAML::Key << "weight_slot_bytes" << YAML::Value << a.lowering.weight_slot_bytes;
+  e << YAML::EndMap;
+
+  e << YAML::Key << "energy" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "tech" << YAML::Value << a.energy.tech;
+  e << YAML::Key << "dram_type" << YAML::Value << a.energy.dram_type;
+  for (const auto& [key, value] : energy_override_values(a.energy)) {
+    if (value >= 0) e << YAML::Key << key << YAML::Value << config::format_number(value);
+  }
   e << YAML::EndMap;
 }
 

@@ -19,6 +19,9 @@ sim.detail: full) occupancy.csv, and writes into DIR (default: RESULTS_DIR):
   memory_map.png    the L2 memory map: address over schedule steps, one rectangle per buffer,
                     with the row bands and staging the console counts in the peak;
   FILE              with --overview FILE: a summary figure of four of them, e.g. for the README.
+  energy.png        the energy breakdown: by unit (dynamic and leakage, from summary.json) and
+                    by layer class (layers.csv's class, else op; from its energy_pj), with TOPS/W
+                    and area; skipped (with a note) for results written before energy was reported.
 Uses Debian's matplotlib with the Agg backend (no display needed).
 """
 import argparse
@@ -326,6 +329,45 @@ def plot_memory_map(ax, summary, plan):
     ax.legend(loc="upper right", fontsize="x-small")
 
 
+def plot_energy(results, summary, out):
+    """energy.png: energy by unit and by layer class (layers.csv energy_pj summed per op)."""
+    energy = summary.get("energy")
+    if not energy or "by_unit" not in energy:
+        print("plot_run.py: %s has no energy section; energy.png not drawn" % results,
+              file=sys.stderr)
+        return
+    with open(os.path.join(results, "layers.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    by_class = {}
+    for r in rows:
+        if r.get("energy_pj"):
+            cls = r.get("class") or r["op"]  # moves-only layers (input, output) have no class
+            by_class[cls] = by_class.get(cls, 0.0) + float(r["energy_pj"])
+    fig, (ax_u, ax_c) = plt.subplots(1, 2, figsize=(11, 4.5))
+    units = sorted(energy["by_unit"].items(), key=lambda kv: -kv[1])
+    total = energy["total_pj"] or 1.0
+    ax_u.barh([u for u, _ in units], [v * 1e-6 for _, v in units], color="#4c72b0")
+    for i, (_, v) in enumerate(units):
+        ax_u.text(v * 1e-6, i, " %.1f %%" % (100 * v / total), va="center", fontsize=8)
+    ax_u.invert_yaxis()
+    ax_u.set_xlabel("energy (uJ)")
+    ax_u.set_title("by unit (incl. leakage): %.1f uJ, %.2f TOPS/W, %.2f mm2, %s"
+                   % (total * 1e-6, summary.get("tops_per_watt", 0),
+                      summary.get("area_mm2", {}).get("total", 0), energy.get("tech", "")),
+                   fontsize="small")
+    classes = sorted(by_class.items(), key=lambda kv: -kv[1])
+    dyn = sum(v for _, v in classes) or 1.0
+    ax_c.barh([c for c, _ in classes], [v * 1e-6 for _, v in classes], color="#55a868")
+    for i, (_, v) in enumerate(classes):
+        ax_c.text(v * 1e-6, i, " %.1f %%" % (100 * v / dyn), va="center", fontsize=8)
+    ax_c.invert_yaxis()
+    ax_c.set_xlabel("dynamic energy (uJ)")
+    ax_c.set_title("by layer class", fontsize="small")
+    for ax in (ax_u, ax_c):
+        ax.grid(True, axis="x", alpha=0.3)
+    save(fig, os.path.join(out, "energy.png"), 110)
+
+
 def save(fig, path, dpi, tight=True):
     if tight:
         fig.tight_layout()
@@ -368,6 +410,8 @@ def main():
     fig, ax = plt.subplots(figsize=(10, 5))
     plot_memory_map(ax, summary, plan)
     save(fig, os.path.join(out, "memory_map.png"), 100)
+
+    plot_energy(args.results, summary, out)
 
     if not args.overview:
         return

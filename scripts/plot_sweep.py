@@ -13,6 +13,13 @@ equals VALUE (repeatable), to take a slice of a multi-dimensional sweep. Rows wi
 left out (and counted on stderr). When several rows share an (x, hue) pair, because another
 varied key was not fixed with --where, their mean is plotted and a note names the keys.
 The PNG goes to --out, default <results dir>/<y>_vs_<x>[_by_<hue>].png. Uses matplotlib (Agg).
+
+--pareto: a scatter of every point in (x, y) (two numeric metrics, e.g. --x cycles --y
+energy.total_pj), the Pareto front (points no other point beats in both) joined and circled and
+its points labelled by --label KEY (repeatable; default: the varied keys that differ along the
+front). Both metrics are minimised unless --maximize x|y (e.g. tops_per_watt). --hue colours
+the points by a key. Default PNG: <results dir>/pareto_<y>_vs_<x>.png; the front is also printed
+as CSV rows on stdout after the PNG path.
 """
 import argparse
 import csv
@@ -37,6 +44,64 @@ def fail(msg, code=2):
     sys.exit(code)
 
 
+def pareto_front(points, maximize):
+    """Indices of the points no other point dominates; points are (x, y), minimised unless in
+    `maximize` ("x", "y"). Sorted by x."""
+    sign = (-1 if "x" in maximize else 1, -1 if "y" in maximize else 1)
+    keyed = sorted(range(len(points)),
+                   key=lambda i: (sign[0] * points[i][0], sign[1] * points[i][1]))
+    front, best_y = [], None
+    for i in keyed:
+        y = sign[1] * points[i][1]
+        if best_y is None or y < best_y:
+            front.append(i)
+            best_y = y
+    return sorted(front, key=lambda i: points[i][0])
+
+
+def pareto_plot(rows, columns, a):
+    for key in (a.x, a.y):
+        bad = [r["point"] for r in rows if number(r[key]) is None]
+        if bad:
+            fail(f"--pareto: {key} is not a number in point(s) {', '.join(bad)}")
+    pts = [(float(r[a.x]), float(r[a.y])) for r in rows]
+    front = pareto_front(pts, a.maximize)
+    varied = columns[1:columns.index("cycles")] if "cycles" in columns else []
+    labels = a.label or [k for k in varied if len({rows[i][k] for i in front}) > 1] or varied
+    fig, ax = plt.subplots(figsize=(7.5, 5), dpi=120)
+    if a.hue:
+        for h in dict.fromkeys(r[a.hue] for r in rows):
+            sel = [i for i, r in enumerate(rows) if r[a.hue] == h]
+            ax.scatter([pts[i][0] for i in sel], [pts[i][1] for i in sel], s=18, alpha=0.7,
+                       label=f"{a.hue}={h}")
+    else:
+        ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=18, alpha=0.6, color="grey",
+                   label="design points")
+    ax.plot([pts[i][0] for i in front], [pts[i][1] for i in front], color="red", lw=1.2,
+            marker="o", markersize=9, markerfacecolor="none", label="Pareto front")
+    for i in front:
+        text = ", ".join(f"{k.split('.')[-1]}={rows[i][k]}" for k in labels)
+        ax.annotate(text, pts[i], textcoords="offset points", xytext=(6, 4), fontsize=6)
+    ax.set_xlabel(a.x + (" (higher is better)" if "x" in a.maximize else ""))
+    ax.set_ylabel(a.y + (" (higher is better)" if "y" in a.maximize else ""))
+    ax.set_title(a.title or f"Pareto front: {a.y} vs {a.x}")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    out = a.out or os.path.join(os.path.dirname(os.path.abspath(a.results)),
+                                f"pareto_{clean(a.y)}_vs_{clean(a.x)}.png")
+    fig.savefig(out)
+    print(out)
+    w = csv.writer(sys.stdout, lineterminator="\n")
+    w.writerow(["point"] + labels + [a.x, a.y])
+    for i in front:
+        w.writerow([rows[i]["point"]] + [rows[i][k] for k in labels] + [rows[i][a.x], rows[i][a.y]])
+
+
+def clean(s):
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in s)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("results")
@@ -52,6 +117,9 @@ def main():
     yscale = ap.add_mutually_exclusive_group()
     yscale.add_argument("--logy", action="store_true")
     yscale.add_argument("--liny", action="store_true")
+    ap.add_argument("--pareto", action="store_true")
+    ap.add_argument("--maximize", action="append", default=[], choices=["x", "y"])
+    ap.add_argument("--label", action="append", default=[], metavar="KEY")
     a = ap.parse_args()
 
     try:
@@ -85,6 +153,10 @@ def main():
     bad = [r["point"] for r in rows if number(r[a.y]) is None]
     if bad:
         fail(f"--y {a.y}: not a number in point(s) {', '.join(bad)}")
+
+    if a.pareto:
+        pareto_plot(rows, columns, a)
+        return
 
     # Mean over rows sharing (hue, x); note which other keys made them differ.
     varied = columns[1:columns.index("cycles")] if "cycles" in columns else []
@@ -130,9 +202,6 @@ def main():
     if a.hue:
         ax.legend(fontsize=8)
     fig.tight_layout()
-
-    def clean(s):
-        return "".join(c if c.isalnum() or c in "._-" else "_" for c in s)
 
     out = a.out or os.path.join(os.path.dirname(os.path.abspath(a.results)),
                                 f"{clean(a.y)}_vs_{clean(a.x)}"

@@ -107,6 +107,22 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
                  {"stall_dram", t.stall_dram},
                  {"stall_line_buffer", t.stall_line_buffer},
                  {"stall_backpressure", t.stall_backpressure}};
+  const EnergyReport& e = s.energy;
+  nlohmann::ordered_json by_unit, by_action, area;
+  for (const auto& [unit, pj] : e.by_unit) by_unit[unit] = pj;
+  for (const ActionEnergyRow& a : e.rows) {
+    by_action[a.action] = {{"count", a.count}, {"pj_each", a.pj_each}, {"pj", a.pj}};
+  }
+  for (const auto& [unit, mm2] : e.area_mm2) area[unit] = mm2;
+  area["total"] = e.area_total_mm2;
+  j["energy"] = {{"tech", arch.energy.tech},         {"dram_type", arch.energy.dram_type},
+                 {"total_pj", e.total_pj},           {"dynamic_pj", e.dynamic_pj},
+                 {"leakage_pj", e.leakage_pj},       {"by_unit", by_unit},
+                 {"by_action", by_action}};
+  j["power_mw"] = e.power_mw;
+  j["tops_per_watt"] = e.tops_per_watt;
+  j["edp"] = e.edp;
+  j["area_mm2"] = area;
   j["deadlock"] = r.record.deadlock;
   j["descriptors"] = r.lowered.list.descriptors.size();
   j["wall_seconds"] = r.wall_seconds;
@@ -124,8 +140,8 @@ void write_layers(const RunSummary& s, const std::vector<Fidelity>& fidelity,
   std::ofstream f = open(path);
   f << "layer,op,tiles,start,end,cycles,macs,utilization,dram_bytes,l2_bytes,lb_write_cycles,"
        "shifted_writes,discarded_outputs,compute_cycles,stall_l2_conflict,stall_dram,"
-       "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping,class,sqnr_db,"
-       "saturated_fraction\n";
+       "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping,class,energy_pj,"
+       "sqnr_db,saturated_fraction\n";
   for (size_t i = 0; i < s.layers.size(); ++i) {
     const LayerRow& l = s.layers[i];
     csv::Writer w(f);
@@ -134,6 +150,7 @@ void write_layers(const RunSummary& s, const std::vector<Fidelity>& fidelity,
       << l.discarded_outputs << l.compute_cycles << l.stall_l2_conflict << l.stall_dram
       << l.stall_line_buffer << l.stall_backpressure << l.bound_cycles << l.bottleneck
       << l.mapping << l.layer_class;
+    w.fixed(l.energy_pj, 3);
     // Quantisation fidelity (functional mode, calibrated): empty when not measured.
     if (i < fidelity.size() && fidelity[i].values > 0) {
       w.fixed(fidelity[i].sqnr_db(), 3).fixed(fidelity[i].saturated_fraction(), 6);
@@ -233,6 +250,10 @@ void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
       << r.stats.get("store.discarded_outputs") << " discarded outputs";
   if (!s.line_buffer_occupancy.empty()) out << ", peak " << s.line_buffer_peak << " B";
   out << "\n";
+  const EnergyReport& e = s.energy;
+  out << "  energy           " << std::setprecision(3) << e.total_pj * 1e-6 << " uJ ("
+      << arch.energy.tech << ", " << arch.energy.dram_type << "), " << e.power_mw << " mW, "
+      << e.tops_per_watt << " TOPS/W, " << e.area_total_mm2 << " mm2\n";
   std::vector<const LayerRow*> top;
   for (const LayerRow& l : s.layers) top.push_back(&l);
   std::stable_sort(top.begin(), top.end(),

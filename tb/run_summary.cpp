@@ -138,6 +138,8 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
     l.stall_dram += d.stall_dram;
     l.stall_line_buffer += d.stall_line_buffer;
     l.stall_backpressure += d.stall_backpressure;
+    l.actions += descriptor_actions(
+        d, d.is_move ? nullptr : &r.lowered.list.descriptors[d.id].op, arch);
     if (d.is_move) {
       l.dma_port_bytes += d.l2_read_bytes + d.l2_write_bytes;
       continue;
@@ -158,7 +160,11 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
     l.span_dma_port_bytes += d.l2_read_bytes + d.l2_write_bytes;
   }
   uint64_t load = 0, store = 0, dma = 0;
+  const ActionEnergy per_action = action_energy(arch);
+  ActionCounts actions;
   for (LayerRow& l : s.layers) {
+    l.energy_pj = total_pj(dynamic_energy(l.actions, per_action));
+    actions += l.actions;
     if (l.start > l.end) l.start = l.end;
     l.cycles = l.end - l.start;
     l.utilization = l.cycles ? double(l.macs) / (double(l.cycles) * s.peak_macs_per_cycle) : 0;
@@ -197,6 +203,10 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
   s.cycles_over_bound = s.bound_cycles ? double(s.cycles) / double(s.bound_cycles) : 0;
   s.l2_peak_planned = r.lowered.arena_bytes + r.lowered.staging_bytes + r.lowered.band_bytes;
   observe_occupancy(r, s);
+  for (const Stat& st : r.stats.all()) {
+    if (st.name == "vector.ops") actions.vector_ops = st.value;
+  }
+  s.energy = energy_report(actions, s.cycles, arch);
   return s;
 }
 

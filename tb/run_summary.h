@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tb/energy_model.h"
 #include "tb/run_harness.h"
 #include "tb/unit_timeline.h"
 
@@ -33,6 +34,8 @@ struct LayerRow {
   std::string bottleneck;  // compute | line_buffer | dram | l2_port | latency | none (see summarise)
   std::string mapping;     // positions | channels | mixed (tiles of both); empty: moves only
   std::string layer_class; // conv (k>1) | depthwise | pointwise (1x1, fc) | pool | eltwise; empty: moves
+  ActionCounts actions;    // what its descriptors did (tb/energy_model.h)
+  double energy_pj = 0;    // dynamic energy of those actions (leakage is the run's)
 };
 
 // Sums over every descriptor (so over every layer): each equals the sum of the layers' column of
@@ -63,6 +66,8 @@ struct RunSummary {
   // Line-buffer occupancy (from the UnitMonitor; empty when the run was not observed).
   std::vector<std::pair<uint64_t, uint64_t>> line_buffer_occupancy;
   uint64_t line_buffer_peak = 0;
+  // Energy, power, efficiency and area from every layer's actions plus the stat vector.ops.
+  EnergyReport energy;
 };
 
 // `timeline` (optional) adds the line-buffer occupancy observed during the run.

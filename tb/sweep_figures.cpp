@@ -67,6 +67,17 @@ const std::vector<std::string>& sweep_metric_keys() {
       "functional.mismatches",
       "descriptors",
       "wall_seconds",
+      "energy.total_pj",
+      "energy.dynamic_pj",
+      "energy.leakage_pj",
+      "energy.by_unit.dram",
+      "energy.by_unit.l2",
+      "energy.by_unit.l1",
+      "energy.by_unit.neurons",
+      "power_mw",
+      "tops_per_watt",
+      "edp",
+      "area_mm2.total",
   };
   return kKeys;
 }

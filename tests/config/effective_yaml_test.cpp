@@ -139,6 +139,9 @@ TEST(EffectiveYamlText, ExactTextOfAMinimalRun) {
             "  lowering:\n"
             "    mapping: auto\n"
             "    weight_slot_bytes: 0\n"
+            "  energy:\n"
+            "    tech: 16nm\n"
+            "    dram_type: lpddr4\n"
             "networks:\n"
             "  - path: " +
                 net +

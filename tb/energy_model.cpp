@@ -1,0 +1,91 @@
+#include "tb/energy_model.h"
+
+#include "timing/tile_work.h"
+
+namespace strider {
+
+ActionCounts& ActionCounts::operator+=(const ActionCounts& o) {
+  macs += o.macs;
+  acc_updates += o.acc_updates;
+  lb_write_bytes += o.lb_write_bytes;
+  kernel_read_bytes += o.kernel_read_bytes;
+  kernel_write_bytes += o.kernel_write_bytes;
+  l2_read_bytes += o.l2_read_bytes;
+  l2_write_bytes += o.l2_write_bytes;
+  dram_bytes += o.dram_bytes;
+  descriptors += o.descriptors;
+  vector_ops += o.vector_ops;
+  return *this;
+}
+
+ActionCounts descriptor_actions(const DescriptorRecord& d, const OpDesc* op,
+                                const ArchConfig& arch) {
+  ActionCounts c;
+  c.macs = d.macs;
+  c.kernel_read_bytes = d.compute_cycles * arch.neurons.macs_per_cycle;
+  if (op != nullptr && d.end != 0) {  // the tile ran (retired)
+    const TileWork w = compute_tile_work(*op, arch.l1, arch.neurons);
+    c.acc_updates = w.acc_updates;
+    c.lb_write_bytes = w.lb_write_bytes;
+    c.kernel_write_bytes = w.kernel_bytes;
+  }
+  c.l2_read_bytes = d.l2_read_bytes;
+  c.l2_write_bytes = d.l2_write_bytes;
+  const bool fetched = d.fetched != 0;
+  c.dram_bytes = d.dram_read_bytes + d.dram_write_bytes +
+                 (fetched ? arch.controller.descriptor_bytes : 0);
+  c.descriptors = fetched ? 1 : 0;
+  return c;
+}
+
+std::vector<ActionEnergyRow> dynamic_energy(const ActionCounts& c, const ActionEnergy& e) {
+  std::vector<ActionEnergyRow> rows = {
+      {"mac", "neurons", c.macs, e.mac, 0},
+      {"acc_update", "neurons", c.acc_updates, e.acc_update, 0},
+      {"lb_write", "l1", c.lb_write_bytes, e.lb_write_per_byte, 0},
+      {"kernel_read", "l1", c.kernel_read_bytes, e.kernel_read_per_byte, 0},
+      {"kernel_write", "l1", c.kernel_write_bytes, e.kernel_write_per_byte, 0},
+      {"l2_read", "l2", c.l2_read_bytes, e.l2_read_per_byte, 0},
+      {"l2_write", "l2", c.l2_write_bytes, e.l2_write_per_byte, 0},
+      {"dram", "dram", c.dram_bytes, e.dram_per_byte, 0},
+      {"descriptor", "controller", c.descriptors, e.descriptor, 0},
+      {"vector_op", "vector", c.vector_ops, e.vector_op, 0},
+  };
+  for (ActionEnergyRow& r : rows) r.pj = double(r.count) * r.pj_each;
+  return rows;
+}
+
+double total_pj(const std::vector<ActionEnergyRow>& rows) {
+  double sum = 0;
+  for (const ActionEnergyRow& r : rows) sum += r.pj;
+  return sum;
+}
+
+EnergyReport energy_report(const ActionCounts& c, uint64_t cycles, const ArchConfig& arch) {
+  const ActionEnergy e = action_energy(arch);
+  EnergyReport rep;
+  rep.rows = dynamic_energy(c, e);
+  rep.dynamic_pj = total_pj(rep.rows);
+  // Leakage in KiB-cycles: capacity / 1024 x cycles (exact when the capacity is whole KiB).
+  const auto leak = [&](const char* action, const char* unit, uint64_t bytes) {
+    ActionEnergyRow r{action, unit, bytes * cycles / 1024, e.sram_leak_per_kib_cycle, 0};
+    r.pj = double(bytes) / 1024.0 * double(cycles) * e.sram_leak_per_kib_cycle;
+    rep.leakage_pj += r.pj;
+    rep.rows.push_back(r);
+  };
+  leak("l2_leakage", "l2", arch.l2.size_bytes);
+  leak("l1_leakage", "l1", arch.l1.size_bytes);
+  rep.total_pj = rep.dynamic_pj + rep.leakage_pj;
+  for (const ActionEnergyRow& r : rep.rows) rep.by_unit[r.unit] += r.pj;
+  const double seconds = double(cycles) / (arch.clock.frequency_mhz * 1e6);
+  const double joules = rep.total_pj * 1e-12;
+  rep.power_mw = seconds > 0 ? joules / seconds * 1e3 : 0;
+  // TOPS/W = (2 x MACs / s / 1e12) / (J / s) = 2 x MACs / (total_pj x 1e-12) / 1e12.
+  rep.tops_per_watt = rep.total_pj > 0 ? 2.0 * double(c.macs) / rep.total_pj : 0;
+  rep.edp = joules * seconds;
+  rep.area_mm2 = unit_area_mm2(arch);
+  for (const auto& [unit, mm2] : rep.area_mm2) rep.area_total_mm2 += mm2;
+  return rep;
+}
+
+}  // namespace strider

@@ -1,0 +1,231 @@
+// Energy, power and area (tb/energy_model.h): the totals of summary.json and layers.csv agree
+// and match the units' own counters; shift stride off scales the line-buffer energy by the
+// ratio of line-buffer write bytes (the model charges bytes written into lines); a larger L2
+// raises the energy per L2 access; and one small convolution on tiny.yaml with every action
+// count derived by hand.
+#include <cmath>
+#include <cstdlib>
+
+#include "tests/e2e/report_util.h"
+
+namespace strider::report_test {
+namespace {
+
+const std::string kSrc = STRIDER_SOURCE_DIR;
+
+// A run file for `network` on the tiny arch.
+std::string tiny_run(const Scratch& dir, const std::string& network) {
+  fs::create_directories(dir.str());
+  std::ofstream f(dir.file("run.yaml"));
+  f << "arch: " << kSrc << "/configs/arch/tiny.yaml\n"
+    << "networks:\n  - {path: " << network << "}\n"
+    << "sim: {trace: false}\n";
+  return dir.file("run.yaml");
+}
+
+// A second simulation cannot elaborate in this process (SystemC): the runs that are compared
+// each run in a `strider` process of their own.
+void run_process(const std::string& out, const std::vector<std::string>& sets) {
+  std::string cmd = std::string(STRIDER_BINARY_DIR) + "/strider run " + kDefaultRun + " --out " +
+                    out + " --set sim.trace=false";
+  for (const std::string& s : sets) cmd += " --set " + s;
+  ASSERT_EQ(std::system((cmd + " > /dev/null").c_str()), 0) << cmd;
+}
+
+uint64_t stat(const nlohmann::json& s, const std::string& name) {
+  return s["stats"][name]["value"].get<uint64_t>();
+}
+uint64_t count(const nlohmann::json& s, const std::string& action) {
+  return s["energy"]["by_action"][action]["count"].get<uint64_t>();
+}
+double pj(const nlohmann::json& s, const std::string& action) {
+  return s["energy"]["by_action"][action]["pj"].get<double>();
+}
+
+TEST(Energy, TotalsAgreeAcrossFilesAndWithTheUnitsCounters) {
+  Scratch dir("energy_totals");
+  run_strider(dir.str(), {"sim.trace=false"});
+  const nlohmann::json s = read_json(dir.file("summary.json"));
+  const nlohmann::json& e = s["energy"];
+  // Counts are the units' own counters.
+  EXPECT_EQ(count(s, "mac"), stat(s, "neurons.macs"));
+  EXPECT_EQ(count(s, "acc_update"), stat(s, "neurons.acc_updates"));
+  EXPECT_EQ(count(s, "lb_write"), stat(s, "line_buffer.write_bytes"));
+  EXPECT_EQ(count(s, "kernel_write"), stat(s, "kernel.load_bytes"));
+  EXPECT_EQ(count(s, "kernel_read"), stat(s, "neurons.busy_cycles") * 4);  // x macs_per_cycle
+  EXPECT_EQ(count(s, "l2_read") + count(s, "l2_write"),
+            stat(s, "l2.dma_bytes") + stat(s, "l2.load_bytes") + stat(s, "l2.store_bytes"));
+  EXPECT_EQ(count(s, "dram"), stat(s, "dram.read_bytes") + stat(s, "dram.write_bytes"));
+  EXPECT_EQ(count(s, "descriptor"), stat(s, "controller.descriptors"));
+  EXPECT_EQ(count(s, "vector_op"), 0u);  // no vector unit registers vector.ops yet
+  // by_action and by_unit both add up to the total; dynamic + leakage = total.
+  double actions = 0, units = 0;
+  for (const auto& a : e["by_action"]) actions += a["pj"].get<double>();
+  for (const auto& u : e["by_unit"]) units += u.get<double>();
+  const double total = e["total_pj"].get<double>();
+  EXPECT_NEAR(actions, total, total * 1e-12);
+  EXPECT_NEAR(units, total, total * 1e-12);
+  EXPECT_NEAR(e["dynamic_pj"].get<double>() + e["leakage_pj"].get<double>(), total,
+              total * 1e-12);
+  // layers.csv: the layers' energy (3 decimals each) adds up to the dynamic energy.
+  const Csv layers = read_csv(dir.file("layers.csv"));
+  ASSERT_EQ(layers.header[layers.header.size() - 3], "energy_pj");  // then sqnr_db, saturated_fraction
+  double sum = 0;
+  for (const auto& row : layers.rows) sum += std::stod(row.at("energy_pj"));
+  EXPECT_NEAR(sum, e["dynamic_pj"].get<double>(), 0.0005 * layers.rows.size());
+  // Power, efficiency, EDP from the same total.
+  const double seconds = s["seconds_at_clock"].get<double>();
+  EXPECT_NEAR(s["power_mw"].get<double>(), total * 1e-12 / seconds * 1e3, 1e-9);
+  EXPECT_NEAR(s["tops_per_watt"].get<double>(), 2.0 * s["macs"].get<double>() / total, 1e-12);
+  EXPECT_NEAR(s["edp"].get<double>(), total * 1e-12 * seconds, 1e-20);
+  double area = 0;
+  for (const auto& [unit, mm2] : s["area_mm2"].items()) {
+    if (unit != "total") area += mm2.get<double>();
+  }
+  EXPECT_NEAR(area, s["area_mm2"]["total"].get<double>(), 1e-12);
+}
+
+TEST(Energy, ShiftStrideOffScalesLineBufferEnergyByTheWriteBytesRatio) {
+  Scratch on("energy_shift_on"), off("energy_shift_off");
+  run_process(on.str(), {});
+  run_process(off.str(), {"arch.l1.shift_stride=false"});
+  const nlohmann::json a = read_json(on.file("summary.json"));
+  const nlohmann::json b = read_json(off.file("summary.json"));
+  // The line buffer is charged per byte written into a line (energy/model.h says why), so its
+  // energy scales exactly with line_buffer.write_bytes.
+  const double bytes_ratio =
+      double(stat(b, "line_buffer.write_bytes")) / double(stat(a, "line_buffer.write_bytes"));
+  EXPECT_DOUBLE_EQ(pj(b, "lb_write") / pj(a, "lb_write"), bytes_ratio);
+  EXPECT_DOUBLE_EQ(b["energy"]["by_action"]["lb_write"]["pj_each"].get<double>(),
+                   a["energy"]["by_action"]["lb_write"]["pj_each"].get<double>());
+  // Without shift stride each line reads its own block from L2: more L2 read energy.
+  EXPECT_GT(pj(b, "l2_read"), pj(a, "l2_read"));
+  EXPECT_GT(stat(b, "line_buffer.write_cycles"), stat(a, "line_buffer.write_cycles"));
+}
+
+TEST(Energy, LargerL2RaisesEnergyPerL2Access) {
+  Scratch small("energy_l2_small"), big("energy_l2_big");
+  run_process(small.str(), {"arch.l2.size_bytes=524288"});
+  run_process(big.str(), {"arch.l2.size_bytes=2097152"});
+  const nlohmann::json a = read_json(small.file("summary.json"));
+  const nlohmann::json b = read_json(big.file("summary.json"));
+  // 16 nm: 0.3 x 1.25 x {5, 10} (tests/config/energy_presets_test.cpp): 1.875 and 3.75 pJ/B.
+  EXPECT_DOUBLE_EQ(a["energy"]["by_action"]["l2_read"]["pj_each"].get<double>(), 1.875);
+  EXPECT_DOUBLE_EQ(b["energy"]["by_action"]["l2_read"]["pj_each"].get<double>(), 3.75);
+  EXPECT_GT(b["energy"]["by_unit"]["l2"].get<double>(), a["energy"]["by_unit"]["l2"].get<double>());
+  EXPECT_GT(b["area_mm2"]["l2"].get<double>(), a["area_mm2"]["l2"].get<double>());
+}
+
+bool have_matplotlib() {
+  return std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") == 0;
+}
+
+TEST(Energy, PlotRunDrawsTheEnergyBreakdown) {
+  if (!have_matplotlib()) GTEST_SKIP() << "no /usr/bin/python3 with matplotlib";
+  Scratch dir("energy_plot");
+  run_strider(dir.str(), {"sim.trace=false"});
+  const std::string cmd = "/usr/bin/python3 " + kSrc + "/scripts/plot_run.py " + dir.str() +
+                          " > /dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const std::string bytes = slurp(dir.file("energy.png"));
+  ASSERT_GT(bytes.size(), 1000u);
+  EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+}
+
+// Points (cycles, energy): a (10, 50), b (20, 30), c (15, 60) dominated by a, d (30, 30)
+// dominated by b, e (40, 10): the front is a, b, e in order of cycles.
+TEST(Energy, PlotSweepMarksTheParetoFront) {
+  if (!have_matplotlib()) GTEST_SKIP() << "no /usr/bin/python3 with matplotlib";
+  Scratch dir("energy_pareto");
+  fs::create_directories(dir.str());
+  {
+    std::ofstream f(dir.file("results.csv"));
+    f << "point,arch.l2.size_bytes,cycles,energy.total_pj,error\n"
+      << "0,a,10,50,\n1,b,20,30,\n2,c,15,60,\n3,d,30,30,\n4,e,40,10,\n";
+  }
+  const std::string cmd = "/usr/bin/python3 " + kSrc + "/scripts/plot_sweep.py " +
+                          dir.file("results.csv") + " --pareto --x cycles --y energy.total_pj > " +
+                          dir.file("out.txt");
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_EQ(slurp(dir.file("out.txt")),
+            dir.file("pareto_energy.total_pj_vs_cycles.png") +
+                "\npoint,arch.l2.size_bytes,cycles,energy.total_pj\n"
+                "0,a,10,50\n1,b,20,30\n4,e,40,10\n");
+  EXPECT_GT(slurp(dir.file("pareto_energy.total_pj_vs_cycles.png")).size(), 1000u);
+}
+
+// tests/e2e/data/energy_conv.yaml on tiny.yaml (45 nm, LPDDR4): a 3x3 pad-1 conv, 1 input
+// channel of 4 x 8, 4 output channels. Tiny: 8 neurons, 16 B lines, 4 MACs/cycle, 4
+// accumulators, 512 B kernel region, 16 B DMA bursts, 64 B descriptors, 64 KiB L2 in 4 banks.
+TEST(Energy, HandComputedSmallConvOnTiny) {
+  Scratch dir("energy_hand");
+  run_strider(dir.str(), {}, tiny_run(dir, kSrc + "/tests/e2e/data/energy_conv.yaml"));
+  const nlohmann::json s = read_json(dir.file("summary.json"));
+  // Counts (timing/tile_work.h, positions mapping, one tile of 4 channels = one group of 4):
+  //   segments = 1 channel x 3 kernel rows = 3 of width 3; a fill holds 16 / 3 = 5: one fill.
+  //   Stride 1 over virtual rows of Wp = 8 + 2 = 10: positions = 3 x 10 + 8 = 38, runs of 8:
+  //   8, 8, 8, 8, 6. Per run: compute = 4 channels x ceil(3 x 3 / 4) = 12 cycles.
+  //   mac         = 4 channels x 4 x 8 outputs x 9 = 1152
+  //   acc_update  = 38 positions x 12 cycles = 456
+  //   lb_write    = 3 segments x 3 B x 38 active lines = 342 B
+  //   kernel_read = 5 runs x 12 cycles x 4 B = 240 B
+  //   kernel_write= 4 x 9 = 36 B (the whole kernel fits: loaded once)
+  //   l2_read     = tile: 3 segments x stored blocks (8 + 10 + 10 + 10 + 8) + 36 kernel = 174;
+  //                 the output move reads 4 x 4 x 8 = 128: 302 B
+  //   l2_write    = moves in: input 32 + weights 36 + bias 4 x 4 = 16; tile stores 128: 212 B
+  //   dram        = moves: input 32 + weights 48 (36 rounded up to 16 B bursts) + bias 16 +
+  //                 output 128 = 224; 5 descriptors x 64 B fetched = 320: 544 B
+  //   descriptor  = 5 (input, weights, bias, the conv tile, output)
+  EXPECT_EQ(count(s, "mac"), 1152u);
+  EXPECT_EQ(count(s, "acc_update"), 456u);
+  EXPECT_EQ(count(s, "lb_write"), 342u);
+  EXPECT_EQ(count(s, "kernel_read"), 240u);
+  EXPECT_EQ(count(s, "kernel_write"), 36u);
+  EXPECT_EQ(count(s, "l2_read"), 302u);
+  EXPECT_EQ(count(s, "l2_write"), 212u);
+  EXPECT_EQ(count(s, "dram"), 544u);
+  EXPECT_EQ(count(s, "descriptor"), 5u);
+  EXPECT_EQ(count(s, "vector_op"), 0u);
+  ASSERT_EQ(s["cycles"].get<uint64_t>(), 253u);
+  // Energy per action at 45 nm (arch/energy_presets.cpp; SRAM: E8K = 10 pJ / 8 B = 1.25 pJ/B
+  // scaled by 0.5 sqrt(bank / 8 KiB) + 0.5 sqrt(total / 8 KiB)):
+  const double lb = 1.25 * (0.5 * std::sqrt(128.0 / 8192) + 0.5 * std::sqrt(256.0 / 8192));
+  const double kr = 1.25 * std::sqrt(512.0 / 8192);                           // 0.3125
+  const double l2 = 1.25 * (0.5 * std::sqrt(16384.0 / 8192) + 0.5 * std::sqrt(65536.0 / 8192));
+  const double desc = 64 * 1.25 * std::sqrt(256.0 / 8192);  // 64 B of a 4 x 64 B prefetch buffer
+  const std::vector<std::pair<const char*, double>> expected = {
+      {"mac", 1152 * 0.23},          // 264.96
+      {"acc_update", 456 * 0.1},     // 45.6
+      {"lb_write", 342 * lb},        // 64.505
+      {"kernel_read", 240 * kr},     // 75
+      {"kernel_write", 36 * kr},     // 11.25
+      {"l2_read", 302 * l2},         // 800.798
+      {"l2_write", 212 * l2},        // 562.150
+      {"dram", 544 * 64.0},          // 34816 (LPDDR4 8 pJ/bit)
+      {"descriptor", 5 * desc},      // 70.711
+      {"vector_op", 0.0},
+      // Leakage 0.41 uW/KiB at 1 GHz = 0.00041 pJ per KiB-cycle, over 253 cycles:
+      {"l2_leakage", 64 * 253 * 0.00041},  // 6.63872
+      {"l1_leakage", 1 * 253 * 0.00041},   // 0.10373
+  };
+  double total = 0;
+  for (const auto& [action, value] : expected) {
+    EXPECT_NEAR(pj(s, action), value, 1e-9) << action;
+    total += value;
+  }
+  EXPECT_NEAR(total, 36717.716217, 1e-6);
+  EXPECT_NEAR(s["energy"]["total_pj"].get<double>(), total, 1e-9);
+  EXPECT_NEAR(s["energy"]["leakage_pj"].get<double>(), 6.63872 + 0.10373, 1e-9);
+  // Per layer (layers.csv): input:x = its move (32 B DRAM + 64 B fetch, 32 B L2 write, one
+  // descriptor) = 96 x 64 + 32 x l2 + desc = 6242.995 pJ.
+  const Csv layers = read_csv(dir.file("layers.csv"));
+  ASSERT_EQ(layers.rows.size(), 3u);
+  EXPECT_EQ(layers.rows[0].at("energy_pj"), "6242.995");
+  EXPECT_NEAR(96 * 64.0 + 32 * l2 + desc, 6242.995, 0.0005);
+  // Power at 1 GHz over 253 ns; TOPS/W = 2 x 1152 / total pJ.
+  EXPECT_NEAR(s["power_mw"].get<double>(), total * 1e-12 / 253e-9 * 1e3, 1e-9);
+  EXPECT_NEAR(s["tops_per_watt"].get<double>(), 2304 / total, 1e-15);
+}
+
+}  // namespace
+}  // namespace strider::report_test
