@@ -4,22 +4,22 @@
 # (default 3) with /usr/bin/time -v:
 #   import  a SCALE-Sim conv topology of ROWS rows (default 100,000; 16x16x8 3x3 convs, each
 #           chained onto the previous one), imported by `strider inspect`;
-#   chain   a SCALE-Sim GEMM topology of GEMMS chained GEMMs (default 6) of M=16384, N=K=1024,
-#           whose 16 MiB activations spill to DRAM (row bands): about 175,000 descriptors each,
+#   chain   a SCALE-Sim GEMM topology of GEMMS chained GEMMs (default 32) of M=16384, N=K=1024,
+#           whose 16 MiB activations spill to DRAM (row bands): about 33,000 descriptors each,
 #           planned, lowered and simulated by `strider run` (timing mode, no trace).
 # Prints per case the median wall time, the median CPU time (user + sys: the figure that does
 # not depend on what else the machine runs), the peak RSS (largest over the runs) and, for the
 # chain, the descriptor count. Exit status 1 when a run fails or a median CPU time or peak RSS is
 # over its target (import: 2 s; chain: 20 s and 1.5 GB).
 # Usage: scripts/bench_scale.sh [RUNS]
-#   STRIDER (default build/strider)  ROWS (default 100000)  GEMMS (default 6)
+#   STRIDER (default build/strider)  ROWS (default 100000)  GEMMS (default 32)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 runs=${1:-3}
 strider=${STRIDER:-build/strider}
 rows=${ROWS:-100000}
-gemms=${GEMMS:-6}
+gemms=${GEMMS:-32}
 if [[ ! "$runs" =~ ^[1-9][0-9]*$ ]]; then
   echo "usage: scripts/bench_scale.sh [RUNS]" >&2
   exit 2

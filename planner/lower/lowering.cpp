@@ -50,6 +50,7 @@ TensorRef Lowerer::ref(int tensor) const {
   TensorRef r = shape_ref(tensor);
   r.space = space(tensor);
   r.addr = layout_.tensor_addr[tensor];
+  if (g_.tensors[tensor].shape.n > 1) r.addr += uint64_t(image_) * r.c * r.h * r.w;  // image image_
   return r;
 }
 
@@ -61,7 +62,6 @@ TensorRef Lowerer::shape_ref(int tensor) const {
   r.w = static_cast<uint32_t>(t.shape.w);
   r.row_stride = r.w;
   r.channel_stride = r.w * r.h;
-  if (t.shape.n > 1) r.addr += uint64_t(image_) * r.c * r.h * r.w;  // image image_ of the batch
   return r;
 }
 
