@@ -98,7 +98,7 @@ void write_layers(const RunSummary& s, const std::string& path) {
   std::ofstream f = open(path);
   f << "layer,op,tiles,start,end,cycles,macs,utilization,dram_bytes,l2_bytes,lb_write_cycles,"
        "shifted_writes,discarded_outputs,compute_cycles,stall_l2_conflict,stall_dram,"
-       "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping\n";
+       "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping,class\n";
   for (const LayerRow& l : s.layers) {
     f << l.name << ',' << l.op << ',' << l.tiles << ',' << l.start << ',' << l.end << ','
       << l.cycles << ',' << l.macs << ',' << std::fixed << std::setprecision(6) << l.utilization
@@ -106,7 +106,7 @@ void write_layers(const RunSummary& s, const std::string& path) {
       << l.shifted_writes << ',' << l.discarded_outputs << ',' << l.compute_cycles << ','
       << l.stall_l2_conflict << ',' << l.stall_dram << ',' << l.stall_line_buffer << ','
       << l.stall_backpressure << ',' << l.bound_cycles << ',' << l.bottleneck << ','
-      << l.mapping << '\n';
+      << l.mapping << ',' << l.layer_class << '\n';
   }
 }
 

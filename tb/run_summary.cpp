@@ -48,10 +48,25 @@ void observe_occupancy(const RunResult& r, RunSummary& s) {
 
 uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+// The class of layer an operation belongs to, for per-class figures.
+const char* layer_class(const OpDesc& op) {
+  switch (op.op) {
+    case OpCode::kConv:
+      if (op.groups > 1 && op.groups == op.input.c) return "depthwise";
+      return op.kernel_h == 1 && op.kernel_w == 1 ? "pointwise" : "conv";
+    case OpCode::kFullyConnected: return "pointwise";
+    case OpCode::kMaxPool:
+    case OpCode::kAvgPool:
+    case OpCode::kGlobalAvgPool: return "pool";
+    default: return "eltwise";
+  }
+}
+
 // A layer's bound and what bounded its time. The bottleneck is the resource with the most busy
 // cycles in the layer — the neurons (compute cycles), the line-buffer write port (write cycles),
-// DRAM (transfer time plus contention stalls), the busiest L2 port (transfer time plus bank
-// conflicts) — unless even that one was busy for under half the layer's cycles: then the layer
+// DRAM (transfer time plus contention stalls), the busiest L2 port (transfer time; its bank
+// conflicts mostly overlap other work and are reported apart, in stall_l2_conflict) — unless even
+// that one was busy for under half the layer's cycles: then the layer
 // waited on latencies (dependencies, DMA set-up, pipeline fill). A layer with no work (a graph
 // input that stays in DRAM) has none.
 void bound_layer(LayerRow& l, const ArchConfig& arch, uint64_t peak) {
@@ -62,7 +77,7 @@ void bound_layer(LayerRow& l, const ArchConfig& arch, uint64_t peak) {
   const std::pair<uint64_t, const char*> busy[] = {{l.compute_cycles, "compute"},
                                                    {l.lb_write_cycles, "line_buffer"},
                                                    {dram + l.stall_dram, "dram"},
-                                                   {l2 + l.stall_l2_conflict, "l2_port"}};
+                                                   {l2, "l2_port"}};
   const auto* most = std::max_element(std::begin(busy), std::end(busy),
                                       [](const auto& a, const auto& b) { return a.first < b.first; });
   l.bottleneck = l.cycles == 0 ? "none" : 2 * most->first < l.cycles ? "latency" : most->second;
@@ -108,8 +123,10 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
     }
     l.load_port_bytes += d.l2_read_bytes;
     l.store_port_bytes += d.l2_write_bytes;
-    const char* m = to_string(r.lowered.list.descriptors[d.id].op.mapping);
+    const OpDesc& op = r.lowered.list.descriptors[d.id].op;
+    const char* m = to_string(op.mapping);
     l.mapping = l.mapping.empty() || l.mapping == m ? m : "mixed";
+    l.layer_class = layer_class(op);
   }
   // Moves that started before the layer's first tile (weight prefetch) ran in earlier layers'
   // time: the layer's bound counts only the DMA traffic inside its span.

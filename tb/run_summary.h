@@ -32,6 +32,7 @@ struct LayerRow {
   uint64_t bound_cycles = 0;
   std::string bottleneck;  // compute | line_buffer | dram | l2_port | latency | none (see summarise)
   std::string mapping;     // positions | channels | mixed (tiles of both); empty: moves only
+  std::string layer_class; // conv (k>1) | depthwise | pointwise (1x1, fc) | pool | eltwise; empty: moves
 };
 
 // Sums over every descriptor (so over every layer): each equals the sum of the layers' column of

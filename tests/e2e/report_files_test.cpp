@@ -22,7 +22,8 @@ TEST(ReportFiles, EveryFileIsWrittenWithItsColumns) {
             (Strings{"layer", "op", "tiles", "start", "end", "cycles", "macs", "utilization",
                      "dram_bytes", "l2_bytes", "lb_write_cycles", "shifted_writes",
                      "discarded_outputs", "compute_cycles", "stall_l2_conflict", "stall_dram",
-                     "stall_line_buffer", "stall_backpressure", "bound_cycles", "bottleneck", "mapping"}));
+                     "stall_line_buffer", "stall_backpressure", "bound_cycles", "bottleneck", "mapping",
+                     "class"}));
   EXPECT_EQ(
       read_csv(dir.file("descriptors.csv")).header,
       (Strings{"id", "kind", "layer", "unit", "channel", "fetched", "ready", "start", "end", "mapping"}));

@@ -59,7 +59,7 @@ TEST_P(ZooL2, RunsOnEveryL2Size) {
       std::vector<std::string> f;
       std::stringstream cells(row);
       for (std::string c; std::getline(cells, c, ',');) f.push_back(c);
-      ASSERT_GE(f.size(), 19u) << row;  // a trailing empty mapping is not split off
+      ASSERT_GE(f.size(), 19u) << row;  // trailing empty fields are not split off
       EXPECT_LE(std::stoull(f[18]), std::stoull(f[5])) << net << " " << l2 << ": " << row;
     }
     if (l2 == 1048576) {

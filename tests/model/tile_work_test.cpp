@@ -6,13 +6,29 @@
 namespace strider {
 namespace {
 
+// The small machine of these tests: 8 neurons x 2 MAC lanes, 16-byte lines, a 512 B kernel region.
+L1Config small_l1() {
+  L1Config l1;
+  l1.lines = 8;
+  l1.line_bytes = 16;
+  l1.kernel_bytes = 512;
+  return l1;
+}
+NeuronConfig small_neurons(uint32_t accumulators) {
+  NeuronConfig nc;
+  nc.count = 8;
+  nc.macs_per_cycle = 2;
+  nc.accumulators = accumulators;
+  return nc;
+}
+
 // 3x3 conv, pad 1, stride 1: input 3x8x8 -> output 4x8x8, on 8 neurons x 16-byte lines,
 // 2 MACs per cycle per neuron; the first design (one accumulator, padding not generated in the
 // block) unless a test says otherwise.
 struct ConvCase {
   OpDesc op;
-  L1Config l1;
-  NeuronConfig nc;
+  L1Config l1 = small_l1();
+  NeuronConfig nc = small_neurons(1);
   ConvCase() {
     op.op = OpCode::kConv;
     op.input = TensorRef{MemSpace::kL2, 0, 3, 8, 8, 8, 64, 1};
@@ -21,13 +37,7 @@ struct ConvCase {
     op.pad_top = op.pad_left = op.pad_bottom = op.pad_right = 1;
     op.row_end = 8;
     op.ch_end = 4;
-    l1.lines = 8;
-    l1.line_bytes = 16;
-    l1.kernel_bytes = 512;
     l1.pad_in_block = false;
-    nc.count = 8;
-    nc.macs_per_cycle = 2;
-    nc.accumulators = 1;
   }
 };
 
@@ -129,14 +139,7 @@ TEST(TileWork, FullyConnectedPutsFeaturesOnNeurons) {
   op.output = TensorRef{MemSpace::kL2, 64, 10, 1, 1, 1, 1, 1};
   op.row_end = 1;
   op.ch_end = 10;
-  L1Config l1;
-  l1.line_bytes = 16;
-  l1.kernel_bytes = 512;
-  NeuronConfig nc;
-  nc.count = 8;
-  nc.macs_per_cycle = 2;
-  nc.accumulators = 1;
-  const TileWork w = compute_tile_work(op, l1, nc);
+  const TileWork w = compute_tile_work(op, small_l1(), small_neurons(1));
   // 10 features on 8 neurons: 2 runs (8 + 2 active); 40 inputs = 3 fills of 16,16,8.
   EXPECT_EQ(w.runs, 2u);
   EXPECT_EQ(w.fills, 6u);
@@ -201,15 +204,8 @@ TEST(TileWork, ChannelsMappingPutsOutputChannelsOnNeuronsAndPositionsInAccumulat
   op.output = TensorRef{MemSpace::kL2, 4096, 10, 2, 5, 5, 10, 1};
   op.row_end = 2;
   op.ch_end = 10;
-  L1Config l1;
-  l1.line_bytes = 16;
-  l1.kernel_bytes = 512;
-  NeuronConfig nc;
-  nc.count = 8;
-  nc.macs_per_cycle = 2;
-  nc.accumulators = 4;
   ASSERT_TRUE(channels_mapping_applies(op));
-  const TileWork w = compute_tile_work(op, l1, nc);
+  const TileWork w = compute_tile_work(op, small_l1(), small_neurons(4));
   // 10 output channels on 8 neurons: runs of 8 and 2; 10 positions in groups of 4, 4, 2; the
   // 40 input channels in fills of 16, 16, 8: 2 x 3 x 3 = 18 fills.
   EXPECT_EQ(w.runs, 6u);
@@ -244,12 +240,7 @@ TEST(TileWork, GlobalPoolingOnChannelsReducesEachLineOverItsOwnChannel) {
   op.kernel_h = op.kernel_w = 6;
   op.row_end = 1;
   op.ch_end = 16;
-  L1Config l1;
-  l1.line_bytes = 16;
-  NeuronConfig nc;
-  nc.count = 8;
-  nc.macs_per_cycle = 2;
-  const TileWork w = compute_tile_work(op, l1, nc);
+  const TileWork w = compute_tile_work(op, small_l1(), small_neurons(8));
   // 2 runs of 8 channels; each line gets its channel's 36 values in fills of 16, 16, 4: 8 writes
   // and ceil(16 / 2) = 8, 8, 2 compute cycles. Fills (8, 8) (8, 8) (8, 2) twice: writes and compute
   // alternate without waiting, compute ends at 16, 24, 26, 40, 48, 50; writes at 8, 16, 24, 32, 40,
