@@ -1,7 +1,7 @@
 // Graph IR: the one representation every importer (ONNX, YAML, SCALE-Sim) produces and every
 // planner pass (legalise, schedule, memory plan, lower) consumes.
 //
-// Data is int8 activations in planar NCHW (batch is 1 in this release), int8 weights laid out
+// Data is int8 activations in planar NCHW (N images contiguous), int8 weights laid out
 // [out_channels][in_channels / groups][kernel_h][kernel_w], int32 biases. Activations are
 // requantised back to int8 by the producing op: acc * multiplier >> shift (64-bit product),
 // rounded half away from zero, then clamped by the fused activation. The exact integer rules
