@@ -131,6 +131,11 @@ std::string effective_yaml(const RunConfig& run) {
         << n.input_w << YAML::EndSeq;
     }
     e << YAML::Key << "seed" << YAML::Value << n.seed;
+    if (n.batch != 0) e << YAML::Key << "batch" << YAML::Value << n.batch;
+    if (n.path.size() >= 4 && n.path.compare(n.path.size() - 4, 4, ".csv") == 0) {  // SCALE-Sim
+      e << YAML::Key << "scalesim" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+        << "output_size" << YAML::Value << n.scalesim_output_size << YAML::EndMap;
+    }
     e << YAML::EndMap;
   }
   e << YAML::EndSeq;

@@ -18,6 +18,8 @@ struct NetworkSpec {
   int64_t input_h = 0;  // 0: as declared in the network file
   int64_t input_w = 0;
   uint64_t seed = 1;  // weights for parameter-free graphs
+  uint32_t batch = 0;  // images per run (N of every graph input); 0: as declared in the file
+  std::string scalesim_output_size = "ceil";  // SCALE-Sim CSV: ceil (SCALE-Sim's) | floor
 };
 
 struct PlannerOptions {

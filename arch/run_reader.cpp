@@ -101,12 +101,19 @@ void read_networks(const ConfigNode* list, const Origin& file, RunConfig& run, O
         read_input(*input, key + ".input", spec, origins, diags);
       }
       r.read("seed", spec.seed);
+      r.read("batch", spec.batch);
+      if (spec.batch == 0 && item.find("batch") != nullptr && !origins.invalid(key + ".batch")) {
+        diags.error(item.find("batch")->origin, key + ".batch", "must be at least 1, got 0");
+      }
+      FieldReader scalesim = r.section("scalesim");
+      scalesim.read_choice("output_size", spec.scalesim_output_size, {"ceil", "floor"});
+      scalesim.finish();
       r.finish();
       if (path == nullptr) diags.error(item.origin, key + ".path", "required key is missing");
     } else {
       diags.error(
           item.origin, key,
-          "expected a network path or a map {path, name, input, seed}, got " + item.describe());
+          "expected a network path or a map {path, name, input, seed, batch, scalesim}, got " + item.describe());
     }
     const std::string path_key = key + ".path";
     std::string written;

@@ -9,7 +9,7 @@ packages=(
   libgtest-dev libgmock-dev
   libonnx-dev protobuf-compiler libprotobuf-dev
   nlohmann-json3-dev libeigen3-dev libssl-dev
-  python3 python3-dev pybind11-dev python3-numpy python3-matplotlib bc
+  python3 python3-dev pybind11-dev python3-numpy python3-matplotlib bc time
 )
 # Only needed to regenerate the bundled ONNX graphs (scripts/export_models.py).
 if [ "${STRIDER_EXPORT_DEPS:-0}" = "1" ]; then

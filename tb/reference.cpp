@@ -211,6 +211,39 @@ void Reference::run_node(const Node& n) {
   }
   std::vector<Bytes> out;
   for (int t : n.outputs) out.emplace_back(size_t(g_.tensors[t].shape.elements()), int8_t{0});
+  const int64_t images = g_.tensors[n.outputs[0]].shape.n;
+  if (images <= 1) {
+    compute(n, in, out);
+  } else {
+    // Image by image: slices of the operands holding a batch, whole broadcast operands.
+    std::vector<Bytes> in_image(in.size()), out_image(out.size());
+    std::vector<const Bytes*> in_ptr(in.size());
+    for (int64_t i = 0; i < images; ++i) {
+      for (size_t k = 0; k < in.size(); ++k) {
+        const TensorShape& s = g_.tensors[n.inputs[k]].shape;
+        if (s.n == 1) {
+          in_ptr[k] = in[k];
+          continue;
+        }
+        const int64_t per = s.elements() / s.n;
+        in_image[k].assign(in[k]->begin() + i * per, in[k]->begin() + (i + 1) * per);
+        in_ptr[k] = &in_image[k];
+      }
+      for (size_t k = 0; k < out.size(); ++k) {
+        out_image[k].assign(out[k].size() / size_t(images), int8_t{0});
+      }
+      compute(n, in_ptr, out_image);
+      for (size_t k = 0; k < out.size(); ++k) {
+        std::copy(out_image[k].begin(), out_image[k].end(),
+                  out[k].begin() + i * int64_t(out_image[k].size()));
+      }
+    }
+  }
+  for (size_t k = 0; k < out.size(); ++k) values_[n.outputs[k]] = std::move(out[k]);
+}
+
+void Reference::compute(const Node& n, const std::vector<const Bytes*>& in,
+                        std::vector<Bytes>& out) const {
   const int64_t plane = in.empty() ? 0 : g_.tensors[n.inputs[0]].shape.h * g_.tensors[n.inputs[0]].shape.w;
   switch (n.op) {
     case OpType::kConv: conv(g_, n, *in[0], out[0]); break;
@@ -251,7 +284,6 @@ void Reference::run_node(const Node& n) {
     }
     case OpType::kPad: pad(g_, n, *in[0], out[0]); break;
   }
-  for (size_t k = 0; k < out.size(); ++k) values_[n.outputs[k]] = std::move(out[k]);
 }
 
 }  // namespace strider

@@ -3,7 +3,9 @@
 // the model but the numeric contract of strider/quant.h (requantize, activate, round_away,
 // saturate8); its loops are written independently of model/neuron/tile_compute.cpp.
 //
-// Numerics per op (int8 activations, planar CHW, batch 1):
+// A batch (N > 1) is computed image by image, each image's CHW block being contiguous (NCHW);
+// an operand with N = 1 (a broadcast) is shared by every image.
+// Numerics per op (int8 activations, planar CHW, per image):
 // - Conv / FullyConnected: acc = bias + sum(in x w) in int32 (virtual zero padding), then
 //   requantize(acc, multiplier, shift) and the fused activation.
 // - MaxPool: the maximum over the window's elements inside the input; AvgPool: their sum divided
@@ -42,6 +44,10 @@ class Reference {
   std::vector<int8_t>& mutable_value(int tensor) { return values_.at(tensor); }
 
  private:
+  // One image: `in` and `out` hold that image's CHW values.
+  void compute(const Node& n, const std::vector<const std::vector<int8_t>*>& in,
+               std::vector<std::vector<int8_t>>& out) const;
+
   const Graph& g_;
   std::vector<std::vector<int8_t>> values_;
 };

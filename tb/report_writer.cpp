@@ -31,6 +31,8 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
   j["git_revision"] = strider_git_revision();
   j["cycles"] = s.cycles;
   j["seconds_at_clock"] = s.seconds_at_clock;
+  j["batch"] = s.images;
+  j["cycles_per_image"] = s.cycles_per_image;
   j["macs"] = s.macs;
   j["utilization"] = s.utilization;
   j["bound_cycles"] = s.bound_cycles;
@@ -233,6 +235,10 @@ void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
   out << "strider: " << r.graph.name << " on " << arch.name << "\n";
   out << "  cycles           " << s.cycles << "  (" << std::fixed << std::setprecision(3)
       << s.seconds_at_clock * 1e3 << " ms at " << arch.clock.frequency_mhz << " MHz)\n";
+  if (s.images > 1) {
+    out << "  batch            " << s.images << " images, " << std::setprecision(1)
+        << s.cycles_per_image << " cycles per image\n";
+  }
   out << "  MACs             " << s.macs << "  utilisation " << std::setprecision(1)
       << s.utilization * 100 << " %\n";
   out << "  bound            " << s.bound_cycles << " cycles, run at " << std::setprecision(2)

@@ -1,6 +1,7 @@
 #include "tb/run_harness.h"
 
 #include <chrono>
+#include <iostream>
 #include <memory>
 #include <stdexcept>
 
@@ -22,7 +23,13 @@ namespace {
 // fuses its activations into their producers.
 Graph load_checked(const RunConfig& cfg, size_t k) {
   const NetworkSpec& net = cfg.networks[k];
-  Graph g = import_network(net.path, net.input_h, net.input_w);
+  ImportOptions opt;
+  opt.input_h = net.input_h;
+  opt.input_w = net.input_w;
+  opt.batch = net.batch;
+  parse_scalesim_output_size(net.scalesim_output_size, &opt.scalesim.output_size);
+  Graph g = import_network(net.path, opt);
+  for (const std::string& w : g.warnings) std::cerr << "warning: " << w << "\n";
   check_resource_limits(cfg, g, ResourceLimits(), k);
   materialise_parameters(&g, net.seed);
   fuse_activations(&g);

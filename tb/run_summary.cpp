@@ -113,6 +113,8 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
   const ArchConfig& arch = r.config.arch;
   s.cycles = r.cycles;
   s.seconds_at_clock = double(r.cycles) / (arch.clock.frequency_mhz * 1e6);
+  for (int t : r.graph.inputs) s.images = std::max<uint64_t>(s.images, r.graph.tensors[t].shape.n);
+  s.cycles_per_image = double(r.cycles) / double(s.images);
   s.peak_macs_per_cycle = uint64_t(arch.neurons.count) * arch.neurons.macs_per_cycle;
   s.layers.resize(r.lowered.layers.size());
   for (size_t i = 0; i < s.layers.size(); ++i) {

@@ -52,6 +52,8 @@ struct RunSummary {
   std::vector<LayerRow> layers;
   uint64_t cycles = 0;
   double seconds_at_clock = 0;
+  uint64_t images = 1;          // batch: images per run (the largest N of the graph inputs)
+  double cycles_per_image = 0;  // cycles / images
   uint64_t macs = 0;
   double utilization = 0;
   uint64_t peak_macs_per_cycle = 0;

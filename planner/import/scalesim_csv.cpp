@@ -5,6 +5,7 @@
 #include <sstream>
 #include <set>
 #include <stdexcept>
+#include <unordered_map>
 #include <vector>
 
 #include "common/csv.h"
@@ -29,7 +30,7 @@ const char* const kGemmColumns[] = {"Layer", "M", "N", "K"};
 
 class ScaleSimReader {
  public:
-  explicit ScaleSimReader(const std::string& path) : path_(path) {}
+  ScaleSimReader(const std::string& path, const ScaleSimOptions& opt) : path_(path), opt_(opt) {}
 
   Graph read() {
     std::istringstream in(read_input_file(path_, kMaxCsvFileBytes));
@@ -100,20 +101,66 @@ class ScaleSimReader {
     return v;
   }
 
+  // True when `s` is a (possibly signed) decimal integer.
+  static bool is_integer(const std::string& s) {
+    size_t k = s.size() > 1 && (s[0] == '-' || s[0] == '+') ? 1 : 0;
+    if (k == s.size()) return false;
+    for (; k < s.size(); ++k) {
+      if (!std::isdigit(static_cast<unsigned char>(s[k]))) return false;
+    }
+    return true;
+  }
+
+  // A unique layer name: a repeated one gets the suffix _2, _3, ... (the first free one).
+  std::string unique_name(const std::string& layer) {
+    const auto first = first_line_.emplace(layer, line_);
+    if (first.second) return layer;
+    std::string name;
+    for (int k = 2;; ++k) {
+      name = layer + "_" + std::to_string(k);
+      if (first_line_.count(name) == 0) break;
+    }
+    first_line_.emplace(name, line_);
+    graph_.warnings.push_back(path_ + ":" + std::to_string(line_) + ": layer '" + layer +
+                              "' defined twice (first on line " +
+                              std::to_string(first.first->second) + "), renamed '" + name + "'");
+    return name;
+  }
+
   void read_row(const std::vector<std::string>& f) {
-    const std::string layer = f[0];
-    if (layer.empty()) fail("empty layer name");
-    const size_t min_fields = gemm_ ? 4 : 8, max_fields = gemm_ ? 4 : 9;
-    if (f.size() < min_fields || f.size() > max_fields) {
-      fail("layer '" + layer + "': " + std::to_string(f.size()) + " fields, expected " +
+    const std::string written = f[0];
+    if (written.empty()) fail("empty layer name");
+    // Numeric columns: 4 (GEMM) or 8 plus an optional column stride (conv); then optional
+    // markers, each starting with '#': '#dw' makes the conv depthwise, others are ignored.
+    size_t numeric = gemm_ ? 4 : 8;
+    if (!gemm_ && f.size() > 8 && is_integer(f[8])) numeric = 9;
+    if (f.size() < numeric) {
+      fail("layer '" + written + "': " + std::to_string(f.size()) + " fields, expected " +
            (gemm_ ? std::string("4 (Layer, M, N, K)")
                   : std::string("8 (Layer name, IFMAP Height, IFMAP Width, Filter Height, "
                                 "Filter Width, Channels, Num Filter, Strides) or 9 (plus "
-                                "column stride)")));
+                                "column stride)")) +
+           ", then optional '#' markers");
     }
-    if (!names_.insert(layer).second) fail("layer '" + layer + "' defined twice");
-    std::vector<int64_t> v(f.size(), 0);
-    for (size_t k = 1; k < f.size(); ++k) v[k] = value(f, k, layer);
+    bool depthwise = false;
+    for (size_t k = numeric; k < f.size(); ++k) {
+      const std::string marker = lower(f[k]);
+      if (marker.empty()) continue;
+      if (marker[0] != '#') {
+        fail("layer '" + written + "': field " + std::to_string(k + 1) + " is '" + f[k] +
+             "', expected a marker starting with '#' (e.g. #dw) after the " +
+             std::to_string(numeric) + " numeric columns");
+      }
+      if (marker == "#dw" && !gemm_) {
+        depthwise = true;
+      } else if (ignored_markers_.insert(marker).second) {
+        graph_.warnings.push_back(path_ + ":" + std::to_string(line_) + ": marker '" + f[k] +
+                                  "' ignored (only #dw, on conv rows, has a meaning)");
+      }
+    }
+    std::vector<int64_t> v(numeric, 0);
+    for (size_t k = 1; k < numeric; ++k) v[k] = value(f, k, written);
+    const std::string layer = unique_name(written);
 
     Node n;
     n.name = layer;
@@ -125,15 +172,25 @@ class ScaleSimReader {
       n.op = m == 1 ? OpType::kFullyConnected : OpType::kConv;
     } else {
       in = TensorShape{1, v[5], v[1], v[2]};
-      weights = TensorShape{v[6], v[5], v[3], v[4]};
+      // Depthwise (#dw): as SCALE-Sim runs it, each channel convolved by its own Num Filter
+      // filters: Channels x Num Filter outputs in Channels groups.
+      weights = depthwise ? TensorShape{v[5] * v[6], 1, v[3], v[4]}
+                          : TensorShape{v[6], v[5], v[3], v[4]};
       n.op = OpType::kConv;
+      n.groups = depthwise ? static_cast<int>(v[5]) : 1;
       n.kernel_h = static_cast<int>(v[3]);
       n.kernel_w = static_cast<int>(v[4]);
       n.stride_h = static_cast<int>(v[7]);
-      n.stride_w = static_cast<int>(f.size() == 9 ? v[8] : v[7]);
+      n.stride_w = static_cast<int>(numeric == 9 ? v[8] : v[7]);
       if (v[3] > v[1] || v[4] > v[2]) {
         fail("layer '" + layer + "': filter " + std::to_string(v[3]) + "x" + std::to_string(v[4]) +
              " larger than IFMAP " + std::to_string(v[1]) + "x" + std::to_string(v[2]));
+      }
+      if (opt_.output_size == ScaleSimOptions::OutputSize::kCeil) {
+        // SCALE-Sim's output size ceil((IFMAP - Filter) / Stride) + 1: a last, partial window
+        // reaches into zero padding below and to the right.
+        n.pad_bottom = static_cast<int>((n.stride_h - (v[1] - v[3]) % n.stride_h) % n.stride_h);
+        n.pad_right = static_cast<int>((n.stride_w - (v[2] - v[4]) % n.stride_w) % n.stride_w);
       }
     }
     for (const TensorShape& s : {in, weights}) {
@@ -172,8 +229,10 @@ class ScaleSimReader {
       const int64_t dh = in.h - p.h, dw = in.w - p.w;
       if (p.n == in.n && p.c == in.c && dh >= 0 && dw >= 0 && dh % 2 == 0 && dw % 2 == 0 &&
           dh < n->kernel_h && dw < n->kernel_w) {
-        n->pad_top = n->pad_bottom = static_cast<int>(dh / 2);
-        n->pad_left = n->pad_right = static_cast<int>(dw / 2);
+        n->pad_top = static_cast<int>(dh / 2);
+        n->pad_bottom += static_cast<int>(dh / 2);
+        n->pad_left = static_cast<int>(dw / 2);
+        n->pad_right += static_cast<int>(dw / 2);
         return prev;
       }
     }
@@ -186,14 +245,29 @@ class ScaleSimReader {
   }
 
   std::string path_;
+  ScaleSimOptions opt_;
   Graph graph_;
   int line_ = 0;
   bool gemm_ = false;
-  std::set<std::string> names_;
+  std::unordered_map<std::string, int> first_line_;  // layer name -> line defining it
+  std::set<std::string> ignored_markers_;
 };
 
 }  // namespace
 
-Graph import_scalesim_csv(const std::string& path) { return ScaleSimReader(path).read(); }
+Graph import_scalesim_csv(const std::string& path, const ScaleSimOptions& opt) {
+  return ScaleSimReader(path, opt).read();
+}
+
+bool parse_scalesim_output_size(const std::string& s, ScaleSimOptions::OutputSize* out) {
+  if (s == "ceil") {
+    *out = ScaleSimOptions::OutputSize::kCeil;
+  } else if (s == "floor") {
+    *out = ScaleSimOptions::OutputSize::kFloor;
+  } else {
+    return false;
+  }
+  return true;
+}
 
 }  // namespace strider

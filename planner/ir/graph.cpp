@@ -2,6 +2,7 @@
 // Shape rules live in shape_inference.cpp, parameter materialisation in parameters.cpp.
 #include "planner/ir/graph.h"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -18,24 +19,53 @@ int Graph::add_tensor(Tensor t) {
     throw std::runtime_error("graph '" + name + "': tensor '" + t.name + "' defined twice");
   }
   tensors.push_back(std::move(t));
+  index_tensors();
   return static_cast<int>(tensors.size()) - 1;
 }
 
 int Graph::add_node(Node n) {
-  for (const Node& other : nodes) {
-    if (other.name == n.name) {
-      throw std::runtime_error("graph '" + name + "': node '" + n.name + "' defined twice");
-    }
+  if (nodes_indexed_ > nodes.size()) {  // nodes were removed (legalise): index them afresh
+    node_names_.clear();
+    nodes_indexed_ = 0;
   }
+  for (; nodes_indexed_ < nodes.size(); ++nodes_indexed_) node_names_.insert(nodes[nodes_indexed_].name);
+  // A name in the index may belong to a node since removed: only then scan to be sure.
+  if (node_names_.count(n.name) != 0 &&
+      std::any_of(nodes.begin(), nodes.end(), [&](const Node& o) { return o.name == n.name; })) {
+    throw std::runtime_error("graph '" + name + "': node '" + n.name + "' defined twice");
+  }
+  node_names_.insert(n.name);
   nodes.push_back(std::move(n));
+  nodes_indexed_ = nodes.size();
   return static_cast<int>(nodes.size()) - 1;
 }
 
-int Graph::find_tensor(const std::string& tensor_name) const {
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    if (tensors[i].name == tensor_name) return static_cast<int>(i);
+void Graph::index_tensors() const {
+  if (tensors_indexed_ > tensors.size()) {
+    tensor_index_.clear();
+    tensors_indexed_ = 0;
   }
-  return -1;
+  for (; tensors_indexed_ < tensors.size(); ++tensors_indexed_) {
+    // The first tensor of a name wins, as a front-to-back scan would find it.
+    tensor_index_.emplace(tensors[tensors_indexed_].name, static_cast<int>(tensors_indexed_));
+  }
+}
+
+int Graph::find_tensor(const std::string& tensor_name) const {
+  index_tensors();
+  const auto it = tensor_index_.find(tensor_name);
+  if (it != tensor_index_.end() && it->second < static_cast<int>(tensors.size()) &&
+      tensors[it->second].name == tensor_name) {
+    return it->second;
+  }
+  if (it == tensor_index_.end()) return -1;
+  // The indexed tensor was renamed or replaced in place: index everything afresh.
+  tensor_index_.clear();
+  tensors_indexed_ = 0;
+  index_tensors();
+  const auto again = tensor_index_.find(tensor_name);
+  return again != tensor_index_.end() && tensors[again->second].name == tensor_name ? again->second
+                                                                                     : -1;
 }
 
 std::vector<int> Graph::producers() const {

@@ -1,7 +1,7 @@
 // Graph IR: the one representation every importer (ONNX, YAML, SCALE-Sim) produces and every
 // planner pass (legalise, schedule, memory plan, lower) consumes.
 //
-// Data is int8 activations in planar NCHW (batch is 1 in this release), int8 weights laid out
+// Data is int8 activations in planar NCHW (N images contiguous), int8 weights laid out
 // [out_channels][in_channels / groups][kernel_h][kernel_w], int32 biases. Activations are
 // requantised back to int8 by the producing op: acc * multiplier >> shift (64-bit product),
 // rounded half away from zero, then clamped by the fused activation. The exact integer rules
@@ -16,6 +16,8 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace strider {
@@ -121,7 +123,13 @@ struct Graph {
   std::vector<Node> nodes;   // in a valid topological order after import
   std::vector<int> inputs;   // graph input tensor ids
   std::vector<int> outputs;  // graph output tensor ids
+  // What an importer changed and the user should hear (e.g. a duplicate layer name made
+  // unique): printed as "warning: ..." by `strider run` and `strider inspect`.
+  std::vector<std::string> warnings;
 
+  // Name lookups are hashed (import is linear in the graph size): add_tensor and add_node keep
+  // an index of the names; tensors or nodes appended directly are indexed on the next call.
+  // Renaming a tensor in place is not seen by find_tensor (copy it and add it instead).
   int add_tensor(Tensor t);
   int add_node(Node n);
   int find_tensor(const std::string& name) const;  // -1 when absent
@@ -129,6 +137,13 @@ struct Graph {
   // Producer node of each tensor (-1 for graph inputs and constants); consumers of each tensor.
   std::vector<int> producers() const;
   std::vector<std::vector<int>> consumers() const;
+
+ private:
+  void index_tensors() const;
+  mutable std::unordered_map<std::string, int> tensor_index_;
+  mutable size_t tensors_indexed_ = 0;
+  std::unordered_set<std::string> node_names_;
+  size_t nodes_indexed_ = 0;
 };
 
 const char* to_string(OpType op);

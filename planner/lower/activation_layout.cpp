@@ -31,7 +31,9 @@ ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order,
     uint64_t off = 0;
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       if (!in.concat_input_in_place[idx][k]) out.copies.push_back({idx, n.inputs[k], off});
-      off += static_cast<uint64_t>(g.tensors[n.inputs[k]].bytes());
+      // Within one image (a batch concatenates image by image: see Lowerer::lower_view).
+      const Tensor& t = g.tensors[n.inputs[k]];
+      off += static_cast<uint64_t>(t.bytes() / t.shape.n);
     }
   }
   const size_t nb = in.problem.buffers.size();

@@ -223,16 +223,36 @@ uint32_t Lowerer::band_rows(const OpDesc& op) const {
 }
 
 void Lowerer::lower_compute(const Node& n, uint32_t layer) {
+  layer_first_desc_ = static_cast<uint32_t>(out_.list.descriptors.size());
   place_weights(n);
   if (n.weights >= 0) staging_ = node_staging_[&n - g_.nodes.data()];
-  out_.layers[layer].macs = static_cast<uint64_t>(node_macs(g_, n));
-  const OpDesc base = base_op(n);
+  out_.layers[layer].macs = static_cast<uint64_t>(node_macs(g_, n));  // all images
+  const uint32_t images = static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.n);
   bool spilled = layout_.tensor_spilled[n.outputs[0]];
   for (int t : n.inputs) spilled = spilled || layout_.tensor_spilled[t];
-  if (spilled) {
-    lower_banded(n, layer, base);
+  if (!spilled) {
+    lower_resident(n, layer, images);
     return;
   }
+  // Row bands, image after image (weights staged again for each image); consumers wait for
+  // every image's last tile and spills.
+  std::vector<uint32_t> done;
+  for (image_ = 0; image_ < images; ++image_) {
+    lower_banded(n, layer, base_op(n));
+    const std::vector<uint32_t>& last = last_desc_[n.outputs[0]];
+    done.insert(done.end(), last.begin(), last.end());
+  }
+  image_ = 0;
+  for (int t : n.outputs) last_desc_[t] = done;
+}
+
+// Tiles of a node whose tensors are all in L2: bands of output rows x blocks of output channels;
+// a block's weights are staged once and reused by the tiles of every image of the batch.
+void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
+  std::vector<OpDesc> image_base(images);
+  for (image_ = 0; image_ < images; ++image_) image_base[image_] = base_op(n);
+  image_ = 0;
+  const OpDesc& base = image_base[0];
   const uint32_t out_c = base.output.c, block = weight_block(n);
   const uint32_t out_h = base.output.h, rows = band_rows(base);
   uint32_t last = 0;
@@ -250,7 +270,19 @@ void Lowerer::lower_compute(const Node& n, uint32_t layer) {
     d.deps.insert(d.deps.end(), pending_readers_.begin(), pending_readers_.end());
     pending_readers_.clear();
     if (n.weights >= 0) stage_weights(n, layer, d.op.ch_begin, d.op.ch_end, d);
-    last = emit_tile(std::move(d), layer);
+    // The slot stage_weights just filled (the ring's previous one).
+    const size_t ring = staging_.last_user.size();
+    const uint32_t slot = ring ? uint32_t((staging_.next + ring - 1) % ring) : 0;
+    for (uint32_t i = 0; i < images; ++i) {
+      // The same tile over image i: same staged weights, image i's tensors.
+      Descriptor di = i + 1 < images ? d : std::move(d);
+      di.op.input = image_base[i].input;
+      di.op.input2 = image_base[i].input2;
+      di.op.output = image_base[i].output;
+      // The slot's last reader becomes this tile (the next writer of the slot waits for it).
+      if (i > 0 && n.weights >= 0) staging_.last_user[slot] = -2 - static_cast<int>(slot);
+      last = emit_tile(std::move(di), layer);
+    }
   }
   for (int t : n.outputs) last_desc_[t] = {last};
 }
@@ -270,6 +302,13 @@ uint32_t Lowerer::fill_band(uint32_t layer, const TensorRef& r, std::vector<uint
                             uint32_t i0, uint32_t i1, uint32_t y0, uint32_t y1, TensorRef* band,
                             uint32_t* slot) {
   *slot = in_bands_.take();
+  // A slot last read by a tile of this layer: that tile waited for a fill of every spilled input
+  // of its band, which waited for the input's producers, so the WAR dependency below implies
+  // them. Only the first fill of each slot in a layer names the producers (often one spill move
+  // per producer tile): the list stays linear in size, with the same order of execution.
+  if (in_bands_.last_user[*slot] >= 0 && uint32_t(in_bands_.last_user[*slot]) >= layer_first_desc_) {
+    deps.clear();
+  }
   *band = r;
   band->space = MemSpace::kL2;
   band->addr = in_bands_.addr(*slot);
@@ -346,7 +385,11 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, const OpDesc& base) {
   uint32_t rows = band_rows(base);
   while (rows > 1 && !fits(rows, cb)) rows = (rows + 1) / 2;
 
-  std::vector<uint32_t> producers = input_deps(n), spills;
+  // Tiles wait for the producers of spilled inputs through their fills (see fill_band).
+  std::vector<uint32_t> producers, spills;
+  for (int t : n.inputs) {
+    if (!layout_.tensor_spilled[t]) producers.insert(producers.end(), last_desc_[t].begin(), last_desc_[t].end());
+  }
   uint32_t last = 0;
   for (uint32_t r0 = 0; r0 < out_h; r0 += rows) {
     const uint32_t r1 = std::min(out_h, r0 + rows);

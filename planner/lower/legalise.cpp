@@ -23,38 +23,49 @@ bool can_take_activation(OpType op) {
 }  // namespace
 
 int fuse_activations(Graph* g) {
+  // One pass in node order (linear in the graph): a fused activation's output is thereafter
+  // produced by its producer, which now carries an activation and so takes no second one.
+  std::vector<int> producer = g->producers();
+  const std::vector<std::vector<int>> consumers = g->consumers();
+  std::vector<char> is_output(g->tensors.size(), 0);
+  for (int t : g->outputs) {
+    if (t >= 0 && t < static_cast<int>(is_output.size())) is_output[t] = 1;
+  }
+  std::vector<char> removed(g->nodes.size(), 0);
   int fused = 0;
-  for (;;) {
-    const std::vector<int> producer = g->producers();
-    const std::vector<std::vector<int>> consumers = g->consumers();
-    int victim = -1;
-    for (size_t i = 0; i < g->nodes.size() && victim < 0; ++i) {
-      const Node& a = g->nodes[i];
-      // Only an identity requantisation folds exactly: the producer's own requantisation stays.
-      if (a.op != OpType::kActivation || a.inputs.size() != 1 || a.requant_multiplier != 1 ||
-          a.requant_shift != 0) {
-        continue;
-      }
-      const int t = a.inputs[0], p = producer[t];
-      if (p < 0 || consumers[t].size() != 1) continue;
-      if (std::count(g->outputs.begin(), g->outputs.end(), t)) continue;
-      const Node& prod = g->nodes[p];
-      if (!can_take_activation(prod.op) || prod.activation != Activation::kNone ||
-          prod.outputs.size() != 1) {
-        continue;
-      }
-      victim = static_cast<int>(i);
+  for (size_t i = 0; i < g->nodes.size(); ++i) {
+    const Node& a = g->nodes[i];
+    // Only an identity requantisation folds exactly: the producer's own requantisation stays.
+    if (a.op != OpType::kActivation || a.inputs.size() != 1 || a.outputs.size() != 1 ||
+        a.requant_multiplier != 1 || a.requant_shift != 0) {
+      continue;
     }
-    if (victim < 0) return fused;
-    const Node a = g->nodes[victim];
-    Node& prod = g->nodes[producer[a.inputs[0]]];
+    const int t = a.inputs[0], p = producer[t];
+    if (p < 0 || consumers[t].size() != 1 || is_output[t]) continue;
+    Node& prod = g->nodes[p];
+    if (!can_take_activation(prod.op) || prod.activation != Activation::kNone ||
+        prod.outputs.size() != 1) {
+      continue;
+    }
     prod.activation = a.activation;
     prod.clip_min = a.clip_min;
     prod.clip_max = a.clip_max;
     prod.outputs[0] = a.outputs[0];  // the producer now writes the activation's output
-    g->nodes.erase(g->nodes.begin() + victim);
+    producer[a.outputs[0]] = p;
+    removed[i] = 1;
     ++fused;
   }
+  if (fused > 0) {
+    size_t kept = 0;
+    for (size_t i = 0; i < g->nodes.size(); ++i) {
+      if (!removed[i]) {
+        if (kept != i) g->nodes[kept] = std::move(g->nodes[i]);
+        ++kept;
+      }
+    }
+    g->nodes.resize(kept);
+  }
+  return fused;
 }
 
 }  // namespace strider

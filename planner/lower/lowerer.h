@@ -70,6 +70,7 @@ class Lowerer {
                      uint32_t i0 = 0, uint32_t i1 = 0);
   uint32_t band_rows(const OpDesc& op) const;
   void lower_compute(const Node& n, uint32_t layer);
+  void lower_resident(const Node& n, uint32_t layer, uint32_t images);
   uint32_t emit_tile(Descriptor d, uint32_t layer);
   uint32_t fill_band(uint32_t layer, const TensorRef& r, std::vector<uint32_t> deps, uint32_t i0,
                      uint32_t i1, uint32_t y0, uint32_t y1, TensorRef* band, uint32_t* slot);
@@ -101,7 +102,13 @@ class Lowerer {
   uint64_t next_weight_addr_ = kDramWeightsBase;
   uint64_t dram_io_ = 0;        // next DRAM address for graph inputs and outputs
   std::vector<bool> loaded_;    // per tensor: graph input already loaded
+  std::vector<char> is_input_, is_output_;  // per tensor: a graph input / output
+  std::vector<std::vector<size_t>> node_copies_;  // per node: its layout_.copies
   int last_op_ = -1;            // last operation descriptor emitted
+  uint32_t layer_first_desc_ = 0;  // first descriptor of the compute node being lowered
+  // Batch: the image whose tiles are being emitted; ref() addresses image image_ of a tensor
+  // holding several (N x C x H x W, images contiguous), so every tile covers one image.
+  uint32_t image_ = 0;
   std::unordered_multimap<uint64_t, size_t> blob_index_;  // content hash -> DramImage blob
 };
 

@@ -12,10 +12,35 @@ namespace {
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
+// Channel views and shuffles are lowered for one image only: with a batch they would mix the
+// images' channels, so they are refused rather than run wrongly (a concat copies image by image).
+void refuse_unbatched(const Graph& g, const Node& n) {
+  if (n.op != OpType::kSplit && n.op != OpType::kSlice && n.op != OpType::kChannelShuffle) {
+    return;
+  }
+  for (int t : n.inputs) {
+    const int64_t images = g.tensors[t].shape.n;
+    if (images > 1) {
+      throw std::runtime_error("node '" + n.name + "' (" + to_string(n.op) + "): batch " +
+                               std::to_string(images) + " (networks[].batch) is not supported " +
+                               "for " + to_string(n.op) + " yet; run this network with batch 1");
+    }
+  }
+}
+
 }  // namespace
 
 Lowerer::Lowerer(const Graph& g, const ArchConfig& arch, const LowerOptions& opt)
-    : g_(g), arch_(arch), opt_(opt), last_desc_(g.tensors.size()), loaded_(g.tensors.size()) {}
+    : g_(g),
+      arch_(arch),
+      opt_(opt),
+      last_desc_(g.tensors.size()),
+      loaded_(g.tensors.size()),
+      is_input_(g.tensors.size(), 0),
+      is_output_(g.tensors.size(), 0) {
+  for (int t : g.inputs) is_input_.at(t) = 1;
+  for (int t : g.outputs) is_output_.at(t) = 1;
+}
 
 MemSpace Lowerer::space(int tensor) const {
   return layout_.tensor_spilled[tensor] ? MemSpace::kDram : MemSpace::kL2;
@@ -25,6 +50,7 @@ TensorRef Lowerer::ref(int tensor) const {
   TensorRef r = shape_ref(tensor);
   r.space = space(tensor);
   r.addr = layout_.tensor_addr[tensor];
+  if (g_.tensors[tensor].shape.n > 1) r.addr += uint64_t(image_) * r.c * r.h * r.w;  // image image_
   return r;
 }
 
@@ -77,7 +103,7 @@ std::vector<uint32_t> Lowerer::input_deps(const Node& n) const {
 // A graph input is loaded just before its first use, once the ops before it retired (its L2
 // region may have held a tensor they read); a graph input whose home is DRAM needs no load.
 void Lowerer::load_input(int t) {
-  if (loaded_[t] || std::count(g_.inputs.begin(), g_.inputs.end(), t) == 0) return;
+  if (loaded_[t] || !is_input_[t]) return;
   loaded_[t] = true;
   const uint32_t layer = add_layer("input:" + g_.tensors[t].name, "input");
   const uint64_t bytes = static_cast<uint64_t>(g_.tensors[t].bytes());
@@ -96,7 +122,7 @@ void Lowerer::load_input(int t) {
 
 // A graph output is stored to DRAM as soon as it is produced (a spilled one is there already).
 void Lowerer::store_output(int t) {
-  if (std::count(g_.outputs.begin(), g_.outputs.end(), t) == 0) return;
+  if (!is_output_[t]) return;
   const uint32_t layer = add_layer("output:" + g_.tensors[t].name, "output");
   const uint64_t bytes = static_cast<uint64_t>(g_.tensors[t].bytes());
   if (layout_.tensor_spilled[t]) {
@@ -116,15 +142,20 @@ void Lowerer::lower_view(const Node& n, int idx) {
   // (the region may have held a tensor an earlier op was still reading).
   std::vector<uint32_t> deps = input_deps(n);
   int layer = -1;
-  for (const ConcatCopy& c : layout_.copies) {
-    if (c.node != idx) continue;
+  for (size_t copy : node_copies_[idx]) {
+    const ConcatCopy& c = layout_.copies[copy];
     if (layer < 0) layer = static_cast<int>(add_layer(n.name, "concat"));
     const uint64_t bytes = static_cast<uint64_t>(g_.tensors[c.tensor].bytes());
     std::vector<uint32_t> after = last_desc_[c.tensor];
     if (last_op_ >= 0) after.push_back(uint32_t(last_op_));
-    const MemSpace dst = space(g_.nodes[c.node].outputs[0]);
+    const int out_t = g_.nodes[c.node].outputs[0];
+    const MemSpace dst = space(out_t);
+    // One row per image: the input's image i goes to its channels' place in the output's image i.
+    const uint32_t images = static_cast<uint32_t>(g_.tensors[c.tensor].shape.n);
+    const uint32_t row = static_cast<uint32_t>(bytes / images);
+    const uint32_t out_row = static_cast<uint32_t>(g_.tensors[out_t].bytes() / images);
     const uint32_t m = move(layer, space(c.tensor), layout_.tensor_addr[c.tensor], dst, c.dst_addr,
-                            1, static_cast<uint32_t>(bytes), 0, 0, after);
+                            images, row, images > 1 ? row : 0, images > 1 ? out_row : 0, after);
     pending_readers_.push_back(m);
     deps.push_back(m);
     out_.layers[layer].copy_bytes += bytes;
@@ -156,12 +187,15 @@ Lowered Lowerer::run() {
       opt_.order.empty() ? schedule_nodes(g_, opt_.schedule) : opt_.order;
   choose_mappings();  // before the memory plan: the mapping sets the weight-staging slot sizes
   plan_memory(order);
+  node_copies_.resize(g_.nodes.size());
+  for (size_t k = 0; k < layout_.copies.size(); ++k) node_copies_.at(layout_.copies[k].node).push_back(k);
 
   dram_io_ = kDramActivationsBase + (uint64_t(1) << 30);  // graph inputs and outputs
   for (int idx : order) {
     const Node& n = g_.nodes[idx];
     current_step_ = int64_t(step_fence_.size());
     for (int t : n.inputs) load_input(t);
+    refuse_unbatched(g_, n);
     if (moves_no_compute(n)) {
       lower_view(n, idx);
     } else {
@@ -194,8 +228,7 @@ Lowered Lowerer::run() {
     if (tensor.kind != TensorKind::kActivation || !used[t]) continue;
     TensorEntry e;
     e.name = tensor.name;
-    const bool is_in = std::count(g_.inputs.begin(), g_.inputs.end(), int(t)) > 0;
-    const bool is_out = std::count(g_.outputs.begin(), g_.outputs.end(), int(t)) > 0;
+    const bool is_in = is_input_[t], is_out = is_output_[t];
     e.role = is_in ? TensorRole::kInput : is_out ? TensorRole::kOutput : TensorRole::kActivation;
     e.space = space(int(t));
     e.addr = layout_.tensor_addr[t];

@@ -175,7 +175,9 @@ TEST(RunLoader, NetworkErrors) {
                                   "  - {path: a.yaml, name: b, input: 32}\n"  // line 5
                                   "  - {path: a.yaml, size: 3}\n"             // line 6
                                   "  - 42: x\n"                               // line 7
-                                  "  - [a.yaml]\n");                          // line 8
+                                  "  - [a.yaml]\n"                            // line 8
+                                  "  - {path: a.yaml, name: c, batch: 0}\n"    // line 9
+                                  "  - {path: a.yaml, name: d, scalesim: {output_size: round}}\n");
   const std::string missing = (t.path() / "missing.onnx").string();
   EXPECT_EQ(errors_of([&] { load_run(run); }),
             (Errors{
@@ -184,13 +186,17 @@ TEST(RunLoader, NetworkErrors) {
                 run + ":4: networks[2].input[0]: must be at least 1, got 0",
                 run + ":5: networks[3].input: expected [H, W] (two positive integers), got \"32\"",
                 run + ":6: networks[4].size: unknown key, expected one of: path, name, input, "
-                      "seed",
+                      "seed, batch, scalesim",
                 run + ":6: networks[4].name: duplicate network name \"a\" (also networks[2]); "
                       "give each network a distinct name",
-                run + ":7: networks[5].42: unknown key, expected one of: path, name, input, seed",
+                run + ":7: networks[5].42: unknown key, expected one of: path, name, input, "
+                      "seed, batch, scalesim",
                 run + ":7: networks[5].path: required key is missing",
                 run + ":8: networks[6]: expected a network path or a map {path, name, input, "
-                      "seed}, got a list of 1 item",
+                      "seed, batch, scalesim}, got a list of 1 item",
+                run + ":9: networks[7].batch: must be at least 1, got 0",
+                run + ":10: networks[8].scalesim.output_size: expected one of ceil, floor, got "
+                      "\"round\"",
             }));
 }
 

@@ -69,12 +69,14 @@ TEST(ImportScaleSim, QuirksTrailingCommasBlankRowsSpacesCrlfAndColumnStride) {
                                                         ",,,\n"
                                                         "L2,6,4,1,1,6,2,2\n"
                                                         "\n");
-  const Graph g = import_scalesim_csv(path);
+  ScaleSimOptions floor;
+  floor.output_size = ScaleSimOptions::OutputSize::kFloor;
+  const Graph g = import_scalesim_csv(path, floor);
   ASSERT_EQ(g.nodes.size(), 2u);
   EXPECT_EQ(g.nodes[0].name, "L1");
   EXPECT_EQ(g.nodes[0].stride_h, 1);
   EXPECT_EQ(g.nodes[0].stride_w, 2);
-  // L1: (8 - 3) / 1 + 1 = 6, (10 - 3) / 2 + 1 = 4; L2 chains: 6x6x4 in, stride 2 -> 3x2
+  // Floor: L1: (8 - 3) / 1 + 1 = 6, (10 - 3) / 2 + 1 = 4; L2 chains: 6x6x4 in, stride 2 -> 3x2
   EXPECT_EQ(to_string(g.tensors[g.nodes[0].outputs[0]].shape), "1x6x6x4");
   EXPECT_EQ(g.nodes[1].inputs, g.nodes[0].outputs);
   EXPECT_EQ(to_string(g.tensors[g.nodes[1].outputs[0]].shape), "1x2x3x2");
@@ -107,6 +109,101 @@ TEST(ImportScaleSim, GemmForm) {
   EXPECT_EQ(total_macs(g), 1048576 + 8388608 + 5120);
 }
 
+TEST(ImportScaleSim, OutputSizeRoundsUpAsScaleSimByDefault) {
+  // 10x9 IFMAP, 3x3 filter, stride 2: SCALE-Sim's ceil((10 - 3 + 2) / 2) = 5 rows and
+  // ceil((9 - 3 + 2) / 2) = 4 columns; floor: (10 - 3) / 2 + 1 = 4 rows, (9 - 3) / 2 + 1 = 4.
+  const std::string path =
+      write_file("ceil.csv", std::string(kConvHeader) + "L1, 10, 9, 3, 3, 2, 5, 2,\n");
+  const Graph ceil = import_scalesim_csv(path);
+  EXPECT_EQ(to_string(ceil.tensors[ceil.nodes[0].outputs[0]].shape), "1x5x5x4");
+  EXPECT_EQ(ceil.nodes[0].pad_bottom, 1);  // the last window's third row is padding
+  EXPECT_EQ(ceil.nodes[0].pad_right, 0);   // (9 - 3) % 2 == 0: no partial window
+  EXPECT_EQ(ceil.nodes[0].pad_top, 0);
+  // SCALE-Sim's MACs: ofmap 5x4 x filter 3x3 x 2 channels x 5 filters
+  EXPECT_EQ(total_macs(ceil), 5 * 4 * 3 * 3 * 2 * 5);
+  ScaleSimOptions opt;
+  opt.output_size = ScaleSimOptions::OutputSize::kFloor;
+  const Graph floor = import_scalesim_csv(path, opt);
+  EXPECT_EQ(to_string(floor.tensors[floor.nodes[0].outputs[0]].shape), "1x5x4x4");
+  EXPECT_EQ(total_macs(floor), 4 * 4 * 3 * 3 * 2 * 5);
+  ScaleSimOptions::OutputSize parsed;
+  EXPECT_TRUE(parse_scalesim_output_size("floor", &parsed));
+  EXPECT_EQ(parsed, ScaleSimOptions::OutputSize::kFloor);
+  EXPECT_FALSE(parse_scalesim_output_size("round", &parsed));
+}
+
+TEST(ImportScaleSim, DepthwiseMarkerAndOtherTrailingColumns) {
+  const std::string path = write_file(
+      "dw.csv", std::string(kConvHeader) +
+                    "DW1, 10, 10, 3, 3, 8, 1, 1, #dw,\n"
+                    "DW2, 10, 10, 3, 3, 4, 2, 1, 1, #DW, #sparsity,\n"
+                    "PW, 8, 8, 1, 1, 8, 16, 1, #note,\n");
+  const Graph g = import_scalesim_csv(path);
+  ASSERT_EQ(g.nodes.size(), 3u);
+  // DW1: 8 channels, one filter each: groups 8, weights 8x1x3x3, output 8x8x8.
+  EXPECT_EQ(g.nodes[0].groups, 8);
+  EXPECT_EQ(to_string(g.tensors[g.nodes[0].weights].shape), "8x1x3x3");
+  EXPECT_EQ(to_string(g.tensors[g.nodes[0].outputs[0]].shape), "1x8x8x8");
+  // DW2 (column stride given, marker in capitals): 4 channels x 2 filters = 8 outputs.
+  EXPECT_EQ(g.nodes[1].groups, 4);
+  EXPECT_EQ(to_string(g.tensors[g.nodes[1].outputs[0]].shape), "1x8x8x8");
+  EXPECT_EQ(g.nodes[2].groups, 1);
+  // MACs as SCALE-Sim counts depthwise rows (one layer per channel): 8*8 x 9 x 8 x 1,
+  // 8*8 x 9 x 4 x 2, then the pointwise 8*8 x 8 x 16 (chained onto DW2's output).
+  EXPECT_EQ(total_macs(g), 4608 + 4608 + 8192);
+  EXPECT_EQ(g.nodes[2].inputs, g.nodes[1].outputs);
+  ASSERT_EQ(g.warnings.size(), 2u);  // each unknown marker once
+  EXPECT_EQ(g.warnings[0],
+            path + ":3: marker '#sparsity' ignored (only #dw, on conv rows, has a meaning)");
+  EXPECT_EQ(g.warnings[1], path + ":4: marker '#note' ignored (only #dw, on conv rows, has a meaning)");
+}
+
+TEST(ImportScaleSim, DuplicateLayerNamesMadeUniqueWithAWarning) {
+  const std::string path =
+      write_file("dup.csv", "Layer, M, N, K,\nQK, 64, 64, 16,\nQK, 64, 64, 16,\nQK_2, 8, 8, 8,\n"
+                            "QK, 64, 64, 16,\n");
+  const Graph g = import_scalesim_csv(path);
+  ASSERT_EQ(g.nodes.size(), 4u);
+  EXPECT_EQ(g.nodes[0].name, "QK");
+  EXPECT_EQ(g.nodes[1].name, "QK_2");
+  // A later row's own name QK_2 is taken: it becomes QK_2_2; the third QK takes QK_3.
+  EXPECT_EQ(g.nodes[2].name, "QK_2_2");
+  EXPECT_EQ(g.nodes[3].name, "QK_3");
+  ASSERT_EQ(g.warnings.size(), 3u);
+  EXPECT_EQ(g.warnings[0], path + ":3: layer 'QK' defined twice (first on line 2), renamed 'QK_2'");
+  EXPECT_EQ(g.warnings[1],
+            path + ":4: layer 'QK_2' defined twice (first on line 3), renamed 'QK_2_2'");
+  EXPECT_EQ(g.warnings[2], path + ":5: layer 'QK' defined twice (first on line 2), renamed 'QK_3'");
+}
+
+TEST(ImportScaleSim, InputSizeOverrideRefused) {
+  // Issue 17 defect 10b: --input on a CSV turned FC rows into 59x59 convolutions.
+  const std::string path = write_file("fc_only.csv", "Layer, M, N, K,\nFC, 1, 10, 512,\n");
+  try {
+    import_network(path, 59, 59);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              path + ": an input size (59x59) cannot be applied to a SCALE-Sim topology: each "
+                     "row gives its own IFMAP size (edit the CSV instead)");
+  }
+  // Without an override the FC row keeps its shape.
+  const Graph g = import_network(path);
+  EXPECT_EQ(g.nodes[0].op, OpType::kFullyConnected);
+  EXPECT_EQ(to_string(g.tensors[g.nodes[0].inputs[0]].shape), "1x512x1x1");
+}
+
+TEST(ImportScaleSim, HundredThousandRowsImportLinearly) {
+  // 100,000 chained rows: the name checks are hashed (quadratic scans took over a minute).
+  std::string text = kConvHeader;
+  for (int i = 0; i < 100000; ++i) text += "L" + std::to_string(i) + ", 16, 16, 3, 3, 8, 8, 1,\n";
+  const Graph g = import_scalesim_csv(write_file("rows100k.csv", text));
+  ASSERT_EQ(g.nodes.size(), 100000u);
+  EXPECT_EQ(g.inputs.size(), 1u);  // every row chains onto the previous (14x14 + border 1)
+  EXPECT_EQ(g.nodes.back().inputs, g.nodes[99998].outputs);
+  EXPECT_EQ(g.find_tensor("L99999"), g.nodes.back().outputs[0]);
+}
+
 TEST(ImportScaleSim, ErrorsNameFileAndLine) {
   struct Case {
     const char* name;
@@ -123,15 +220,18 @@ TEST(ImportScaleSim, ErrorsNameFileAndLine) {
        "2: layer 'L1': column 'Num Filter' is '0', expected a positive integer up to 16777216"},
       {"short_row", std::string(kConvHeader) + "L1, 8, 8, 3, 3, 4,\n",
        "2: layer 'L1': 6 fields, expected 8 (Layer name, IFMAP Height, IFMAP Width, Filter "
-       "Height, Filter Width, Channels, Num Filter, Strides) or 9 (plus column stride)"},
+       "Height, Filter Width, Channels, Num Filter, Strides) or 9 (plus column stride), then "
+       "optional '#' markers"},
       {"long_gemm", "Layer, M, N, K,\nG, 1, 2, 3, 4,\n",
-       "2: layer 'G': 5 fields, expected 4 (Layer, M, N, K)"},
+       "2: layer 'G': field 5 is '4', expected a marker starting with '#' (e.g. #dw) after the 4 "
+       "numeric columns"},
+      {"long_conv", std::string(kConvHeader) + "L1, 8, 8, 3, 3, 4, 4, 1, 1, dw\n",
+       "2: layer 'L1': field 10 is 'dw', expected a marker starting with '#' (e.g. #dw) after "
+       "the 9 numeric columns"},
       {"gemm_value", "Layer, M, N, K,\nG, 1, -2, 3,\n",
        "2: layer 'G': column 'N' is '-2', expected a positive integer up to 16777216"},
       {"filter", std::string(kConvHeader) + "L1, 8, 8, 9, 3, 4, 4, 1,\n",
        "2: layer 'L1': filter 9x3 larger than IFMAP 8x8"},
-      {"dup", std::string(kConvHeader) + "L1, 8, 8, 3, 3, 4, 4, 1,\nL1, 8, 8, 3, 3, 4, 4, 1,\n",
-       "3: layer 'L1' defined twice"},
       {"no_name", std::string(kConvHeader) + ", 8, 8, 3, 3, 4, 4, 1,\n", "2: empty layer name"},
       {"too_big", std::string(kConvHeader) + "L1, 8, 8, 3, 3, 4, 16777217, 1,\n",
        "2: layer 'L1': column 'Num Filter' is '16777217', expected a positive integer up to "
