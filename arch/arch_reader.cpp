@@ -71,6 +71,17 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
     s.read("postop_cycles", a.neurons.postop_cycles);
     s.finish();
   }
+  {
+    FieldReader s = r.section("vector");
+    s.read("lanes", a.vector.lanes);
+    s.read("softmax_cycles", a.vector.softmax_cycles);
+    s.read("softmax_passes", a.vector.softmax_passes);
+    s.read("layernorm_cycles", a.vector.layernorm_cycles);
+    s.read("layernorm_passes", a.vector.layernorm_passes);
+    s.read("gelu_cycles", a.vector.gelu_cycles);
+    s.read("gelu_passes", a.vector.gelu_passes);
+    s.finish();
+  }
   r.finish();
   return a;
 }
@@ -192,6 +203,10 @@ void check_arch(const ArchConfig& a, const OriginMap& origins, const Origin& fal
   c.at_least("arch.l1.kernel_bytes", a.l1.kernel_bytes, 1);
   c.at_least("arch.neurons.count", a.neurons.count, 1);
   c.at_least("arch.neurons.macs_per_cycle", a.neurons.macs_per_cycle, 1);
+  c.at_least("arch.vector.lanes", a.vector.lanes, 1);
+  c.at_least("arch.vector.softmax_passes", a.vector.softmax_passes, 1);
+  c.at_least("arch.vector.layernorm_passes", a.vector.layernorm_passes, 1);
+  c.at_least("arch.vector.gelu_passes", a.vector.gelu_passes, 1);
   if (a.l1.lines != a.neurons.count) {
     c.fail("arch.l1.lines",
            "must equal arch.neurons.count (line i feeds neuron i), got " + str(a.l1.lines) +

@@ -72,6 +72,16 @@ void emit_arch_fields(YAML::Emitter& e, const ArchConfig& a) {
   e << YAML::Key << "macs_per_cycle" << YAML::Value << a.neurons.macs_per_cycle;
   e << YAML::Key << "postop_cycles" << YAML::Value << a.neurons.postop_cycles;
   e << YAML::EndMap;
+
+  e << YAML::Key << "vector" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "lanes" << YAML::Value << a.vector.lanes;
+  e << YAML::Key << "softmax_cycles" << YAML::Value << a.vector.softmax_cycles;
+  e << YAML::Key << "softmax_passes" << YAML::Value << a.vector.softmax_passes;
+  e << YAML::Key << "layernorm_cycles" << YAML::Value << a.vector.layernorm_cycles;
+  e << YAML::Key << "layernorm_passes" << YAML::Value << a.vector.layernorm_passes;
+  e << YAML::Key << "gelu_cycles" << YAML::Value << a.vector.gelu_cycles;
+  e << YAML::Key << "gelu_passes" << YAML::Value << a.vector.gelu_passes;
+  e << YAML::EndMap;
 }
 
 // Paths are written absolute so that the text loads the same from any directory.

@@ -92,6 +92,21 @@ void choose_requant(double scale, Node* n) {
 
 void materialise_parameters(Graph* g, uint64_t seed) {
   for (Node& n : g->nodes) {
+    if (n.op == OpType::kMatMul) {
+      const double k = static_cast<double>(reduction_length(*g, n));
+      choose_requant(1.0 / (std::sqrt(k) * kNominalRms), &n);
+      continue;
+    }
+    if (n.op == OpType::kLayerNorm && n.weights >= 0) {
+      Tensor& w = g->tensors.at(n.weights);
+      if (w.data.empty()) fill_weights(&w, seed);
+      const double acc_rms = kActivationScale * weight_rms(w);
+      if (n.bias >= 0 && g->tensors.at(n.bias).bias.empty()) {
+        fill_bias(&g->tensors.at(n.bias), seed, static_cast<int64_t>(acc_rms / 4.0));
+      }
+      choose_requant(acc_rms > 0.0 ? kNominalRms / acc_rms : 1.0, &n);
+      continue;
+    }
     if (n.op != OpType::kConv && n.op != OpType::kFullyConnected) continue;
     if (n.weights < 0) continue;
     Tensor& w = g->tensors.at(n.weights);

@@ -18,7 +18,8 @@
 
 namespace strider {
 
-constexpr uint32_t kDescriptorFormatVersion = 1;
+// Version 2: op codes kMatMul, kLayerNorm, kGelu and OpDesc::flags (transformer networks).
+constexpr uint32_t kDescriptorFormatVersion = 2;
 
 enum class MemSpace : uint8_t { kDram = 0, kL2 = 1 };
 enum class DescKind : uint8_t { kMove = 0, kOp = 1 };
@@ -34,8 +35,20 @@ enum class OpCode : uint8_t {
   kAdd = 5,
   kMul = 6,
   kActivation = 7,      // element-wise activation only
-  kSoftmax = 8,
+  kSoftmax = 8,         // vector unit: over each group of input.c / groups channels
+  // A matrix multiply of two activations on the neuron array, the second operand (input2) read
+  // from L2 like weights (no DRAM staging): out[g*N + n][m] = sum_k A[g*K + k][m] B(g, k, n),
+  // B(g, k, n) = input2[g*N + n][k], or input2[g*K + k][n] with kTransposeB; groups = G. Timed as
+  // a 1x1 convolution over the positions m (rows of A) with N output channels per group.
+  kMatMul = 9,
+  kLayerNorm = 10,      // vector unit: over the channels of each position, x gamma + beta
+  kGelu = 11,           // vector unit: element-wise x Phi(x)
 };
+
+// Ops executed by the vector unit instead of the neuron array.
+inline bool is_vector_op(OpCode op) {
+  return op == OpCode::kSoftmax || op == OpCode::kLayerNorm || op == OpCode::kGelu;
+}
 
 enum class PostAct : uint8_t { kNone = 0, kRelu, kRelu6, kClip, kSigmoid, kHardSigmoid, kHardSwish };
 
@@ -101,6 +114,9 @@ struct OpDesc {
   uint32_t in_ch_begin = 0, in_ch_end = 0;
   uint8_t psum_mode = 0;
   TensorRef psum;
+  static constexpr uint8_t kTransposeB = 1;  // MatMul: B stored K on channels, N on rows
+  static constexpr uint8_t kCausal = 2;      // Softmax: row m sees channels n <= m of its group
+  uint8_t flags = 0;
   bool operator==(const OpDesc& o) const;
 };
 
