@@ -107,12 +107,17 @@ def strip_weights(path):
     onnx.save(model, path)
 
 
-def export_transformer(name, out_dir, seq=128, layers=None):
+def export_transformer(name, out_dir, seq=128, shape=None, file_name=None):
+    """shape: (layers, d, heads, ffn) instead of the model's (small test fixtures)."""
     n_layers, d, heads, ffn, causal, pre_ln = TRANSFORMERS[name]
+    if shape:
+        n_layers, d, heads, ffn = shape
     torch.manual_seed(0)
-    model = Stack(layers or n_layers, d, heads, ffn, causal, seq, pre_ln).eval()
+    model = Stack(n_layers, d, heads, ffn, causal, seq, pre_ln).eval()
     dummy = torch.zeros(1, seq, d)
     suffix = "" if seq == 128 else f"_seq{seq}"
+    if file_name:
+        name, suffix = file_name, ""
     path = os.path.normpath(os.path.join(out_dir, f"{name}{suffix}.onnx"))
     with torch.no_grad():
         torch.onnx.export(model, dummy, path, export_params=True, opset_version=13,

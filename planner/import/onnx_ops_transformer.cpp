@@ -242,6 +242,10 @@ void import_matmul_views(Importer& im) {
   if (b.rank() != a.rank()) im.fail("operands of rank " + std::to_string(a.rank()) + " and " +
                                     std::to_string(b.rank()) + " (broadcasting is not supported)");
   const size_t r = a.rank();
+  if (a.dims[r - 1] != b.dims[r - 2]) {
+    im.fail("MatMul of " + dims_list(a.dims) + " and " + dims_list(b.dims) +
+            ": the inner dimensions differ");
+  }
   for (size_t k = 0; k + 2 < r; ++k) {
     if (a.dims[k] != b.dims[k]) im.fail("batch dims " + dims_list(a.dims) + " and " +
                                         dims_list(b.dims) + " differ (broadcasting is not supported)");
@@ -534,6 +538,13 @@ void import_transformer(Importer& im) {
       }
     }
     im.fail("only Where(causal mask, -inf, scores) before a Softmax is supported");
+  }
+  if (type == "Erf") {
+    im.fail("Erf is supported only inside a GELU of a token sequence (x * 0.5 * (1 + Erf(x / "
+            "sqrt 2)))");
+  }
+  if (type == "Pow" || type == "Sqrt") {
+    im.fail(type + " is supported only inside a decomposed LayerNorm of a token sequence");
   }
   im.fail(type + " of a token sequence is not supported (supported: MatMul, Add, Sub, Mul, Div, "
           "Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Softmax, LayerNormalization, "

@@ -131,6 +131,14 @@ TEST(EffectiveYamlText, ExactTextOfAMinimalRun) {
             "    count: 64\n"
             "    macs_per_cycle: 4\n"
             "    postop_cycles: 2\n"
+      "  vector:\n"
+      "    lanes: 16\n"
+      "    softmax_cycles: 2\n"
+      "    softmax_passes: 3\n"
+      "    layernorm_cycles: 1\n"
+      "    layernorm_passes: 3\n"
+      "    gelu_cycles: 2\n"
+      "    gelu_passes: 1\n"
             "networks:\n"
             "  - path: " +
                 net +
