@@ -48,15 +48,18 @@ struct L2Config {
 };
 
 struct L1Config {
-  uint32_t lines = 64;  // line i feeds neuron i
+  uint64_t size_bytes = 8192;  // line buffer (two fill buffers) + kernel region + accumulators
+  uint32_t lines = 64;         // line i feeds neuron i
   uint32_t line_bytes = 32;
-  uint32_t kernel_bytes = 6144;  // weight (kernel) region, broadcast to all neurons
+  uint32_t kernel_bytes = 2048;  // kernel region: the current fill's weights (or inputs), broadcast
   bool shift_stride = true;      // shift-stride writes: one write fills every line
+  bool pad_in_block = true;      // the iterator inserts virtual padding into the shifted block
 };
 
 struct NeuronConfig {
   uint32_t count = 64;
   uint32_t macs_per_cycle = 4;  // int8 MAC lanes per neuron
+  uint32_t accumulators = 8;    // int32 accumulators per neuron: output channels (or positions) per fill
   uint32_t postop_cycles = 2;   // bias + requantise + activation pipeline depth
 };
 
@@ -69,6 +72,17 @@ struct VectorConfig {
   uint32_t gelu_cycles = 2, gelu_passes = 1;            // erf polynomial and product
 };
 
+// Per-layer choices of the lowering that are properties of the machine being studied.
+struct LoweringConfig {
+  std::string mapping = "auto";    // auto | positions | channels (see timing/tile_work.h)
+  uint64_t weight_slot_bytes = 0;  // one weight-staging slot; 0: L2 size / 32
+};
+
+// Bytes the L1 must hold: two line-buffer fill buffers, the kernel region, the accumulators.
+inline uint64_t l1_required_bytes(const L1Config& l1, const NeuronConfig& n) {
+  return 2ull * l1.lines * l1.line_bytes + l1.kernel_bytes + 4ull * n.count * n.accumulators;
+}
+
 struct ArchConfig {
   std::string name = "seed";
   ClockConfig clock;
@@ -79,6 +93,7 @@ struct ArchConfig {
   L1Config l1;
   NeuronConfig neurons;
   VectorConfig vector;
+  LoweringConfig lowering;
 
   // Stable 64-bit hash of every field (FNV-1a over the canonical YAML form); the descriptor list
   // records it so a list planned for one arch is refused by another.

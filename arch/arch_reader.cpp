@@ -58,16 +58,19 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
   }
   {
     FieldReader s = r.section("l1");
+    s.read("size_bytes", a.l1.size_bytes);
     s.read("lines", a.l1.lines);
     s.read("line_bytes", a.l1.line_bytes);
     s.read("kernel_bytes", a.l1.kernel_bytes);
     s.read("shift_stride", a.l1.shift_stride);
+    s.read("pad_in_block", a.l1.pad_in_block);
     s.finish();
   }
   {
     FieldReader s = r.section("neurons");
     s.read("count", a.neurons.count);
     s.read("macs_per_cycle", a.neurons.macs_per_cycle);
+    s.read("accumulators", a.neurons.accumulators);
     s.read("postop_cycles", a.neurons.postop_cycles);
     s.finish();
   }
@@ -80,6 +83,12 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
     s.read("layernorm_passes", a.vector.layernorm_passes);
     s.read("gelu_cycles", a.vector.gelu_cycles);
     s.read("gelu_passes", a.vector.gelu_passes);
+    s.finish();
+  }
+  {
+    FieldReader s = r.section("lowering");
+    s.read("mapping", a.lowering.mapping);
+    s.read("weight_slot_bytes", a.lowering.weight_slot_bytes);
     s.finish();
   }
   r.finish();
@@ -207,6 +216,32 @@ void check_arch(const ArchConfig& a, const OriginMap& origins, const Origin& fal
   c.at_least("arch.vector.softmax_passes", a.vector.softmax_passes, 1);
   c.at_least("arch.vector.layernorm_passes", a.vector.layernorm_passes, 1);
   c.at_least("arch.vector.gelu_passes", a.vector.gelu_passes, 1);
+  c.at_least("arch.neurons.accumulators", a.neurons.accumulators, 1);
+  const std::string& m = a.lowering.mapping;
+  if (m != "auto" && m != "positions" && m != "channels") {
+    c.fail("arch.lowering.mapping", "must be auto, positions or channels, got '" + m + "'");
+  }
+  // The kernel region double-buffers one fill's broadcast operand for every accumulator: the
+  // weights of `accumulators` channels (positions mapping) or the inputs of `accumulators`
+  // positions (channels mapping), line_bytes each.
+  const uint64_t kernel_need = 2ull * a.neurons.accumulators * a.l1.line_bytes;
+  if (a.l1.line_bytes > 0 && a.l1.kernel_bytes < kernel_need) {
+    c.fail("arch.l1.kernel_bytes",
+           "must hold two fills of the broadcast operand, 2 x arch.neurons.accumulators x "
+           "arch.l1.line_bytes (2 x " + str(a.neurons.accumulators) + " x " + str(a.l1.line_bytes) +
+               " = " + str(kernel_need) + " B), got " + str(a.l1.kernel_bytes),
+           {"arch.neurons.accumulators", "arch.l1.line_bytes"});
+  }
+  const uint64_t l1_need = l1_required_bytes(a.l1, a.neurons);
+  if (a.l1.size_bytes < l1_need) {
+    c.fail("arch.l1.size_bytes",
+           "must hold the line buffer's two fill buffers (2 x " + str(a.l1.lines) + " x " +
+               str(a.l1.line_bytes) + " B), the kernel region (" + str(a.l1.kernel_bytes) +
+               " B) and the accumulators (" + str(a.neurons.count) + " x " +
+               str(a.neurons.accumulators) + " x 4 B): " + str(l1_need) + " B, got " +
+               str(a.l1.size_bytes),
+           {"arch.l1.kernel_bytes", "arch.neurons.accumulators"});
+  }
   if (a.l1.lines != a.neurons.count) {
     c.fail("arch.l1.lines",
            "must equal arch.neurons.count (line i feeds neuron i), got " + str(a.l1.lines) +

@@ -26,9 +26,4 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
 void check_arch(const ArchConfig& arch, const OriginMap& origins, const Origin& fallback,
                 Diagnostics& diags);
 
-// Total L1 capacity: the line buffer (lines x line_bytes) plus the kernel region.
-inline uint64_t l1_total_bytes(const L1Config& l1) {
-  return uint64_t{l1.lines} * l1.line_bytes + l1.kernel_bytes;
-}
-
 }  // namespace strider::config

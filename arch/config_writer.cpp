@@ -61,15 +61,18 @@ void emit_arch_fields(YAML::Emitter& e, const ArchConfig& a) {
   e << YAML::EndMap;
 
   e << YAML::Key << "l1" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "size_bytes" << YAML::Value << a.l1.size_bytes;
   e << YAML::Key << "lines" << YAML::Value << a.l1.lines;
   e << YAML::Key << "line_bytes" << YAML::Value << a.l1.line_bytes;
   e << YAML::Key << "kernel_bytes" << YAML::Value << a.l1.kernel_bytes;
   e << YAML::Key << "shift_stride" << YAML::Value << a.l1.shift_stride;
+  e << YAML::Key << "pad_in_block" << YAML::Value << a.l1.pad_in_block;
   e << YAML::EndMap;
 
   e << YAML::Key << "neurons" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "count" << YAML::Value << a.neurons.count;
   e << YAML::Key << "macs_per_cycle" << YAML::Value << a.neurons.macs_per_cycle;
+  e << YAML::Key << "accumulators" << YAML::Value << a.neurons.accumulators;
   e << YAML::Key << "postop_cycles" << YAML::Value << a.neurons.postop_cycles;
   e << YAML::EndMap;
 
@@ -81,6 +84,11 @@ void emit_arch_fields(YAML::Emitter& e, const ArchConfig& a) {
   e << YAML::Key << "layernorm_passes" << YAML::Value << a.vector.layernorm_passes;
   e << YAML::Key << "gelu_cycles" << YAML::Value << a.vector.gelu_cycles;
   e << YAML::Key << "gelu_passes" << YAML::Value << a.vector.gelu_passes;
+  e << YAML::EndMap;
+
+  e << YAML::Key << "lowering" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "mapping" << YAML::Value << a.lowering.mapping;
+  e << YAML::Key << "weight_slot_bytes" << YAML::Value << a.lowering.weight_slot_bytes;
   e << YAML::EndMap;
 }
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Shift-stride writes on and off over the network zoo (seed accelerator, full input sizes):
 # runs every network with arch.l1.shift_stride true and false and prints a Markdown table of
-# line-buffer write cycles and total cycles per network (the README table of issue 7).
+# line-buffer write cycles and cycles per network and per layer class (layers.csv `class`: conv
+# = k>1 convolutions, depthwise, pool, pointwise = 1x1 convolutions and fully-connected, eltwise),
+# class cycles being the sum of those layers' spans (the README table).
 # With --functional each point also runs in functional mode, and the script checks that every
 # layer matches the reference and that the cycles equal the timing run's (a column says so).
 # Usage: scripts/compare_shift_stride.sh [--functional] [NETWORK...]
@@ -71,24 +73,43 @@ out, functional, nets = sys.argv[1], sys.argv[2] == "1", sys.argv[3:]
 def load(net, shift, func):
     p = os.path.join(out, f"{net}.{shift}.{func}", "summary.json")
     return json.load(open(p)) if os.path.exists(p) else None
-head = "| network | LB write cycles (shift) | LB write cycles (per line) | ratio | cycles (shift) | cycles (per line) | speed-up |"
-rule = "|---|---:|---:|---:|---:|---:|---:|"
+import csv
+def classes(net, shift):
+    rows = csv.DictReader(open(os.path.join(out, f"{net}.{shift}.false", "layers.csv")))
+    agg = {}
+    for r in rows:
+        if not r["class"]:
+            continue
+        a = agg.setdefault(r["class"], [0, 0])
+        a[0] += int(r["lb_write_cycles"])
+        a[1] += int(r["cycles"])
+    return agg
+head = "| network | layers | LB write cycles (shift) | LB write cycles (per line) | ratio | cycles (shift) | cycles (per line) | speed-up |"
+rule = "|---|---|---:|---:|---:|---:|---:|---:|"
 if functional:
     head += " functional (shift / per line) |"
     rule += "---|"
 print(head)
 print(rule)
 ok = True
+def ratio(a, b):
+    return f"{b / a:.2f}x" if a else "-"
 for net in nets:
     on, off = load(net, "true", "false"), load(net, "false", "false")
     if not on or not off:
-        print(f"| {net} | failed | | | | | |" + (" |" if functional else ""))
+        print(f"| {net} | failed | | | | | | |" + (" |" if functional else ""))
         ok = False
         continue
+    c_on, c_off = classes(net, "true"), classes(net, "false")
+    for cls in ("conv", "depthwise", "pool", "pointwise", "eltwise"):
+        if cls not in c_on:
+            continue
+        (lb1, cy1), (lb2, cy2) = c_on[cls], c_off.get(cls, [0, 0])
+        print(f"| {net} | {cls} | {lb1:,} | {lb2:,} | {ratio(lb1, lb2)} | {cy1:,} | {cy2:,} | "
+              f"{ratio(cy1, cy2)} |" + (" |" if functional else ""))
     lb_on, lb_off = on["line_buffer"]["write_cycles"], off["line_buffer"]["write_cycles"]
-    c_on, c_off = on["cycles"], off["cycles"]
-    row = (f"| {net} | {lb_on:,} | {lb_off:,} | {lb_off / max(lb_on, 1):.2f}x | {c_on:,} | "
-           f"{c_off:,} | {c_off / max(c_on, 1):.2f}x |")
+    row = (f"| {net} | **all** | {lb_on:,} | {lb_off:,} | {ratio(lb_on, lb_off)} | "
+           f"{on['cycles']:,} | {off['cycles']:,} | {ratio(on['cycles'], off['cycles'])} |")
     if functional:
         cells = []
         for shift, timing in (("true", on), ("false", off)):

@@ -28,6 +28,9 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
   j["seconds_at_clock"] = s.seconds_at_clock;
   j["macs"] = s.macs;
   j["utilization"] = s.utilization;
+  j["bound_cycles"] = s.bound_cycles;
+  j["cycles_over_bound"] = s.cycles_over_bound;
+  j["layer_bound_cycles"] = s.layer_bound_cycles;
   j["dram"] = {{"read_bytes", r.stats.get("dram.read_bytes")},
                {"write_bytes", r.stats.get("dram.write_bytes")},
                {"descriptor_fetch_bytes", s.descriptor_fetch_bytes}};
@@ -93,24 +96,26 @@ void write_layers(const RunSummary& s, const std::string& path) {
   std::ofstream f = open(path);
   f << "layer,op,tiles,start,end,cycles,macs,utilization,dram_bytes,l2_bytes,lb_write_cycles,"
        "shifted_writes,discarded_outputs,compute_cycles,stall_l2_conflict,stall_dram,"
-       "stall_line_buffer,stall_backpressure\n";
+       "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping,class\n";
   for (const LayerRow& l : s.layers) {
     f << l.name << ',' << l.op << ',' << l.tiles << ',' << l.start << ',' << l.end << ','
       << l.cycles << ',' << l.macs << ',' << std::fixed << std::setprecision(6) << l.utilization
       << ',' << l.dram_bytes << ',' << l.l2_bytes << ',' << l.lb_write_cycles << ','
       << l.shifted_writes << ',' << l.discarded_outputs << ',' << l.compute_cycles << ','
       << l.stall_l2_conflict << ',' << l.stall_dram << ',' << l.stall_line_buffer << ','
-      << l.stall_backpressure << '\n';
+      << l.stall_backpressure << ',' << l.bound_cycles << ',' << l.bottleneck << ','
+      << l.mapping << ',' << l.layer_class << '\n';
   }
 }
 
 void write_descriptors(const RunResult& r, const std::string& path) {
   std::ofstream f = open(path);
-  f << "id,kind,layer,unit,channel,fetched,ready,start,end\n";
+  f << "id,kind,layer,unit,channel,fetched,ready,start,end,mapping\n";
   for (const DescriptorRecord& d : r.record.descriptors) {
     f << d.id << ',' << (d.is_move ? "move" : "op") << ',' << r.lowered.list.layers[d.layer]
       << ',' << to_string(d.unit) << ',' << d.channel << ',' << d.fetched << ',' << d.ready << ','
-      << d.start << ',' << d.end << '\n';
+      << d.start << ',' << d.end << ','
+      << (d.is_move ? "" : to_string(r.lowered.list.descriptors[d.id].op.mapping)) << '\n';
   }
 }
 
@@ -163,6 +168,8 @@ void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
       << s.seconds_at_clock * 1e3 << " ms at " << arch.clock.frequency_mhz << " MHz)\n";
   out << "  MACs             " << s.macs << "  utilisation " << std::setprecision(1)
       << s.utilization * 100 << " %\n";
+  out << "  bound            " << s.bound_cycles << " cycles, run at " << std::setprecision(2)
+      << s.cycles_over_bound << "x its bound\n";
   out << "  DRAM traffic     " << r.stats.get("dram.read_bytes") << " B read, "
       << r.stats.get("dram.write_bytes") << " B written\n";
   out << "  L2 peak          " << s.l2_peak_planned << " B planned, " << s.l2_peak_observed
@@ -182,7 +189,7 @@ void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
   for (size_t i = 0; i < std::min<size_t>(5, top.size()); ++i) {
     out << "    " << std::left << std::setw(28) << top[i]->name << std::right << std::setw(12)
         << top[i]->cycles << " cycles  " << std::setw(5) << std::setprecision(1)
-        << top[i]->utilization * 100 << " % util\n";
+        << top[i]->utilization * 100 << " % util  " << top[i]->bottleneck << "\n";
   }
 }
 

@@ -46,6 +46,43 @@ void observe_occupancy(const RunResult& r, RunSummary& s) {
   }
 }
 
+uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// The class of layer an operation belongs to, for per-class figures.
+const char* layer_class(const OpDesc& op) {
+  switch (op.op) {
+    case OpCode::kConv:
+      if (op.groups > 1 && op.groups == op.input.c) return "depthwise";
+      return op.kernel_h == 1 && op.kernel_w == 1 ? "pointwise" : "conv";
+    case OpCode::kFullyConnected: return "pointwise";
+    case OpCode::kMaxPool:
+    case OpCode::kAvgPool:
+    case OpCode::kGlobalAvgPool: return "pool";
+    default: return "eltwise";
+  }
+}
+
+// A layer's bound and what bounded its time. The bottleneck is the resource with the most busy
+// cycles in the layer — the neurons (compute cycles), the line-buffer write port (write cycles),
+// DRAM (transfer time plus contention stalls), the busiest L2 port (transfer time; its bank
+// conflicts mostly overlap other work and are reported apart, in stall_l2_conflict) — unless even
+// that one was busy for under half the layer's cycles: then the layer
+// waited on latencies (dependencies, DMA set-up, pipeline fill). A layer with no work (a graph
+// input that stays in DRAM) has none.
+void bound_layer(LayerRow& l, const ArchConfig& arch, uint64_t peak) {
+  const uint64_t port = std::max({l.load_port_bytes, l.store_port_bytes, l.span_dma_port_bytes});
+  const uint64_t dram = cdiv(l.span_dram_bytes, arch.dram.bytes_per_cycle);
+  const uint64_t l2 = cdiv(port, arch.l2.port_bytes_per_cycle);
+  l.bound_cycles = std::max({cdiv(l.macs, peak), dram, l2});
+  const std::pair<uint64_t, const char*> busy[] = {{l.compute_cycles, "compute"},
+                                                   {l.lb_write_cycles, "line_buffer"},
+                                                   {dram + l.stall_dram, "dram"},
+                                                   {l2, "l2_port"}};
+  const auto* most = std::max_element(std::begin(busy), std::end(busy),
+                                      [](const auto& a, const auto& b) { return a.first < b.first; });
+  l.bottleneck = l.cycles == 0 ? "none" : 2 * most->first < l.cycles ? "latency" : most->second;
+}
+
 }  // namespace
 
 RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
@@ -60,10 +97,12 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
     s.layers[i].op = r.lowered.layers[i].op;
     s.layers[i].start = std::numeric_limits<uint64_t>::max();
   }
+  // A layer's span runs from its first operation tile (its weight moves prefetch during the
+  // layers before it) to its last retirement; a layer of moves only spans its moves.
+  for (const DescriptorRecord& d : r.record.descriptors) s.layers[d.layer].tiles += d.is_move ? 0 : 1;
   for (const DescriptorRecord& d : r.record.descriptors) {
     LayerRow& l = s.layers[d.layer];
-    l.tiles += d.is_move ? 0 : 1;
-    l.start = std::min(l.start, d.start);
+    if (!d.is_move || l.tiles == 0) l.start = std::min(l.start, d.start);
     l.end = std::max(l.end, d.end);
     l.macs += d.macs;
     l.dram_bytes += d.dram_read_bytes + d.dram_write_bytes;
@@ -76,11 +115,33 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
     l.stall_dram += d.stall_dram;
     l.stall_line_buffer += d.stall_line_buffer;
     l.stall_backpressure += d.stall_backpressure;
+    if (d.is_move) {
+      l.dma_port_bytes += d.l2_read_bytes + d.l2_write_bytes;
+      continue;
+    }
+    l.load_port_bytes += d.l2_read_bytes;
+    l.store_port_bytes += d.l2_write_bytes;
+    const OpDesc& op = r.lowered.list.descriptors[d.id].op;
+    const char* m = to_string(op.mapping);
+    l.mapping = l.mapping.empty() || l.mapping == m ? m : "mixed";
+    l.layer_class = layer_class(op);
   }
+  // Moves that started before the layer's first tile (weight prefetch) ran in earlier layers'
+  // time: the layer's bound counts only the DMA traffic inside its span.
+  for (const DescriptorRecord& d : r.record.descriptors) {
+    LayerRow& l = s.layers[d.layer];
+    if (!d.is_move || d.start < l.start) continue;
+    l.span_dram_bytes += d.dram_read_bytes + d.dram_write_bytes;
+    l.span_dma_port_bytes += d.l2_read_bytes + d.l2_write_bytes;
+  }
+  uint64_t load = 0, store = 0, dma = 0;
   for (LayerRow& l : s.layers) {
     if (l.start > l.end) l.start = l.end;
     l.cycles = l.end - l.start;
     l.utilization = l.cycles ? double(l.macs) / (double(l.cycles) * s.peak_macs_per_cycle) : 0;
+    bound_layer(l, arch, s.peak_macs_per_cycle);
+    s.layer_bound_cycles += l.bound_cycles;
+    load += l.load_port_bytes, store += l.store_port_bytes, dma += l.dma_port_bytes;
     s.macs += l.macs;
     Totals& t = s.totals;
     t.dram_bytes += l.dram_bytes;
@@ -106,6 +167,11 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
     s.line_buffer_peak = timeline->line_buffer_peak;
   }
   s.utilization = s.cycles ? double(s.macs) / (double(s.cycles) * s.peak_macs_per_cycle) : 0;
+  const uint64_t dram_bytes = s.totals.dram_bytes + s.descriptor_fetch_bytes;
+  s.bound_cycles = std::max({cdiv(s.macs, s.peak_macs_per_cycle),
+                             cdiv(dram_bytes, arch.dram.bytes_per_cycle),
+                             cdiv(std::max({load, store, dma}), arch.l2.port_bytes_per_cycle)});
+  s.cycles_over_bound = s.bound_cycles ? double(s.cycles) / double(s.bound_cycles) : 0;
   s.l2_peak_planned = r.lowered.arena_bytes + r.lowered.staging_bytes + r.lowered.band_bytes;
   observe_occupancy(r, s);
   return s;

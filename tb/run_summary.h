@@ -22,6 +22,17 @@ struct LayerRow {
   uint64_t lb_write_cycles = 0, shifted_writes = 0, discarded_outputs = 0;
   uint64_t compute_cycles = 0;
   uint64_t stall_l2_conflict = 0, stall_dram = 0, stall_line_buffer = 0, stall_backpressure = 0;
+  // L2 bytes per port: load (tiles' reads), store (tiles' writes), dma (moves' L2 side).
+  uint64_t load_port_bytes = 0, store_port_bytes = 0, dma_port_bytes = 0;
+  // DRAM and DMA-port bytes of the moves that started inside the layer's span (not prefetched).
+  uint64_t span_dram_bytes = 0, span_dma_port_bytes = 0;
+  // max(MACs / peak MACs per cycle, span DRAM bytes / DRAM bytes per cycle, busiest L2 port's
+  // bytes / port bytes per cycle), each rounded up: no schedule of the layer's work inside its
+  // span can be shorter.
+  uint64_t bound_cycles = 0;
+  std::string bottleneck;  // compute | line_buffer | dram | l2_port | latency | none (see summarise)
+  std::string mapping;     // positions | channels | mixed (tiles of both); empty: moves only
+  std::string layer_class; // conv (k>1) | depthwise | pointwise (1x1, fc) | pool | eltwise; empty: moves
 };
 
 // Sums over every descriptor (so over every layer): each equals the sum of the layers' column of
@@ -41,6 +52,10 @@ struct RunSummary {
   uint64_t macs = 0;
   double utilization = 0;
   uint64_t peak_macs_per_cycle = 0;
+  // The network's bound: max(MACs / peak, DRAM bytes incl. descriptor fetch / bandwidth, busiest
+  // L2 port's bytes / port bandwidth) over the whole run; layer_bound_cycles sums the layers'.
+  uint64_t bound_cycles = 0, layer_bound_cycles = 0;
+  double cycles_over_bound = 0;
   uint64_t l2_peak_planned = 0, l2_peak_observed = 0;
   std::vector<std::pair<uint64_t, uint64_t>> l2_occupancy;  // (cycle, bytes) at every change
   Totals totals;

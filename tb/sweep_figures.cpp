@@ -48,6 +48,8 @@ const std::vector<std::string>& sweep_metric_keys() {
       "seconds_at_clock",
       "macs",
       "utilization",
+      "bound_cycles",
+      "cycles_over_bound",
       "dram.read_bytes",
       "dram.write_bytes",
       "l2.capacity_bytes",
@@ -79,6 +81,7 @@ std::vector<std::string> sweep_metrics(const std::string& out_dir) {
 Figures regression_figures(const std::string& out_dir) {
   const Json j = read_summary(out_dir);
   static const std::vector<std::string> kSummaryKeys = {"cycles",
+                                                        "bound_cycles",
                                                         "macs",
                                                         "dram.read_bytes",
                                                         "dram.write_bytes",

@@ -1,7 +1,9 @@
 #include "timing/tile_work.h"
 
 #include <algorithm>
-#include <stdexcept>
+#include <vector>
+
+#include "timing/fill_pipeline.h"
 
 namespace strider {
 namespace {
@@ -13,205 +15,243 @@ uint32_t reduced_channels(const OpDesc& op) {
   return op.in_ch_end ? op.in_ch_end - op.in_ch_begin : op.input.c / op.groups;
 }
 
-// One neuron run: how many positions are active, how many stored rows the run's block spans,
-// and how many of its windows cross a row end.
-struct Run {
-  uint64_t active = 0, pieces = 1, crossing = 0;
-};
-
-// Reduction of one position: `segments` pieces of `width` elements each.
+// One reduction: `segments` pieces of `width` elements, `per_fill` of them to a fill. A fill of s
+// segments costs s x writes_per_segment + writes_per_fill write cycles and
+// passes x group x ceil(s x width / macs_per_cycle) compute cycles on `active` neurons.
 struct Reduction {
-  uint64_t segments = 0, width = 1, passes = 1;
+  uint64_t segments = 0, width = 1, per_fill = 1;
+  uint64_t writes_per_segment = 0, writes_per_fill = 0;
+  uint64_t group = 1, active = 1, passes = 1;
 };
 
-// Per-run cost of one output channel, accumulated into `w`; `span_stored` is the stored bytes of
-// one segment's block(s).
-void add_run(TileWork& w, const Run& r, const Reduction& red, const L1Config& l1,
-             const NeuronConfig& nc, uint64_t span_stored, bool first) {
-  const uint64_t per_fill = std::max<uint64_t>(1, l1.line_bytes / red.width);
-  const uint64_t fills = cdiv(red.segments, per_fill);
-  const uint64_t rem = red.segments - (fills - 1) * per_fill;
-  const uint64_t full_cycles = cdiv(per_fill * red.width, nc.macs_per_cycle);
-  const uint64_t last_cycles = cdiv(rem * red.width, nc.macs_per_cycle);
-  const uint64_t compute = red.passes * ((fills - 1) * full_cycles + last_cycles);
-  uint64_t writes_per_segment;
-  if (l1.shift_stride) {
-    writes_per_segment = r.pieces;
-    w.shifted_writes += red.segments * r.pieces;
-    w.l2_read_bytes += red.segments * span_stored;
-  } else {
-    writes_per_segment = r.active + r.crossing;
-    w.line_writes += red.segments * (r.active + r.crossing);
-    w.l2_read_bytes += red.segments * r.active * red.width;
+// Accumulates a tile's fills into its TileWork and FillPipeline.
+class TileBuilder {
+ public:
+  TileBuilder(TileWork& w, const NeuronConfig& nc) : w_(w), nc_(nc) {}
+
+  // One reduction (the fills of one run and group); returns the write cycles it took.
+  uint64_t reduce(const Reduction& r) {
+    const uint64_t full = r.segments / r.per_fill, rem = r.segments % r.per_fill;
+    auto writes = [&](uint64_t s) { return s * r.writes_per_segment + r.writes_per_fill; };
+    auto compute = [&](uint64_t s) {
+      return r.passes * r.group * cdiv(s * r.width, nc_.macs_per_cycle);
+    };
+    if (full > 0) pipe_.add(writes(r.per_fill), compute(r.per_fill), full);
+    if (rem > 0) pipe_.add(writes(rem), compute(rem));
+    const uint64_t cycles = full * compute(r.per_fill) + (rem > 0 ? compute(rem) : 0);
+    w_.fills += full + (rem > 0 ? 1 : 0);
+    w_.compute_cycles += cycles;
+    w_.acc_updates += r.active * cycles;
+    w_.lb_write_bytes += r.segments * r.width * r.active;
+    w_.active_lines = std::max(w_.active_lines, r.active);
+    if (!first_done_) {
+      w_.first_output_cycles = pipe_.compute_end() - pipe_.first_writes();
+      first_done_ = true;
+    }
+    return full * writes(r.per_fill) + (rem > 0 ? writes(rem) : 0);
   }
-  w.fills += fills;
-  w.compute_cycles += compute;
-  if (first) {
-    w.first_fill_write_cycles = std::min(per_fill, red.segments) * writes_per_segment;
-    w.first_output_cycles = compute;
+
+  void finish() {
+    w_.pipeline_cycles = pipe_.compute_end();
+    w_.write_span_cycles = pipe_.write_end();
+    w_.first_fill_write_cycles = pipe_.first_writes();
+    w_.last_fill_compute_cycles = pipe_.last_compute();
   }
-  w.last_fill_compute_cycles = last_cycles;
+
+ private:
+  TileWork& w_;
+  const NeuronConfig& nc_;
+  FillPipeline pipe_;
+  bool first_done_ = false;
+};
+
+// Sizes of the groups of the tile's channels that share one fill: at most `accumulators`
+// channels, never across a conv group (pools: one channel each).
+std::vector<uint64_t> channel_groups(const OpDesc& op, const NeuronConfig& nc) {
+  std::vector<uint64_t> sizes;
+  const bool conv = op.op == OpCode::kConv;
+  const uint64_t per_group = conv ? std::max<uint64_t>(1, op.output.c / op.groups) : 1;
+  const uint64_t a = conv ? nc.accumulators : 1;
+  for (uint64_t c = op.ch_begin; c < op.ch_end;) {
+    const uint64_t group_end = std::min<uint64_t>(op.ch_end, (c / per_group + 1) * per_group);
+    const uint64_t n = std::min(a, group_end - c);
+    sizes.push_back(n);
+    c += n;
+  }
+  return sizes;
 }
 
-// The tile's totals from one output channel's (`per`) repeated `times`; per-tile timing figures
-// (first fill, first output, last fill) are those of one channel.
-void repeat(TileWork& w, const TileWork& per, uint64_t times) {
-  w.runs = per.runs;
-  w.computed_positions = per.computed_positions;
-  w.shifted_writes = times * per.shifted_writes;
-  w.line_writes = times * per.line_writes;
-  w.l2_read_bytes = times * per.l2_read_bytes;
-  w.fills = times * per.fills;
-  w.compute_cycles = times * per.compute_cycles;
-  w.first_fill_write_cycles = per.first_fill_write_cycles;
-  w.first_output_cycles = per.first_output_cycles;
-  w.last_fill_compute_cycles = per.last_fill_compute_cycles;
-}
-
-void window_op(TileWork& w, const OpDesc& op, const L1Config& l1, const NeuronConfig& nc) {
+// Positions mapping of a window op (conv, pools, global pooling).
+void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config& l1,
+                      const NeuronConfig& nc) {
   const uint64_t n = nc.count;
   const uint64_t rows = op.row_end - op.row_begin;
   const uint64_t wo = op.output.w;
   const uint64_t wp = uint64_t(op.input.w) + op.pad_left + op.pad_right;
+  const bool conv = op.op == OpCode::kConv;
+  const uint64_t kernel = uint64_t(reduced_channels(op)) * op.kernel_h * op.kernel_w;
   Reduction red;
   red.width = op.kernel_w;
-  if (op.op == OpCode::kConv) {
-    red.segments = uint64_t(reduced_channels(op)) * op.kernel_h;
-  } else {
-    red.segments = op.kernel_h;  // pools: one input channel per output channel
-  }
+  red.segments = conv ? uint64_t(reduced_channels(op)) * op.kernel_h : op.kernel_h;
   if (red.width > l1.line_bytes) {  // a kernel row wider than a line is split into parts
     const uint64_t parts = cdiv(red.width, l1.line_bytes);
     red.segments *= parts;
     red.width = cdiv(red.width, parts);
   }
+  red.per_fill = std::max<uint64_t>(1, l1.line_bytes / red.width);
+  const std::vector<uint64_t> groups = channel_groups(op, nc);
+  const bool resident = conv && w.channels * kernel <= l1.kernel_bytes;
   const uint64_t span_extra = uint64_t(op.kernel_w - 1) * op.dilation_w + 1;
   const bool crossing = op.stride_h == 1 && op.stride_w == 1;
-  TileWork per_ch;
-  if (crossing) {
-    // One stream of virtual rows of wp positions; the last row stops at its last valid output.
-    const uint64_t positions = (rows - 1) * wp + wo;
-    per_ch.computed_positions = positions;
-    per_ch.runs = cdiv(positions, n);
-    for (uint64_t k = 0; k < per_ch.runs; ++k) {
-      Run r;
-      const uint64_t start = k * n, end = std::min(start + n, positions);
-      r.active = end - start;
-      // Without horizontal padding the stored rows are contiguous: one block, one write. With it,
-      // the pad columns are not stored, so the block comes in one piece per row it spans and a
-      // line whose window crosses a row end needs a second write.
+  // Stride 1: one stream of virtual rows of wp positions, the last row stopping at its last valid
+  // output. Strided: output rows back to back.
+  const uint64_t positions = crossing ? (rows - 1) * wp + wo : rows * wo;
+  w.computed_positions = positions;
+  w.runs = cdiv(positions, n);
+  for (uint64_t k = 0; k < w.runs; ++k) {
+    const uint64_t start = k * n, end = std::min(start + n, positions);
+    const uint64_t active = end - start;
+    uint64_t pieces = 1, crossings = 0, stored = 0;  // stored: L2 bytes of one segment's block(s)
+    if (crossing) {
+      // Without horizontal padding the stored rows are contiguous: one block. With it, the pad
+      // columns are not stored, so the block comes in one piece per row it spans, and a window
+      // crossing a row end needs a second per-line write unless the pads are made in the block.
+      const uint64_t span = active - 1 + span_extra;
+      stored = span;
       if (wp != op.input.w) {
-        r.pieces = (end - 1) / wp - start / wp + 1;
+        pieces = (end - 1) / wp - start / wp + 1;
         for (uint64_t row = start / wp; row <= (end - 1) / wp; ++row) {
           const uint64_t lo = std::max(start, row * wp + wo), hi = std::min(end, (row + 1) * wp);
-          if (hi > lo) r.crossing += hi - lo;
+          if (hi > lo) crossings += hi - lo;
         }
+        stored = std::min(span, pieces * op.input.w);
       }
-      const uint64_t span = r.active - 1 + span_extra;
-      const uint64_t stored = wp != op.input.w ? r.pieces * op.input.w : span;
-      add_run(per_ch, r, red, l1, nc, std::min(span, stored), k == 0);
-    }
-  } else {
-    // Strided windows: runs walk the output rows back to back; each output row's windows come
-    // from their own stored rows, so a run needs one block (piece) per output row it spans.
-    const uint64_t positions = rows * wo;
-    per_ch.computed_positions = positions;
-    per_ch.runs = cdiv(positions, n);
-    for (uint64_t k = 0; k < per_ch.runs; ++k) {
-      Run r;
-      const uint64_t start = k * n, end = std::min(start + n, positions);
-      r.active = end - start;
-      r.pieces = (end - 1) / wo - start / wo + 1;
-      uint64_t stored = 0;
+      if (l1.pad_in_block) pieces = 1, crossings = 0;
+    } else {
+      // Each output row's windows come from their own stored rows: one block per output row.
+      pieces = (end - 1) / wo - start / wo + 1;
       for (uint64_t row = start / wo; row <= (end - 1) / wo; ++row) {
         const uint64_t in_row = std::min(end, (row + 1) * wo) - std::max(start, row * wo);
         stored += std::min<uint64_t>(op.input.w, (in_row - 1) * op.stride_w + span_extra);
       }
-      add_run(per_ch, r, red, l1, nc, stored, k == 0);
+    }
+    red.active = active;
+    red.writes_per_segment = l1.shift_stride ? pieces : active + crossings;
+    for (uint64_t g : groups) {
+      red.group = g;
+      const uint64_t writes = b.reduce(red);
+      (l1.shift_stride ? w.shifted_writes : w.line_writes) += writes;
+      w.l2_read_bytes += red.segments * (l1.shift_stride ? stored : active * red.width);
+      if (conv && !resident) w.kernel_bytes += g * kernel;
     }
   }
-  const uint64_t ch = w.channels;
-  repeat(w, per_ch, ch);
-  w.valid_outputs = ch * rows * wo;
-  w.discarded_outputs = ch * (per_ch.computed_positions - rows * wo);
-  if (op.op == OpCode::kConv) {
-    const uint64_t kernel = uint64_t(reduced_channels(op)) * op.kernel_h * op.kernel_w;
+  w.valid_outputs = w.channels * rows * wo;
+  w.discarded_outputs = w.channels * (positions - rows * wo);
+  if (conv) {
     w.macs = w.valid_outputs * kernel;
-    w.kernel_bytes = ch * kernel <= l1.kernel_bytes ? ch * kernel : ch * per_ch.runs * kernel;
+    if (resident) w.kernel_bytes = w.channels * kernel;
   }
 }
 
-// Fully connected: output features on neurons, weight rows written line by line, the input
-// vector broadcast from the kernel region.
-void fc_op(TileWork& w, const OpDesc& op, const L1Config& l1, const NeuronConfig& nc) {
-  const uint64_t k = uint64_t(op.input.c) * op.input.h * op.input.w;
-  const uint64_t fills = cdiv(k, l1.line_bytes);
-  const uint64_t rem = k - (fills - 1) * l1.line_bytes;
-  const uint64_t full_cycles = cdiv(l1.line_bytes, nc.macs_per_cycle);
-  const uint64_t per_run_compute = (fills - 1) * full_cycles + cdiv(rem, nc.macs_per_cycle);
-  w.runs = cdiv(w.channels, nc.count);
-  w.computed_positions = 1;
-  for (uint64_t r = 0; r < w.runs; ++r) {
-    const uint64_t active = std::min<uint64_t>(nc.count, w.channels - r * nc.count);
-    w.line_writes += fills * active;
-    w.l2_read_bytes += active * k;
-    if (r == 0) w.first_fill_write_cycles = active;
-  }
-  w.fills = w.runs * fills;
-  w.compute_cycles = w.runs * per_run_compute;
-  w.first_output_cycles = per_run_compute;
-  w.last_fill_compute_cycles = cdiv(rem, nc.macs_per_cycle);
-  w.kernel_bytes = k <= l1.kernel_bytes ? k : w.runs * k;
-  w.valid_outputs = w.channels;
-  w.macs = w.channels * k;
-}
-
-// Element-wise and softmax: positions stream contiguously (no padding, nothing discarded).
-void stream_op(TileWork& w, const OpDesc& op, const L1Config& l1, const NeuronConfig& nc) {
-  const uint64_t rows = op.row_end - op.row_begin;
-  const uint64_t positions = rows * op.output.w;
-  Reduction red;
-  uint64_t channel_loops = w.channels;
-  if (op.op == OpCode::kSoftmax) {
-    red.segments = op.input.c;  // one element of every channel per position
-    red.passes = 3;             // max, sum of exponentials, normalise
-    channel_loops = 1;
+// Channels mapping: output channels on neurons, positions in the accumulators.
+void channels_map(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config& l1,
+                  const NeuronConfig& nc) {
+  uint64_t k, positions;  // reduction length and output positions per channel
+  const bool pool = op.op == OpCode::kGlobalAvgPool;
+  if (op.op == OpCode::kFullyConnected) {
+    k = uint64_t(op.input.c) * op.input.h * op.input.w, positions = 1;
+  } else if (pool) {
+    k = uint64_t(op.input.h) * op.input.w, positions = 1;
   } else {
-    red.segments = op.op == OpCode::kActivation ? 1 : 2;
+    k = reduced_channels(op), positions = uint64_t(op.row_end - op.row_begin) * op.output.w;
   }
-  TileWork per;
-  per.runs = cdiv(positions, nc.count);
-  for (uint64_t k = 0; k < per.runs; ++k) {
-    Run r;
-    r.active = std::min<uint64_t>(nc.count, positions - k * nc.count);
-    add_run(per, r, red, l1, nc, r.active, k == 0);
+  // The broadcast operand (inputs of a group of positions); pooling has none.
+  const bool resident = !pool && positions * k <= l1.kernel_bytes;
+  const uint64_t channel_runs = cdiv(w.channels, nc.count);
+  const uint64_t groups = cdiv(positions, nc.accumulators);
+  Reduction red;
+  red.segments = k;
+  red.per_fill = l1.line_bytes;
+  for (uint64_t r = 0; r < channel_runs; ++r) {
+    red.active = std::min<uint64_t>(nc.count, w.channels - r * nc.count);
+    red.writes_per_fill = red.active;  // each line its own channel's weights (pooling: inputs)
+    for (uint64_t g = 0; g < groups; ++g) {
+      red.group = std::min<uint64_t>(nc.accumulators, positions - g * nc.accumulators);
+      w.line_writes += b.reduce(red);
+      w.l2_read_bytes += red.active * k;
+      if (!pool && !resident) w.kernel_bytes += red.group * k;
+    }
   }
-  per.computed_positions = positions;
-  repeat(w, per, channel_loops);
+  if (resident) w.kernel_bytes = positions * k;
+  w.runs = channel_runs * groups;
+  w.computed_positions = positions;
+  w.valid_outputs = w.channels * positions;
+  if (!pool) w.macs = w.valid_outputs * k;
+}
+
+// Element-wise and softmax: positions stream contiguously (no padding, nothing discarded); each
+// channel of a run is one fill of its operands (softmax: one fill group over all channels).
+void stream_op(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config& l1,
+               const NeuronConfig& nc) {
+  const uint64_t positions = uint64_t(op.row_end - op.row_begin) * op.output.w;
+  const bool softmax = op.op == OpCode::kSoftmax;
+  Reduction red;
+  red.segments = softmax ? op.input.c : (op.op == OpCode::kActivation ? 1 : 2);
+  red.passes = softmax ? 3 : 1;  // softmax: max, sum of exponentials, normalise
+  red.per_fill = l1.line_bytes;
+  const uint64_t channel_loops = softmax ? 1 : w.channels;
+  w.runs = cdiv(positions, nc.count);
+  for (uint64_t k = 0; k < w.runs; ++k) {
+    red.active = std::min<uint64_t>(nc.count, positions - k * nc.count);
+    red.writes_per_segment = l1.shift_stride ? 1 : red.active;
+    for (uint64_t c = 0; c < channel_loops; ++c) {
+      const uint64_t writes = b.reduce(red);
+      (l1.shift_stride ? w.shifted_writes : w.line_writes) += writes;
+      w.l2_read_bytes += red.segments * red.active;
+    }
+  }
+  w.computed_positions = positions;
   w.valid_outputs = w.channels * positions;
 }
 
 }  // namespace
 
+bool channels_mapping_applies(const OpDesc& op) {
+  switch (op.op) {
+    case OpCode::kConv:
+      return op.kernel_h == 1 && op.kernel_w == 1 && op.groups == 1 && op.pad_top == 0 &&
+             op.pad_left == 0 && op.pad_bottom == 0 && op.pad_right == 0;
+    case OpCode::kFullyConnected:
+    case OpCode::kGlobalAvgPool:
+      return true;
+    default:
+      return false;
+  }
+}
+
 TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc) {
   TileWork w;
   w.channels = op.ch_end - op.ch_begin;
+  TileBuilder b(w, nc);
+  const bool channels = op.op == OpCode::kFullyConnected ||
+                        (op.mapping == Mapping::kChannels && channels_mapping_applies(op));
   switch (op.op) {
     case OpCode::kConv:
     case OpCode::kMaxPool:
     case OpCode::kAvgPool:
     case OpCode::kGlobalAvgPool:
-      window_op(w, op, l1, nc);
-      break;
     case OpCode::kFullyConnected:
-      fc_op(w, op, l1, nc);
+      if (channels) {
+        channels_map(w, b, op, l1, nc);
+      } else {
+        positions_window(w, b, op, l1, nc);
+      }
       break;
     case OpCode::kMatMul: {  // a 1x1 convolution over the positions (rows of A), B as weights
       OpDesc conv = op;
       conv.op = OpCode::kConv;
       conv.kernel_h = conv.kernel_w = 1;
-      window_op(w, conv, l1, nc);
-      break;
+      return compute_tile_work(conv, l1, nc);
     }
     case OpCode::kAdd:
     case OpCode::kMul:
@@ -219,9 +259,10 @@ TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronCon
     case OpCode::kSoftmax:
     case OpCode::kLayerNorm:  // vector-unit ops (model/vector) never reach the neuron array
     case OpCode::kGelu:
-      stream_op(w, op, l1, nc);
+      stream_op(w, b, op, l1, nc);
       break;
   }
+  b.finish();
   w.lb_write_cycles = w.shifted_writes + w.line_writes;
   w.l2_read_bytes += w.kernel_bytes;
   // Partial sums are int32: read back before the reduction, written instead of the output.

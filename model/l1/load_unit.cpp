@@ -24,6 +24,8 @@ LoadUnit::LoadUnit(sc_core::sc_module_name name, const ArchConfig& arch, const C
                          "shift-stride writes (one block into every line)")),
       line_writes_(stats.add("line_buffer.line_writes", "single-line writes")),
       fills_(stats.add("line_buffer.fills", "line-buffer fills")),
+      write_bytes_(stats.add("line_buffer.write_bytes", "bytes written into line-buffer lines")),
+      kernel_bytes_(stats.add("kernel.load_bytes", "bytes loaded into the kernel region")),
       busy_flag_("busy"),
       lb_bytes_("line_buffer_bytes") {
   SC_HAS_PROCESS(LoadUnit);
@@ -42,11 +44,11 @@ void LoadUnit::run() {
     t.work = compute_tile_work(d->op, arch_.l1, arch_.neurons);
     const TileWork& w = t.work;
     busy_flag_.write(true);
-    lb_bytes_.write(uint32_t(std::min<uint64_t>({arch_.l1.lines, arch_.neurons.count,
-                                                  w.computed_positions}) *
-                             arch_.l1.line_bytes));
+    lb_bytes_.write(uint32_t(w.active_lines * arch_.l1.line_bytes));
     const Access a = l2_.access(L2Sram::kLoad, d->op.input.addr, w.l2_read_bytes, now);
-    const uint64_t busy = std::max(w.lb_write_cycles, a.end - now);
+    // Writes run through the two fill buffers (they wait for the neurons when compute-bound);
+    // the L2 port may take longer than the writes.
+    const uint64_t busy = std::max(w.write_span_cycles, a.end - now);
     t.load_end = now + busy;
     DescriptorRecord& r = record_.descriptors[d->id];
     r.unit = Unit::kLoad;
@@ -64,6 +66,8 @@ void LoadUnit::run() {
     shifted_ += w.shifted_writes;
     line_writes_ += w.line_writes;
     fills_ += w.fills;
+    write_bytes_ += w.lb_write_bytes;
+    kernel_bytes_ += w.kernel_bytes;
     // The neurons start once the first fill is written, after the L2 latency of its block.
     const uint64_t first =
         std::min(busy, w.first_fill_write_cycles + l2_.latency(d->op.input.addr));

@@ -4,13 +4,15 @@
 // tile_work.h: runs of neuron windows that may cross row ends, strides, dilation, virtual
 // padding), the L2 reads it issues on the load port (input blocks and the kernel region), and the
 // line-buffer writes: one shifted write per segment with `l1.shift_stride`, else one per line.
-// Cycles: the unit is busy for max(line-buffer write cycles, L2 load-port time incl. bank
-// conflicts); the neurons may start once the first fill is written (double-buffered fills), so
-// the tile is handed on after the first fill's write cycles plus the L2 latency.
+// Cycles: the unit is busy for max(the fill pipeline's write span — writes wait for a free fill
+// buffer when the neurons are the bottleneck —, L2 load-port time incl. bank conflicts); the
+// neurons may start once the first fill is written, so the tile is handed on after the first
+// fill's write cycles plus the L2 latency.
 // Ports: in (LatencyFifo<const Descriptor*>), out (LatencyFifo<TileToken>, capacity 1: the line
 // buffer holds one tile ahead of the neurons).
 // Stats: load.tiles, load.busy_cycles, load.l2_read_bytes, line_buffer.write_cycles,
-// line_buffer.shifted_writes, line_buffer.line_writes, line_buffer.fills.
+// line_buffer.shifted_writes, line_buffer.line_writes, line_buffer.fills,
+// line_buffer.write_bytes, kernel.load_bytes.
 // Observation (for waves.vcd and trace.json, never read by the model): busy_flag() is written
 // true when a tile starts (after any back-pressure wait) and false when its load ends; it is an
 // sc_buffer, so back-to-back tiles still notify at each start. line_buffer_bytes() is the
@@ -53,6 +55,8 @@ class LoadUnit : public sc_core::sc_module {
   uint64_t& shifted_;
   uint64_t& line_writes_;
   uint64_t& fills_;
+  uint64_t& write_bytes_;
+  uint64_t& kernel_bytes_;
   sc_core::sc_buffer<bool> busy_flag_;
   sc_core::sc_signal<uint32_t> lb_bytes_;
 };

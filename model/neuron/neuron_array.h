@@ -1,14 +1,16 @@
 // NeuronArray: `neurons.count` neurons in lock-step, each with `neurons.macs_per_cycle` int8 MAC
-// lanes and an int32 accumulator, plus the post-op pipeline (bias, requantisation, activation,
+// lanes and `neurons.accumulators` int32 accumulators, plus the post-op pipeline (bias, requantisation, activation,
 // pooling and element-wise ops). The neurons are plain C++ (TileCompute) stepped by this one
 // process; in timing-only runs only their cycle count is computed.
 //
-// Cycles: the tile's compute cycles (TileWork::compute_cycles, incl. discarded positions), but
-// never ending before the last fill was written plus its compute: end = max(start + compute,
-// load_end + last fill compute) + `neurons.postop_cycles`. Cycles beyond start + compute are
-// line-buffer stalls. The store unit receives the tile when the first run's results are out.
+// Cycles: the tile's fill pipeline from its first fill (TileWork::pipeline_cycles, see
+// fill_pipeline.h: compute incl. discarded positions, waiting for fills not yet written), but never
+// ending before the load unit's last fill (late when the L2 port was slower) plus its compute:
+// end = max(start + pipeline - first fill writes, load_end + last fill compute) +
+// `neurons.postop_cycles`. Cycles beyond start + compute are line-buffer stalls. The store unit
+// receives the tile when the first group's results are out.
 // Ports: in (LatencyFifo<TileToken>), out (LatencyFifo<TileToken>, capacity 1).
-// Stats: neurons.tiles, neurons.busy_cycles, neurons.macs, neurons.stall_cycles.
+// Stats: neurons.tiles, neurons.busy_cycles, neurons.macs, neurons.acc_updates, neurons.stall_cycles.
 // Observation (for waves.vcd and trace.json, never read by the model): busy_flag() is written
 // true when a tile starts and false when its last result leaves the post-op pipeline (an
 // sc_buffer: back-to-back tiles still notify at each start).
@@ -46,6 +48,7 @@ class NeuronArray : public sc_core::sc_module {
   uint64_t& tiles_;
   uint64_t& busy_;
   uint64_t& macs_;
+  uint64_t& acc_updates_;
   uint64_t& stalls_;
   sc_core::sc_buffer<bool> busy_flag_;
 };

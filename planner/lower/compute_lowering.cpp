@@ -40,11 +40,26 @@ OpCode op_code(const Node& n) {
 
 }  // namespace
 
+// Output channels per tile. A conv's block fills one weight-staging slot
+// (`lowering.weight_slot_bytes`, default L2 / 32) in whole units of the mapping — groups of
+// `accumulators` channels (positions) or runs of `neurons.count` channels (channels). One unit
+// may take up to twice the slot budget; beyond that (small L2, large kernels) the block is a
+// partial unit, which leaves accumulators or neurons idle (`auto` weighs it). Larger slots would
+// only save tiles but take L2 from the activations.
 uint32_t Lowerer::weight_block(const Node& n) const {
+  return weight_block(n, node_mapping_[&n - g_.nodes.data()]);
+}
+
+uint32_t Lowerer::weight_block(const Node& n, Mapping m) const {
   const uint32_t out_c = static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.c);
-  if (n.op == OpType::kConv) {  // a tile's kernels fit the L1 kernel region
+  if (n.op == OpType::kConv) {
     const uint64_t per = per_channel_weights(g_, n);
-    return static_cast<uint32_t>(std::clamp<uint64_t>(arch_.l1.kernel_bytes / per, 1, out_c));
+    const uint64_t slot = arch_.lowering.weight_slot_bytes ? arch_.lowering.weight_slot_bytes
+                                                           : arch_.l2.size_bytes / 32;
+    const uint64_t fit = slot / per;
+    const uint64_t unit = m == Mapping::kChannels ? arch_.neurons.count : arch_.neurons.accumulators;
+    const uint64_t block = fit >= unit ? fit / unit * unit : 2 * slot / per >= unit ? unit : fit;
+    return static_cast<uint32_t>(std::clamp<uint64_t>(block, 1, out_c));
   }
   if (n.op == OpType::kFullyConnected) {  // one run of neurons, a slot within L2 / 16
     const uint64_t cap = std::max<uint64_t>(1, (arch_.l2.size_bytes / 16) / per_channel_weights(g_, n));
@@ -99,12 +114,14 @@ void Lowerer::input_channels(const Node& n, uint32_t c0, uint32_t c1, uint32_t* 
   }
 }
 
-OpDesc Lowerer::base_op(const Node& n) const {
+OpDesc Lowerer::base_op(const Node& n, bool placed) const {
+  auto tensor = [&](int t) { return placed ? ref(t) : shape_ref(t); };
   OpDesc b;
   b.op = op_code(n);
-  b.input = ref(n.inputs[0]);
-  if (n.inputs.size() > 1) b.input2 = ref(n.inputs[1]);
-  b.output = ref(n.outputs[0]);
+  b.input = tensor(n.inputs[0]);
+  if (n.inputs.size() > 1) b.input2 = tensor(n.inputs[1]);
+  b.output = tensor(n.outputs[0]);
+  if (!node_mapping_.empty()) b.mapping = node_mapping_[&n - g_.nodes.data()];
   b.kernel_h = static_cast<uint16_t>(n.op == OpType::kGlobalAvgPool ? b.input.h : n.kernel_h);
   b.kernel_w = static_cast<uint16_t>(n.op == OpType::kGlobalAvgPool ? b.input.w : n.kernel_w);
   b.stride_h = static_cast<uint16_t>(n.stride_h);
@@ -204,6 +221,7 @@ void Lowerer::stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t
 // one run of neurons) keeps runs from straddling rows; stride-1 windows stream across rows
 // anyway and take the whole height.
 uint32_t Lowerer::band_rows(const OpDesc& op) const {
+  if (op.mapping == Mapping::kChannels) return op.output.h;  // positions sit in the accumulators
   const bool strided = (op.stride_h > 1 || op.stride_w > 1) &&
                        (op.op == OpCode::kConv || op.op == OpCode::kMaxPool || op.op == OpCode::kAvgPool);
   if (!strided || op.output.w >= arch_.neurons.count) return op.output.h;

@@ -44,6 +44,7 @@ class Lowerer {
 
   // lowering.cpp
   TensorRef ref(int tensor) const;
+  TensorRef shape_ref(int tensor) const;  // shape and strides only (before the memory plan)
   MemSpace space(int tensor) const;
   uint32_t add_layer(const std::string& name, const std::string& op);
   uint32_t emit(Descriptor d);
@@ -57,8 +58,12 @@ class Lowerer {
   void lower_shuffle(const Node& n, uint32_t layer);
 
   // compute_lowering.cpp
-  uint32_t weight_block(const Node& n) const;
-  OpDesc base_op(const Node& n) const;
+  uint32_t weight_block(const Node& n) const;  // with the node's chosen mapping
+  uint32_t weight_block(const Node& n, Mapping m) const;
+  OpDesc base_op(const Node& n, bool placed = true) const;  // placed: with addresses and spaces
+  // mapping_choice.cpp
+  void choose_mappings();
+  uint64_t mapping_cost(const Node& n, Mapping m) const;
   uint64_t store_blob(std::vector<int8_t> bytes);
   void place_weights(const Node& n);
   void stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t c1, Descriptor& d,
@@ -89,6 +94,7 @@ class Lowerer {
   SlotRing staging_, in_bands_, out_bands_;  // staging_: the current layer's weight slots
   SlotRing psums_;  // int32 partial sums of input-channel blocks (only when L2 forces them)
   std::vector<SlotRing> node_staging_;        // per node: its weight slots (a scratch buffer)
+  std::vector<Mapping> node_mapping_;         // per node: how its tiles use the neuron array
   std::vector<std::vector<uint32_t>> step_fence_;  // per step: retire these before its memory is reused
   int64_t current_step_ = 0;
   uint64_t w_dram_ = 0, b_dram_ = 0;  // current node's weights and biases in DRAM

@@ -22,10 +22,15 @@ MemSpace Lowerer::space(int tensor) const {
 }
 
 TensorRef Lowerer::ref(int tensor) const {
-  const Tensor& t = g_.tensors[tensor];
-  TensorRef r;
+  TensorRef r = shape_ref(tensor);
   r.space = space(tensor);
   r.addr = layout_.tensor_addr[tensor];
+  return r;
+}
+
+TensorRef Lowerer::shape_ref(int tensor) const {
+  const Tensor& t = g_.tensors[tensor];
+  TensorRef r;
   r.c = static_cast<uint32_t>(t.shape.c);
   r.h = static_cast<uint32_t>(t.shape.h);
   r.w = static_cast<uint32_t>(t.shape.w);
@@ -149,6 +154,7 @@ Lowered Lowerer::run() {
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<int> order =
       opt_.order.empty() ? schedule_nodes(g_, opt_.schedule) : opt_.order;
+  choose_mappings();  // before the memory plan: the mapping sets the weight-staging slot sizes
   plan_memory(order);
 
   dram_io_ = kDramActivationsBase + (uint64_t(1) << 30);  // graph inputs and outputs

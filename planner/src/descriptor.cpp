@@ -31,7 +31,8 @@ bool OpDesc::operator==(const OpDesc& o) const {
          requant_multiplier == o.requant_multiplier && requant_shift == o.requant_shift &&
          row_begin == o.row_begin && row_end == o.row_end && ch_begin == o.ch_begin &&
          ch_end == o.ch_end && in_ch_begin == o.in_ch_begin && in_ch_end == o.in_ch_end &&
-         psum_mode == o.psum_mode && psum == o.psum && flags == o.flags;
+         psum_mode == o.psum_mode && psum == o.psum && mapping == o.mapping &&
+         flags == o.flags;
 }
 
 bool Descriptor::operator==(const Descriptor& o) const {
@@ -79,6 +80,14 @@ const char* to_string(PostAct a) {
     case PostAct::kSigmoid: return "sigmoid";
     case PostAct::kHardSigmoid: return "hardsigmoid";
     case PostAct::kHardSwish: return "hardswish";
+  }
+  return "?";
+}
+
+const char* to_string(Mapping m) {
+  switch (m) {
+    case Mapping::kPositions: return "positions";
+    case Mapping::kChannels: return "channels";
   }
   return "?";
 }

@@ -86,6 +86,7 @@ void put(ByteWriter& w, const OpDesc& o) {
   }
   w.u<uint8_t>(o.psum_mode);
   put(w, o.psum);
+  w.u<uint8_t>(static_cast<uint8_t>(o.mapping));
   w.u<uint8_t>(o.flags);
 }
 
@@ -111,6 +112,7 @@ OpDesc get_op(ByteReader& r) {
   o.psum_mode = r.u<uint8_t>();
   if (o.psum_mode > 3) r.fail("psum mode is " + std::to_string(o.psum_mode) + ", expected 0..3", 1);
   o.psum = get_ref(r);
+  o.mapping = r.enumeration<Mapping>(2, "mapping");
   o.flags = r.u<uint8_t>();
   if (o.flags > 3) r.fail("flags are " + std::to_string(o.flags) + ", expected 0..3", 1);
   return o;

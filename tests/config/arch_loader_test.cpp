@@ -23,10 +23,15 @@ TEST(ArchLoader, SeedHasTheSeedFigures) {
   EXPECT_EQ(a.neurons.macs_per_cycle, 4u);
   EXPECT_EQ(a.l1.lines, 64u);
   EXPECT_EQ(a.l1.line_bytes, 32u);
-  EXPECT_EQ(a.l1.kernel_bytes, 6144u);
+  EXPECT_EQ(a.l1.kernel_bytes, 2048u);
   EXPECT_TRUE(a.l1.shift_stride);
-  // 64 lines x 32 B = 2048 B line buffer + 6144 B kernel region = 8192 B = 8 KiB.
-  EXPECT_EQ(config::l1_total_bytes(a.l1), 8192u);
+  EXPECT_TRUE(a.l1.pad_in_block);
+  EXPECT_EQ(a.neurons.accumulators, 8u);
+  EXPECT_EQ(a.lowering.mapping, "auto");
+  // 2 x 64 lines x 32 B (two fill buffers) + 2048 B kernel region + 64 x 8 x 4 B accumulators
+  // = 4096 + 2048 + 2048 = 8192 B = 8 KiB, all of arch.l1.size_bytes.
+  EXPECT_EQ(l1_required_bytes(a.l1, a.neurons), 8192u);
+  EXPECT_EQ(a.l1.size_bytes, 8192u);
   EXPECT_EQ(a.l2.size_bytes, 1048576u);  // 1 MiB
   EXPECT_EQ(a.l2.banks, 16u);
   EXPECT_EQ(a.l2.bank_width_bytes, 8u);
@@ -47,7 +52,7 @@ TEST(ArchLoader, TinyIsSmall) {
   EXPECT_EQ(a.l1.lines, 8u);
   EXPECT_EQ(a.l1.line_bytes, 16u);
   EXPECT_EQ(a.l1.kernel_bytes, 512u);
-  EXPECT_EQ(config::l1_total_bytes(a.l1), 640u);  // 8 x 16 + 512
+  EXPECT_EQ(l1_required_bytes(a.l1, a.neurons), 896u);  // 2 x 8 x 16 + 512 + 8 x 4 x 4
   EXPECT_EQ(a.l2.size_bytes, 65536u);
   EXPECT_EQ(a.l2.banks, 4u);
   EXPECT_EQ(a.dram.bytes_per_cycle, 8u);
@@ -78,7 +83,7 @@ TEST(ArchLoader, TypoedSectionAndTopLevelKey) {
   const std::string f = t.write("a.yaml", "arch:\n  neuron:\n    count: 8\nnetworks: []\n");
   EXPECT_EQ(errors_of([&] { load_arch(f); }),
             (Errors{f + ":2: arch.neuron: unknown key, expected one of: name, clock, controller, "
-                        "dma, dram, l2, l1, neurons, vector",
+                        "dma, dram, l2, l1, neurons, vector, lowering",
                     f + ":4: networks: unknown key, expected one of: arch"}));
 }
 
@@ -140,6 +145,28 @@ TEST(ArchLoader, CrossFieldErrorWithTheFirstFieldDefaultedIsAtTheOther) {
   EXPECT_EQ(errors_of([&] { load_arch(f); }),
             Errors{f + ":3: arch.l1.lines: must equal arch.neurons.count (line i feeds neuron i), "
                        "got 64 lines and 32 neurons"});
+}
+
+TEST(ArchLoader, L1MustHoldFillBuffersKernelRegionAndAccumulators) {
+  TempDir t;
+  const std::string f = t.write("a.yaml",
+                                "arch:\n"
+                                "  l1:\n"
+                                "    kernel_bytes: 256\n"  // line 3
+                                "  neurons:\n"
+                                "    accumulators: 16\n"  // line 5
+                                "  lowering:\n"
+                                "    mapping: rows\n");  // line 7
+  // Kernel region: 2 x 16 accumulators x 32 B = 1024 B. L1: 2 x 64 x 32 = 4096 B of fill buffers
+  // + 256 B kernel region + 64 x 16 x 4 = 4096 B of accumulators = 8448 B > 8192 B.
+  EXPECT_EQ(errors_of([&] { load_arch(f); }),
+            (Errors{f + ":3: arch.l1.kernel_bytes: must hold two fills of the broadcast operand, "
+                        "2 x arch.neurons.accumulators x arch.l1.line_bytes (2 x 16 x 32 = 1024 B), "
+                        "got 256",
+                    f + ":3: arch.l1.size_bytes: must hold the line buffer's two fill buffers "
+                        "(2 x 64 x 32 B), the kernel region (256 B) and the accumulators (64 x 16 "
+                        "x 4 B): 8448 B, got 8192",
+                    f + ":7: arch.lowering.mapping: must be auto, positions or channels, got 'rows'"}));
 }
 
 TEST(ArchLoader, L2GeometryChecks) {
@@ -282,7 +309,7 @@ TEST(ArchLoader, FingerprintIsFnv1aOfTheCanonicalYaml) {
   EXPECT_EQ(seed.fingerprint(), fnv1a(arch_yaml(seed)));
   // Pinned: changes only when a field or the canonical form changes (then descriptor lists
   // planned before are refused, which is the point).
-  EXPECT_EQ(seed.fingerprint(), 0x2ce86a91bfe7da09ull);  // with the vector section
+  EXPECT_EQ(seed.fingerprint(), 0x5b195266dfeb4375ull);
   ArchConfig other = seed;
   other.l2.size_bytes = 524288;
   EXPECT_NE(other.fingerprint(), seed.fingerprint());

@@ -1,6 +1,8 @@
 // The files of a run (DESIGN section 5): each file's columns, and totals that agree across files
 // and with the model's own counters. Each test runs `strider run` in-process (its own process
 // under ctest, as SystemC elaborates once per process) on the default run (tiny CNN, seed arch).
+#include <cstdint>
+
 #include "tests/e2e/report_util.h"
 
 namespace strider::report_test {
@@ -20,10 +22,11 @@ TEST(ReportFiles, EveryFileIsWrittenWithItsColumns) {
             (Strings{"layer", "op", "tiles", "start", "end", "cycles", "macs", "utilization",
                      "dram_bytes", "l2_bytes", "lb_write_cycles", "shifted_writes",
                      "discarded_outputs", "compute_cycles", "stall_l2_conflict", "stall_dram",
-                     "stall_line_buffer", "stall_backpressure"}));
+                     "stall_line_buffer", "stall_backpressure", "bound_cycles", "bottleneck", "mapping",
+                     "class"}));
   EXPECT_EQ(
       read_csv(dir.file("descriptors.csv")).header,
-      (Strings{"id", "kind", "layer", "unit", "channel", "fetched", "ready", "start", "end"}));
+      (Strings{"id", "kind", "layer", "unit", "channel", "fetched", "ready", "start", "end", "mapping"}));
   EXPECT_EQ(read_csv(dir.file("occupancy.csv")).header,
             (Strings{"cycle", "l2_bytes", "line_buffer_bytes"}));
   EXPECT_EQ(read_csv(dir.file("memory_plan.csv")).header,
@@ -69,6 +72,14 @@ TEST(ReportFiles, LayerColumnsSumToTheSummaryAndTheModelCounters) {
                           "stall_line_buffer", "stall_backpressure"}) {
     EXPECT_EQ(layers.sum(col), j["totals"][col].get<uint64_t>()) << col;
   }
+  // Every layer's bound: at most its cycles (no layer beats its own limit), and they add up to the
+  // summary's; the network's bound is at most the run's cycles.
+  for (size_t i = 0; i < layers.rows.size(); ++i) {
+    EXPECT_LE(layers.u(i, "bound_cycles"), layers.u(i, "cycles")) << layers.rows[i].at("layer");
+    EXPECT_FALSE(layers.rows[i].at("bottleneck").empty()) << layers.rows[i].at("layer");
+  }
+  EXPECT_EQ(layers.sum("bound_cycles"), j["layer_bound_cycles"].get<uint64_t>());
+  EXPECT_LE(j["bound_cycles"].get<uint64_t>(), j["cycles"].get<uint64_t>());
   auto stat = [&](const char* name) { return j["stats"][name]["value"].get<uint64_t>(); };
   // DRAM: every byte the model moved is a descriptor's (bursts included) or a descriptor fetch.
   EXPECT_EQ(layers.sum("dram_bytes") + j["dram"]["descriptor_fetch_bytes"].get<uint64_t>(),
@@ -104,17 +115,20 @@ TEST(ReportFiles, DescriptorsAgreeWithLayersAndOccupancyWithTheSummary) {
   const Csv layers = read_csv(dir.file("layers.csv"));
   const Csv descs = read_csv(dir.file("descriptors.csv"));
   ASSERT_EQ(descs.rows.size(), j["descriptors"].get<size_t>());
-  std::map<std::string, std::pair<uint64_t, uint64_t>> span;  // layer -> (first start, last end)
+  // layer -> (first start, last end): a layer with operation tiles starts at its first tile (its
+  // weight moves prefetch earlier), a layer of moves at its first move.
+  std::map<std::string, std::pair<uint64_t, uint64_t>> span;
   std::map<std::string, uint64_t> ops;
+  for (size_t i = 0; i < descs.rows.size(); ++i) {
+    ops[descs.rows[i].at("layer")] += descs.rows[i].at("kind") == "op" ? 1 : 0;
+  }
   for (size_t i = 0; i < descs.rows.size(); ++i) {
     EXPECT_EQ(descs.u(i, "id"), i);
     const std::string& l = descs.rows[i].at("layer");
-    auto [it, fresh] = span.emplace(l, std::make_pair(descs.u(i, "start"), descs.u(i, "end")));
-    if (!fresh) {
-      it->second.first = std::min(it->second.first, descs.u(i, "start"));
-      it->second.second = std::max(it->second.second, descs.u(i, "end"));
-    }
-    ops[l] += descs.rows[i].at("kind") == "op" ? 1 : 0;
+    const bool counts = descs.rows[i].at("kind") == "op" || ops[l] == 0;
+    auto it = span.emplace(l, std::make_pair(UINT64_MAX, uint64_t{0})).first;
+    if (counts) it->second.first = std::min(it->second.first, descs.u(i, "start"));
+    it->second.second = std::max(it->second.second, descs.u(i, "end"));
     EXPECT_LE(descs.u(i, "fetched"), descs.u(i, "ready"));
     EXPECT_LE(descs.u(i, "ready"), descs.u(i, "start"));
     EXPECT_LT(descs.u(i, "start"), descs.u(i, "end"));

@@ -119,8 +119,9 @@ TEST(ReportTrace, NotWrittenWhenTracingIsOff) {
 TEST(ReportTrace, UnitIntervalsMatchTheModelAndLargeRunsAggregate) {
   Scratch dir("aggregate");
   RunResult r;
-  // A 24 KiB L2 splits conv1 and pool1 into 16 tiles each: back-to-back tiles on every unit.
-  r.config = load_run(kDefaultRun, {"output_dir=" + dir.str(), "arch.l2.size_bytes=24576"});
+  // A 16 KiB L2 splits the early layers into row bands (61 tiles): back-to-back tiles on every
+  // unit.
+  r.config = load_run(kDefaultRun, {"output_dir=" + dir.str(), "arch.l2.size_bytes=16384"});
   RunObservers observers("observers", r, nullptr);
   simulate_run(r);
   ASSERT_TRUE(observers.found_top());

@@ -141,13 +141,15 @@ TEST(NeuronArrayTb, ConvAndPoolTilesUnderRandomBackPressure) {
   sc_core::sc_start();
   ASSERT_EQ(b.results.size(), b.tiles.size());
   // Reference timing: tile k starts when the previous one ended and the sink took its result;
-  // it ends at max(start + compute, load_end + last fill compute) + 2 post-op cycles; its result
-  // is handed over after the first run (first_output + 2), never after the end.
+  // it ends at max(start + the fill pipeline after the first fill, load_end + last fill compute)
+  // + 2 post-op cycles; its result is handed over after the first group (first_output + 2), never
+  // after the end.
   uint64_t end = 0, taken = 0, stalls = 0;
   for (size_t k = 0; k < b.tiles.size(); ++k) {
     const TileWork w = compute_tile_work(b.tiles[k].op, b.arch.l1, b.arch.neurons);
     const uint64_t start = std::max(end, taken);
-    const uint64_t mac_end = std::max(start + w.compute_cycles, 400 * k + w.last_fill_compute_cycles);
+    const uint64_t mac_end = std::max(start + (w.pipeline_cycles - w.first_fill_write_cycles),
+                                      400 * k + w.last_fill_compute_cycles);
     end = mac_end + 2;
     const uint64_t visible = start + std::min(end - start, w.first_output_cycles + 2);
     taken = std::max(taken + b.delays[k], visible);
@@ -168,11 +170,13 @@ TEST(NeuronArrayTb, FirstConvTileExactCycles) {
   Bench b("bench", 1, 3);
   b.delays = {0};
   sc_core::sc_start();
-  // Conv on 8 neurons x 4 MACs: a run has 9 segments of 3 bytes, 5 per 16-byte fill ->
-  // ceil(15/4) + ceil(12/4) = 4 + 3 = 7 cycles; 10 runs x 4 channels = 280 compute cycles.
-  // load_end 0, so end = 0 + 280 + 2 post-op = 282; the first run's results leave at 7 + 2 = 9.
+  // Conv on 8 neurons x 4 MACs with 8 accumulators: a run has 9 segments of 3 bytes, 5 per
+  // 16-byte fill, and one fill serves all 4 channels: 4 x ceil(15/4) + 4 x ceil(12/4) = 16 + 12
+  // = 28 cycles per run; 10 runs = 280 compute cycles. Fill writes (5 and 4 cycles) never hold the
+  // neurons up: pipeline 5 + 280. load_end 0, so end = 0 + 285 - 5 + 2 post-op = 282; the first
+  // run's results (its group of 4 channels) leave at 28 + 2 = 30.
   EXPECT_EQ(b.results[0].neuron_end, 282u);
-  EXPECT_EQ(b.taken[0], 9u);
+  EXPECT_EQ(b.taken[0], 30u);
   EXPECT_EQ(b.stats.get("neurons.busy_cycles"), 280u);
   EXPECT_EQ(b.stats.get("neurons.macs"), 6912u);  // 256 outputs x 27
 }

@@ -6,12 +6,29 @@
 namespace strider {
 namespace {
 
+// The small machine of these tests: 8 neurons x 2 MAC lanes, 16-byte lines, a 512 B kernel region.
+L1Config small_l1() {
+  L1Config l1;
+  l1.lines = 8;
+  l1.line_bytes = 16;
+  l1.kernel_bytes = 512;
+  return l1;
+}
+NeuronConfig small_neurons(uint32_t accumulators) {
+  NeuronConfig nc;
+  nc.count = 8;
+  nc.macs_per_cycle = 2;
+  nc.accumulators = accumulators;
+  return nc;
+}
+
 // 3x3 conv, pad 1, stride 1: input 3x8x8 -> output 4x8x8, on 8 neurons x 16-byte lines,
-// 2 MACs per cycle per neuron.
+// 2 MACs per cycle per neuron; the first design (one accumulator, padding not generated in the
+// block) unless a test says otherwise.
 struct ConvCase {
   OpDesc op;
-  L1Config l1;
-  NeuronConfig nc;
+  L1Config l1 = small_l1();
+  NeuronConfig nc = small_neurons(1);
   ConvCase() {
     op.op = OpCode::kConv;
     op.input = TensorRef{MemSpace::kL2, 0, 3, 8, 8, 8, 64, 1};
@@ -20,11 +37,7 @@ struct ConvCase {
     op.pad_top = op.pad_left = op.pad_bottom = op.pad_right = 1;
     op.row_end = 8;
     op.ch_end = 4;
-    l1.lines = 8;
-    l1.line_bytes = 16;
-    l1.kernel_bytes = 512;
-    nc.count = 8;
-    nc.macs_per_cycle = 2;
+    l1.pad_in_block = false;
   }
 };
 
@@ -126,13 +139,7 @@ TEST(TileWork, FullyConnectedPutsFeaturesOnNeurons) {
   op.output = TensorRef{MemSpace::kL2, 64, 10, 1, 1, 1, 1, 1};
   op.row_end = 1;
   op.ch_end = 10;
-  L1Config l1;
-  l1.line_bytes = 16;
-  l1.kernel_bytes = 512;
-  NeuronConfig nc;
-  nc.count = 8;
-  nc.macs_per_cycle = 2;
-  const TileWork w = compute_tile_work(op, l1, nc);
+  const TileWork w = compute_tile_work(op, small_l1(), small_neurons(1));
   // 10 features on 8 neurons: 2 runs (8 + 2 active); 40 inputs = 3 fills of 16,16,8.
   EXPECT_EQ(w.runs, 2u);
   EXPECT_EQ(w.fills, 6u);
@@ -140,6 +147,112 @@ TEST(TileWork, FullyConnectedPutsFeaturesOnNeurons) {
   EXPECT_EQ(w.compute_cycles, 40u);    // per run ceil(16/2) + ceil(16/2) + ceil(8/2) = 20, x 2 runs
   EXPECT_EQ(w.macs, 400u);
   EXPECT_EQ(w.l2_read_bytes, 440u);    // weights 10 x 40 + input 40 into the kernel region
+}
+
+TEST(TileWork, AccumulatorsShareOneFillAcrossChannelsAndPaddingIsMadeInTheBlock) {
+  ConvCase c;
+  c.nc.accumulators = 4;  // the tile's 4 output channels share every fill
+  c.l1.pad_in_block = true;
+  const TileWork w = compute_tile_work(c.op, c.l1, c.nc);
+  // Still 10 runs of 78 positions, but one group of 4 channels per run: 2 fills of 5 and 4
+  // segments per run = 20 fills (A = 1: 80), each segment one shifted write however many padded
+  // row ends the run crosses: 9 x 10 = 90 writes (A = 1 without padding in the block: 576).
+  EXPECT_EQ(w.fills, 20u);
+  EXPECT_EQ(w.shifted_writes, 90u);
+  // A fill computes 4 channels: 4 x ceil(5 x 3 / 2) = 32 and 4 x ceil(4 x 3 / 2) = 24 cycles; the
+  // same 560 in all as with one accumulator.
+  EXPECT_EQ(w.compute_cycles, 560u);
+  // Writes of 5 and 4 cycles always finish before the previous fill's compute: compute-bound, so
+  // the pipeline is the first fill's 5 writes + 560 = 565. The last fill's writes start when fill
+  // 17's compute ends (5 + 9 x 56 = 509) and take 4 cycles: 513.
+  EXPECT_EQ(w.pipeline_cycles, 565u);
+  EXPECT_EQ(w.write_span_cycles, 513u);
+  EXPECT_EQ(w.first_fill_write_cycles, 5u);
+  EXPECT_EQ(w.first_output_cycles, 56u);  // the first run's two fills: 32 + 24
+  EXPECT_EQ(w.last_fill_compute_cycles, 24u);
+  EXPECT_EQ(w.macs, 6912u);
+  EXPECT_EQ(w.discarded_outputs, 56u);
+  // The input blocks are read once per run for all 4 channels: 9 x 92 = 828 stored bytes (pads are
+  // generated, never read), plus the 4 x 27 = 108 kernel bytes resident in the 512 B region.
+  EXPECT_EQ(w.l2_read_bytes, 936u);
+  // Lines written: 9 segments x 3 bytes x 78 active positions; accumulator updates: 56 compute
+  // cycles per run on 8 neurons for 9 runs and on 6 for the last.
+  EXPECT_EQ(w.lb_write_bytes, 2106u);
+  EXPECT_EQ(w.acc_updates, 4368u);
+}
+
+TEST(TileWork, DepthwiseConvGainsNothingFromAccumulators) {
+  ConvCase c;
+  c.op.input.c = 4;
+  c.op.groups = 4;  // every output channel reads its own input channel
+  const TileWork one = compute_tile_work(c.op, c.l1, c.nc);
+  c.nc.accumulators = 8;
+  const TileWork eight = compute_tile_work(c.op, c.l1, c.nc);
+  // 3 segments (kernel rows) of one channel: 1 fill per run and channel either way.
+  EXPECT_EQ(one.fills, 40u);  // 10 runs x 4 channels
+  EXPECT_EQ(eight.fills, one.fills);
+  EXPECT_EQ(eight.shifted_writes, one.shifted_writes);
+  EXPECT_EQ(eight.compute_cycles, one.compute_cycles);
+  EXPECT_EQ(eight.pipeline_cycles, one.pipeline_cycles);
+}
+
+TEST(TileWork, ChannelsMappingPutsOutputChannelsOnNeuronsAndPositionsInAccumulators) {
+  OpDesc op;
+  op.op = OpCode::kConv;
+  op.mapping = Mapping::kChannels;
+  op.input = TensorRef{MemSpace::kL2, 0, 40, 2, 5, 5, 10, 1};
+  op.output = TensorRef{MemSpace::kL2, 4096, 10, 2, 5, 5, 10, 1};
+  op.row_end = 2;
+  op.ch_end = 10;
+  ASSERT_TRUE(channels_mapping_applies(op));
+  const TileWork w = compute_tile_work(op, small_l1(), small_neurons(4));
+  // 10 output channels on 8 neurons: runs of 8 and 2; 10 positions in groups of 4, 4, 2; the
+  // 40 input channels in fills of 16, 16, 8: 2 x 3 x 3 = 18 fills.
+  EXPECT_EQ(w.runs, 6u);
+  EXPECT_EQ(w.fills, 18u);
+  // Every fill writes each active line with its channel's weights: 9 x 8 + 9 x 2.
+  EXPECT_EQ(w.line_writes, 90u);
+  EXPECT_EQ(w.shifted_writes, 0u);
+  // A fill computes its group of positions: a x ceil(16 / 2) or a x ceil(8 / 2); per channel run
+  // 2 x (32 + 32 + 16) + (16 + 16 + 8) = 200, x 2 runs.
+  EXPECT_EQ(w.compute_cycles, 400u);
+  // Writes (8 or 2 cycles) always end before the previous compute: 8 + 400. The last fill's writes
+  // start when fill 15's compute ends (384): 386.
+  EXPECT_EQ(w.pipeline_cycles, 408u);
+  EXPECT_EQ(w.write_span_cycles, 386u);
+  EXPECT_EQ(w.first_output_cycles, 80u);  // the first group's three fills: 32 + 32 + 16
+  EXPECT_EQ(w.macs, 4000u);               // 10 channels x 10 positions x 40
+  EXPECT_EQ(w.valid_outputs, 100u);
+  EXPECT_EQ(w.discarded_outputs, 0u);
+  // Weights re-read per position group: (3 x 8 + 3 x 2) x 40 = 1200; the 10 x 40 = 400 input
+  // bytes fit the kernel region and are read once.
+  EXPECT_EQ(w.kernel_bytes, 400u);
+  EXPECT_EQ(w.l2_read_bytes, 1600u);
+  EXPECT_EQ(w.acc_updates, 2000u);  // 200 cycles on 8 neurons + 200 on 2
+}
+
+TEST(TileWork, GlobalPoolingOnChannelsReducesEachLineOverItsOwnChannel) {
+  OpDesc op;
+  op.op = OpCode::kGlobalAvgPool;
+  op.mapping = Mapping::kChannels;
+  op.input = TensorRef{MemSpace::kL2, 0, 16, 6, 6, 6, 36, 1};
+  op.output = TensorRef{MemSpace::kL2, 1024, 16, 1, 1, 1, 1, 1};
+  op.kernel_h = op.kernel_w = 6;
+  op.row_end = 1;
+  op.ch_end = 16;
+  const TileWork w = compute_tile_work(op, small_l1(), small_neurons(8));
+  // 2 runs of 8 channels; each line gets its channel's 36 values in fills of 16, 16, 4: 8 writes
+  // and ceil(16 / 2) = 8, 8, 2 compute cycles. Fills (8, 8) (8, 8) (8, 2) twice: writes and compute
+  // alternate without waiting, compute ends at 16, 24, 26, 40, 48, 50; writes at 8, 16, 24, 32, 40,
+  // 48.
+  EXPECT_EQ(w.fills, 6u);
+  EXPECT_EQ(w.line_writes, 48u);
+  EXPECT_EQ(w.compute_cycles, 36u);
+  EXPECT_EQ(w.pipeline_cycles, 50u);
+  EXPECT_EQ(w.write_span_cycles, 48u);
+  EXPECT_EQ(w.l2_read_bytes, 576u);  // 16 channels x 36, no broadcast operand
+  EXPECT_EQ(w.macs, 0u);
+  EXPECT_EQ(w.valid_outputs, 16u);
 }
 
 }  // namespace

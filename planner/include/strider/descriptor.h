@@ -50,6 +50,12 @@ inline bool is_vector_op(OpCode op) {
   return op == OpCode::kSoftmax || op == OpCode::kLayerNorm || op == OpCode::kGelu;
 }
 
+// How a tile is laid onto the neuron array (timing/tile_work.h). kPositions: consecutive output
+// positions on neurons, input windows filled by shift-stride writes, weights broadcast from the
+// kernel region. kChannels: output channels on neurons, each line written with its channel's
+// weights, inputs broadcast, the accumulators holding several positions.
+enum class Mapping : uint8_t { kPositions = 0, kChannels = 1 };
+
 enum class PostAct : uint8_t { kNone = 0, kRelu, kRelu6, kClip, kSigmoid, kHardSigmoid, kHardSwish };
 
 // A tensor in memory: planar CHW, element_bytes per element. c, h, w are the tensor's full shape
@@ -114,6 +120,7 @@ struct OpDesc {
   uint32_t in_ch_begin = 0, in_ch_end = 0;
   uint8_t psum_mode = 0;
   TensorRef psum;
+  Mapping mapping = Mapping::kPositions;
   static constexpr uint8_t kTransposeB = 1;  // MatMul: B stored K on channels, N on rows
   static constexpr uint8_t kCausal = 2;      // Softmax: row m sees channels n <= m of its group
   uint8_t flags = 0;
@@ -154,6 +161,7 @@ const char* to_string(MemSpace s);
 const char* to_string(DescKind k);
 const char* to_string(OpCode op);
 const char* to_string(PostAct a);
+const char* to_string(Mapping m);
 const char* to_string(TensorRole r);
 
 // Checks the structural invariants (dense ids, deps on earlier ids, layer indices in range, moves

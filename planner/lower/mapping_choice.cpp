@@ -1,0 +1,51 @@
+// Per-layer mapping (arch.lowering.mapping; timing/tile_work.h describes both): `positions` for
+// every window and element-wise op, `channels` where it applies (1x1 unpadded convolutions with
+// groups 1 incl. strided, global pooling; fully-connected layers always), `auto` the cheaper of the
+// two by the closed-form cost of the layer's tiles as the lowering would cut them (row bands of
+// band_rows x channel blocks of weight_block): the sum over tiles of max(fill pipeline, L2 load-port
+// bytes / port bytes per cycle). Ties keep `positions`, the seed's mapping.
+#include <algorithm>
+
+#include "planner/lower/lowerer.h"
+#include "timing/tile_work.h"
+
+namespace strider {
+
+uint64_t Lowerer::mapping_cost(const Node& n, Mapping m) const {
+  OpDesc op = base_op(n, false);
+  op.mapping = m;
+  const uint32_t block = weight_block(n, m), rows = band_rows(op);
+  uint64_t cost = 0;
+  const uint64_t port = arch_.l2.port_bytes_per_cycle;
+  for (uint32_t r0 = 0; r0 < op.output.h; r0 += rows) {
+    for (uint32_t c0 = 0; c0 < op.output.c; c0 += block) {
+      OpDesc t = op;
+      t.row_begin = r0, t.row_end = std::min(op.output.h, r0 + rows);
+      t.ch_begin = c0, t.ch_end = std::min(op.output.c, c0 + block);
+      const TileWork w = compute_tile_work(t, arch_.l1, arch_.neurons);
+      cost += std::max(w.pipeline_cycles, (w.l2_read_bytes + port - 1) / port);
+    }
+  }
+  return cost;
+}
+
+void Lowerer::choose_mappings() {
+  node_mapping_.assign(g_.nodes.size(), Mapping::kPositions);
+  const std::string& want = arch_.lowering.mapping;
+  for (const Node& n : g_.nodes) {
+    if (moves_no_compute(n) || n.op == OpType::kChannelShuffle) continue;
+    const size_t i = &n - g_.nodes.data();
+    if (n.op == OpType::kFullyConnected) {
+      node_mapping_[i] = Mapping::kChannels;
+      continue;
+    }
+    if (n.op != OpType::kConv && n.op != OpType::kGlobalAvgPool) continue;
+    if (!channels_mapping_applies(base_op(n, false)) || want == "positions") continue;
+    if (want == "channels" ||
+        mapping_cost(n, Mapping::kChannels) < mapping_cost(n, Mapping::kPositions)) {
+      node_mapping_[i] = Mapping::kChannels;
+    }
+  }
+}
+
+}  // namespace strider

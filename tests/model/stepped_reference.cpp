@@ -1,0 +1,313 @@
+#include "stepped_reference.h"
+
+#include <algorithm>
+#include <limits>
+#include <sstream>
+#include <vector>
+
+#include "timing/tile_work.h"
+
+namespace strider {
+namespace {
+
+// One write of the load unit: a shifted block into every active line, or one line.
+struct WriteOp {
+  bool shifted = false;
+  uint64_t bytes = 0;
+};
+
+// One line-buffer fill: the writes that fill it and the reduction the neurons run on it, once
+// per group member (an output channel in the positions mapping, a position in the channels one).
+struct Fill {
+  std::vector<WriteOp> writes;
+  uint64_t elements = 0;       // reduction lanes per neuron per member
+  uint64_t real_elements = 0;  // of which real operands (the rest zero-padded kernel-row parts)
+  uint64_t members = 0;
+  uint64_t active = 0;  // neurons holding a position (or channel)
+  uint64_t useful = 0;  // neurons whose MACs are useful (conv / fc, valid positions)
+  // Output iterator, when this fill closes its group: stored and discarded elements.
+  bool closes_group = false;
+  uint64_t valid_out = 0, discarded_out = 0;
+};
+
+struct Position {
+  uint32_t row = 0;  // output row, or virtual row of the padded stream
+  uint32_t x = 0;    // column in the (virtual) row
+  bool valid = true;
+};
+
+bool is_conv_like(const OpDesc& op) {
+  return op.op == OpCode::kConv || op.op == OpCode::kFullyConnected;
+}
+
+// The output positions of the tile in the order the neurons take them.
+std::vector<Position> tile_positions(const OpDesc& op, bool* stride1) {
+  const uint32_t rows = op.row_end - op.row_begin;
+  const uint32_t out_w = op.output.w;
+  std::vector<Position> ps;
+  *stride1 = op.stride_h == 1 && op.stride_w == 1;
+  if (*stride1) {
+    // One stream of virtual rows of padded width; a window whose last tap lies past its row's end
+    // crosses into the next row and is discarded. The last row stops at its last valid window.
+    const uint32_t wp = op.input.w + op.pad_left + op.pad_right;
+    const uint32_t last_tap = uint32_t(op.kernel_w - 1) * op.dilation_w;
+    for (uint32_t r = 0; r < rows; ++r) {
+      for (uint32_t x = 0; x < wp; ++x) {
+        const bool crosses = x + last_tap >= wp;
+        if (r + 1 == rows && crosses) break;
+        ps.push_back(Position{op.row_begin + r, x, !crosses});
+      }
+    }
+  } else {
+    for (uint32_t r = 0; r < rows; ++r) {
+      for (uint32_t x = 0; x < out_w; ++x) ps.push_back(Position{op.row_begin + r, x, true});
+    }
+  }
+  return ps;
+}
+
+// Output channel groups sharing one fill: up to `acc` channels of one conv group (conv), one
+// channel otherwise.
+std::vector<std::vector<uint32_t>> channel_groups(const OpDesc& op, uint32_t acc) {
+  std::vector<std::vector<uint32_t>> groups;
+  if (op.op == OpCode::kSoftmax) {
+    groups.push_back({op.ch_begin});
+    return groups;
+  }
+  const uint32_t cout_g = op.op == OpCode::kConv ? op.output.c / op.groups : 1;
+  for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
+    const bool same = !groups.empty() &&
+                      groups.back().size() < (op.op == OpCode::kConv ? acc : 1) &&
+                      groups.back().front() / cout_g == c / cout_g;
+    if (same) {
+      groups.back().push_back(c);
+    } else {
+      groups.push_back({c});
+    }
+  }
+  return groups;
+}
+
+// One segment of a position's reduction: kernel row `row` of input channel (or operand)
+// `channel`, part `part` of that row when it is wider than a line.
+struct Segment {
+  uint32_t channel = 0, row = 0, part = 0;
+  uint64_t real = 0;  // real elements (the rest of the part is zero-padded)
+};
+
+// The segments one fill group reduces over, in the order the fills take them; `first` is the
+// group's first output channel.
+std::vector<Segment> group_segments(const OpDesc& op, uint32_t first, uint64_t parts,
+                                    uint64_t part_width) {
+  uint32_t c0 = first, c1 = first + 1, rows = op.kernel_h;
+  switch (op.op) {
+    case OpCode::kConv:
+      if (op.in_ch_end > op.in_ch_begin) {
+        c0 = op.in_ch_begin, c1 = op.in_ch_end;
+      } else {
+        const uint32_t cin_g = op.input.c / op.groups, cout_g = op.output.c / op.groups;
+        c0 = first / cout_g * cin_g, c1 = c0 + cin_g;
+      }
+      break;
+    case OpCode::kAdd:
+    case OpCode::kMul:
+      c0 = 0, c1 = 2, rows = 1;  // the two operands
+      break;
+    case OpCode::kActivation:
+      rows = 1;
+      break;
+    case OpCode::kSoftmax:
+      c0 = 0, c1 = op.input.c, rows = 1;  // every channel of the position
+      break;
+    default:  // pools: the channel's own kernel rows
+      break;
+  }
+  std::vector<Segment> segs;
+  for (uint32_t c = c0; c < c1; ++c) {
+    for (uint32_t r = 0; r < rows; ++r) {
+      for (uint32_t p = 0; p < parts; ++p) {
+        segs.push_back(
+            Segment{c, r, p, std::min<uint64_t>(part_width, op.kernel_w - p * part_width)});
+      }
+    }
+  }
+  return segs;
+}
+
+void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
+                     std::vector<Fill>* fills) {
+  bool stride1 = false;
+  const std::vector<Position> ps = tile_positions(op, &stride1);
+  const bool padded_rows = op.pad_left + op.pad_right > 0;
+  // A kernel row wider than a line is cut into the fewest parts that fit, each `seg_elems` lanes
+  // wide (the last zero-padded), one segment each.
+  const uint64_t parts = (op.kernel_w + l1.line_bytes - 1) / l1.line_bytes;
+  const uint64_t seg_elems = (op.kernel_w + parts - 1) / parts;
+  const uint64_t per_fill = l1.line_bytes / seg_elems;
+  const auto groups = channel_groups(op, nc.accumulators);
+  for (size_t begin = 0; begin < ps.size(); begin += nc.count) {
+    const size_t end = std::min(ps.size(), begin + size_t(nc.count));
+    const uint64_t active = end - begin;
+    uint64_t valid = 0;
+    for (size_t p = begin; p < end; ++p) valid += ps[p].valid;
+    // Writes of one segment over this run: walk the run's positions.
+    std::vector<WriteOp> seg_writes;
+    if (l1.shift_stride) {
+      if (!stride1 || (padded_rows && !l1.pad_in_block)) {
+        // One block per (stored or output) row the run touches, into the lines of that row's
+        // positions.
+        for (size_t p = begin; p < end; ++p) {
+          if (p == begin || ps[p].row != ps[p - 1].row) seg_writes.push_back(WriteOp{true, 0});
+          seg_writes.back().bytes += seg_elems;
+        }
+      } else {
+        seg_writes.push_back(WriteOp{true, active * seg_elems});
+      }
+    } else {
+      for (size_t p = begin; p < end; ++p) {
+        seg_writes.push_back(WriteOp{false, seg_elems});
+        // A window across a padded row end takes a second write when pads are not generated.
+        if (stride1 && padded_rows && !l1.pad_in_block && !ps[p].valid) {
+          seg_writes.push_back(WriteOp{false, 0});
+        }
+      }
+    }
+    for (const auto& group : groups) {
+      const std::vector<Segment> segs = group_segments(op, group.front(), parts, seg_elems);
+      const uint64_t members = op.op == OpCode::kSoftmax ? 3 : group.size();
+      const uint64_t out_channels =
+          op.op == OpCode::kSoftmax ? op.ch_end - op.ch_begin : group.size();
+      for (size_t s = 0; s < segs.size(); s += per_fill) {
+        const size_t n = std::min<size_t>(per_fill, segs.size() - s);
+        Fill f;
+        for (uint64_t k = 0; k < n; ++k)
+          f.writes.insert(f.writes.end(), seg_writes.begin(), seg_writes.end());
+        f.elements = n * seg_elems;
+        for (size_t k = s; k < s + n; ++k) f.real_elements += segs[k].real;
+        f.members = members;
+        f.active = active;
+        f.useful = is_conv_like(op) ? valid : 0;
+        if (s + n == segs.size()) {
+          f.closes_group = true;
+          f.valid_out = valid * out_channels;
+          f.discarded_out = (active - valid) * out_channels;
+        }
+        fills->push_back(std::move(f));
+      }
+    }
+  }
+}
+
+void channels_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
+                    std::vector<Fill>* fills) {
+  uint64_t positions = 1, reduction = 0;
+  switch (op.op) {
+    case OpCode::kConv:
+      positions = uint64_t(op.row_end - op.row_begin) * op.output.w;
+      reduction = op.in_ch_end > op.in_ch_begin ? op.in_ch_end - op.in_ch_begin : op.input.c;
+      break;
+    case OpCode::kFullyConnected:
+      reduction = uint64_t(op.input.c) * op.input.h * op.input.w;
+      break;
+    default:  // global average pooling: each neuron's channel over its own positions
+      reduction = uint64_t(op.input.h) * op.input.w;
+  }
+  for (uint32_t c = op.ch_begin; c < op.ch_end; c += nc.count) {
+    const uint64_t active = std::min<uint64_t>(nc.count, op.ch_end - c);
+    for (uint64_t p = 0; p < positions; p += nc.accumulators) {
+      const uint64_t group = std::min<uint64_t>(nc.accumulators, positions - p);
+      for (uint64_t e = 0; e < reduction; e += l1.line_bytes) {
+        const uint64_t n = std::min<uint64_t>(l1.line_bytes, reduction - e);
+        Fill f;
+        for (uint64_t line = 0; line < active; ++line) f.writes.push_back(WriteOp{false, n});
+        f.elements = f.real_elements = n;
+        f.members = group;
+        f.active = active;
+        f.useful = is_conv_like(op) ? active : 0;
+        if (e + n == reduction) f.closes_group = true, f.valid_out = active * group;
+        fills->push_back(std::move(f));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+SteppedWork run_stepped_reference(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc) {
+  std::vector<Fill> fills;
+  const bool channels = op.op == OpCode::kFullyConnected ||
+                        (op.mapping == Mapping::kChannels && channels_mapping_applies(op));
+  if (channels) {
+    channels_fills(op, l1, nc, &fills);
+  } else {
+    positions_fills(op, l1, nc, &fills);
+  }
+  SteppedWork w;
+  const size_t n = fills.size();
+  w.fills = n;
+  for (const Fill& f : fills) w.active_lines = std::max(w.active_lines, f.active);
+  if (n == 0) return w;
+  constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+  std::vector<uint64_t> write_done(n, kNever), compute_done(n, kNever);
+  size_t wf = 0, wop = 0, cf = 0;
+  bool writing = false, computing = false;
+  uint64_t member = 0, left = 0, compute_start = 0;
+  for (uint64_t t = 0; cf < n; ++t) {
+    // Load unit: start the next fill once its buffer is released, then one write this cycle.
+    if (wf < n) {
+      if (!writing && (wf < 2 || compute_done[wf - 2] <= t)) writing = true, wop = 0;
+      if (writing) {
+        const WriteOp& op_w = fills[wf].writes[wop];
+        (op_w.shifted ? w.shifted_writes : w.line_writes)++;
+        w.lb_write_bytes += op_w.bytes;
+        if (++wop == fills[wf].writes.size()) write_done[wf++] = t + 1, writing = false;
+      }
+    }
+    // Neurons: a fully written fill after the previous fill's compute, one cycle of one member.
+    if (!computing && write_done[cf] <= t) {
+      computing = true, member = 0, left = fills[cf].elements, compute_start = t;
+    }
+    if (computing) {
+      const Fill& f = fills[cf];
+      const uint64_t used = std::min<uint64_t>(nc.macs_per_cycle, left);
+      left -= used;
+      ++w.compute_cycles;
+      w.acc_updates += f.active;
+      if (left == 0) w.macs += f.real_elements * f.useful;  // a member's reduction is done
+      if (left == 0 && ++member < f.members) left = f.elements;
+      if (left == 0) {
+        compute_done[cf] = t + 1;
+        // Output iterator: a closed group's positions are stored or dropped.
+        if (f.closes_group && w.first_output_cycles == 0) {
+          w.first_output_cycles = t + 1 - write_done[0];  // from the neurons' first cycle
+        }
+        w.valid_outputs += f.valid_out;
+        w.discarded_outputs += f.discarded_out;
+        if (cf + 1 == n) w.last_fill_compute_cycles = t + 1 - compute_start;
+        ++cf, computing = false;
+      }
+    }
+  }
+  w.pipeline_cycles = compute_done[n - 1];
+  w.write_span_cycles = write_done[n - 1];
+  w.first_fill_write_cycles = write_done[0];
+  return w;
+}
+
+std::string describe_tile(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc) {
+  std::ostringstream s;
+  s << to_string(op.op) << " mapping=" << to_string(op.mapping) << " in=" << op.input.c << "x"
+    << op.input.h << "x" << op.input.w << " out=" << op.output.c << "x" << op.output.h << "x"
+    << op.output.w << " k=" << op.kernel_h << "x" << op.kernel_w << " s=" << op.stride_h << "x"
+    << op.stride_w << " pad(t,l,b,r)=" << op.pad_top << "," << op.pad_left << "," << op.pad_bottom
+    << "," << op.pad_right << " dil=" << op.dilation_h << "x" << op.dilation_w
+    << " groups=" << op.groups << " rows=[" << op.row_begin << "," << op.row_end << ") ch=["
+    << op.ch_begin << "," << op.ch_end << ") in_ch=[" << op.in_ch_begin << "," << op.in_ch_end
+    << ") psum=" << int(op.psum_mode) << " | lines=" << l1.lines << " line_bytes=" << l1.line_bytes
+    << " kernel_bytes=" << l1.kernel_bytes << " shift_stride=" << l1.shift_stride
+    << " pad_in_block=" << l1.pad_in_block << " | neurons=" << nc.count
+    << " macs_per_cycle=" << nc.macs_per_cycle << " accumulators=" << nc.accumulators;
+  return s.str();
+}
+
+}  // namespace strider

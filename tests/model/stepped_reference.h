@@ -1,0 +1,58 @@
+// SteppedReference: an independent, cycle-stepped model of one operation tile through the load
+// unit, the line buffer's two fill buffers, the neuron array and the output iterator, used to check
+// the closed form of timing/tile_work.h exactly.
+//
+// It never calls the closed form. From the OpDesc it walks the real iteration: the output
+// positions (or channels) laid on neurons in runs, the channel (or position) groups that share a
+// fill, the reduction split into segments (one kernel row of one input channel) or line-sized
+// pieces, and for each segment the write operations the load unit issues (one shifted block per
+// stored row piece or output row the run touches, or one per line). Each fill is then a queue of
+// write operations plus a list of per-group reductions. A plain loop advances one cycle at a time:
+// the load unit issues at most one write per cycle into the fill buffer of the fill it is writing
+// (starting a fill only when that buffer has been released by the neurons), the neurons consume
+// `macs_per_cycle` elements of one group member per cycle once a fill is fully written, release
+// the buffer when done, and the output iterator counts each run's positions as stored or discarded
+// (window across a row end) when the run's group has finished. Cycle figures are what the loop
+// observed (e.g. pipeline_cycles is the cycle after the last compute cycle).
+//
+// Choices the closed form's header leaves open, taken here the same way and so not checked:
+// a kernel row wider than a line is cut into ceil(kernel_w / line_bytes) parts of equal width
+// ceil(kernel_w / parts), the last zero-padded (compute and line bytes count the padded lanes);
+// a kernel row lying wholly in top/bottom padding still costs its writes and compute. L2 and
+// kernel-region bytes are not modelled.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "arch/arch_config.h"
+#include "strider/descriptor.h"
+
+namespace strider {
+
+struct SteppedWork {
+  uint64_t fills = 0;
+  uint64_t shifted_writes = 0;
+  uint64_t line_writes = 0;
+  uint64_t lb_write_bytes = 0;
+  uint64_t compute_cycles = 0;
+  uint64_t acc_updates = 0;
+  uint64_t macs = 0;
+  uint64_t valid_outputs = 0;
+  uint64_t discarded_outputs = 0;
+  uint64_t pipeline_cycles = 0;
+  uint64_t write_span_cycles = 0;
+  uint64_t first_fill_write_cycles = 0;
+  uint64_t last_fill_compute_cycles = 0;
+  uint64_t first_output_cycles = 0;  // neurons' first cycle to the end of the first group
+  uint64_t active_lines = 0;         // most lines one fill writes
+};
+
+// Steps `op` (one tile) cycle by cycle on the given line buffer and neuron array.
+SteppedWork run_stepped_reference(const OpDesc& op, const L1Config& l1,
+                                  const NeuronConfig& neurons);
+
+// A one-line description of the tile and machine, printed when a check fails.
+std::string describe_tile(const OpDesc& op, const L1Config& l1, const NeuronConfig& neurons);
+
+}  // namespace strider

@@ -1,0 +1,315 @@
+// The closed-form TileWork (timing/tile_work.h) against the cycle-stepped reference
+// (stepped_reference.h) on seeded random tiles of every op kind, both mappings and random machines,
+// and FillPipeline's extrapolated add against one add per fill.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "stepped_reference.h"
+#include "timing/fill_pipeline.h"
+#include "timing/tile_work.h"
+
+namespace strider {
+namespace {
+
+using Rng = std::mt19937_64;
+
+uint32_t pick(Rng& rng, uint32_t lo, uint32_t hi) {  // uniform in [lo, hi]
+  return std::uniform_int_distribution<uint32_t>(lo, hi)(rng);
+}
+bool coin(Rng& rng, double p = 0.5) { return std::bernoulli_distribution(p)(rng); }
+
+TensorRef tensor(uint32_t c, uint32_t h, uint32_t w, uint8_t element_bytes = 1) {
+  return TensorRef{MemSpace::kL2, 0, c, h, w, w * element_bytes, h * w * element_bytes,
+                   element_bytes};
+}
+
+struct Tile {
+  OpDesc op;
+  L1Config l1;
+  NeuronConfig nc;
+};
+
+enum class Kind {
+  kConv,
+  kPointwise,
+  kMaxPool,
+  kAvgPool,
+  kGlobalPool,
+  kFc,
+  kAdd,
+  kMul,
+  kAct,
+  kSoftmax
+};
+constexpr int kKinds = 10;
+
+// Output rows [begin, end) and channels [begin, end) of a random tile of the layer.
+void pick_tile(Rng& rng, OpDesc* op) {
+  op->row_begin = pick(rng, 0, op->output.h - 1);
+  op->row_end = pick(rng, op->row_begin + 1, op->output.h);
+  op->ch_begin = pick(rng, 0, op->output.c - 1);
+  op->ch_end = pick(rng, op->ch_begin + 1, op->output.c);
+}
+
+// A window op (conv or pool) with random kernel, stride, dilation and padding; false if the
+// output would be empty.
+bool window(Rng& rng, OpDesc* op, uint32_t in_c, uint32_t out_c) {
+  const uint32_t h = pick(rng, 1, 9), w = pick(rng, 1, 12);
+  op->kernel_h = static_cast<uint16_t>(pick(rng, 1, 4));
+  op->kernel_w = static_cast<uint16_t>(pick(rng, 1, coin(rng, 0.9) ? 4 : 7));
+  op->stride_h = static_cast<uint16_t>(coin(rng) ? 1 : pick(rng, 1, 3));
+  op->stride_w = static_cast<uint16_t>(coin(rng) ? op->stride_h : pick(rng, 1, 3));
+  op->dilation_h = static_cast<uint16_t>(coin(rng, 0.8) ? 1 : 2);
+  op->dilation_w = static_cast<uint16_t>(coin(rng, 0.8) ? 1 : 2);
+  if (coin(rng, 0.6)) {
+    op->pad_top = static_cast<uint16_t>(pick(rng, 0, op->kernel_h - 1));
+    op->pad_bottom = static_cast<uint16_t>(pick(rng, 0, op->kernel_h - 1));
+    op->pad_left = static_cast<uint16_t>(pick(rng, 0, op->kernel_w - 1));
+    op->pad_right = static_cast<uint16_t>(pick(rng, 0, op->kernel_w - 1));
+  }
+  const int64_t eff_h = int64_t(op->kernel_h - 1) * op->dilation_h + 1;
+  const int64_t eff_w = int64_t(op->kernel_w - 1) * op->dilation_w + 1;
+  const int64_t span_h = int64_t(h) + op->pad_top + op->pad_bottom - eff_h;
+  const int64_t span_w = int64_t(w) + op->pad_left + op->pad_right - eff_w;
+  if (span_h < 0 || span_w < 0) return false;
+  op->input = tensor(in_c, h, w);
+  op->output =
+      tensor(out_c, uint32_t(span_h / op->stride_h + 1), uint32_t(span_w / op->stride_w + 1));
+  return true;
+}
+
+Tile random_tile(Rng& rng, Kind kind) {
+  Tile t;
+  // Some lines narrower than a kernel row (cut into parts).
+  t.l1.line_bytes = coin(rng, 0.15) ? pick(rng, 2, 6) : pick(rng, 4, 40);
+  t.nc.count = pick(rng, 1, 24);
+  t.l1.lines = t.nc.count;
+  t.l1.kernel_bytes = pick(rng, 64, 4096);
+  t.l1.shift_stride = coin(rng);
+  t.l1.pad_in_block = coin(rng);
+  static const uint32_t kMacs[] = {1, 2, 3, 4, 8};
+  static const uint32_t kAcc[] = {1, 2, 4, 8, 16};
+  t.nc.macs_per_cycle = kMacs[pick(rng, 0, 4)];
+  t.nc.accumulators = kAcc[pick(rng, 0, 4)];
+  OpDesc& op = t.op;
+  for (;;) {
+    op = OpDesc{};
+    switch (kind) {
+      case Kind::kConv: {
+        op.op = OpCode::kConv;
+        const uint32_t shape = pick(rng, 0, 2);  // plain, grouped, depthwise
+        uint32_t in_c = pick(rng, 1, 6), out_c = pick(rng, 1, 12);
+        if (shape == 1) {
+          op.groups = pick(rng, 2, 3);
+          in_c = op.groups * pick(rng, 1, 3), out_c = op.groups * pick(rng, 1, 4);
+        } else if (shape == 2) {
+          op.groups = in_c = out_c = pick(rng, 1, 8);
+        }
+        if (!window(rng, &op, in_c, out_c)) continue;
+        if (op.groups == 1 && coin(rng, 0.3)) {  // an input-channel block with partial sums
+          op.in_ch_begin = pick(rng, 0, in_c - 1);
+          op.in_ch_end = pick(rng, op.in_ch_begin + 1, in_c);
+          op.psum_mode = static_cast<uint8_t>(pick(rng, 1, 3));
+        }
+        break;
+      }
+      case Kind::kPointwise: {  // 1x1, unpadded, groups 1: either mapping
+        op.op = OpCode::kConv;
+        const uint32_t in_c = pick(rng, 1, 40), out_c = pick(rng, 1, 40);
+        op.stride_h = op.stride_w = static_cast<uint16_t>(pick(rng, 1, 2));
+        const uint32_t h = pick(rng, 1, 8), w = pick(rng, 1, 8);
+        op.input = tensor(in_c, h, w);
+        op.output = tensor(out_c, (h - 1) / op.stride_h + 1, (w - 1) / op.stride_w + 1);
+        if (coin(rng, 0.3)) {
+          op.in_ch_begin = pick(rng, 0, in_c - 1);
+          op.in_ch_end = pick(rng, op.in_ch_begin + 1, in_c);
+          op.psum_mode = static_cast<uint8_t>(pick(rng, 1, 3));
+        }
+        break;
+      }
+      case Kind::kMaxPool:
+      case Kind::kAvgPool: {
+        op.op = kind == Kind::kMaxPool ? OpCode::kMaxPool : OpCode::kAvgPool;
+        const uint32_t c = pick(rng, 1, 6);
+        if (!window(rng, &op, c, c)) continue;
+        op.count_include_pad = coin(rng);
+        break;
+      }
+      case Kind::kGlobalPool: {
+        op.op = OpCode::kGlobalAvgPool;
+        const uint32_t c = pick(rng, 1, 40), h = pick(rng, 1, 8);
+        const uint32_t w = pick(rng, 1, 12);
+        op.input = tensor(c, h, w);
+        op.output = tensor(c, 1, 1);
+        op.kernel_h = static_cast<uint16_t>(h);
+        op.kernel_w = static_cast<uint16_t>(w);
+        break;
+      }
+      case Kind::kFc: {
+        op.op = OpCode::kFullyConnected;
+        op.input = tensor(pick(rng, 1, 120), 1, 1);
+        op.output = tensor(pick(rng, 1, 40), 1, 1);
+        op.mapping = Mapping::kChannels;
+        break;
+      }
+      case Kind::kAdd:
+      case Kind::kMul:
+      case Kind::kAct: {
+        op.op = kind == Kind::kAdd   ? OpCode::kAdd
+                : kind == Kind::kMul ? OpCode::kMul
+                                     : OpCode::kActivation;
+        const uint32_t c = pick(rng, 1, 6), h = pick(rng, 1, 9), w = pick(rng, 1, 12);
+        op.input = op.output = tensor(c, h, w);
+        if (kind != Kind::kAct) op.input2 = op.input;
+        op.act = kind == Kind::kAct ? PostAct::kRelu : PostAct::kNone;
+        break;
+      }
+      case Kind::kSoftmax: {
+        op.op = OpCode::kSoftmax;
+        const uint32_t c = pick(rng, 1, 40), h = pick(rng, 1, 4), w = pick(rng, 1, 6);
+        op.input = op.output = tensor(c, h, w);
+        break;
+      }
+    }
+    break;
+  }
+  pick_tile(rng, &op);
+  if (op.op == OpCode::kSoftmax) op.ch_begin = 0, op.ch_end = op.output.c;
+  if (op.op != OpCode::kFullyConnected && channels_mapping_applies(op) && coin(rng)) {
+    op.mapping = Mapping::kChannels;
+  }
+  if (op.psum_mode)
+    op.psum = tensor(op.ch_end - op.ch_begin, op.row_end - op.row_begin, op.output.w, 4);
+  op.weights = tensor(op.output.c, op.kernel_h, op.input.c / op.groups * op.kernel_w);
+  return t;
+}
+
+// Compares every field the reference models; returns the mismatches as text and counts them per
+// field in `tally`.
+std::string compare(const TileWork& w, const SteppedWork& r, std::map<std::string, int>* tally) {
+  std::string out;
+  auto eq = [&](const char* name, uint64_t closed, uint64_t stepped) {
+    if (closed != stepped) {
+      ++(*tally)[name];
+      out += std::string(" ") + name + ": closed " + std::to_string(closed) + " stepped " +
+             std::to_string(stepped) + ";";
+    }
+  };
+  eq("pipeline_cycles", w.pipeline_cycles, r.pipeline_cycles);
+  eq("write_span_cycles", w.write_span_cycles, r.write_span_cycles);
+  eq("compute_cycles", w.compute_cycles, r.compute_cycles);
+  eq("fills", w.fills, r.fills);
+  eq("shifted_writes", w.shifted_writes, r.shifted_writes);
+  eq("line_writes", w.line_writes, r.line_writes);
+  eq("lb_write_cycles", w.lb_write_cycles, r.shifted_writes + r.line_writes);
+  eq("lb_write_bytes", w.lb_write_bytes, r.lb_write_bytes);
+  eq("first_fill_write_cycles", w.first_fill_write_cycles, r.first_fill_write_cycles);
+  eq("last_fill_compute_cycles", w.last_fill_compute_cycles, r.last_fill_compute_cycles);
+  eq("acc_updates", w.acc_updates, r.acc_updates);
+  eq("first_output_cycles", w.first_output_cycles, r.first_output_cycles);
+  eq("active_lines", w.active_lines, r.active_lines);
+  eq("macs", w.macs, r.macs);
+  eq("valid_outputs", w.valid_outputs, r.valid_outputs);
+  eq("discarded_outputs", w.discarded_outputs, r.discarded_outputs);
+  return out;
+}
+
+// The classes of tile a random tile belongs to, to show each is covered.
+std::vector<std::string> classes(const Tile& t, const SteppedWork& r) {
+  const OpDesc& op = t.op;
+  std::vector<std::string> c;
+  c.push_back(std::string(to_string(op.op)) + "/" + to_string(op.mapping));
+  c.push_back("accumulators=" + std::to_string(t.nc.accumulators));
+  c.push_back(std::string("shift_stride=") + (t.l1.shift_stride ? "on" : "off") +
+              " pad_in_block=" + (t.l1.pad_in_block ? "on" : "off"));
+  if (op.op == OpCode::kConv || op.op == OpCode::kMaxPool || op.op == OpCode::kAvgPool) {
+    const bool strided = op.stride_h > 1 || op.stride_w > 1;
+    if (strided) c.push_back("window strided");
+    if (op.pad_left + op.pad_right > 0)
+      c.push_back(strided ? "strided padded" : "stride-1 row-padded");
+    if (op.pad_top + op.pad_bottom > 0) c.push_back("window top/bottom padded");
+    if (op.dilation_h > 1 || op.dilation_w > 1) c.push_back("window dilated");
+    if (op.kernel_w > t.l1.line_bytes) c.push_back("kernel row wider than a line");
+    if (r.discarded_outputs > 0) c.push_back("discarded positions");
+    if (r.discarded_outputs > 0 && op.pad_left + op.pad_right > 0 && !t.l1.pad_in_block) {
+      c.push_back(t.l1.shift_stride ? "row pieces (shifted)" : "row-end crossings (per line)");
+    }
+  }
+  if (op.op == OpCode::kConv && op.groups > 1) {
+    c.push_back(op.groups == op.input.c && op.groups == op.output.c ? "depthwise" : "grouped");
+  }
+  if (op.in_ch_end > 0) c.push_back("input-channel block, partial sums");
+  if (r.fills > 2) c.push_back("more than 2 fills");
+  return c;
+}
+
+TEST(TileWorkStepped, ClosedFormMatchesCycleSteppedReferenceOnRandomTiles) {
+  Rng rng(0x5157'1d3e'14u);
+  constexpr int kTiles = 20000;
+  int failures = 0, channels = 0;
+  int per_kind[kKinds] = {};
+  std::map<std::string, int> tally, coverage;
+  for (int i = 0; i < kTiles; ++i) {
+    const Kind kind = static_cast<Kind>(i % kKinds);
+    const Tile t = random_tile(rng, kind);
+    ++per_kind[int(kind)];
+    channels += t.op.mapping == Mapping::kChannels;
+    const SteppedWork stepped = run_stepped_reference(t.op, t.l1, t.nc);
+    for (const std::string& c : classes(t, stepped)) ++coverage[c];
+    const std::string diff = compare(compute_tile_work(t.op, t.l1, t.nc), stepped, &tally);
+    if (!diff.empty() && ++failures <= 20) {
+      ADD_FAILURE() << "tile " << i << ": " << describe_tile(t.op, t.l1, t.nc) << "\n ->" << diff;
+    }
+  }
+  std::string fields;
+  for (const auto& [name, count] : tally) fields += " " + name + " x" + std::to_string(count);
+  EXPECT_EQ(failures, 0) << "of " << kTiles << " tiles; mismatching fields:" << fields;
+  for (int k = 0; k < kKinds; ++k) EXPECT_EQ(per_kind[k], kTiles / kKinds);
+  EXPECT_GT(channels, kTiles / 20);  // the channels mapping is well covered
+  // Every class of tile is drawn often (the counts are printed to see how often).
+  const char* const kClasses[] = {"conv/positions",
+                                  "conv/channels",
+                                  "maxpool/positions",
+                                  "avgpool/positions",
+                                  "globalavgpool/positions",
+                                  "globalavgpool/channels",
+                                  "fc/channels",
+                                  "add/positions",
+                                  "mul/positions",
+                                  "activation/positions",
+                                  "softmax/positions",
+                                  "accumulators=1",
+                                  "accumulators=2",
+                                  "accumulators=4",
+                                  "accumulators=8",
+                                  "accumulators=16",
+                                  "shift_stride=on pad_in_block=on",
+                                  "shift_stride=on pad_in_block=off",
+                                  "shift_stride=off pad_in_block=on",
+                                  "shift_stride=off pad_in_block=off",
+                                  "window strided",
+                                  "strided padded",
+                                  "stride-1 row-padded",
+                                  "window top/bottom padded",
+                                  "window dilated",
+                                  "kernel row wider than a line",
+                                  "discarded positions",
+                                  "row pieces (shifted)",
+                                  "row-end crossings (per line)",
+                                  "depthwise",
+                                  "grouped",
+                                  "input-channel block, partial sums",
+                                  "more than 2 fills"};
+  std::string counts;
+  for (const auto& [name, count] : coverage) counts += "\n  " + name + ": " + std::to_string(count);
+  for (const char* c : kClasses) EXPECT_GE(coverage[c], 40) << c << counts;
+  std::printf("tiles per class:%s\n", counts.c_str());
+}
+
+}  // namespace
+}  // namespace strider
