@@ -63,6 +63,15 @@ struct NeuronConfig {
   uint32_t postop_cycles = 2;   // bias + requantise + activation pipeline depth
 };
 
+// Vector unit (model/vector): Softmax, LayerNorm and GELU. A tile of E elements costs, per op,
+// passes x ceil(E / lanes) x cycles (cycles per element per lane and pass).
+struct VectorConfig {
+  uint32_t lanes = 16;
+  uint32_t softmax_cycles = 2, softmax_passes = 3;      // max; exp and sum; normalise
+  uint32_t layernorm_cycles = 1, layernorm_passes = 3;  // mean; variance; normalise and scale
+  uint32_t gelu_cycles = 2, gelu_passes = 1;            // erf polynomial and product
+};
+
 // Per-layer choices of the lowering that are properties of the machine being studied.
 struct LoweringConfig {
   std::string mapping = "auto";    // auto | positions | channels (see timing/tile_work.h)
@@ -103,6 +112,7 @@ struct ArchConfig {
   L2Config l2;
   L1Config l1;
   NeuronConfig neurons;
+  VectorConfig vector;
   LoweringConfig lowering;
   EnergyConfig energy;
 

@@ -77,6 +77,17 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
     s.finish();
   }
   {
+    FieldReader s = r.section("vector");
+    s.read("lanes", a.vector.lanes);
+    s.read("softmax_cycles", a.vector.softmax_cycles);
+    s.read("softmax_passes", a.vector.softmax_passes);
+    s.read("layernorm_cycles", a.vector.layernorm_cycles);
+    s.read("layernorm_passes", a.vector.layernorm_passes);
+    s.read("gelu_cycles", a.vector.gelu_cycles);
+    s.read("gelu_passes", a.vector.gelu_passes);
+    s.finish();
+  }
+  {
     FieldReader s = r.section("lowering");
     s.read("mapping", a.lowering.mapping);
     s.read("weight_slot_bytes", a.lowering.weight_slot_bytes);
@@ -245,6 +256,10 @@ void check_arch(const ArchConfig& a, const OriginMap& origins, const Origin& fal
   c.at_least("arch.l1.kernel_bytes", a.l1.kernel_bytes, 1);
   c.at_least("arch.neurons.count", a.neurons.count, 1);
   c.at_least("arch.neurons.macs_per_cycle", a.neurons.macs_per_cycle, 1);
+  c.at_least("arch.vector.lanes", a.vector.lanes, 1);
+  c.at_least("arch.vector.softmax_passes", a.vector.softmax_passes, 1);
+  c.at_least("arch.vector.layernorm_passes", a.vector.layernorm_passes, 1);
+  c.at_least("arch.vector.gelu_passes", a.vector.gelu_passes, 1);
   c.at_least("arch.neurons.accumulators", a.neurons.accumulators, 1);
   const std::string& m = a.lowering.mapping;
   if (m != "auto" && m != "positions" && m != "channels") {

@@ -78,6 +78,16 @@ void emit_arch_fields(YAML::Emitter& e, const ArchConfig& a) {
   e << YAML::Key << "postop_cycles" << YAML::Value << a.neurons.postop_cycles;
   e << YAML::EndMap;
 
+  e << YAML::Key << "vector" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "lanes" << YAML::Value << a.vector.lanes;
+  e << YAML::Key << "softmax_cycles" << YAML::Value << a.vector.softmax_cycles;
+  e << YAML::Key << "softmax_passes" << YAML::Value << a.vector.softmax_passes;
+  e << YAML::Key << "layernorm_cycles" << YAML::Value << a.vector.layernorm_cycles;
+  e << YAML::Key << "layernorm_passes" << YAML::Value << a.vector.layernorm_passes;
+  e << YAML::Key << "gelu_cycles" << YAML::Value << a.vector.gelu_cycles;
+  e << YAML::Key << "gelu_passes" << YAML::Value << a.vector.gelu_passes;
+  e << YAML::EndMap;
+
   e << YAML::Key << "lowering" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "mapping" << YAML::Value << a.lowering.mapping;
   e << YAML::Key << "weight_slot_bytes" << YAML::Value << a.lowering.weight_slot_bytes;

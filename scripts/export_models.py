@@ -16,6 +16,8 @@ import sys
 import torch
 import torchvision
 
+from transformer_models import TRANSFORMERS, export_transformer
+
 # name -> (constructor keyword arguments, input height and width)
 ZOO = {
     "resnet50": ({}, 224),
@@ -26,7 +28,10 @@ ZOO = {
 }
 
 
-def export(name, out_dir, opset):
+def export(name, out_dir, opset, seq=128):
+    if name in TRANSFORMERS:
+        export_transformer(name, out_dir, seq=seq)
+        return
     kwargs, size = ZOO.get(name, ({}, 224))
     builder = getattr(torchvision.models, name, None)
     if builder is None:
@@ -45,13 +50,17 @@ def export(name, out_dir, opset):
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("models", nargs="*", default=list(ZOO), help="torchvision model names")
+    parser.add_argument("models", nargs="*", default=list(ZOO) + list(TRANSFORMERS),
+                        help="torchvision model names, or " + ", ".join(TRANSFORMERS))
     parser.add_argument("--out-dir", default=os.path.join(here, "..", "configs", "networks"))
     parser.add_argument("--opset", type=int, default=13, help="ONNX opset (11 to 17)")
+    parser.add_argument("--seq", type=int, nargs="+", default=[128],
+                        help="sequence lengths of the transformers (not 128: FILE_seqN.onnx)")
     args = parser.parse_args()
     os.makedirs(args.out_dir, exist_ok=True)
     for name in args.models:
-        export(name, args.out_dir, args.opset)
+        for seq in (args.seq if name in TRANSFORMERS else [128]):
+            export(name, args.out_dir, args.opset, seq)
     return 0
 
 

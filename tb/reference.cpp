@@ -8,6 +8,7 @@
 
 #include "strider/quant.h"
 #include "strider/simd.h"
+#include "strider/vector_math.h"
 
 namespace strider {
 namespace {
@@ -155,19 +156,66 @@ void binary(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes
   }
 }
 
-// Softmax over channels: p_c = exp((x_c - max) / 16) / sum, stored as round(127 p_c).
+// Softmax over each group of C / groups channels of every position with the integer exp of
+// strider/vector_math.h; a causal softmax lets row y see the first y + 1 channels of a group.
 void softmax(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
   const Dims s(g.tensors[n.inputs[0]].shape);
-  std::vector<double> e(s.c);
+  const int64_t per = s.c / n.groups;
+  std::vector<int64_t> e(per);
   for (int64_t p = 0; p < s.plane(); ++p) {
-    int32_t mx = -128;
-    for (int64_t c = 0; c < s.c; ++c) mx = std::max<int32_t>(mx, in[c * s.plane() + p]);
-    double sum = 0;
-    for (int64_t c = 0; c < s.c; ++c) {
-      e[c] = std::exp((in[c * s.plane() + p] - mx) / 16.0);
-      sum += e[c];
+    const int64_t visible = n.causal ? std::min(per, p / s.w + 1) : per;
+    for (int64_t g0 = 0; g0 < s.c; g0 += per) {
+      int32_t mx = -128;
+      for (int64_t k = 0; k < visible; ++k) mx = std::max<int32_t>(mx, in[(g0 + k) * s.plane() + p]);
+      int64_t sum = 0;
+      for (int64_t k = 0; k < per; ++k) {
+        e[k] = k < visible ? exp_q15(in[(g0 + k) * s.plane() + p] - mx) : 0;
+        sum += e[k];
+      }
+      for (int64_t k = 0; k < per; ++k) out[(g0 + k) * s.plane() + p] = softmax_prob(e[k], sum);
     }
-    for (int64_t c = 0; c < s.c; ++c) out[c * s.plane() + p] = saturate8(round_away(127.0 * (e[c] / sum)));
+  }
+}
+
+// MatMul of two activations, group by group: out[g N + n][p] = sum_k A[g K + k][p] B(g, k, n).
+void matmul(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes& out) {
+  const Dims as(g.tensors[n.inputs[0]].shape), bs(g.tensors[n.inputs[1]].shape),
+      os(g.tensors[n.outputs[0]].shape);
+  const int64_t k_len = as.c / n.groups, n_len = os.c / n.groups;
+  for (int64_t grp = 0; grp < n.groups; ++grp) {
+    for (int64_t j = 0; j < n_len; ++j) {
+      for (int64_t p = 0; p < as.plane(); ++p) {
+        int32_t acc = 0;
+        for (int64_t k = 0; k < k_len; ++k) {
+          const int8_t y = n.transpose_b ? b[(grp * k_len + k) * bs.plane() + j]
+                                         : b[(grp * n_len + j) * bs.plane() + k];
+          acc += int32_t(a[(grp * k_len + k) * as.plane() + p]) * y;
+        }
+        out[(grp * n_len + j) * os.plane() + p] = post(n, requantize(acc, n.requant_multiplier, n.requant_shift));
+      }
+    }
+  }
+}
+
+// LayerNorm of every position over the channels (strider/vector_math.h), x gamma + beta.
+void layernorm(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
+  const Dims s(g.tensors[n.inputs[0]].shape);
+  const Bytes& gamma = g.tensors[n.weights].data;
+  const std::vector<int32_t>* beta = n.bias >= 0 ? &g.tensors[n.bias].bias : nullptr;
+  std::vector<int64_t> d(s.c);
+  for (int64_t p = 0; p < s.plane(); ++p) {
+    int64_t sum = 0;
+    for (int64_t c = 0; c < s.c; ++c) sum += in[c * s.plane() + p];
+    uint64_t sq = 0;
+    for (int64_t c = 0; c < s.c; ++c) {
+      d[c] = s.c * in[c * s.plane() + p] - sum;
+      sq += uint64_t(d[c] * d[c]);
+    }
+    const uint64_t r = isqrt(sq / uint64_t(s.c));
+    for (int64_t c = 0; c < s.c; ++c) {
+      const int32_t acc = layernorm_value(d[c], r) * gamma[c] + (beta ? (*beta)[c] : 0);
+      out[c * s.plane() + p] = saturate8(requantize(acc, n.requant_multiplier, n.requant_shift));
+    }
   }
 }
 
@@ -259,6 +307,11 @@ void Reference::compute(const Node& n, const std::vector<const Bytes*>& in,
       }
       break;
     case OpType::kSoftmax: softmax(g_, n, *in[0], out[0]); break;
+    case OpType::kMatMul: matmul(g_, n, *in[0], *in[1], out[0]); break;
+    case OpType::kLayerNorm: layernorm(g_, n, *in[0], out[0]); break;
+    case OpType::kGelu:
+      for (size_t i = 0; i < out[0].size(); ++i) out[0][i] = gelu((*in[0])[i]);
+      break;
     case OpType::kConcat: {
       size_t at = 0;
       for (const Bytes* b : in) at = size_t(std::copy(b->begin(), b->end(), out[0].begin() + at) - out[0].begin());

@@ -13,7 +13,10 @@
 //   away from zero; GlobalAvgPool: the same over the whole plane. Then the fused activation.
 // - Add / Mul (second operand may broadcast per channel or be a scalar) and Activation:
 //   requantize(a op b, multiplier, shift), then the fused activation.
-// - Softmax over channels: inputs at scale 1/16, probabilities at scale 1/127, rounded half away.
+// - Softmax over each group of channels (causal: row y sees the group's first y + 1 channels),
+//   LayerNorm over the channels, GELU: the integer functions of strider/vector_math.h
+//   (probabilities at scale 1/127; LayerNorm requantised after x gamma + beta).
+// - MatMul of two activations: int32 sum over the inner dimension per group, then requantize.
 // - Concat, Split, Slice, ChannelShuffle, Pad and Reshape move bytes only.
 // ReLU6 and Clip clamp to the node's clip bounds (the calibrator sets them from its scales).
 #pragma once

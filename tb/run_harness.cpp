@@ -35,7 +35,7 @@ Graph load_checked(const RunConfig& cfg, size_t k) {
   fuse_activations(&g);
   // Calibrated scales only change values (requantisation, biases, clip bounds), never shapes,
   // so cycles are the same with functional mode on or off.
-  if (cfg.sim.functional) calibrate(&g, CalibrationOptions{net.seed, 1});
+  if (cfg.sim.functional && calibration_supported(g)) calibrate(&g, CalibrationOptions{net.seed, 1});
   return g;
 }
 

@@ -247,10 +247,18 @@ TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronCon
         positions_window(w, b, op, l1, nc);
       }
       break;
+    case OpCode::kMatMul: {  // a 1x1 convolution over the positions (rows of A), B as weights
+      OpDesc conv = op;
+      conv.op = OpCode::kConv;
+      conv.kernel_h = conv.kernel_w = 1;
+      return compute_tile_work(conv, l1, nc);
+    }
     case OpCode::kAdd:
     case OpCode::kMul:
     case OpCode::kActivation:
     case OpCode::kSoftmax:
+    case OpCode::kLayerNorm:  // vector-unit ops (model/vector) never reach the neuron array
+    case OpCode::kGelu:
       stream_op(w, b, op, l1, nc);
       break;
   }

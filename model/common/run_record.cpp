@@ -9,6 +9,7 @@ const char* to_string(Unit u) {
     case Unit::kLoad: return "load";
     case Unit::kNeurons: return "neurons";
     case Unit::kStore: return "store";
+    case Unit::kVector: return "vector";
   }
   return "?";
 }

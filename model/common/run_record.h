@@ -9,7 +9,7 @@
 
 namespace strider {
 
-enum class Unit : uint8_t { kController, kDma, kLoad, kNeurons, kStore };
+enum class Unit : uint8_t { kController, kDma, kLoad, kNeurons, kStore, kVector };
 const char* to_string(Unit u);
 
 struct DescriptorRecord {

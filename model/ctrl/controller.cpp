@@ -15,7 +15,8 @@ Controller::Controller(sc_core::sc_module_name name, const ControllerConfig& cfg
                        const ClockDomain& clock, const DescriptorList& list,
                        uint64_t watchdog_cycles, TimedMemory& dram,
                        LatencyFifo<const Descriptor*>& to_dma,
-                       LatencyFifo<const Descriptor*>& to_compute, RetireChannel& retire,
+                       LatencyFifo<const Descriptor*>& to_compute,
+                       LatencyFifo<const Descriptor*>& to_vector, RetireChannel& retire,
                        RunRecord& record, StatRegistry& stats)
     : sc_core::sc_module(name),
       cfg_(cfg),
@@ -25,6 +26,7 @@ Controller::Controller(sc_core::sc_module_name name, const ControllerConfig& cfg
       dram_(dram),
       to_dma_(to_dma),
       to_compute_(to_compute),
+      to_vector_(to_vector),
       retire_(retire),
       record_(record),
       retired_(list.descriptors.size(), false),
@@ -72,12 +74,13 @@ void Controller::run() {
       for (size_t i = next; i < batch_end; ++i) {
         const Descriptor& d = list_.descriptors[i];
         record_.descriptors[i].fetched = now;
-        (d.kind == DescKind::kMove ? moves_ : ops_).push_back(d.id);
+        (d.kind == DescKind::kMove ? moves_ : is_vector_op(d.op.op) ? vector_ops_ : ops_)
+            .push_back(d.id);
       }
       next = batch_end;
       fetching = false;
     }
-    const size_t window = moves_.size() + ops_.size();
+    const size_t window = moves_.size() + ops_.size() + vector_ops_.size();
     if (!fetching && next < n && window < cfg_.prefetch_depth) {
       // One DRAM read for the batch, then each descriptor is decoded in turn.
       const size_t k = std::min<size_t>(cfg_.prefetch_depth - window, n - next);
@@ -90,6 +93,7 @@ void Controller::run() {
     }
     issue(moves_, to_dma_);
     issue(ops_, to_compute_);
+    issue(vector_ops_, to_vector_);
     if (retired == n) break;
     // Saturating: a watchdog of 2^64-1 cycles means "never", not a deadline that wrapped to the
     // past. One wait lasts at most kMaxWaitCycles (2^32: at the slowest clock, 1 kHz, that is
@@ -101,7 +105,8 @@ void Controller::run() {
       wait_cycles = std::min(wait_cycles, fetch_done > now_cycles ? fetch_done - now_cycles : 0);
     }
     sc_core::wait(clock_.cycles(std::min(wait_cycles, kMaxWaitCycles)),
-                  retire_.event() | to_dma_.data_read_event() | to_compute_.data_read_event());
+                  retire_.event() | to_dma_.data_read_event() | to_compute_.data_read_event() |
+                      to_vector_.data_read_event());
     if (clock_.now() >= deadline && retire_.pending() == 0) {
       report_deadlock();
       break;
@@ -116,7 +121,7 @@ void Controller::report_deadlock() {
   std::ostringstream os;
   os << "deadlock: no descriptor retired for " << watchdog_cycles_ << " cycles (at cycle "
      << clock_.now() << ")";
-  for (const std::deque<uint32_t>* q : {&moves_, &ops_}) {
+  for (const std::deque<uint32_t>* q : {&moves_, &ops_, &vector_ops_}) {
     if (q->empty()) continue;
     const Descriptor& d = list_.descriptors[q->front()];
     os << "\n  " << to_string(d.kind) << " queue head: descriptor " << d.id << " (layer "

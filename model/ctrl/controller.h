@@ -1,15 +1,16 @@
 // Controller: the layer-descriptor controller.
 //
 // Models: prefetch of the descriptor list from DRAM in batches that keep at most
-// `controller.prefetch_depth` descriptors fetched but not yet issued; decode; two in-order issue
-// queues (moves to the DMA, operations to the compute pipeline) whose heads issue as soon as every
+// `controller.prefetch_depth` descriptors fetched but not yet issued; decode; three in-order issue
+// queues (moves to the DMA, operations to the compute pipeline, vector ops — Softmax, LayerNorm,
+// GELU, see is_vector_op — to the vector unit) whose heads issue as soon as every
 // descriptor in `deps` has retired (dependency fences), so the pipelines overlap; retirement
 // messages from the DMA and the store unit; the end of the run when the last descriptor retires;
 // a watchdog that reports a deadlock with the stuck descriptors when nothing retires for
 // `sim.watchdog_cycles`.
 // Cycles: a fetch of k descriptors is one DRAM read of k x `controller.descriptor_bytes` plus
 // k x `controller.decode_cycles`; an issue takes `controller.dispatch_cycles` to reach its unit.
-// Ports: to_dma, to_compute (LatencyFifo<const Descriptor*>), retire (RetireChannel).
+// Ports: to_dma, to_compute, to_vector (LatencyFifo<const Descriptor*>), retire (RetireChannel).
 // Stats: controller.fetch_batches, controller.descriptors, controller.dep_wait_cycles.
 // Observer: set_retire_observer() registers a testbench callback called with each descriptor id
 // at the cycle the controller retires it (functional checks); it is not a channel between units
@@ -38,7 +39,8 @@ class Controller : public sc_core::sc_module {
   Controller(sc_core::sc_module_name name, const ControllerConfig& cfg, const ClockDomain& clock,
              const DescriptorList& list, uint64_t watchdog_cycles, TimedMemory& dram,
              LatencyFifo<const Descriptor*>& to_dma, LatencyFifo<const Descriptor*>& to_compute,
-             RetireChannel& retire, RunRecord& record, StatRegistry& stats);
+             LatencyFifo<const Descriptor*>& to_vector, RetireChannel& retire, RunRecord& record,
+             StatRegistry& stats);
 
   static constexpr uint64_t kListBase = 0;  // DRAM address of the descriptor list
 
@@ -59,10 +61,11 @@ class Controller : public sc_core::sc_module {
   TimedMemory& dram_;
   LatencyFifo<const Descriptor*>& to_dma_;
   LatencyFifo<const Descriptor*>& to_compute_;
+  LatencyFifo<const Descriptor*>& to_vector_;
   RetireChannel& retire_;
   RunRecord& record_;
   std::vector<bool> retired_;
-  std::deque<uint32_t> moves_, ops_;
+  std::deque<uint32_t> moves_, ops_, vector_ops_;
   std::function<void(uint32_t)> retire_observer_;
   uint64_t& batches_;
   uint64_t& descriptors_;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "strider/quant.h"
 #include "strider/simd.h"
@@ -207,25 +209,27 @@ void elementwise(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& o
   }
 }
 
-// Softmax over channels with inputs at scale 1/16, output probabilities at scale 1/127.
-void softmax(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
-  const Operand a(op.input, l2);
-  const uint32_t rows = op.row_end - op.row_begin;
-  std::vector<int8_t> tile(uint64_t(op.ch_end - op.ch_begin) * rows * op.output.w);
-  for (uint32_t y = op.row_begin; y < op.row_end; ++y) {
-    for (uint32_t x = 0; x < op.output.w; ++x) {
-      int32_t mx = -128;
-      for (uint32_t c = 0; c < op.input.c; ++c) mx = std::max<int32_t>(mx, a.at(c, y, x));
-      double sum = 0;
-      for (uint32_t c = 0; c < op.input.c; ++c) sum += std::exp((a.at(c, y, x) - mx) / 16.0);
-      for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
-        const double p = std::exp((a.at(c, y, x) - mx) / 16.0) / sum;
-        tile[(uint64_t(c - op.ch_begin) * rows + (y - op.row_begin)) * op.output.w + x] =
-            saturate8(round_away(127.0 * p));
+// Matrix multiply of two activations: output channel c = g N + n of position p reduces
+// A[g K + k][p] x B(g, k, n) over k; B(g, k, n) is input2[g N + n][k], or input2[g K + k][n] with
+// kTransposeB (positions of B are its rows x columns). No bias; requantised like a conv.
+void matmul(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
+  const Operand a(op.input, l2), b(op.input2, l2);
+  const uint32_t k_len = op.input.c / op.groups, n_len = op.output.c / op.groups;
+  const bool tb = op.flags & OpDesc::kTransposeB;
+  const uint32_t bw = op.input2.w;
+  for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
+    const uint32_t g = c / n_len, n = c % n_len;
+    for (uint32_t y = op.row_begin; y < op.row_end; ++y) {
+      for (uint32_t x = 0; x < op.output.w; ++x) {
+        int32_t acc = 0;
+        for (uint32_t k = 0; k < k_len; ++k) {
+          const int8_t bv = tb ? b.at(g * k_len + k, n / bw, n % bw) : b.at(c, k / bw, k % bw);
+          acc += int32_t(a.at(g * k_len + k, y, x)) * bv;
+        }
+        out.push_back(finish(op, requantize(acc, op.requant_multiplier, op.requant_shift)));
       }
     }
   }
-  out.insert(out.end(), tile.begin(), tile.end());
 }
 
 }  // namespace
@@ -250,9 +254,14 @@ std::vector<int8_t> compute_tile(const OpDesc& op, const TimedMemory& l2) {
     case OpCode::kActivation:
       elementwise(op, l2, out);
       break;
-    case OpCode::kSoftmax:
-      softmax(op, l2, out);
+    case OpCode::kMatMul:
+      matmul(op, l2, out);
       break;
+    case OpCode::kSoftmax:  // vector-unit ops (model/vector) never reach the neurons
+    case OpCode::kLayerNorm:
+    case OpCode::kGelu:
+      throw std::logic_error(std::string("compute_tile: ") + to_string(op.op) +
+                             " runs on the vector unit");
   }
   return out;
 }

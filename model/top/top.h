@@ -3,7 +3,8 @@
 //
 //   controller --to_dma--> DMA <--> DRAM, L2 (DMA port)
 //              --to_compute--> load unit --lb--> neuron array --out--> store unit
-//   DMA, store unit --retire--> controller
+//              --to_vector--> vector unit <--> L2 (load and store ports)
+//   DMA, store unit, vector unit --retire--> controller
 //
 // SystemC elaborates once per process: build one Top per process, call run() once.
 #pragma once
@@ -27,6 +28,7 @@
 #include "model/l1/store_unit.h"
 #include "model/l2/l2_sram.h"
 #include "model/neuron/neuron_array.h"
+#include "model/vector/vector_unit.h"
 #include "strider/descriptor.h"
 
 namespace strider {
@@ -53,13 +55,14 @@ class Top : public sc_core::sc_module {
   LoadUnit& load_unit() { return load_; }
   NeuronArray& neurons() { return neurons_; }
   StoreUnit& store_unit() { return store_; }
+  VectorUnit& vector_unit() { return vector_; }
 
  private:
   ClockDomain clock_;
   RunRecord& record_;
   Dram dram_;
   L2Sram l2_;
-  LatencyFifo<const Descriptor*> to_dma_, to_compute_;
+  LatencyFifo<const Descriptor*> to_dma_, to_compute_, to_vector_;
   LatencyFifo<TileToken> lb_, out_;
   RetireChannel retire_;
   Controller controller_;
@@ -67,6 +70,7 @@ class Top : public sc_core::sc_module {
   LoadUnit load_;
   NeuronArray neurons_;
   StoreUnit store_;
+  VectorUnit vector_;
 };
 
 }  // namespace strider

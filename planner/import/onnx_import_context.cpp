@@ -215,6 +215,12 @@ void Importer::bind(size_t output, ValuePtr v) {
   values_[name] = std::move(v);
 }
 
+ValuePtr Importer::output_value(size_t k) const {
+  if (static_cast<int>(k) >= node_->output_size()) return nullptr;
+  const auto it = values_.find(node_->output(static_cast<int>(k)));
+  return it == values_.end() ? nullptr : it->second;
+}
+
 void Importer::bind_alias(size_t output, ValuePtr v) {
   if (static_cast<int>(output) >= node_->output_size())
     fail("missing output " + std::to_string(output));

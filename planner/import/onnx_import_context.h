@@ -24,6 +24,8 @@ struct Value {
     kActivation,  // an IR activation tensor
     kConstant,    // compile-time constant, with or without data
     kShuffle,     // channel shuffle in progress: 5-D reshape (and transpose) of `tensor`
+    kPattern,     // a step of a decomposed LayerNorm / GELU or a scaled or masked attention
+                  // score in progress (onnx_ops_transformer.cpp)
   };
   Kind kind = Kind::kConstant;
   std::string name;
@@ -33,6 +35,13 @@ struct Value {
   std::vector<double> data;   // kConstant with data, row-major (exact for int64 below 2^53)
   int shuffle_groups = 0;     // kShuffle
   bool transposed = false;    // kShuffle: transpose [0, 2, 1, 3, 4] seen
+  // Transformer graphs (onnx_ops_transformer.cpp): a kActivation may be a strided view of its IR
+  // tensor: element (i0, i1, ...) of `dims` is channel sum(i_k cstride_k), position (row x W +
+  // column) sum(i_k pstride_k). Empty: the canonical NCHW reading of `dims`.
+  std::vector<int64_t> cstride, pstride;
+  int pattern = 0;                 // kPattern: which step
+  std::shared_ptr<Value> source;   // kPattern: the activation the pattern started from
+  bool causal = false;             // kPattern: a causal mask was applied
   int64_t elements() const;
 };
 using ValuePtr = std::shared_ptr<Value>;
@@ -81,6 +90,7 @@ class Importer {
   void drop_float_data(int tensor) { float_data_.erase(tensor); }
   int consumers_of(const std::string& value) const;
   Graph& graph() { return graph_; }
+  ValuePtr output_value(size_t k) const;  // the value bound to output k (nullptr if none)
   int opset() const { return opset_; }
 
  private:
@@ -123,6 +133,10 @@ void import_constant(Importer& im);
 void import_shape_op(Importer& im);
 void import_cast(Importer& im);
 void import_constant_of_shape(Importer& im);
+// Transformer graphs: true when the node reads a token view, a pattern in progress or a rank-3
+// graph input, or is a MatMul of two activations; import_transformer then handles it.
+bool transformer_claims(Importer& im);
+void import_transformer(Importer& im);
 
 // TensorProto -> dims and values (double); fails naming `what` on unsupported encodings.
 void decode_tensor(const onnx::TensorProto& t, const std::string& what, std::vector<int64_t>* dims,

@@ -38,6 +38,11 @@ const std::map<std::string, Handler>& handlers() {
       {"Conv", import_conv},
       {"Div", import_binary},
       {"Dropout", import_alias},
+      {"Erf", import_transformer},
+      {"LayerNormalization", import_transformer},
+      {"Pow", import_transformer},
+      {"Sqrt", import_transformer},
+      {"Where", import_transformer},
       {"Flatten", import_reshape},
       {"Gather", import_shape_op},
       {"Gemm", import_gemm},
@@ -133,6 +138,10 @@ void Importer::bind_inputs_and_initializers(const onnx::GraphProto& g) {
 }
 
 void Importer::dispatch() {
+  if (transformer_claims(*this)) {
+    import_transformer(*this);
+    return;
+  }
   const auto it = handlers().find(node_->op_type());
   if (it == handlers().end() || (!node_->domain().empty() && node_->domain() != "ai.onnx")) {
     throw std::runtime_error(path_ + ": node '" + node_name_ + "': unsupported op type '" +

@@ -125,6 +125,12 @@ const char* to_string(OpType op) {
       return "pad";
     case OpType::kSoftmax:
       return "softmax";
+    case OpType::kMatMul:
+      return "matmul";
+    case OpType::kLayerNorm:
+      return "layernorm";
+    case OpType::kGelu:
+      return "gelu";
   }
   return "?";
 }
@@ -224,7 +230,8 @@ void validate(const Graph& g) {
         fail(n, "output '" + g.tensors[t].name + "' is already produced elsewhere");
       }
     }
-    const bool needs_weights = n.op == OpType::kConv || n.op == OpType::kFullyConnected;
+    const bool needs_weights = n.op == OpType::kConv || n.op == OpType::kFullyConnected ||
+                               n.op == OpType::kLayerNorm;
     if (needs_weights && n.weights < 0) fail(n, "has no weights");
     if (!needs_weights && (n.weights >= 0 || n.bias >= 0)) fail(n, "has weights or bias");
     if (n.weights >= 0) {

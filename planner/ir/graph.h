@@ -37,7 +37,17 @@ enum class OpType : uint8_t {
   kSlice,           // one channel range of the input
   kChannelShuffle,  // reshape-transpose-reshape channel shuffle
   kPad,             // explicit zero padding
-  kSoftmax,         // over channels
+  kSoftmax,         // over each group of C / groups channels (optionally causal, see below)
+  // Transformer ops. A token sequence [seq, d] is stored as C = d, H = seq, W = 1: each token is
+  // one row, so row bands are blocks of tokens (tiling and spilling work per token block) and a
+  // channel's values over the tokens are contiguous (planar CHW). A batch of matrices
+  // [G, M, N] (G heads) is C = G x N (channel g x N + n), H = M, W = 1.
+  kMatMul,     // two activations: out[g][m][n] = sum_k A[g][m][k] B[g][k][n], groups = G;
+               // A is [G*K channels, M rows]; B is [G*N, K] (B[k][n] at channel g*N+n, row k)
+               // or with transpose_b [G*K, N] (at channel g*K+k, row n). Requantised.
+  kLayerNorm,  // over the channels of each position, then x gamma (weights, int8 per channel)
+               // + beta (bias, int32), requantised
+  kGelu,       // x * Phi(x), element-wise, same scale in and out
 };
 
 enum class Activation : uint8_t { kNone, kRelu, kRelu6, kClip, kSigmoid, kHardSigmoid, kHardSwish };
@@ -110,6 +120,8 @@ struct Node {
   // Split / Slice: channel ranges, one [begin, end) per output.
   std::vector<int64_t> channel_begin, channel_end;
   int shuffle_groups = 1;  // ChannelShuffle
+  bool transpose_b = false;  // MatMul: B stored K on channels, N on rows (see kMatMul)
+  bool causal = false;       // Softmax: position m (row) sees channels n <= m of its group only
 
   // Reshape: target dims in ONNX Reshape form (0 copies the input dim, -1 is inferred), at most
   // four, mapped onto N, C, H, W with missing trailing dims 1 (e.g. {0, -1} is Flatten to

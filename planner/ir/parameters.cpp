@@ -38,10 +38,32 @@ double weight_rms(const Tensor& w) {
   return std::sqrt(static_cast<double>(sum_sq) / static_cast<double>(w.data.size()));
 }
 
+// Sets the node's requantisation to the multiplier / 2^shift nearest `scale`.
+void choose_requant(double scale, Node* n) {
+  const Requant r = quantize_multiplier(scale);
+  n->requant_multiplier = r.multiplier;
+  n->requant_shift = r.shift;
+}
+
 }  // namespace
 
 void materialise_parameters(Graph* g, uint64_t seed) {
   for (Node& n : g->nodes) {
+    if (n.op == OpType::kMatMul) {
+      const double k = static_cast<double>(reduction_length(*g, n));
+      choose_requant(1.0 / (std::sqrt(k) * kNominalRms), &n);
+      continue;
+    }
+    if (n.op == OpType::kLayerNorm && n.weights >= 0) {
+      Tensor& w = g->tensors.at(n.weights);
+      if (w.data.empty()) fill_weights(&w, seed);
+      const double acc_rms = kActivationScale * weight_rms(w);
+      if (n.bias >= 0 && g->tensors.at(n.bias).bias.empty()) {
+        fill_bias(&g->tensors.at(n.bias), seed, static_cast<int64_t>(acc_rms / 4.0));
+      }
+      choose_requant(acc_rms > 0.0 ? kNominalRms / acc_rms : 1.0, &n);
+      continue;
+    }
     if (n.op != OpType::kConv && n.op != OpType::kFullyConnected) continue;
     if (n.weights < 0) continue;
     Tensor& w = g->tensors.at(n.weights);
@@ -53,9 +75,7 @@ void materialise_parameters(Graph* g, uint64_t seed) {
       Tensor& b = g->tensors.at(n.bias);
       if (b.bias.empty()) fill_bias(&b, seed, static_cast<int64_t>(acc_rms / 4.0));
     }
-    const Requant r = quantize_multiplier(acc_rms > 0.0 ? kNominalRms / acc_rms : 1.0);
-    n.requant_multiplier = r.multiplier;
-    n.requant_shift = r.shift;
+    choose_requant(acc_rms > 0.0 ? kNominalRms / acc_rms : 1.0, &n);
   }
   // Weight or bias tensors not attached to a conv / fc node (none today) still get data.
   for (Tensor& t : g->tensors) {

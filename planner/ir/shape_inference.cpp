@@ -160,6 +160,31 @@ TensorShape reshape_output(const Graph& g, const Node& n) {
   return out;
 }
 
+// MatMul: A is [G*K, M, W], B [G*N, K, 1] (or [G*K, N, 1] with transpose_b).
+int64_t matmul_inner(const Graph& g, const Node& n) {
+  expect_inputs(n, 2);
+  const TensorShape& a = input_shape(g, n, 0);
+  if (n.groups < 1 || a.c % n.groups != 0) {
+    fail(n, "channels of A " + std::to_string(a.c) + " not divisible by groups " +
+                std::to_string(n.groups));
+  }
+  return a.c / n.groups;
+}
+
+TensorShape matmul_output(const Graph& g, const Node& n) {
+  const int64_t k = matmul_inner(g, n);
+  const TensorShape& a = input_shape(g, n, 0);
+  const TensorShape& b = input_shape(g, n, 1);
+  const int64_t rows = b.h * b.w;
+  const int64_t cols = n.transpose_b ? rows : b.c / n.groups;
+  const bool ok = n.transpose_b ? (b.c == a.c) : (b.c % n.groups == 0 && rows == k);
+  if (!ok) {
+    fail(n, "B " + to_string(b) + " does not match A " + to_string(a) + " with " +
+                std::to_string(n.groups) + " groups" + (n.transpose_b ? " (transposed)" : ""));
+  }
+  return TensorShape{a.n, n.groups * cols, a.h, a.w};
+}
+
 std::vector<TensorShape> range_outputs(const Graph& g, const Node& n) {
   expect_inputs(n, 1);
   const TensorShape& in = input_shape(g, n, 0);
@@ -210,10 +235,35 @@ std::vector<TensorShape> infer_output_shapes(const Graph& g, const Node& n) {
       return {binary_output(g, n)};
     case OpType::kConcat:
       return {concat_output(g, n)};
+    case OpType::kSoftmax: {
+      expect_inputs(n, 1);
+      const TensorShape& in = input_shape(g, n, 0);
+      if (n.groups < 1 || in.c % n.groups != 0) {
+        fail(n, "channels " + std::to_string(in.c) + " not divisible by groups " +
+                    std::to_string(n.groups));
+      }
+      if (n.causal && (in.w != 1 || in.h != in.c / n.groups)) {
+        fail(n, "a causal softmax needs rows = channels per group and width 1, got " +
+                    to_string(in) + " with " + std::to_string(n.groups) + " groups");
+      }
+      return {in};
+    }
     case OpType::kActivation:
-    case OpType::kSoftmax:
+    case OpType::kGelu:
       expect_inputs(n, 1);
       return {input_shape(g, n, 0)};
+    case OpType::kLayerNorm: {
+      expect_inputs(n, 1);
+      const TensorShape& in = input_shape(g, n, 0);
+      const TensorShape& w = weight_shape(g, n);
+      if (w != TensorShape{in.c, 1, 1, 1}) {
+        fail(n, "gamma has shape " + to_string(w) + ", expected " + std::to_string(in.c) +
+                    "x1x1x1");
+      }
+      return {in};
+    }
+    case OpType::kMatMul:
+      return {matmul_output(g, n)};
     case OpType::kReshape:
       return {reshape_output(g, n)};
     case OpType::kSplit:
@@ -243,13 +293,16 @@ std::vector<TensorShape> infer_output_shapes(const Graph& g, const Node& n) {
 }
 
 int64_t reduction_length(const Graph& g, const Node& n) {
+  if (n.op == OpType::kMatMul) return matmul_inner(g, n);
   if (n.op != OpType::kConv && n.op != OpType::kFullyConnected) return 0;
   const TensorShape& w = weight_shape(g, n);
   return w.c * w.h * w.w;
 }
 
 int64_t node_macs(const Graph& g, const Node& n) {
-  if (n.op != OpType::kConv && n.op != OpType::kFullyConnected) return 0;
+  if (n.op != OpType::kConv && n.op != OpType::kFullyConnected && n.op != OpType::kMatMul) {
+    return 0;
+  }
   if (n.outputs.empty()) return 0;
   const TensorShape& out = g.tensors.at(n.outputs[0]).shape;
   return out.elements() * reduction_length(g, n);

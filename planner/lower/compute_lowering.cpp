@@ -30,6 +30,9 @@ OpCode op_code(const Node& n) {
     case OpType::kMul: return OpCode::kMul;
     case OpType::kActivation: return OpCode::kActivation;
     case OpType::kSoftmax: return OpCode::kSoftmax;
+    case OpType::kMatMul: return OpCode::kMatMul;
+    case OpType::kLayerNorm: return OpCode::kLayerNorm;
+    case OpType::kGelu: return OpCode::kGelu;
     default:
       throw std::runtime_error("node '" + n.name + "': op " + to_string(n.op) +
                                " cannot be lowered to the compute pipeline");
@@ -70,7 +73,9 @@ bool Lowerer::channel_local(const Node& n) const {
   switch (n.op) {
     case OpType::kConv: return n.groups > 1;
     case OpType::kFullyConnected:
-    case OpType::kSoftmax: return false;
+    case OpType::kSoftmax:
+    case OpType::kMatMul:
+    case OpType::kLayerNorm: return false;
     default: return true;
   }
 }
@@ -130,6 +135,7 @@ OpDesc Lowerer::base_op(const Node& n, bool placed) const {
   b.dilation_w = static_cast<uint16_t>(n.dilation_w);
   b.groups = static_cast<uint32_t>(n.groups);
   b.count_include_pad = n.count_include_pad;
+  b.flags = uint8_t((n.transpose_b ? OpDesc::kTransposeB : 0) | (n.causal ? OpDesc::kCausal : 0));
   if (n.op == OpType::kPad) {
     // Explicit zero padding: each output is the one input element under a 1x1 window, or 0 in
     // the padding (an average over no element); requantisation and activation do not apply.
@@ -230,6 +236,11 @@ void Lowerer::lower_compute(const Node& n, uint32_t layer) {
   const uint32_t images = static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.n);
   bool spilled = layout_.tensor_spilled[n.outputs[0]];
   for (int t : n.inputs) spilled = spilled || layout_.tensor_spilled[t];
+  if (n.op == OpType::kMatMul && layout_.tensor_spilled[n.inputs[1]]) {
+    throw std::runtime_error("node '" + n.name + "': the second MatMul operand '" +
+                             g_.tensors[n.inputs[1]].name +
+                             "' does not fit in L2 (it is read like weights and must stay resident)");
+  }
   if (!spilled) {
     lower_resident(n, layer, images);
     return;

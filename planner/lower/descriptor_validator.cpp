@@ -241,6 +241,10 @@ class Validator {
       fail("op.psum_mode", str(o.psum_mode) + " without an input-channel block (in_ch_end 0)");
     }
 
+    // Matrix multiplies of activations and the vector unit's ops address token views (heads as
+    // groups, strided operands): their addresses, ranges and dependencies are checked above; the
+    // window and kernel rules below are the convolutions'.
+    if (o.op == OpCode::kMatMul || is_vector_op(o.op)) return;
     if (o.op == OpCode::kConv) {
       if (in.c % o.groups != 0 || out.c % o.groups != 0) {
         fail("op.groups", str(o.groups) + " does not divide the " + str(in.c) +

@@ -270,6 +270,13 @@ std::vector<float> calibration_image(const Tensor& t, uint64_t seed, int index) 
   return img;
 }
 
+bool calibration_supported(const Graph& g) {
+  for (const Node& n : g.nodes) {
+    if (n.op == OpType::kMatMul || n.op == OpType::kLayerNorm || n.op == OpType::kGelu) return false;
+  }
+  return true;
+}
+
 void calibrate(Graph* g, const CalibrationOptions& opt) {
   prepare_parameters(g);
   const std::vector<std::pair<float, float>> clip_bounds = real_clip_bounds(*g);

@@ -46,6 +46,11 @@ std::vector<float> calibration_image(const Tensor& t, uint64_t seed, int index);
 
 void calibrate(Graph* g, const CalibrationOptions& opt);
 
+// Whether the float reference runs every op of `g`. The transformer ops (MatMul of activations,
+// LayerNorm, GELU, per-head softmax) have no float reference yet: such graphs keep the nominal
+// requantisation of planner/ir/parameters.cpp and report no quantisation fidelity.
+bool calibration_supported(const Graph& g);
+
 // Step 4 alone: sets every node's requantisation, its bias (from the bias tensor's float_data)
 // and its ReLU6 / Clip bounds from the scales of the activation and weight tensors. Clip bounds
 // are read as imported (int8 at kActivationScale), so call it once per graph.

@@ -215,6 +215,11 @@ void FloatReference::run_node(const Node& n) {
     case OpType::kSoftmax:
       softmax(g_, n, *in[0], out[0]);
       break;
+    case OpType::kMatMul:
+    case OpType::kLayerNorm:
+    case OpType::kGelu:
+      throw std::runtime_error("float reference: node '" + n.name + "': op " + to_string(n.op) +
+                               " has no float reference (see calibration_supported)");
     case OpType::kConcat: {
       auto at = out[0].begin();
       for (const Floats* b : in) at = std::copy(b->begin(), b->end(), at);

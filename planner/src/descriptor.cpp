@@ -31,7 +31,8 @@ bool OpDesc::operator==(const OpDesc& o) const {
          requant_multiplier == o.requant_multiplier && requant_shift == o.requant_shift &&
          row_begin == o.row_begin && row_end == o.row_end && ch_begin == o.ch_begin &&
          ch_end == o.ch_end && in_ch_begin == o.in_ch_begin && in_ch_end == o.in_ch_end &&
-         psum_mode == o.psum_mode && psum == o.psum && mapping == o.mapping;
+         psum_mode == o.psum_mode && psum == o.psum && mapping == o.mapping &&
+         flags == o.flags;
 }
 
 bool Descriptor::operator==(const Descriptor& o) const {
@@ -63,6 +64,9 @@ const char* to_string(OpCode op) {
     case OpCode::kMul: return "mul";
     case OpCode::kActivation: return "activation";
     case OpCode::kSoftmax: return "softmax";
+    case OpCode::kMatMul: return "matmul";
+    case OpCode::kLayerNorm: return "layernorm";
+    case OpCode::kGelu: return "gelu";
   }
   return "?";
 }

@@ -91,11 +91,12 @@ void put(ByteWriter& w, const OpDesc& o) {
   w.u<uint8_t>(o.psum_mode);
   put(w, o.psum);
   w.u<uint8_t>(static_cast<uint8_t>(o.mapping));
+  w.u<uint8_t>(o.flags);
 }
 
 OpDesc get_op(ByteReader& r) {
   OpDesc o;
-  o.op = r.enumeration<OpCode>(9, "op code");
+  o.op = r.enumeration<OpCode>(12, "op code");
   for (TensorRef* t : {&o.input, &o.input2, &o.weights, &o.bias, &o.output}) *t = get_ref(r);
   for (uint16_t* v : {&o.kernel_h, &o.kernel_w, &o.stride_h, &o.stride_w, &o.pad_top, &o.pad_left,
                       &o.pad_bottom, &o.pad_right, &o.dilation_h, &o.dilation_w}) {
@@ -116,6 +117,8 @@ OpDesc get_op(ByteReader& r) {
   if (o.psum_mode > 3) r.fail("psum mode is " + std::to_string(o.psum_mode) + ", expected 0..3", 1);
   o.psum = get_ref(r);
   o.mapping = r.enumeration<Mapping>(2, "mapping");
+  o.flags = r.u<uint8_t>();
+  if (o.flags > 3) r.fail("flags are " + std::to_string(o.flags) + ", expected 0..3", 1);
   return o;
 }
 

@@ -111,11 +111,12 @@ void emit_op(YAML::Emitter& e, const OpDesc& o) {
     e << YAML::Key << "psum_mode" << YAML::Value << int(o.psum_mode);
     emit_ref(e, "psum", o.psum);
   }
+  if (o.flags) e << YAML::Key << "flags" << YAML::Value << int(o.flags);
 }
 
 OpDesc parse_op(const YAML::Node& m) {
   OpDesc o;
-  o.op = parse_enum<OpCode>(need(m, "op"), 9, to_string, "op");
+  o.op = parse_enum<OpCode>(need(m, "op"), 12, to_string, "op");
   o.input = parse_ref(m, "input");
   o.input2 = parse_ref(m, "input2");
   o.weights = parse_ref(m, "weights");
@@ -139,6 +140,11 @@ OpDesc parse_op(const YAML::Node& m) {
     if (mode > 3) throw YAML::Exception(m["psum_mode"].Mark(), "psum_mode: expected 0..3");
     o.psum_mode = static_cast<uint8_t>(mode);
     o.psum = parse_ref(m, "psum");
+  }
+  if (m["flags"]) {
+    const unsigned flags = m["flags"].as<unsigned>();
+    if (flags > 3) throw YAML::Exception(m["flags"].Mark(), "flags: expected 0..3");
+    o.flags = static_cast<uint8_t>(flags);
   }
   return o;
 }

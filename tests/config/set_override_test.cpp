@@ -61,7 +61,7 @@ TEST_F(SetOverride, UnknownKeyNamesTheSet) {
   // An unknown section on the way: the error names the first unknown part.
   EXPECT_EQ(errors_of([&] { load_run(run_, {"arch.l3.banks=4"}); }),
             Errors{"--set arch.l3.banks=4: arch.l3: unknown key, expected one of: name, clock, "
-                   "controller, dma, dram, l2, l1, neurons, lowering, energy"});
+                   "controller, dma, dram, l2, l1, neurons, vector, lowering, energy"});
   EXPECT_EQ(errors_of([&] { load_run(run_, {"simulation.vcd=true"}); }),
             Errors{"--set simulation.vcd=true: simulation: unknown key, expected one of: arch, "
                    "networks, execution, planner, sim, output_dir"});

@@ -45,10 +45,11 @@ struct Bench : sc_core::sc_module {
   RunRecord record;
   Dram dram{arch.dram, stats};
   DescriptorList list;
-  LatencyFifo<const Descriptor*> to_dma{"to_dma", 1}, to_compute{"to_compute", 1};
+  LatencyFifo<const Descriptor*> to_dma{"to_dma", 1}, to_compute{"to_compute", 1},
+      to_vector{"to_vector", 1};
   RetireChannel retire{"retire"};
   std::vector<uint64_t> delays, taken, observed;
-  std::vector<uint32_t> dma_order, compute_order;
+  std::vector<uint32_t> dma_order, compute_order, vector_order;
   std::unique_ptr<Controller> ctrl;
   std::mt19937 rng;
 
@@ -63,11 +64,12 @@ struct Bench : sc_core::sc_module {
     observed.assign(list.descriptors.size(), 0);
     record.descriptors.resize(list.descriptors.size());
     ctrl = std::make_unique<Controller>("ctrl", arch.controller, clock, list, 1000000, dram,
-                                        to_dma, to_compute, retire, record, stats);
+                                        to_dma, to_compute, to_vector, retire, record, stats);
     ctrl->set_retire_observer([this](uint32_t id) { observed[id] = clock.now(); });
     SC_HAS_PROCESS(Bench);
     SC_THREAD(dma_unit);
     SC_THREAD(compute_unit);
+    SC_THREAD(vector_unit);
   }
   // A stand-in unit: takes a descriptor, retires it `latency` later, pauses its own delay.
   void unit(LatencyFifo<const Descriptor*>& in, uint64_t latency, std::vector<uint32_t>& order) {
@@ -81,6 +83,7 @@ struct Bench : sc_core::sc_module {
   }
   void dma_unit() { unit(to_dma, kMoveLatency, dma_order); }
   void compute_unit() { unit(to_compute, kOpLatency, compute_order); }
+  void vector_unit() { unit(to_vector, kOpLatency, vector_order); }
 };
 
 TEST(ControllerTb, FencesExactCycles) {
@@ -136,6 +139,24 @@ TEST(ControllerTb, RandomListUnderRandomBackPressure) {
     }
   }
   EXPECT_EQ(b.record.cycles, last);
+}
+
+// Vector ops (Softmax, LayerNorm, GELU) take the third queue: a vector op waiting for its
+// dependency does not hold back an independent neuron op behind it.
+TEST(ControllerTb, VectorOpsIssueToTheVectorUnit) {
+  std::vector<Descriptor> d = {desc(0, DescKind::kMove, {}), desc(1, DescKind::kOp, {0}),
+                               desc(2, DescKind::kOp, {}), desc(3, DescKind::kOp, {})};
+  d[1].op.op = OpCode::kLayerNorm;
+  d[3].op.op = OpCode::kGelu;
+  Bench b("bench", d, 1, 0);
+  sc_core::sc_start();
+  EXPECT_EQ(b.compute_order, (std::vector<uint32_t>{2}));
+  EXPECT_EQ(b.vector_order, (std::vector<uint32_t>{1, 3}));
+  EXPECT_EQ(b.dma_order, (std::vector<uint32_t>{0}));
+  // Fetch ends at 56 (as above). Move 0: dispatched 56, taken 57, retires 67. Op 2 (compute)
+  // issues at 56 and is taken at 57 although vector op 1 waits for move 0: dispatched 67, taken 68.
+  // Vector op 3 queues behind op 1 (in order): dispatched when op 1 was taken (68), taken 69.
+  EXPECT_EQ(b.taken, (std::vector<uint64_t>{57, 68, 57, 69}));
 }
 
 }  // namespace

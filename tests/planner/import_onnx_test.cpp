@@ -233,12 +233,14 @@ TEST(ImportOnnx, ErrorsNameFileNodeAndOp) {
   const std::string supported = onnx_supported_ops();
   EXPECT_EQ(supported,
             "Add, AveragePool, BatchNormalization, Cast, Clip, Concat, Constant, "
-            "ConstantOfShape, Conv, Div, Dropout, Flatten, Gather, Gemm, GlobalAveragePool, "
-            "HardSigmoid, HardSwish, Identity, MatMul, MaxPool, Mul, Pad, ReduceMean, Relu, "
-            "Reshape, Shape, Sigmoid, Slice, Softmax, Split, Squeeze, Sub, Transpose, Unsqueeze");
+            "ConstantOfShape, Conv, Div, Dropout, Erf, Flatten, Gather, Gemm, GlobalAveragePool, "
+            "HardSigmoid, HardSwish, Identity, LayerNormalization, MatMul, MaxPool, Mul, Pad, Pow, "
+            "ReduceMean, Relu, Reshape, Shape, Sigmoid, Slice, Softmax, Split, Sqrt, Squeeze, Sub, "
+            "Transpose, Unsqueeze, Where");
   const std::vector<ErrorCase> cases = {
       {"err_unsupported",
-       "node 'my_erf': unsupported op type 'Erf' (supported: " + supported + ")"},
+       "node 'my_erf' (Erf): Erf is supported only inside a GELU of a token sequence (x * 0.5 * "
+       "(1 + Erf(x / sqrt 2)))"},
       {"err_domain", "node 'fused': unsupported op type 'com.microsoft.FusedConv' (supported: " +
                          supported + ")"},
       {"err_opset18", "opset 18 is not supported (11 to 17)"},
@@ -258,8 +260,7 @@ TEST(ImportOnnx, ErrorsNameFileNodeAndOp) {
        "size-1 dims)"},
       {"err_pad_mode", "node 'pad' (Pad): pad mode 'reflect' is not supported (only constant)"},
       {"err_matmul",
-       "node 'mm' (MatMul): MatMul of two activations is not supported (the second operand must "
-       "be a constant)"},
+       "node 'mm' (MatMul): MatMul of [1, 256] and [1, 256]: the inner dimensions differ"},
       {"err_softmax",
        "node 'sm' (Softmax): softmax over axis 1 of [1, 4, 8, 8] is not supported (only over "
        "channels, with H = W = 1)"},

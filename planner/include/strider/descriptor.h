@@ -19,7 +19,9 @@
 
 namespace strider {
 
-constexpr uint32_t kDescriptorFormatVersion = 2;  // 2: SHA-256 trailer
+// Version 2: a SHA-256 trailer in the binary form; op codes kMatMul, kLayerNorm, kGelu and
+// OpDesc::flags (transformer networks); OpDesc::mapping.
+constexpr uint32_t kDescriptorFormatVersion = 2;
 
 enum class MemSpace : uint8_t { kDram = 0, kL2 = 1 };
 enum class DescKind : uint8_t { kMove = 0, kOp = 1 };
@@ -35,8 +37,20 @@ enum class OpCode : uint8_t {
   kAdd = 5,
   kMul = 6,
   kActivation = 7,      // element-wise activation only
-  kSoftmax = 8,
+  kSoftmax = 8,         // vector unit: over each group of input.c / groups channels
+  // A matrix multiply of two activations on the neuron array, the second operand (input2) read
+  // from L2 like weights (no DRAM staging): out[g*N + n][m] = sum_k A[g*K + k][m] B(g, k, n),
+  // B(g, k, n) = input2[g*N + n][k], or input2[g*K + k][n] with kTransposeB; groups = G. Timed as
+  // a 1x1 convolution over the positions m (rows of A) with N output channels per group.
+  kMatMul = 9,
+  kLayerNorm = 10,      // vector unit: over the channels of each position, x gamma + beta
+  kGelu = 11,           // vector unit: element-wise x Phi(x)
 };
+
+// Ops executed by the vector unit instead of the neuron array.
+inline bool is_vector_op(OpCode op) {
+  return op == OpCode::kSoftmax || op == OpCode::kLayerNorm || op == OpCode::kGelu;
+}
 
 // How a tile is laid onto the neuron array (timing/tile_work.h). kPositions: consecutive output
 // positions on neurons, input windows filled by shift-stride writes, weights broadcast from the
@@ -109,6 +123,9 @@ struct OpDesc {
   uint8_t psum_mode = 0;
   TensorRef psum;
   Mapping mapping = Mapping::kPositions;
+  static constexpr uint8_t kTransposeB = 1;  // MatMul: B stored K on channels, N on rows
+  static constexpr uint8_t kCausal = 2;      // Softmax: row m sees channels n <= m of its group
+  uint8_t flags = 0;
   bool operator==(const OpDesc& o) const;
 };
 

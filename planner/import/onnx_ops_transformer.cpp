@@ -1,0 +1,555 @@
+// ONNX importer: transformer graphs (attention, LayerNorm, GELU) as PyTorch 1.13 exports them.
+//
+// Layout: a token sequence [seq, d] is stored C = d, H = seq, W = 1 (graph.h, kMatMul): every
+// token is one row, so row bands are token blocks. ONNX values of such graphs are *views*
+// (Value::cstride / pstride): each logical axis steps through the IR tensor's channels or
+// positions, so the Reshape / Transpose chains that split and merge attention heads
+// ([1, S, D] -> [1, S, H, D/H] -> [1, H, S, D/H] and back, K transposed for Q K^T) move no data:
+// they only permute strides. An op checks that its operand is in the form it needs (the last
+// axis on channels, the rows on positions, heads as channel groups) and fails naming the node
+// otherwise.
+//
+// Mapping: MatMul by a constant [K, N] -> 1x1 Conv over every position (bias from the following
+// Add); MatMul of two activations -> kMatMul (groups = heads, B in either orientation);
+// LayerNormalization and its decomposition (ReduceMean, Sub, Pow, ReduceMean, Add eps, Sqrt, Div,
+// then Mul gamma, Add beta) -> kLayerNorm; GELU in Erf form (Div sqrt2, Erf, Add 1, Mul x,
+// Mul 0.5) -> kGelu; Softmax over the last axis -> kSoftmax with groups (causal when the scores
+// went through Where / Add of a constant causal mask); residual Add -> kAdd. A scalar Mul / Div
+// of an activation (the 1/sqrt(d) of attention) is absorbed into the producer's
+// requantisation, which materialise_parameters chooses from an RMS target.
+#include <algorithm>
+#include <cmath>
+
+#include "planner/import/onnx_import_context.h"
+
+namespace strider {
+namespace onnx_import {
+namespace {
+
+enum Pattern {
+  kNone = 0,
+  kMean,      // ReduceMean(x) over the last axis
+  kCentred,   // x - mean(x)
+  kSquare,    // (x - mean)^2
+  kVar,       // mean((x - mean)^2)
+  kVarEps,    // var + eps
+  kStd,       // sqrt(var + eps)
+  kScaled,    // x / s or x * s for a scalar s
+  kErf,       // erf(x / sqrt2)
+  kErfPlus1,  // 1 + erf(x / sqrt2)
+  kXErf,      // x (1 + erf(x / sqrt2))
+  kMasked,    // scores with a causal mask applied
+};
+
+struct View {
+  ValuePtr v;
+  int tensor = -1;
+  std::vector<int64_t> dims, cs, ps;
+  size_t rank() const { return dims.size(); }
+};
+
+bool is_view(const ValuePtr& v) {
+  return v->kind == Value::Kind::kActivation && !v->cstride.empty();
+}
+
+// The strides of an activation value: its own, or those of the canonical NCHW reading of its
+// dims. A scaled or masked score stands for the scores themselves.
+View view_value(Importer& im, ValuePtr v) {
+  View r;
+  if (v->kind == Value::Kind::kPattern) {
+    if (v->pattern != kScaled && v->pattern != kMasked) {
+      im.fail("input '" + v->name + "' is an unfinished LayerNorm / GELU decomposition");
+    }
+    v = v->source;  // the scale is absorbed by the producer's requantisation
+  }
+  if (v->kind != Value::Kind::kActivation) im.fail("input '" + v->name + "' must be an activation");
+  r.v = v;
+  r.tensor = v->tensor;
+  r.dims = v->dims;
+  if (!v->cstride.empty()) {
+    r.cs = v->cstride, r.ps = v->pstride;
+    return r;
+  }
+  const TensorShape& s = im.graph().tensors[r.tensor].shape;
+  r.cs.assign(r.rank(), 0);
+  r.ps.assign(r.rank(), 0);
+  if (r.rank() >= 2) r.cs[1] = 1;
+  if (r.rank() >= 3) r.ps[2] = r.rank() >= 4 ? s.w : 1;
+  if (r.rank() >= 4) r.ps[3] = 1;
+  return r;
+}
+
+// Input k as a view; a graph input [1, S, D] (or [S, D]) becomes a token sequence C = D, H = S.
+View view_of(Importer& im, size_t k) {
+  const ValuePtr v = im.input(k);
+  if (v->kind == Value::Kind::kPending && v->dims.size() <= 3) {
+    const size_t r = v->dims.size();
+    Tensor t;
+    t.name = v->name;
+    t.shape = TensorShape{1, v->dims.back(), r >= 2 ? v->dims[r - 2] : 1, 1};
+    v->tensor = im.graph().add_tensor(t);
+    v->kind = Value::Kind::kActivation;
+    im.graph().inputs.push_back(v->tensor);
+    v->cstride.assign(r, 0);
+    v->pstride.assign(r, 0);
+    v->cstride.back() = 1;
+    if (r >= 2) v->pstride[r - 2] = 1;
+  }
+  if (v->kind == Value::Kind::kPending) im.activation(k);
+  return view_value(im, v);
+}
+
+void bind_view(Importer& im, size_t out, int tensor, std::vector<int64_t> dims,
+               std::vector<int64_t> cs, std::vector<int64_t> ps) {
+  auto v = std::make_shared<Value>();
+  v->kind = Value::Kind::kActivation;
+  v->tensor = tensor;
+  v->dims = std::move(dims);
+  v->cstride = std::move(cs);
+  v->pstride = std::move(ps);
+  im.bind(out, v);
+}
+
+ValuePtr make_pattern(Importer& im, int pattern, ValuePtr source) {
+  auto v = std::make_shared<Value>();
+  v->kind = Value::Kind::kPattern;
+  v->pattern = pattern;
+  v->source = std::move(source);
+  v->dims = v->source->dims;
+  v->name = im.node().output(0);
+  return v;
+}
+
+size_t axis_of(Importer& im, int64_t axis, size_t rank) {
+  return static_cast<size_t>(normalise_axis(im, axis, rank));
+}
+
+
+// The view as [G, rows, cols] with cols on channels (stride 1), rows on positions (stride 1,
+// all of them) and the remaining axes (G) as channel groups of cols channels each. False when
+// the view is not in that form.
+bool grouped_form(Importer& im, const View& v, size_t row, size_t col, int64_t* groups) {
+  const TensorShape& s = im.graph().tensors[v.tensor].shape;
+  if (v.dims[col] > 1 && (v.cs[col] != 1 || v.ps[col] != 0)) return false;
+  if (v.dims[row] > 1 && (v.ps[row] != 1 || v.cs[row] != 0)) return false;
+  if (v.dims[row] != s.h * s.w) return false;
+  int64_t stride = v.dims[col];
+  for (size_t k = v.rank(); k-- > 0;) {
+    if (k == row || k == col || v.dims[k] == 1) continue;
+    if (v.cs[k] != stride || v.ps[k] != 0) return false;
+    stride *= v.dims[k];
+  }
+  *groups = stride / v.dims[col];
+  return stride == s.c;
+}
+
+std::vector<int64_t> grouped_strides(const std::vector<int64_t>& dims, std::vector<int64_t>* ps) {
+  const size_t r = dims.size();
+  std::vector<int64_t> cs(r, 0);
+  ps->assign(r, 0);
+  int64_t stride = 1;
+  for (size_t k = r; k-- > 0;) {
+    if (k == r - 2) {
+      (*ps)[k] = 1;
+      continue;
+    }
+    cs[k] = dims[k] == 1 ? 0 : stride;
+    stride *= dims[k];
+  }
+  return cs;
+}
+
+// The last axis runs over all channels of the tensor (stride 1), every other axis over positions.
+bool channels_last(Importer& im, const View& v) {
+  if (v.cs.back() != 1 || v.ps.back() != 0) return false;
+  if (im.graph().tensors[v.tensor].shape.c != v.dims.back()) return false;
+  for (size_t k = 0; k + 1 < v.rank(); ++k) {
+    if (v.dims[k] > 1 && v.cs[k] != 0) return false;
+  }
+  return true;
+}
+
+// Emits `n` (single output) and binds output 0 as a view with the given strides.
+int emit_view(Importer& im, Node n, std::vector<int64_t> dims, std::vector<int64_t> cs,
+              std::vector<int64_t> ps) {
+  im.emit(std::move(n));
+  const int t = im.graph().nodes.back().outputs[0];
+  bind_view(im, 0, t, std::move(dims), std::move(cs), std::move(ps));
+  return t;
+}
+
+// Producer node of IR tensor `t` (or nullptr).
+Node* producer(Importer& im, int t) {
+  for (auto it = im.graph().nodes.rbegin(); it != im.graph().nodes.rend(); ++it) {
+    for (int o : it->outputs) {
+      if (o == t) return &*it;
+    }
+  }
+  return nullptr;
+}
+
+ValuePtr const_or_null(Importer& im, size_t k) {
+  const ValuePtr v = im.input(k);
+  return v->kind == Value::Kind::kConstant ? v : nullptr;
+}
+
+bool scalar_near(const ValuePtr& c, double x) {
+  return c && c->has_data && c->elements() == 1 && std::fabs(c->data[0] - x) < 1e-3 * std::fabs(x);
+}
+
+// A constant [.., S, S] mask with data: true where key n > query m (the future) and only there.
+bool causal_mask(const Value& c, bool additive) {
+  if (!c.has_data || c.dims.size() < 2) return false;
+  const int64_t s = c.dims.back();
+  if (c.dims[c.dims.size() - 2] != s || c.elements() != s * s) return false;
+  for (int64_t m = 0; m < s; ++m) {
+    for (int64_t n = 0; n < s; ++n) {
+      const double x = c.data[m * s + n];
+      const bool masked = additive ? x < -1e3 : x != 0;
+      if (masked != (n > m)) return false;
+      if (additive && !masked && x != 0) return false;
+    }
+  }
+  return true;
+}
+
+void import_matmul_views(Importer& im) {
+  const View a = view_of(im, 0);
+  if (a.rank() < 2) im.fail("the first operand has rank " + std::to_string(a.rank()));
+  const ValuePtr bc = const_or_null(im, 1);
+  if (bc) {  // x W: a 1x1 convolution over every position
+    if (bc->dims.size() != 2 || bc->dims[0] != a.dims.back() || !channels_last(im, a)) {
+      im.fail("MatMul of " + dims_list(a.dims) + " by constant " + dims_list(bc->dims) +
+              " needs [.., K] with K on channels by [K, N]");
+    }
+    const int64_t k = bc->dims[0], n_out = bc->dims[1];
+    Node n = im.new_node(OpType::kConv);
+    n.inputs = {a.tensor};
+    std::vector<double> w;
+    if (bc->has_data) {
+      w.resize(static_cast<size_t>(k * n_out));
+      for (int64_t o = 0; o < n_out; ++o) {
+        for (int64_t i = 0; i < k; ++i) w[o * k + i] = bc->data[i * n_out + o];
+      }
+    }
+    n.weights = im.add_weights(".weight", TensorShape{n_out, k, 1, 1}, bc->has_data ? &w : nullptr);
+    std::vector<int64_t> dims = a.dims;
+    dims.back() = n_out;
+    emit_view(im, n, dims, a.cs, a.ps);
+    return;
+  }
+  const View b = view_of(im, 1);
+  if (b.rank() != a.rank()) im.fail("operands of rank " + std::to_string(a.rank()) + " and " +
+                                    std::to_string(b.rank()) + " (broadcasting is not supported)");
+  const size_t r = a.rank();
+  if (a.dims[r - 1] != b.dims[r - 2]) {
+    im.fail("MatMul of " + dims_list(a.dims) + " and " + dims_list(b.dims) +
+            ": the inner dimensions differ");
+  }
+  for (size_t k = 0; k + 2 < r; ++k) {
+    if (a.dims[k] != b.dims[k]) im.fail("batch dims " + dims_list(a.dims) + " and " +
+                                        dims_list(b.dims) + " differ (broadcasting is not supported)");
+  }
+  int64_t ga = 0, gb = 0;
+  if (!grouped_form(im, a, r - 2, r - 1, &ga)) {
+    im.fail("operand A " + dims_list(a.dims) + " is not rows on positions, columns on channels");
+  }
+  Node n = im.new_node(OpType::kMatMul);
+  n.groups = static_cast<int>(ga);
+  if (grouped_form(im, b, r - 2, r - 1, &gb)) {
+    n.transpose_b = false;
+  } else if (grouped_form(im, b, r - 1, r - 2, &gb)) {
+    n.transpose_b = true;
+  } else {
+    im.fail("operand B " + dims_list(b.dims) + " is not in a layout the neuron array reads");
+  }
+  if (ga != gb) im.fail("operands have " + std::to_string(ga) + " and " + std::to_string(gb) + " groups");
+  n.inputs = {a.tensor, b.tensor};
+  std::vector<int64_t> dims = a.dims, ps;
+  dims.back() = b.dims.back();
+  std::vector<int64_t> cs = grouped_strides(dims, &ps);
+  emit_view(im, n, dims, cs, ps);
+}
+
+// Reshape of a view: old and new axes are matched in chunks of equal element count; a chunk of
+// old axes must be contiguous in both stride spaces, its new axes take strides from its
+// innermost axis.
+void import_reshape_view(Importer& im) {
+  const View x = view_of(im, 0);
+  std::vector<int64_t> shape;
+  const std::string& type = im.node().op_type();
+  const int64_t total = product(x.dims, 0, x.rank());
+  if (type == "Reshape") {
+    shape = im.ints_input(1);
+    int64_t known = 1, infer = -1;
+    for (size_t k = 0; k < shape.size(); ++k) {
+      if (shape[k] == 0 && k < x.rank()) shape[k] = x.dims[k];
+      if (shape[k] == -1) infer = static_cast<int64_t>(k);
+      else known *= shape[k];
+    }
+    if (infer >= 0 && known > 0) shape[infer] = total / known;
+  } else if (type == "Flatten") {
+    const size_t axis = axis_of(im, im.attr_int("axis", 1), x.rank());
+    shape = {product(x.dims, 0, axis), product(x.dims, axis, x.rank())};
+  } else {  // Squeeze / Unsqueeze
+    const std::vector<int64_t> axes = axes_of(im, 1);
+    if (type == "Squeeze") {
+      for (size_t k = 0; k < x.rank(); ++k) {
+        bool drop = axes.empty() ? x.dims[k] == 1 : false;
+        for (int64_t a : axes) drop = drop || axis_of(im, a, x.rank()) == k;
+        if (!drop) shape.push_back(x.dims[k]);
+      }
+    } else {
+      shape = x.dims;
+      const size_t out_rank = x.rank() + axes.size();
+      std::vector<size_t> at;
+      for (int64_t a : axes) at.push_back(axis_of(im, a, out_rank));
+      std::sort(at.begin(), at.end());
+      for (size_t a : at) shape.insert(shape.begin() + static_cast<long>(a), 1);
+    }
+  }
+  if (product(shape, 0, shape.size()) != total) {
+    im.fail("reshape of " + dims_list(x.dims) + " to " + dims_list(shape) + " changes the element count");
+  }
+  // Non-unit axes of the input and of the output, matched in chunks of equal element count.
+  std::vector<size_t> old_axes, new_axes;
+  for (size_t k = 0; k < x.rank(); ++k) {
+    if (x.dims[k] != 1) old_axes.push_back(k);
+  }
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] != 1) new_axes.push_back(k);
+  }
+  std::vector<int64_t> cs(shape.size(), 0), ps(shape.size(), 0);
+  size_t i = 0, j = 0;
+  while (i < old_axes.size() && j < new_axes.size()) {
+    size_t i2 = i + 1, j2 = j + 1;
+    int64_t po = x.dims[old_axes[i]], pn = shape[new_axes[j]];
+    while (po != pn) {
+      if (po < pn) po *= x.dims[old_axes[i2++]];
+      else pn *= shape[new_axes[j2++]];
+    }
+    // The chunk's old axes must be contiguous in both stride spaces.
+    const size_t inner = old_axes[i2 - 1];
+    int64_t step = 1;
+    for (size_t k = i2; k-- > i;) {
+      const size_t a = old_axes[k];
+      if (x.cs[a] != x.cs[inner] * step || x.ps[a] != x.ps[inner] * step) {
+        im.fail("reshape of " + dims_list(x.dims) + " to " + dims_list(shape) +
+                " merges axes that are not contiguous in memory (a real transpose)");
+      }
+      step *= x.dims[a];
+    }
+    step = 1;
+    for (size_t k = j2; k-- > j;) {
+      const size_t a = new_axes[k];
+      cs[a] = x.cs[inner] * step, ps[a] = x.ps[inner] * step;
+      step *= shape[a];
+    }
+    i = i2, j = j2;
+  }
+  bind_view(im, 0, x.tensor, shape, cs, ps);
+}
+
+void import_transpose_view(Importer& im) {
+  const View x = view_of(im, 0);
+  std::vector<int64_t> perm = im.attr_ints("perm");
+  if (perm.empty()) {
+    for (size_t k = x.rank(); k-- > 0;) perm.push_back(static_cast<int64_t>(k));
+  }
+  if (perm.size() != x.rank()) im.fail("perm " + dims_list(perm) + " does not match rank " + std::to_string(x.rank()));
+  std::vector<int64_t> dims, cs, ps;
+  for (int64_t p : perm) {
+    const size_t k = axis_of(im, p, x.rank());
+    dims.push_back(x.dims[k]), cs.push_back(x.cs[k]), ps.push_back(x.ps[k]);
+  }
+  bind_view(im, 0, x.tensor, dims, cs, ps);
+}
+
+void emit_layernorm(Importer& im, const View& x, const ValuePtr& gamma, const ValuePtr& beta) {
+  if (!channels_last(im, x)) im.fail("LayerNorm over an axis that is not the channels of every position");
+  const int64_t d = x.dims.back();
+  Node n = im.new_node(OpType::kLayerNorm);
+  n.inputs = {x.tensor};
+  std::vector<double> ones(static_cast<size_t>(d), 1.0);
+  const bool g_data = !gamma || gamma->has_data;
+  n.weights = im.add_weights(".gamma", TensorShape{d, 1, 1, 1},
+                             g_data ? (gamma ? &gamma->data : &ones) : nullptr);
+  if (beta) n.bias = im.add_bias(d, beta->has_data ? &beta->data : nullptr);
+  emit_view(im, n, x.dims, x.cs, x.ps);
+}
+
+// Mul / Div / Add / Sub with at least one view or pattern operand.
+void import_binary_view(Importer& im) {
+  const std::string& type = im.node().op_type();
+  const ValuePtr in0 = im.input(0), in1 = im.input(1);
+  const ValuePtr c0 = const_or_null(im, 0), c1 = const_or_null(im, 1);
+  const ValuePtr c = c1 ? c1 : c0;
+  const ValuePtr x = c1 ? in0 : in1;  // the non-constant operand (when one is constant)
+  const int p = x->kind == Value::Kind::kPattern ? x->pattern : kNone;
+  if (c) {
+    if (type == "Add" && p == kVar) return im.bind(0, make_pattern(im, kVarEps, x->source));
+    if (type == "Add" && p == kErf) return im.bind(0, make_pattern(im, kErfPlus1, x->source));
+    if (type == "Mul" && p == kXErf && scalar_near(c, 0.5)) {
+      const View v = view_value(im, x->source);
+      Node n = im.new_node(OpType::kGelu);
+      n.inputs = {v.tensor};
+      emit_view(im, n, v.dims, v.cs, v.ps);
+      return;
+    }
+    if (type == "Add" && causal_mask(*c, true)) {
+      auto m = make_pattern(im, kMasked, x->kind == Value::Kind::kPattern ? x->source : x);
+      m->causal = true;
+      return im.bind(0, m);
+    }
+    if ((type == "Mul" || type == "Div") && c->elements() == 1 && p == kNone) {
+      return im.bind(0, make_pattern(im, kScaled, x));
+    }
+    if ((type == "Mul" || type == "Add") && p == kNone && c->elements() == x->dims.back()) {
+      // Per-channel gamma / beta after a LayerNorm, bias after a Linear (1x1 conv).
+      const View v = view_of(im, c1 ? 0 : 1);
+      Node* prod = producer(im, v.tensor);
+      if (prod && channels_last(im, v) && im.consumers_of(x->name) <= 1) {
+        if (type == "Mul" && prod->op == OpType::kLayerNorm) {
+          if (c->has_data) im.set_float_data(prod->weights, c->data);
+          else im.drop_float_data(prod->weights);
+          return im.bind_alias(0, x);
+        }
+        if (type == "Add" && (prod->op == OpType::kLayerNorm || prod->op == OpType::kConv) &&
+            prod->bias < 0) {
+          prod->bias = im.add_bias(c->elements(), c->has_data ? &c->data : nullptr, prod->name);
+          return im.bind_alias(0, x);
+        }
+      }
+    }
+    im.fail(type + " of " + dims_list(x->dims) + " with constant " + dims_list(c->dims) +
+            " is not supported (only a bias, a LayerNorm gamma / beta, a scalar scale or a "
+            "causal mask)");
+  }
+  const int p0 = in0->kind == Value::Kind::kPattern ? in0->pattern : kNone;
+  const int p1 = in1->kind == Value::Kind::kPattern ? in1->pattern : kNone;
+  if (type == "Sub" && p1 == kMean && in1->source == in0) {
+    return im.bind(0, make_pattern(im, kCentred, in0));
+  }
+  if (type == "Div" && p0 == kCentred && p1 == kStd && in0->source == in1->source) {
+    emit_layernorm(im, view_value(im, in0->source), nullptr, nullptr);
+    return;
+  }
+  if (type == "Mul" && (p0 == kErfPlus1 || p1 == kErfPlus1)) {
+    const ValuePtr e = p0 == kErfPlus1 ? in0 : in1, other = p0 == kErfPlus1 ? in1 : in0;
+    if (e->source == other) return im.bind(0, make_pattern(im, kXErf, other));
+  }
+  if (type == "Add" || type == "Mul") {
+    const View a = view_of(im, 0), b = view_of(im, 1);
+    if (a.dims != b.dims || a.cs != b.cs || a.ps != b.ps ||
+        im.graph().tensors[a.tensor].shape != im.graph().tensors[b.tensor].shape) {
+      im.fail(type + " of " + dims_list(a.dims) + " and " + dims_list(b.dims) +
+              " in different layouts is not supported");
+    }
+    Node n = im.new_node(type == "Add" ? OpType::kAdd : OpType::kMul);
+    n.inputs = {a.tensor, b.tensor};
+    emit_view(im, n, a.dims, a.cs, a.ps);
+    return;
+  }
+  im.fail(type + " of two activations is not supported here");
+}
+
+}  // namespace
+
+bool transformer_claims(Importer& im) {
+  const std::string& type = im.node().op_type();
+  if (type == "Shape" || type == "Identity" || type == "Dropout") return false;
+  if (type == "MatMul" && im.num_inputs() == 2 && im.is_activation(0) &&
+      (im.is_activation(1) || im.input(0)->dims.size() >= 3)) {
+    return true;
+  }
+  for (size_t k = 0; k < im.num_inputs(); ++k) {
+    if (!im.has_input(k)) continue;
+    const ValuePtr v = im.input(k);
+    if (v->kind == Value::Kind::kPattern || is_view(v)) return true;
+    if (v->kind == Value::Kind::kPending && v->dims.size() == 3 && type != "Conv") return true;
+  }
+  return false;
+}
+
+void import_transformer(Importer& im) {
+  const std::string& type = im.node().op_type();
+  if (type == "MatMul") return import_matmul_views(im);
+  if (type == "Reshape" || type == "Flatten" || type == "Squeeze" || type == "Unsqueeze") {
+    return import_reshape_view(im);
+  }
+  if (type == "Transpose") return import_transpose_view(im);
+  if (type == "Add" || type == "Sub" || type == "Mul" || type == "Div") return import_binary_view(im);
+  if (type == "LayerNormalization") {
+    const View x = view_of(im, 0);
+    if (axis_of(im, im.attr_int("axis", -1), x.rank()) != x.rank() - 1) {
+      im.fail("LayerNormalization over axis " + std::to_string(im.attr_int("axis", -1)) +
+              " (only the last axis is supported)");
+    }
+    return emit_layernorm(im, x, im.constant(1), im.has_input(2) ? im.constant(2) : nullptr);
+  }
+  if (type == "ReduceMean") {
+    const ValuePtr in = im.input(0);
+    const std::vector<int64_t> axes = axes_of(im, 1);
+    const size_t r = in->dims.size();
+    if (axes.size() != 1 || axis_of(im, axes[0], r) != r - 1 || im.attr_int("keepdims", 1) != 1) {
+      im.fail("ReduceMean over " + dims_list(axes) + " (only the last axis with keepdims, as in a "
+              "decomposed LayerNorm)");
+    }
+    if (in->kind == Value::Kind::kPattern && in->pattern == kSquare) {
+      return im.bind(0, make_pattern(im, kVar, in->source));
+    }
+    if (in->kind == Value::Kind::kPattern) im.fail("ReduceMean of an unfinished decomposition");
+    view_of(im, 0);
+    return im.bind(0, make_pattern(im, kMean, im.input(0)));
+  }
+  const ValuePtr in = im.input(0);
+  const int p = in->kind == Value::Kind::kPattern ? in->pattern : kNone;
+  if (type == "Pow" && p == kCentred && scalar_near(const_or_null(im, 1), 2.0)) {
+    return im.bind(0, make_pattern(im, kSquare, in->source));
+  }
+  if (type == "Sqrt" && p == kVarEps) return im.bind(0, make_pattern(im, kStd, in->source));
+  if (type == "Erf" && p == kScaled) return im.bind(0, make_pattern(im, kErf, in->source));
+  if (type == "Softmax") {
+    const View x = view_of(im, 0);
+    if (axis_of(im, im.attr_int("axis", -1), x.rank()) != x.rank() - 1) {
+      im.fail("Softmax over an axis other than the last");
+    }
+    int64_t groups = 0;
+    if (!grouped_form(im, x, x.rank() - 2, x.rank() - 1, &groups)) {
+      im.fail("Softmax input " + dims_list(x.dims) + " is not rows on positions, columns on channels");
+    }
+    Node n = im.new_node(OpType::kSoftmax);
+    n.inputs = {x.tensor};
+    n.groups = static_cast<int>(groups);
+    n.causal = p == kMasked && in->causal;
+    emit_view(im, n, x.dims, x.cs, x.ps);
+    return;
+  }
+  if (type == "Where") {
+    const ValuePtr cond = im.input(0);
+    const ValuePtr scores = im.input(2);
+    if (cond->kind == Value::Kind::kConstant && causal_mask(*cond, false) &&
+        scores->kind != Value::Kind::kConstant) {
+      const ValuePtr fill = const_or_null(im, 1);
+      if (fill && fill->has_data && fill->elements() == 1 && fill->data[0] < -1e3) {
+        auto m = make_pattern(im, kMasked, view_of(im, 2).v);
+        m->causal = true;
+        return im.bind(0, m);
+      }
+    }
+    im.fail("only Where(causal mask, -inf, scores) before a Softmax is supported");
+  }
+  if (type == "Erf") {
+    im.fail("Erf is supported only inside a GELU of a token sequence (x * 0.5 * (1 + Erf(x / "
+            "sqrt 2)))");
+  }
+  if (type == "Pow" || type == "Sqrt") {
+    im.fail(type + " is supported only inside a decomposed LayerNorm of a token sequence");
+  }
+  im.fail(type + " of a token sequence is not supported (supported: MatMul, Add, Sub, Mul, Div, "
+          "Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Softmax, LayerNormalization, "
+          "ReduceMean / Pow / Sqrt / Div of a LayerNorm, Erf of a GELU, Where of a causal mask)");
+}
+
+}  // namespace onnx_import
+}  // namespace strider

@@ -1,0 +1,87 @@
+// Integer arithmetic of the vector unit (Softmax, LayerNorm, GELU), shared by the hardware model
+// and the reference like strider/quant.h: the numeric contract. Integer-only: no floating point.
+// Activations are int8 at scale 1/16 (kActivationScale); the model and the reference run their
+// own loops over rows and channels on top of these functions.
+//
+// exp_q15(d), d <= 0 (an int8 difference x - max): exp(d / 16) in Q15. With t = d x 5909 / 2^16
+// = d log2(e) / 16 in Q16, t = i + f (i = floor, 0 <= f < 1): 2^f ~= 1 + 0.69607 f + 0.22449 f^2
+// + 0.07944 f^3 (45617, 14712, 5206 in Q16; relative error about 1e-4), in Q15 and shifted right
+// by -i. Exact at d = 0 (32768); 0 once -i > 16.
+// softmax_prob(e, sum): round(127 e / sum) in [0, 127] (half up), the probability at scale 1/127.
+// isqrt(v): floor(sqrt(v)) by the bitwise (digit-by-digit) method.
+// LayerNorm of D values x: s = sum x, d_i = D x_i - s (D times the centred value, exact),
+// r = isqrt(sum d_i^2 / D) (= D x std, floored), y_i = round(16 d_i / r) half away from zero
+// (the normalised value at scale 1/16; 0 when r = 0), then requantize(y_i gamma_i + beta_i).
+// The reciprocal square root is the integer square root followed by one division per element.
+// erf_q16(z): erf(z / 2^16) in Q16 for z >= 0 (Q16), Abramowitz & Stegun 7.1.27:
+// 1 - 1 / (1 + a1 z + a2 z^2 + a3 z^3 + a4 z^4)^4, a = 0.278393, 0.230389, 0.000972, 0.078108
+// (18245, 15099, 64, 5119 in Q16); absolute error below 5e-4 plus rounding.
+// gelu(x): x Phi(x) = x (1 + erf(x / sqrt 2)) / 2 with z = |x| x 2896 (= 2^16 / (16 sqrt 2)),
+// rounded half away from zero; same scale in and out, |gelu(x)| <= |x|.
+#pragma once
+
+#include <cstdint>
+
+namespace strider {
+
+inline int32_t exp_q15(int32_t d) {
+  if (d > 0) d = 0;
+  const int64_t t = int64_t(d) * 5909;  // Q16 of d log2(e) / 16
+  const int64_t i = t >= 0 ? t >> 16 : -((-t + 65535) >> 16);  // floor
+  const int64_t f = t - i * 65536;                              // [0, 65536)
+  int64_t q = 5206;
+  q = ((q * f) >> 16) + 14712;
+  q = ((q * f) >> 16) + 45617;
+  const int64_t p = (65536 + ((q * f) >> 16)) >> 1;  // Q15
+  if (-i > 16) return 0;
+  return static_cast<int32_t>(p >> (-i));
+}
+
+inline int8_t softmax_prob(int64_t e, int64_t sum) {
+  if (sum <= 0) return 0;
+  return static_cast<int8_t>((e * 254 + sum) / (2 * sum));
+}
+
+inline uint64_t isqrt(uint64_t v) {
+  uint64_t res = 0, bit = uint64_t{1} << 62;
+  while (bit > v) bit >>= 2;
+  while (bit != 0) {
+    if (v >= res + bit) {
+      v -= res + bit;
+      res = (res >> 1) + bit;
+    } else {
+      res >>= 1;
+    }
+    bit >>= 2;
+  }
+  return res;
+}
+
+// 16 d / r rounded half away from zero (0 when r == 0).
+inline int32_t layernorm_value(int64_t d, uint64_t r) {
+  if (r == 0) return 0;
+  const int64_t num = 16 * d, den = static_cast<int64_t>(r);
+  const int64_t q = (num >= 0 ? num + den / 2 : num - den / 2) / den;
+  return static_cast<int32_t>(q);
+}
+
+inline int64_t erf_q16(int64_t z) {
+  int64_t q = 5119;
+  q = ((q * z) >> 16) + 64;
+  q = ((q * z) >> 16) + 15099;
+  q = ((q * z) >> 16) + 18245;
+  q = ((q * z) >> 16) + 65536;
+  const int64_t q2 = (q * q) >> 16, q4 = (q2 * q2) >> 16;
+  return 65536 - (int64_t{1} << 32) / q4;
+}
+
+inline int8_t gelu(int8_t x) {
+  const int64_t ax = x < 0 ? -int64_t(x) : int64_t(x);
+  const int64_t e = erf_q16(ax * 2896);
+  const int64_t phi2 = 65536 + (x < 0 ? -e : e);  // 2 Phi(x) in Q16
+  const int64_t num = int64_t(x) * phi2, half = int64_t{1} << 16;
+  const int64_t y = num >= 0 ? (num + half) >> 17 : -((-num + half) >> 17);
+  return static_cast<int8_t>(y);
+}
+
+}  // namespace strider

@@ -1,0 +1,70 @@
+// ONNX import of the bundled transformer graphs (scripts/transformer_models.py): attention as
+// token views (no data movement for the head split / merge), MatMul of two activations, decomposed
+// LayerNorm and GELU matched into single ops, the causal mask of GPT-2 recognised; MAC totals
+// against the count derived by hand from the shapes.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "planner/import/onnx_importer.h"
+#include "planner/ir/graph.h"
+
+namespace strider {
+namespace {
+
+const std::string kNets = std::string(STRIDER_SOURCE_DIR) + "/configs/networks/";
+
+std::map<std::string, int> op_counts(const Graph& g) {
+  std::map<std::string, int> m;
+  for (const Node& n : g.nodes) ++m[to_string(n.op)];
+  return m;
+}
+
+TEST(ImportTransformer, BertEncoderMacsByHand) {
+  const Graph g = import_onnx(kNets + "bert_encoder.onnx");
+  // Per layer, seq S = 128, d = 768, heads 12 x 64, FFN 3072:
+  //   Q, K, V, output projections: 4 x S x d x d      = 4 x 128 x 768 x 768   = 301,989,888
+  //   Q K^T: 12 heads x S x S x 64                    = 12 x 128 x 128 x 64    =  12,582,912
+  //   softmax(.) V: 12 heads x S x 64 x S             =                          12,582,912
+  //   FFN: S x d x 3072 + S x 3072 x d                = 2 x 301,989,888        = 603,979,776
+  //   total 931,135,488; x 12 layers = 11,173,625,856.
+  EXPECT_EQ(graph_totals(g).macs, 11173625856);
+  const std::map<std::string, int> want = {{"conv", 72},      {"matmul", 24}, {"softmax", 12},
+                                           {"layernorm", 24}, {"gelu", 12},   {"add", 24}};
+  EXPECT_EQ(op_counts(g), want);
+  int transposed = 0;
+  for (const Node& n : g.nodes) {
+    if (n.op == OpType::kMatMul) {
+      EXPECT_EQ(n.groups, 12) << n.name;
+      transposed += n.transpose_b;  // Q K^T reads K as stored: 64 channels per head, S rows
+    }
+    if (n.op == OpType::kSoftmax) {
+      EXPECT_EQ(n.groups, 12);
+      EXPECT_FALSE(n.causal);
+      EXPECT_EQ(to_string(g.tensors[n.outputs[0]].shape), "1x1536x128x1");  // 12 x 128 keys
+    }
+    if (n.op == OpType::kConv || n.op == OpType::kLayerNorm) {
+      EXPECT_GE(n.bias, 0) << n.name;  // the Linear's bias Add, the LayerNorm's beta folded
+    }
+  }
+  EXPECT_EQ(transposed, 12);
+  EXPECT_EQ(to_string(g.tensors[g.inputs[0]].shape), "1x768x128x1");  // tokens are rows
+}
+
+TEST(ImportTransformer, Gpt2DecoderIsCausalAndPreNorm) {
+  const Graph g = import_onnx(kNets + "gpt2_decoder.onnx");
+  EXPECT_EQ(graph_totals(g).macs, 11173625856);  // the same shapes as the BERT encoder
+  const std::map<std::string, int> want = {{"conv", 72},      {"matmul", 24}, {"softmax", 12},
+                                           {"layernorm", 25}, {"gelu", 12},   {"add", 24}};
+  EXPECT_EQ(op_counts(g), want);  // 2 per block + the final LayerNorm
+  for (const Node& n : g.nodes) {
+    if (n.op == OpType::kSoftmax) {
+      EXPECT_TRUE(n.causal) << n.name;
+    }
+  }
+  EXPECT_EQ(g.nodes.front().op, OpType::kLayerNorm);  // pre-LN: ln1 before the attention
+}
+
+}  // namespace
+}  // namespace strider
