@@ -23,6 +23,12 @@ pybind11_add_module(strider_python MODULE ${CMAKE_SOURCE_DIR}/python/strider_mod
 set_target_properties(strider_python PROPERTIES OUTPUT_NAME _strider
                       LIBRARY_OUTPUT_DIRECTORY ${python_dir})
 target_include_directories(strider_python PRIVATE ${CMAKE_SOURCE_DIR})
+# The module is loaded into Debian's python3, which has no sanitizer runtime: never instrument it
+# (in a sanitizer build the strider program it runs still is).
+if(STRIDER_SANITIZE)
+  target_compile_options(strider_python PRIVATE -fno-sanitize=all)
+  target_link_options(strider_python PRIVATE -fno-sanitize=all)
+endif()
 target_compile_definitions(strider_python PRIVATE STRIDER_VERSION="${PROJECT_VERSION}"
                            STRIDER_GIT_REVISION="${STRIDER_GIT_REVISION}")
 
