@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "planner/ir/value_ops.h"
 #include "strider/quant.h"
 #include "strider/simd.h"
 #include "strider/vector_math.h"
@@ -219,17 +220,6 @@ void layernorm(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
   }
 }
 
-void pad(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
-  const Dims is(g.tensors[n.inputs[0]].shape), os(g.tensors[n.outputs[0]].shape);
-  std::fill(out.begin(), out.end(), int8_t{0});
-  for (int64_t c = 0; c < is.c; ++c) {
-    for (int64_t y = 0; y < is.h; ++y) {
-      std::copy_n(&in[(c * is.h + y) * is.w], is.w,
-                  &out[(c * os.h + y + n.pad_top) * os.w + n.pad_left]);
-    }
-  }
-}
-
 }  // namespace
 
 Reference::Reference(const Graph& g) : g_(g), values_(g.tensors.size()) {}
@@ -259,40 +249,15 @@ void Reference::run_node(const Node& n) {
   }
   std::vector<Bytes> out;
   for (int t : n.outputs) out.emplace_back(size_t(g_.tensors[t].shape.elements()), int8_t{0});
-  const int64_t images = g_.tensors[n.outputs[0]].shape.n;
-  if (images <= 1) {
-    compute(n, in, out);
-  } else {
-    // Image by image: slices of the operands holding a batch, whole broadcast operands.
-    std::vector<Bytes> in_image(in.size()), out_image(out.size());
-    std::vector<const Bytes*> in_ptr(in.size());
-    for (int64_t i = 0; i < images; ++i) {
-      for (size_t k = 0; k < in.size(); ++k) {
-        const TensorShape& s = g_.tensors[n.inputs[k]].shape;
-        if (s.n == 1) {
-          in_ptr[k] = in[k];
-          continue;
-        }
-        const int64_t per = s.elements() / s.n;
-        in_image[k].assign(in[k]->begin() + i * per, in[k]->begin() + (i + 1) * per);
-        in_ptr[k] = &in_image[k];
-      }
-      for (size_t k = 0; k < out.size(); ++k) {
-        out_image[k].assign(out[k].size() / size_t(images), int8_t{0});
-      }
-      compute(n, in_ptr, out_image);
-      for (size_t k = 0; k < out.size(); ++k) {
-        std::copy(out_image[k].begin(), out_image[k].end(),
-                  out[k].begin() + i * int64_t(out_image[k].size()));
-      }
-    }
-  }
+  for_each_image(g_, n, in, out, [&](const std::vector<const Bytes*>& in_image,
+                                      std::vector<Bytes>& out_image) {
+    if (!move_values(g_, n, in_image, out_image)) compute(n, in_image, out_image);
+  });
   for (size_t k = 0; k < out.size(); ++k) values_[n.outputs[k]] = std::move(out[k]);
 }
 
 void Reference::compute(const Node& n, const std::vector<const Bytes*>& in,
                         std::vector<Bytes>& out) const {
-  const int64_t plane = in.empty() ? 0 : g_.tensors[n.inputs[0]].shape.h * g_.tensors[n.inputs[0]].shape.w;
   switch (n.op) {
     case OpType::kConv: conv(g_, n, *in[0], out[0]); break;
     case OpType::kFullyConnected: fully_connected(g_, n, *in[0], out[0]); break;
@@ -312,30 +277,13 @@ void Reference::compute(const Node& n, const std::vector<const Bytes*>& in,
     case OpType::kGelu:
       for (size_t i = 0; i < out[0].size(); ++i) out[0][i] = gelu((*in[0])[i]);
       break;
-    case OpType::kConcat: {
-      size_t at = 0;
-      for (const Bytes* b : in) at = size_t(std::copy(b->begin(), b->end(), out[0].begin() + at) - out[0].begin());
-      break;
-    }
-    case OpType::kReshape: out[0] = *in[0]; break;
+    case OpType::kConcat:
+    case OpType::kReshape:
     case OpType::kSplit:
     case OpType::kSlice:
-      for (size_t k = 0; k < out.size(); ++k) {
-        std::copy_n(in[0]->begin() + n.channel_begin.at(k) * plane, out[k].size(), out[k].begin());
-      }
-      break;
-    case OpType::kChannelShuffle: {
-      // Output channel i x groups + k is input channel k x (C / groups) + i.
-      const int64_t groups = n.shuffle_groups, per = g_.tensors[n.inputs[0]].shape.c / groups;
-      for (int64_t k = 0; k < groups; ++k) {
-        for (int64_t i = 0; i < per; ++i) {
-          std::copy_n(in[0]->begin() + (k * per + i) * plane, plane,
-                      out[0].begin() + (i * groups + k) * plane);
-        }
-      }
-      break;
-    }
-    case OpType::kPad: pad(g_, n, *in[0], out[0]); break;
+    case OpType::kChannelShuffle:
+    case OpType::kPad:
+      break;  // moved by move_values
   }
 }
 

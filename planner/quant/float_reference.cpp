@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "planner/ir/value_ops.h"
+
 namespace strider {
 namespace {
 
@@ -180,19 +182,8 @@ float FloatReference::activate(const Node& n, size_t node_index, float x) const 
   return x;
 }
 
-void FloatReference::run_node(const Node& n) {
-  std::vector<const Floats*> in;
-  for (int t : n.inputs) {
-    if (values_[t].empty() && g_.tensors[t].shape.elements() > 0) {
-      throw std::runtime_error("float reference: node '" + n.name + "' reads tensor '" +
-                               g_.tensors[t].name + "' before it has a value");
-    }
-    in.push_back(&values_[t]);
-  }
-  std::vector<Floats> out;
-  for (int t : n.outputs) out.emplace_back(size_t(g_.tensors[t].shape.elements()), 0.0f);
-  const int64_t plane =
-      in.empty() ? 0 : g_.tensors[n.inputs[0]].shape.h * g_.tensors[n.inputs[0]].shape.w;
+void FloatReference::compute(const Node& n, const std::vector<const Floats*>& in,
+                             std::vector<Floats>& out) const {
   switch (n.op) {
     case OpType::kConv:
       conv(g_, n, *in[0], out[0]);
@@ -220,41 +211,31 @@ void FloatReference::run_node(const Node& n) {
     case OpType::kGelu:
       throw std::runtime_error("float reference: node '" + n.name + "': op " + to_string(n.op) +
                                " has no float reference (see calibration_supported)");
-    case OpType::kConcat: {
-      auto at = out[0].begin();
-      for (const Floats* b : in) at = std::copy(b->begin(), b->end(), at);
-      break;
-    }
+    case OpType::kConcat:
     case OpType::kReshape:
-      out[0] = *in[0];
-      break;
     case OpType::kSplit:
     case OpType::kSlice:
-      for (size_t k = 0; k < out.size(); ++k) {
-        std::copy_n(in[0]->begin() + n.channel_begin.at(k) * plane, out[k].size(), out[k].begin());
-      }
-      break;
-    case OpType::kChannelShuffle: {
-      const int64_t groups = n.shuffle_groups, per = g_.tensors[n.inputs[0]].shape.c / groups;
-      for (int64_t k = 0; k < groups; ++k) {
-        for (int64_t i = 0; i < per; ++i) {
-          std::copy_n(in[0]->begin() + (k * per + i) * plane, plane,
-                      out[0].begin() + (i * groups + k) * plane);
-        }
-      }
-      break;
-    }
-    case OpType::kPad: {
-      const Dims is(g_.tensors[n.inputs[0]].shape), os(g_.tensors[n.outputs[0]].shape);
-      for (int64_t c = 0; c < is.c; ++c) {
-        for (int64_t y = 0; y < is.h; ++y) {
-          std::copy_n(&(*in[0])[(c * is.h + y) * is.w], is.w,
-                      &out[0][(c * os.h + y + n.pad_top) * os.w + n.pad_left]);
-        }
-      }
-      break;
-    }
+    case OpType::kChannelShuffle:
+    case OpType::kPad:
+      break;  // moved by move_values
   }
+}
+
+void FloatReference::run_node(const Node& n) {
+  std::vector<const Floats*> in;
+  for (int t : n.inputs) {
+    if (values_[t].empty() && g_.tensors[t].shape.elements() > 0) {
+      throw std::runtime_error("float reference: node '" + n.name + "' reads tensor '" +
+                               g_.tensors[t].name + "' before it has a value");
+    }
+    in.push_back(&values_[t]);
+  }
+  std::vector<Floats> out;
+  for (int t : n.outputs) out.emplace_back(size_t(g_.tensors[t].shape.elements()), 0.0f);
+  for_each_image(g_, n, in, out, [&](const std::vector<const Floats*>& in_image,
+                                      std::vector<Floats>& out_image) {
+    if (!move_values(g_, n, in_image, out_image)) compute(n, in_image, out_image);
+  });
   if (n.activation != Activation::kNone) {
     const size_t index = size_t(&n - g_.nodes.data());
     for (float& v : out[0]) v = activate(n, index, v);

@@ -1,5 +1,5 @@
 // FloatReference: the float network a quantised graph stands for, computed layer by layer on one
-// input (batch 1, planar CHW), for calibration and for the fidelity report. Weights and biases
+// input (NCHW, a batch image by image as tb/reference.h does), for calibration and for the fidelity report. Weights and biases
 // are the float_data of the graph's weight and bias tensors (the calibrator fills them in when an
 // importer gave none). Convolutions and fully-connected layers are im2col + an Eigen float GEMM.
 //
@@ -35,6 +35,9 @@ class FloatReference {
 
  private:
   void run_node(const Node& n);
+  // One image of a node that computes values (conv, fc, pools, add, mul, softmax, activation).
+  void compute(const Node& n, const std::vector<const std::vector<float>*>& in,
+               std::vector<std::vector<float>>& out) const;
   float activate(const Node& n, size_t node_index, float x) const;
 
   const Graph& g_;
