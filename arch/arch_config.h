@@ -86,6 +86,7 @@ struct EnergyConfig {
   double mac_pj = -1;
   double acc_update_pj = -1;
   double lb_write_pj_per_byte = -1;
+  double lb_write_cycle_pj = -1;
   double kernel_read_pj_per_byte = -1;
   double kernel_write_pj_per_byte = -1;
   double l2_read_pj_per_byte = -1;

@@ -107,6 +107,7 @@ std::vector<std::pair<std::string, double*>> energy_override_fields(EnergyConfig
   return {{"mac_pj", &e.mac_pj},
           {"acc_update_pj", &e.acc_update_pj},
           {"lb_write_pj_per_byte", &e.lb_write_pj_per_byte},
+          {"lb_write_cycle_pj", &e.lb_write_cycle_pj},
           {"kernel_read_pj_per_byte", &e.kernel_read_pj_per_byte},
           {"kernel_write_pj_per_byte", &e.kernel_write_pj_per_byte},
           {"l2_read_pj_per_byte", &e.l2_read_pj_per_byte},
@@ -142,6 +143,10 @@ ActionEnergy action_energy(const ArchConfig& arch) {
   e.mac = pick(o.mac_pj, p.mac_pj);
   e.acc_update = pick(o.acc_update_pj, p.acc_update_pj);
   e.lb_write_per_byte = pick(o.lb_write_pj_per_byte, sram_pj_per_byte(p, lb, 2));
+  // [ASM] A write cycle's fixed cost (row decode, the write-enable tree, the block driven onto
+  // the line-buffer write bus) is one 64-bit access of the line-buffer array; the cells it writes
+  // are charged per byte above. A shifted write pays it once for every line it fills.
+  e.lb_write_cycle = pick(o.lb_write_cycle_pj, 8 * sram_pj_per_byte(p, lb, 2));
   e.kernel_read_per_byte = pick(o.kernel_read_pj_per_byte, kernel);
   e.kernel_write_per_byte = pick(o.kernel_write_pj_per_byte, kernel);
   e.l2_read_per_byte = pick(o.l2_read_pj_per_byte, l2);

@@ -18,7 +18,8 @@ namespace strider {
 struct ActionEnergy {
   double mac = 0;                    // one int8 multiply-accumulate lane operation
   double acc_update = 0;             // one int32 accumulator update (a neuron's add per cycle)
-  double lb_write_per_byte = 0;      // a byte written into a line-buffer line
+  double lb_write_per_byte = 0;      // a byte written into a line-buffer line (its cells)
+  double lb_write_cycle = 0;         // one line-buffer write cycle (the write port's fixed cost)
   double kernel_read_per_byte = 0;   // a byte of the kernel region broadcast to the neurons
   double kernel_write_per_byte = 0;  // a byte loaded into the kernel region
   double l2_read_per_byte = 0;

@@ -8,6 +8,7 @@ ActionCounts& ActionCounts::operator+=(const ActionCounts& o) {
   macs += o.macs;
   acc_updates += o.acc_updates;
   lb_write_bytes += o.lb_write_bytes;
+  lb_write_cycles += o.lb_write_cycles;
   kernel_read_bytes += o.kernel_read_bytes;
   kernel_write_bytes += o.kernel_write_bytes;
   l2_read_bytes += o.l2_read_bytes;
@@ -27,6 +28,7 @@ ActionCounts descriptor_actions(const DescriptorRecord& d, const OpDesc* op,
     const TileWork w = compute_tile_work(*op, arch.l1, arch.neurons);
     c.acc_updates = w.acc_updates;
     c.lb_write_bytes = w.lb_write_bytes;
+    c.lb_write_cycles = w.lb_write_cycles;
     c.kernel_write_bytes = w.kernel_bytes;
   }
   c.l2_read_bytes = d.l2_read_bytes;
@@ -43,6 +45,7 @@ std::vector<ActionEnergyRow> dynamic_energy(const ActionCounts& c, const ActionE
       {"mac", "neurons", c.macs, e.mac, 0},
       {"acc_update", "neurons", c.acc_updates, e.acc_update, 0},
       {"lb_write", "l1", c.lb_write_bytes, e.lb_write_per_byte, 0},
+      {"lb_write_cycle", "l1", c.lb_write_cycles, e.lb_write_cycle, 0},
       {"kernel_read", "l1", c.kernel_read_bytes, e.kernel_read_per_byte, 0},
       {"kernel_write", "l1", c.kernel_write_bytes, e.kernel_write_per_byte, 0},
       {"l2_read", "l2", c.l2_read_bytes, e.l2_read_per_byte, 0},

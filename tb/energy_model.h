@@ -11,9 +11,11 @@
 //   mac            useful int8 MACs, neurons.macs                                     [neurons]
 //   acc_update     accumulator updates, neurons.acc_updates (active neurons x cycles) [neurons]
 //   lb_write       bytes written into line-buffer lines, line_buffer.write_bytes           [l1]
-//                  (per byte, not per write cycle: a shifted write stores a segment in every
-//                  active line, so it writes as many cells as the per-line writes it replaces;
-//                  shift stride saves the L2 reads and the cycles, not the line-buffer cells)
+//                  (the cells: a shifted write stores a segment in every active line, so it
+//                  writes as many cells as the per-line writes it replaces)
+//   lb_write_cycle line-buffer write cycles, line_buffer.write_cycles                      [l1]
+//                  (the write port's fixed cost per cycle: decode, enables, the block on the
+//                  write bus; what shift stride saves in line-buffer energy)
 //   kernel_read    bytes broadcast from the kernel region: one read of macs_per_cycle bytes
 //                  per compute cycle (compute cycles x macs_per_cycle)                     [l1]
 //   kernel_write   bytes loaded into the kernel region, kernel.load_bytes                  [l1]
@@ -41,8 +43,8 @@
 namespace strider {
 
 struct ActionCounts {
-  uint64_t macs = 0, acc_updates = 0, lb_write_bytes = 0, kernel_read_bytes = 0,
-           kernel_write_bytes = 0, l2_read_bytes = 0, l2_write_bytes = 0, dram_bytes = 0,
+  uint64_t macs = 0, acc_updates = 0, lb_write_bytes = 0, lb_write_cycles = 0,
+           kernel_read_bytes = 0, kernel_write_bytes = 0, l2_read_bytes = 0, l2_write_bytes = 0, dram_bytes = 0,
            descriptors = 0, vector_ops = 0;
   ActionCounts& operator+=(const ActionCounts& o);
 };

@@ -55,6 +55,8 @@ TEST(EnergyPresets, TinyArchEnergiesAndOverrides) {
   // Line buffer: 2 x 8 lines x 16 B = 256 B in 2 banks: 1.25 x (0.5 x sqrt(128/8192) + 0.5 x
   // sqrt(256/8192)) = 1.25 x (0.0625 + 0.0883883476) = 0.18861043 pJ/B.
   EXPECT_NEAR(e.lb_write_per_byte, 0.18861043, 1e-8);
+  // A write cycle: one 64-bit access of the same array, 8 x 0.188610435 = 1.50888348 pJ.
+  EXPECT_NEAR(e.lb_write_cycle, 1.50888348, 1e-8);
   // Kernel region 512 B, one bank: 1.25 x sqrt(1/16) = 0.3125 pJ/B.
   EXPECT_DOUBLE_EQ(e.kernel_read_per_byte, 0.3125);
   // L2 64 KiB / 4 banks: 1.25 x (0.5 x sqrt(2) + 0.5 x sqrt(8)) = 1.25 x 2.1213203 = 2.6516504.
