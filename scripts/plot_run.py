@@ -27,6 +27,7 @@ Uses Debian's matplotlib with the Agg backend (no display needed).
 import argparse
 import csv
 import json
+import math
 import os
 import sys
 
@@ -181,6 +182,14 @@ def plot_occupancy(axes, summary, occupancy):
     ax_lb.set_xlabel(label)
 
 
+def short(name, width):
+    """The name cut in the middle to at most `width` characters."""
+    if len(name) <= width:
+        return name
+    keep = width - 3
+    return name[:keep // 2] + "..." + name[len(name) - (keep - keep // 2):]
+
+
 def cause_legend(ax, causes, explained, loc):
     handles = [Patch(color=CAUSE_COLOURS.get(c, "#999999"), label=c) for c in causes]
     ax.legend(handles=handles, loc=loc, fontsize="x-small",
@@ -230,7 +239,7 @@ def roofs(arch, summary):
     return peak or None, dram, l2
 
 
-def plot_roofline(ax, summary, layers, arch, explained, named=10):
+def plot_roofline(ax, summary, layers, arch, explained, named=10, key_chars=48):
     peak, dram_bw, _ = roofs(arch, summary)
     points = [l for l in layers if l.macs > 0 and l.cycles > 0]
     xs = [l.macs / max(l.dram_bytes, 1) for l in points]
@@ -249,12 +258,28 @@ def plot_roofline(ax, summary, layers, arch, explained, named=10):
         ax.text(hi, peak, "peak %g MACs/cycle " % peak, ha="right", va="bottom", fontsize=7)
         ax.text(lo * 1.1, lo * dram_bw * 1.2, "DRAM %g B/cycle" % dram_bw, fontsize=7,
                 rotation=0, va="bottom")
-    at = {}  # layers drawn at the same point share one label
-    for l in sorted(points, key=lambda l: -l.cycles)[:named]:
-        at.setdefault((l.macs / max(l.dram_bytes, 1), l.macs / l.cycles), []).append(l.name)
-    for xy, names in at.items():
-        ax.annotate(names[0] + (" (+%d alike)" % (len(names) - 1) if len(names) > 1 else ""), xy,
-                    fontsize=6, xytext=(3, 3), textcoords="offset points")
+    # The most expensive layers are numbered at their points (points within 0.08 decades of each
+    # other share one label, "2,5") and named in a key in the top left, the region above the DRAM
+    # roof where no layer can be.
+    top = sorted(points, key=lambda l: -l.cycles)[:named]
+    clusters = []  # [log x, log y, numbers]
+    for rank, l in enumerate(top, 1):
+        lx, ly = math.log10(l.macs / max(l.dram_bytes, 1)), math.log10(l.macs / l.cycles)
+        near = [c for c in clusters if abs(c[0] - lx) < 0.08 and abs(c[1] - ly) < 0.08]
+        if near:
+            near[0][2].append(rank)
+        else:
+            clusters.append([lx, ly, [rank]])
+    for lx, ly, ranks in clusters:
+        ax.annotate(",".join(map(str, ranks)), (10 ** lx, 10 ** ly), fontsize=6,
+                    xytext=(3, 2), textcoords="offset points")
+    if top:
+        cycles = key_chars >= 40  # a small key (the overview) leaves out the cycles
+        key = "\n".join("%d  %s" % (rank, short(l.name, key_chars)) +
+                        ("  (%s cycles)" % "{:,}".format(l.cycles) if cycles else "")
+                        for rank, l in enumerate(top, 1))
+        ax.text(0.015, 0.985, key, transform=ax.transAxes, ha="left", va="top", fontsize=6,
+                family="monospace", bbox=dict(facecolor="white", edgecolor="#cccccc", alpha=0.9))
     ax.set_xlim(lo, hi)
     ax.set_xlabel("operational intensity (MACs per DRAM byte)")
     ax.set_ylabel("achieved MACs per cycle")
@@ -365,7 +390,7 @@ def plot_energy(results, summary, out):
     ax_c.set_title("by layer class", fontsize="small")
     for ax in (ax_u, ax_c):
         ax.grid(True, axis="x", alpha=0.3)
-    save(fig, os.path.join(out, "energy.png"), 110)
+    return save(fig, os.path.join(out, "energy.png"), 110)
 
 
 def save(fig, path, dpi, tight=True):
@@ -373,7 +398,48 @@ def save(fig, path, dpi, tight=True):
         fig.tight_layout()
     fig.savefig(path, dpi=dpi)
     plt.close(fig)
-    print(path)
+    return path
+
+
+def run_jobs(jobs):
+    """Runs the drawing jobs (each returns the path it wrote, or None) in up to two forked
+    workers, as the figures are independent; prints the paths in job order. Exits 1 when a
+    worker failed (its traceback is on stderr)."""
+    workers = min(2, os.cpu_count() or 1, len(jobs))
+    if workers <= 1 or not hasattr(os, "fork"):
+        paths = [job() for job in jobs]
+    else:
+        sys.stdout.flush()
+        children = []
+        for w in range(workers):
+            read_end, write_end = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                os.close(read_end)
+                code = 0
+                try:
+                    done = {i: jobs[i]() for i in range(w, len(jobs), workers)}
+                    os.write(write_end, json.dumps(done).encode())
+                except BaseException:  # noqa: B902 -- reported, then the worker exits 1
+                    import traceback
+                    traceback.print_exc()
+                    code = 1
+                os._exit(code)
+            os.close(write_end)
+            children.append((pid, read_end))
+        done, failed = {}, False
+        for pid, read_end in children:
+            with os.fdopen(read_end, "rb") as f:
+                data = f.read()
+            failed |= os.waitpid(pid, 0)[1] != 0
+            if data:
+                done.update({int(k): v for k, v in json.loads(data).items()})
+        if failed:
+            sys.exit(1)
+        paths = [done[i] for i in range(len(jobs))]
+    for path in paths:
+        if path:
+            print(path)
 
 
 def main():
@@ -387,43 +453,57 @@ def main():
     out = args.out or args.results
     os.makedirs(out, exist_ok=True)
 
-    fig, ax = plt.subplots(figsize=(8, 6))
-    fig.subplots_adjust(left=0.1, right=0.97, bottom=0.09, top=0.94)  # tight_layout: 0.2 s more
-    plot_roofline(ax, summary, layers, arch, explained)
-    save(fig, os.path.join(out, "roofline.png"), 100, tight=False)
+    def roofline():
+        fig, ax = plt.subplots(figsize=(8, 6))
+        fig.subplots_adjust(left=0.1, right=0.97, bottom=0.09, top=0.94)  # tight_layout: 0.2 s
+        plot_roofline(ax, summary, layers, arch, explained)
+        return save(fig, os.path.join(out, "roofline.png"), 100, tight=False)
 
-    shown = min(args.top, len(layers))
-    fig, ax = plt.subplots(figsize=(9, 1.5 + 0.16 * shown))
-    plot_layer_ranking(ax, summary, layers, explained, args.top)
-    save(fig, os.path.join(out, "layer_cycles.png"), 100)
+    def layer_cycles():
+        shown = min(args.top, len(layers))
+        fig, ax = plt.subplots(figsize=(9, 1.5 + 0.16 * shown))
+        plot_layer_ranking(ax, summary, layers, explained, args.top)
+        return save(fig, os.path.join(out, "layer_cycles.png"), 100)
 
-    fig, ax = plt.subplots(figsize=(10, 3.5))
-    plot_bandwidth(ax, summary, layers, arch)
-    save(fig, os.path.join(out, "bandwidth.png"), 100)
+    def bandwidth():
+        fig, ax = plt.subplots(figsize=(10, 3.5))
+        plot_bandwidth(ax, summary, layers, arch)
+        return save(fig, os.path.join(out, "bandwidth.png"), 100)
 
-    if occupancy is not None:
+    def occupancy_plot():
         fig, axes = plt.subplots(2, 1, figsize=(10, 5), sharex=True,
                                  gridspec_kw={"height_ratios": [3, 1]})
         plot_occupancy(axes, summary, occupancy)
-        save(fig, os.path.join(out, "occupancy.png"), 100)
+        return save(fig, os.path.join(out, "occupancy.png"), 100)
 
-    fig, ax = plt.subplots(figsize=(10, 5))
-    plot_memory_map(ax, summary, plan)
-    save(fig, os.path.join(out, "memory_map.png"), 100)
+    def memory_map():
+        fig, ax = plt.subplots(figsize=(10, 5))
+        plot_memory_map(ax, summary, plan)
+        return save(fig, os.path.join(out, "memory_map.png"), 100)
 
-    plot_energy(args.results, summary, out)
+    def overview():
+        return draw_overview(args.overview, summary, layers, plan, arch, explained)
 
-    if not args.overview:
-        return
+    jobs = [roofline, layer_cycles, bandwidth]
+    if occupancy is not None:
+        jobs.append(occupancy_plot)
+    jobs += [memory_map, lambda: plot_energy(args.results, summary, out)]
+    if args.overview:
+        jobs.append(overview)
+    run_jobs(jobs)
+
+
+def draw_overview(path, summary, layers, plan, arch, explained):
     fig = plt.figure(figsize=(11, 7))
     grid = fig.add_gridspec(2, 2)
-    plot_roofline(fig.add_subplot(grid[0, 0]), summary, layers, arch, explained, named=5)
+    plot_roofline(fig.add_subplot(grid[0, 0]), summary, layers, arch, explained, named=5,
+                  key_chars=26)
     plot_memory_map(fig.add_subplot(grid[0, 1]), summary, plan)
     plot_layer_ranking(fig.add_subplot(grid[1, 0]), summary, layers, explained, 12)
     plot_bandwidth(fig.add_subplot(grid[1, 1]), summary, layers, arch, bins=200)
     for ax in fig.axes:
         ax.title.set_fontsize("x-small")
-    save(fig, args.overview, 80)
+    return save(fig, path, 80)
 
 
 if __name__ == "__main__":
