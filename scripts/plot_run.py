@@ -7,7 +7,8 @@ Reads summary.json, layers.csv, memory_plan.csv, effective_config.yaml and (when
 sim.detail: full) occupancy.csv, and writes into DIR (default: RESULTS_DIR):
   roofline.png      each layer a point: MACs per DRAM byte against MACs per cycle achieved, under
                     the roofs of the peak compute and the DRAM bandwidth; coloured by bottleneck,
-                    the 10 most expensive layers named;
+                    the 10 most expensive layers numbered at their points and named in a key in
+                    the top left (above the DRAM roof, where no layer can be);
   layer_cycles.png  the --top (default 40) most expensive layers, sorted by cycles and named: the
                     span as the neurons spent it (compute, line-buffer waits, idle), the
                     bottleneck cause written beside each bar (layers.csv's `bottleneck` column,
@@ -22,7 +23,8 @@ sim.detail: full) occupancy.csv, and writes into DIR (default: RESULTS_DIR):
   energy.png        the energy breakdown: by unit (dynamic and leakage, from summary.json) and
                     by layer class (layers.csv's class, else op; from its energy_pj), with TOPS/W
                     and area; skipped (with a note) for results written before energy was reported.
-Uses Debian's matplotlib with the Agg backend (no display needed).
+Uses Debian's matplotlib with the Agg backend (no display needed); the figures are drawn by two
+forked workers (scripts/bench_plot.sh times it).
 """
 import argparse
 import csv
