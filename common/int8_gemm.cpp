@@ -40,9 +40,9 @@ void gemm_portable(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda
 }
 
 #if STRIDER_GEMM_VNNI
-constexpr int64_t kPanel = 64;                // columns of B per panel (4 vectors of 16 lanes)
-constexpr int64_t kQuadBytes = kPanel * 4;    // one panel's 4 rows of B, interleaved
-constexpr int kRows = 4;                      // rows of C per block
+constexpr int64_t kPanel = 64;              // columns of B per panel (4 vectors of 16 lanes)
+constexpr int64_t kQuadBytes = kPanel * 4;  // one panel's 4 rows of B, interleaved
+constexpr int kRows = 4;                    // rows of C per block
 
 // B (k x n) into panels of 64 columns: panel p, row quad q is 256 bytes holding, for column
 // lane l, B[4q + j][64p + l] + 128 at byte 4l + j (uint8). Rows past k and columns past n hold
@@ -65,7 +65,8 @@ void pack_b(const int8_t* b, int64_t ldb, int64_t k, int64_t n, uint8_t* out) {
         if (full_rows && l0 + 16 <= cols) {
           __m128i x[4];
           for (int j = 0; j < 4; ++j) {
-            x[j] = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r[j] + l0)), offset);
+            x[j] =
+                _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r[j] + l0)), offset);
           }
           const __m128i lo01 = _mm_unpacklo_epi8(x[0], x[1]), hi01 = _mm_unpackhi_epi8(x[0], x[1]);
           const __m128i lo23 = _mm_unpacklo_epi8(x[2], x[3]), hi23 = _mm_unpackhi_epi8(x[2], x[3]);
@@ -114,7 +115,8 @@ STRIDER_VNNI_TARGET void block(const int32_t* a, int64_t quads, const uint8_t* p
       const int64_t left = cols - 16 * v;
       const __mmask16 mask = left >= 16 ? __mmask16(0xffff) : __mmask16((1u << left) - 1);
       int32_t* dst = c + r * ldc + 16 * v;
-      const __m512i sum = _mm512_sub_epi32(_mm512_add_epi32(_mm512_maskz_loadu_epi32(mask, dst), acc[r][v]), corr);
+      const __m512i sum =
+          _mm512_sub_epi32(_mm512_add_epi32(_mm512_maskz_loadu_epi32(mask, dst), acc[r][v]), corr);
       _mm512_mask_storeu_epi32(dst, mask, sum);
     }
   }
@@ -141,10 +143,18 @@ void gemm_vnni(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, co
       const int32_t* ar = &quads_a[i * quads];
       int32_t* cr = c + i * ldc + n0;
       switch (std::min<int64_t>(kRows, m - i)) {
-        case 4: block<4>(ar, quads, panel, &correction[i], cr, ldc, cols); break;
-        case 3: block<3>(ar, quads, panel, &correction[i], cr, ldc, cols); break;
-        case 2: block<2>(ar, quads, panel, &correction[i], cr, ldc, cols); break;
-        default: block<1>(ar, quads, panel, &correction[i], cr, ldc, cols); break;
+        case 4:
+          block<4>(ar, quads, panel, &correction[i], cr, ldc, cols);
+          break;
+        case 3:
+          block<3>(ar, quads, panel, &correction[i], cr, ldc, cols);
+          break;
+        case 2:
+          block<2>(ar, quads, panel, &correction[i], cr, ldc, cols);
+          break;
+        default:
+          block<1>(ar, quads, panel, &correction[i], cr, ldc, cols);
+          break;
       }
     }
   }
@@ -155,7 +165,8 @@ void gemm_vnni(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, co
 
 bool gemm_kernel_available(GemmKernel k) {
   switch (k) {
-    case GemmKernel::kPortable: return true;
+    case GemmKernel::kPortable:
+      return true;
     case GemmKernel::kAvx512Vnni:
 #if STRIDER_GEMM_VNNI
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
@@ -182,7 +193,8 @@ void gemm_s8s32(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, c
 void gemm_s8s32(GemmKernel kernel, int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda,
                 const int8_t* b, int64_t ldb, int32_t* c, int64_t ldc) {
   if (m <= 0 || n <= 0 || k <= 0) return;
-  if (!gemm_kernel_available(kernel)) throw std::logic_error("gemm_s8s32: kernel not available on this CPU");
+  if (!gemm_kernel_available(kernel))
+    throw std::logic_error("gemm_s8s32: kernel not available on this CPU");
 #if STRIDER_GEMM_VNNI
   if (kernel == GemmKernel::kAvx512Vnni) return gemm_vnni(m, n, k, a, lda, b, ldb, c, ldc);
 #endif

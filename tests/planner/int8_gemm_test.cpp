@@ -3,6 +3,8 @@
 // +128 offset and its row-sum correction must undo exactly), for sizes that are not multiples of
 // its 4-row quads, 4-row blocks or 64-column panels, with row strides wider than the rows and C
 // holding values before (the product is added to them).
+#include "common/int8_gemm.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "common/hash.h"
-#include "common/int8_gemm.h"
 
 namespace strider {
 namespace {
@@ -31,7 +32,8 @@ void plain(const Case& t, const std::vector<int8_t>& a, const std::vector<int8_t
   for (int64_t i = 0; i < t.m; ++i) {
     for (int64_t j = 0; j < t.n; ++j) {
       int32_t sum = 0;
-      for (int64_t s = 0; s < t.k; ++s) sum += int32_t(a[i * t.lda + s]) * int32_t(b[s * t.ldb + j]);
+      for (int64_t s = 0; s < t.k; ++s)
+        sum += int32_t(a[i * t.lda + s]) * int32_t(b[s * t.ldb + j]);
       c[i * t.ldc + j] += sum;
     }
   }
@@ -60,9 +62,15 @@ void check(const Case& t, const std::vector<int8_t>& a, const std::vector<int8_t
 TEST(Int8Gemm, RandomOddSizesAndStridesMatchPlainLoop) {
   SplitMix64 rng(18);
   const std::vector<Case> cases = {
-      {1, 1, 1, 1, 1, 1},        {3, 5, 7, 7, 5, 5},          {4, 64, 4, 4, 64, 64},
-      {5, 65, 9, 11, 70, 66},    {17, 130, 147, 150, 131, 133}, {64, 49, 576, 576, 49, 49},
-      {2, 200, 1, 1, 200, 200},  {9, 16, 33, 40, 16, 17},     {31, 3, 1152, 1152, 3, 3},
+      {1, 1, 1, 1, 1, 1},
+      {3, 5, 7, 7, 5, 5},
+      {4, 64, 4, 4, 64, 64},
+      {5, 65, 9, 11, 70, 66},
+      {17, 130, 147, 150, 131, 133},
+      {64, 49, 576, 576, 49, 49},
+      {2, 200, 1, 1, 200, 200},
+      {9, 16, 33, 40, 16, 17},
+      {31, 3, 1152, 1152, 3, 3},
   };
   for (const Case& t : cases) {
     const std::vector<int8_t> a = random_bytes(rng, size_t(t.m * t.lda));
