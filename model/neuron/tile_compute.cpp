@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/int8_gemm.h"
+#include "common/window_row.h"
 #include "strider/quant.h"
 
 namespace strider {
@@ -47,25 +48,6 @@ int32_t int32_at(const std::vector<int8_t>& raw, uint32_t i) {
 
 int32_t div_round_away(int64_t num, int64_t den) {
   return static_cast<int32_t>(num >= 0 ? (2 * num + den) / (2 * den) : -((-2 * num + den) / (2 * den)));
-}
-
-// dst[x] = src[x * stride + first] for the x whose column lies inside [0, width), else 0 (the
-// virtual padding): the inside columns are a contiguous range of x.
-void window_row(const int8_t* src, int64_t width, int64_t first, int64_t stride, int8_t* dst,
-                int64_t count) {
-  // x_lo: the first x with x * stride + first >= 0; x_hi: the first with it >= width.
-  const auto first_at_least = [&](int64_t bound) {
-    const int64_t need = bound - first;
-    return std::clamp<int64_t>(need <= 0 ? 0 : (need + stride - 1) / stride, 0, count);
-  };
-  const int64_t x_lo = first_at_least(0), x_hi = std::max(x_lo, first_at_least(width));
-  std::fill(dst, dst + x_lo, int8_t{0});
-  if (stride == 1 && x_hi > x_lo) {
-    std::copy(src + x_lo + first, src + x_hi + first, dst + x_lo);
-  } else {
-    for (int64_t x = x_lo; x < x_hi; ++x) dst[x] = src[x * stride + first];
-  }
-  std::fill(dst + x_hi, dst + count, int8_t{0});
 }
 
 int8_t finish(const OpDesc& op, int32_t v) { return activate(v, op.act, op.clip_min, op.clip_max); }
