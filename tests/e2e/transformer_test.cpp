@@ -21,12 +21,14 @@ namespace {
 
 struct Figures {
   uint64_t cycles = 0, checked = 0, mismatches = 0, vector_tiles = 0, matmul_tiles = 0;
+  uint64_t matmul_fill_bytes = 0;  // fills of spilled MatMul operands
   int status = -1;
   char detail[160] = {};
 };
 
-Figures simulate(const std::string& net, bool functional) {
-  const std::string dir = ::testing::TempDir() + "strider_transformer_" + net;
+Figures simulate(const std::string& net, bool functional, uint64_t l2_bytes = 0) {
+  const std::string dir = ::testing::TempDir() + "strider_transformer_" + net +
+                          std::to_string(l2_bytes) + (functional ? "_f" : "_t");
   ::mkdir(dir.c_str(), 0755);
   const std::string run = dir + "/run.yaml";
   std::ofstream(run) << "arch: " << STRIDER_SOURCE_DIR << "/configs/arch/seed.yaml\n"
@@ -41,12 +43,17 @@ Figures simulate(const std::string& net, bool functional) {
     Figures f;
     try {
       RunResult r;
-      r.config = load_run(run, {});
+      std::vector<std::string> sets;
+      if (l2_bytes) sets.push_back("arch.l2.size_bytes=" + std::to_string(l2_bytes));
+      r.config = load_run(run, sets);
       plan_run(r);
       simulate_planned(r);
       f.cycles = r.cycles;
       f.checked = r.checked_tensors;
       f.mismatches = r.mismatches;
+      for (const LayerReport& l : r.lowered.layers) {
+        if (l.op == "matmul") f.matmul_fill_bytes += l.fill_bytes;
+      }
       for (const Descriptor& d : r.lowered.list.descriptors) {
         if (d.kind != DescKind::kOp) continue;
         f.vector_tiles += is_vector_op(d.op.op);
@@ -90,6 +97,35 @@ TEST(Transformer, TinyBertMatchesReferenceWithTimingCycles) {
 
 TEST(Transformer, TinyGpt2CausalMatchesReferenceWithTimingCycles) {
   expect_matches("tiny_gpt2", 2 * 14 + 1, 2 * 4 + 1);  // + the final LayerNorm
+}
+
+// torchvision's VisionTransformer (scripts/transformer_models.py export_tiny_vit: 64 x 64 images,
+// 16 x 16 patches, 17 tokens, 2 layers, d = 32, 4 heads, MLP 64): 37 layers of which 7 move no
+// data (the patch grid's reshape to tokens, 3 Slices of the packed Q / K / V per layer).
+TEST(Transformer, TinyVitMatchesReferenceWithTimingCycles) {
+  const Figures timing = simulate("tiny_vit", false), functional = simulate("tiny_vit", true);
+  ASSERT_EQ(timing.status, 0) << timing.detail;
+  ASSERT_EQ(functional.status, 0) << functional.detail;
+  EXPECT_EQ(functional.checked, 30u);
+  EXPECT_EQ(functional.mismatches, 0u) << functional.detail;
+  EXPECT_EQ(functional.cycles, timing.cycles);
+  EXPECT_EQ(functional.vector_tiles, 2u * 4 + 1);  // Softmax, GELU, 2 LayerNorm; final LayerNorm
+  EXPECT_EQ(functional.matmul_tiles, 4u);
+  EXPECT_EQ(functional.matmul_fill_bytes, 0u);     // K and V resident at 1 MiB
+}
+
+// At 6 KiB of L2 the packed Q / K / V projection (96 channels x 17 tokens) spills, so both
+// MatMul operands are filled from DRAM per channel block of the output (the second one was
+// refused before): still bit-exact against the reference, and more than one tile per MatMul.
+TEST(Transformer, TinyVitSpilledMatMulOperandsMatchReference) {
+  const Figures timing = simulate("tiny_vit", false, 6144), functional = simulate("tiny_vit", true, 6144);
+  ASSERT_EQ(timing.status, 0) << timing.detail;
+  ASSERT_EQ(functional.status, 0) << functional.detail;
+  EXPECT_EQ(functional.checked, 30u);
+  EXPECT_EQ(functional.mismatches, 0u) << functional.detail;
+  EXPECT_EQ(functional.cycles, timing.cycles);
+  EXPECT_GT(functional.matmul_tiles, 4u);
+  EXPECT_GT(functional.matmul_fill_bytes, 0u);
 }
 
 }  // namespace
