@@ -628,8 +628,13 @@ bool transformer_claims(Importer& im) {
   if (type == "Shape" || type == "Identity" || type == "Dropout") return false;
   // A conv's [1, C, H, W] output reshaped to [1, C, H x W] (a ViT's patch grid to tokens).
   if (type == "Reshape" && im.is_activation(0) && !is_view(im.input(0)) &&
-      im.input(0)->dims.size() == 4 && im.input(1)->dims == std::vector<int64_t>{3}) {
-    return true;
+      im.input(0)->dims.size() == 4 && im.input(1)->kind == Value::Kind::kConstant &&
+      im.input(1)->has_data && im.input(1)->dims == std::vector<int64_t>{3}) {
+    const std::vector<int64_t>& d = im.input(0)->dims;
+    const std::vector<double>& t = im.input(1)->data;
+    const bool n_kept = t[0] == 0 || t[0] == static_cast<double>(d[0]);
+    const bool c_kept = t[1] == 0 || t[1] == static_cast<double>(d[1]);
+    if (n_kept && c_kept && (t[2] == -1 || t[2] == static_cast<double>(d[2] * d[3]))) return true;
   }
   if (type == "MatMul" && im.num_inputs() == 2 && im.is_activation(0) &&
       (im.is_activation(1) || im.input(0)->dims.size() >= 3)) {
