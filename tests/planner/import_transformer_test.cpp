@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include "planner/import/onnx_importer.h"
@@ -103,6 +104,33 @@ TEST(ImportTransformer, VitB16MacsByHand) {
     if (n.op == OpType::kSoftmax) {
       EXPECT_EQ(to_string(g.tensors[n.outputs[0]].shape), "1x2364x197x1");  // 12 x 197 keys
     }
+  }
+}
+
+// Token-sequence ops of a ViT the importer refuses, with the exact text (fixtures written by
+// tests/planner/data/make_onnx_fixtures.py vit_errors).
+TEST(ImportTransformer, VitOpsRefusedNamingNodeAndForm) {
+  const std::string data = std::string(STRIDER_SOURCE_DIR) + "/tests/planner/data/";
+  const std::map<std::string, std::string> cases = {
+      {"err_gather_token",
+       "node 'g' (Gather): Gather of [1, 17, 32] is supported only for token 0 (a scalar index 0 "
+       "on the token axis, as a ViT's class token)"},
+      {"err_expand_param",
+       "node 'e' (Expand): Expand of parameter 'cls' [1, 1, 32] to [2, 1, 32] needs its data "
+       "(only a broadcast that keeps the dims is supported)"},
+      {"err_concat_tokens",
+       "node 'cat' (Concat): Concat of a token sequence is supported only as a class token [1, 1, "
+       "D] before the tokens [1, S, D] along axis 1"},
+  };
+  for (const auto& [file, error] : cases) {
+    const std::string path = data + file + ".onnx";
+    std::string got = "no error";
+    try {
+      import_onnx(path);
+    } catch (const std::runtime_error& e) {
+      got = e.what();
+    }
+    EXPECT_EQ(got, path + ": " + error) << file;
   }
 }
 
