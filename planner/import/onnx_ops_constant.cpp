@@ -120,7 +120,9 @@ void import_expand(Importer& im) {
             dims_list(out) + " needs its data (only a broadcast that keeps the dims is supported)");
   }
   const int64_t total = checked_elements(out, "expanded shape");
-  if (total > (int64_t{1} << 24)) im.fail("constant of " + std::to_string(total) + " elements is too large");
+  if (total > (int64_t{1} << 24)) {
+    im.fail("constant of " + std::to_string(total) + " elements is too large");
+  }
   std::vector<double> data(static_cast<size_t>(total));
   for (int64_t i = 0; i < total; ++i) {
     int64_t rem = i, src = 0, step = 1;

@@ -1,5 +1,6 @@
 // ONNX importer: activations (Relu, Clip, Sigmoid, HardSigmoid, HardSwish), element-wise Add and
-// Mul (and folding of Add / Sub / Mul / Div / Equal on constants), Concat, Split, Slice and Softmax.
+// Mul (and folding of Add / Sub / Mul / Div / Equal on constants), Concat, Split, Slice and
+// Softmax.
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -247,7 +247,8 @@ bool causal_mask(const Value& c, bool additive) {
 
 // x W (+ bias) of a token sequence as a 1x1 convolution over every position: W is [K, N], or
 // [N, K] when `transposed` (Gemm transB = 1).
-void emit_linear(Importer& im, const View& a, const Value& w, bool transposed, const ValuePtr& bias) {
+void emit_linear(Importer& im, const View& a, const Value& w, bool transposed,
+                 const ValuePtr& bias) {
   const int64_t k = w.dims[transposed ? 1 : 0], n_out = w.dims[transposed ? 0 : 1];
   Node n = im.new_node(OpType::kConv);
   n.inputs = {a.tensor};
@@ -255,7 +256,9 @@ void emit_linear(Importer& im, const View& a, const Value& w, bool transposed, c
   if (w.has_data) {
     data.resize(static_cast<size_t>(k * n_out));
     for (int64_t o = 0; o < n_out; ++o) {
-      for (int64_t i = 0; i < k; ++i) data[o * k + i] = w.data[transposed ? o * k + i : i * n_out + o];
+      for (int64_t i = 0; i < k; ++i) {
+        data[o * k + i] = w.data[transposed ? o * k + i : i * n_out + o];
+      }
     }
   }
   n.weights = im.add_weights(".weight", TensorShape{n_out, k, 1, 1}, w.has_data ? &data : nullptr);
@@ -280,7 +283,9 @@ void import_gemm_view(Importer& im) {
   if (im.has_input(2)) {
     bias = const_or_null(im, 2);
     const int64_t n_out = w->dims[trans_b ? 0 : 1];
-    if (!bias || bias->elements() != n_out) im.fail("Gemm bias must be a constant of " + std::to_string(n_out) + " elements");
+    if (!bias || bias->elements() != n_out) {
+      im.fail("Gemm bias must be a constant of " + std::to_string(n_out) + " elements");
+    }
   }
   emit_linear(im, a, *w, trans_b, bias);
 }
@@ -532,7 +537,9 @@ void emit_layernorm(Importer& im, const View& x, const ValuePtr& gamma, const Va
 // sum an element-wise kAdd of two activations.
 void emit_add_learned(Importer& im, const ValuePtr& x, const Value& c) {
   const View v = view_value(im, x->kind == Value::Kind::kPattern ? x->source : x);
-  if (!channels_last(im, v)) im.fail("Add of " + dims_list(c.dims) + " to a sequence that is not tokens x channels");
+  if (!channels_last(im, v)) {
+    im.fail("Add of " + dims_list(c.dims) + " to a sequence that is not tokens x channels");
+  }
   Tensor t;
   t.name = x->kind == Value::Kind::kPattern ? "class_token+" + c.name : c.name;
   t.shape = im.graph().tensors[v.tensor].shape;
@@ -730,8 +737,8 @@ void import_transformer(Importer& im) {
     im.fail(type + " is supported only inside a decomposed LayerNorm of a token sequence");
   }
   im.fail(type + " of a token sequence is not supported (supported: MatMul, Add, Sub, Mul, Div, "
-          "Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Gemm, Slice of channels, Gather of token 0, "
-          "Concat of a class token, Softmax, LayerNormalization, "
+          "Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Gemm, Slice of channels, Gather of "
+          "token 0, Concat of a class token, Softmax, LayerNormalization, "
           "ReduceMean / Pow / Sqrt / Div of a LayerNorm, Erf of a GELU, Where of a causal mask)");
 }
 
