@@ -19,6 +19,9 @@ namespace {
 struct Figures {
   uint64_t cycles = 0, checked = 0, mismatches = 0, vector_tiles = 0, matmul_tiles = 0;
   uint64_t matmul_fill_bytes = 0;  // fills of spilled MatMul operands
+  // tiny_vit: MatMul tiles reading a band of their second operand, and those whose band holds
+  // exactly the part the tile's output channels read (see TinyVitSpilledMatMulOperands...).
+  uint64_t b_bands = 0, b_bands_exact = 0;
   int status = -1;
   char detail[160] = {};
 };
@@ -43,6 +46,21 @@ Figures simulate(const std::string& net, bool functional, uint64_t l2_bytes = 0)
     }
     for (const Descriptor& d : r.lowered.list.descriptors) {
       if (d.kind != DescKind::kOp) continue;
+      const TensorRef& b = d.op.input2;
+      if (d.op.op == OpCode::kMatMul && (b.channels != 0 || b.rows != 0)) {
+        // tiny_vit: 4 heads of 8 dims, 17 tokens. V (softmax x V): output channel c reads B
+        // channel c over all 17 rows. K^T: output channel c = 17 g + n reads B channels
+        // [8 g, 8 g + 8) at row n; a block across heads reads every row.
+        uint32_t c0 = d.op.ch_begin, c1 = d.op.ch_end, i0 = c0, i1 = c1, y0 = 0, y1 = 17;
+        if (d.op.flags & OpDesc::kTransposeB) {
+          const uint32_t g0 = c0 / 17, g1 = (c1 - 1) / 17;
+          i0 = 8 * g0, i1 = 8 * (g1 + 1);
+          if (g0 == g1) y0 = c0 - 17 * g0, y1 = c1 - 17 * g0;
+        }
+        ++f.b_bands;
+        f.b_bands_exact += b.first_channel == i0 && b.held_channels() == i1 - i0 &&
+                           b.first_row == y0 && b.held_rows() == y1 - y0;
+      }
       f.vector_tiles += is_vector_op(d.op.op);
       f.matmul_tiles += d.op.op == OpCode::kMatMul;
     }
@@ -82,6 +100,7 @@ TEST(Transformer, TinyVitMatchesReferenceWithTimingCycles) {
   EXPECT_EQ(functional.vector_tiles, 2u * 4 + 1);  // Softmax, GELU, 2 LayerNorm; final LayerNorm
   EXPECT_EQ(functional.matmul_tiles, 4u);
   EXPECT_EQ(functional.matmul_fill_bytes, 0u);     // K and V resident at 1 MiB
+  EXPECT_EQ(functional.b_bands, 0u);
 }
 
 // At 6 KiB of L2 the packed Q / K / V projection (96 channels x 17 tokens) spills, so both
@@ -97,6 +116,8 @@ TEST(Transformer, TinyVitSpilledMatMulOperandsMatchReference) {
   EXPECT_EQ(functional.cycles, timing.cycles);
   EXPECT_GT(functional.matmul_tiles, 4u);
   EXPECT_GT(functional.matmul_fill_bytes, 0u);
+  EXPECT_EQ(functional.b_bands, functional.matmul_tiles);  // K and V both spilled
+  EXPECT_EQ(functional.b_bands_exact, functional.b_bands);
 }
 
 }  // namespace
