@@ -46,6 +46,11 @@ ValuePtr fold_binary(Importer& im, const Value& a, const Value& b, const std::st
       // Integer shape arithmetic divides with truncation.
       if (std::floor(x) == x && std::floor(y) == y) r = std::trunc(r);
     }
+    if (op == "Mod") {  // fmod = 1: the sign of x (C fmod); fmod = 0: the sign of y (Python %)
+      if (y == 0) im.fail("modulo by zero while folding constants");
+      r = std::fmod(x, y);
+      if (im.attr_int("fmod", 0) == 0 && r != 0 && (r < 0) != (y < 0)) r += y;
+    }
     data[i] = r;
   }
   return im.make_constant(out, data);

@@ -192,6 +192,39 @@ def noparams():
     save("noparams", nodes, inputs, [vi("logits", None)])
 
 
+def nhwc_block():
+    """A ConvNeXt block's channels-last part: NCHW -> NHWC, LayerNorm, Linear, back to NCHW,
+    layer scale, residual Add (onnx_ops_channels_last.cpp)."""
+    w = (np.arange(16, dtype=np.float32).reshape(4, 4) - 6) * 0.25  # [in][out]
+    nodes = [
+        helper.make_node("Transpose", ["x"], ["t"], name="to_nhwc", perm=[0, 2, 3, 1]),
+        helper.make_node("LayerNormalization", ["t", "g", "be"], ["ln"], name="ln", axis=-1),
+        helper.make_node("MatMul", ["ln", "w"], ["mm"], name="fc"),
+        helper.make_node("Add", ["mm", "b"], ["fcb"], name="fc_bias"),
+        helper.make_node("Transpose", ["fcb"], ["back"], name="to_nchw", perm=[0, 3, 1, 2]),
+        helper.make_node("Mul", ["ls", "back"], ["scaled"], name="layer_scale"),
+        helper.make_node("Add", ["scaled", "x"], ["o"], name="residual"),
+    ]
+    inits = [init("g", np.ones(4, np.float32)), init("be", np.zeros(4, np.float32)),
+             init("w", w), init("b", np.array([1, 2, 3, 4], np.float32)),
+             init("ls", np.array([1, 0.5, 2, -1], np.float32).reshape(4, 1, 1))]
+    save("nhwc_block", nodes, [vi("x", [1, 4, 3, 5])], [vi("o", None)], inits, opset=17)
+
+
+def mod_fold():
+    """Mod of constants folded with both sign conventions (Swin's padding arithmetic): fmod = 0
+    [-4, 13, 164] % [5, 9, 100] = [1, 4, 64]; fmod = 1 [-11, 4, 64] % [10, 9, 100] = [-1, 4, 64]."""
+    nodes = [
+        helper.make_node("Mod", ["a", "b"], ["m0"], name="mod_python"),
+        helper.make_node("Reshape", ["x", "m0"], ["r0"], name="r0"),
+        helper.make_node("Mod", ["c", "d"], ["m1"], name="mod_c", fmod=1),
+        helper.make_node("Reshape", ["r0", "m1"], ["r1"], name="r1"),
+    ]
+    inits = [ints("a", [-4, 13, 164]), ints("b", [5, 9, 100]), ints("c", [-11, 4, 64]),
+             ints("d", [10, 9, 100])]
+    save("mod_fold", nodes, [vi("x", [1, 4, 8, 8])], [vi("r1", None)], inits)
+
+
 def errors():
     x = [vi("x", [1, 4, 8, 8])]
     y = [vi("x", [1, 4, 8, 8]), vi("y", [1, 4, 8, 8])]
@@ -207,8 +240,10 @@ def errors():
          y, out)
     save("err_slice_h", [helper.make_node("Slice", ["x", "s", "e", "a"], ["o"], name="sl")], x,
          out, [ints("s", [1]), ints("e", [4]), ints("a", [2])])
-    save("err_transpose", [helper.make_node("Transpose", ["x"], ["o"], name="nhwc",
-                                            perm=[0, 2, 3, 1])], x, out)
+    save("err_transpose", [helper.make_node("Transpose", ["x"], ["o"], name="hw",
+                                            perm=[0, 1, 3, 2])], x, out)
+    save("err_layer_scale", [helper.make_node("Mul", ["x", "ls"], ["o"], name="ls")], x, out,
+         [init("ls", np.ones((4, 1, 1), np.float32))])
     save("err_pad_mode", [helper.make_node("Pad", ["x", "p"], ["o"], name="pad",
                                            mode="reflect")], x, out,
          [ints("p", [0, 0, 1, 1, 0, 0, 1, 1])])
@@ -249,4 +284,6 @@ if __name__ == "__main__":
     shape_fc()
     opset11()
     noparams()
+    nhwc_block()
+    mod_fold()
     errors()
