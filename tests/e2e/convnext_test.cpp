@@ -7,11 +7,8 @@
 // child (SystemC elaborates once per process).
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <string>
 
-#include "arch/config_loader.h"
-#include "tb/run_harness.h"
 #include "tests/e2e/child_run.h"
 
 namespace strider {
@@ -19,38 +16,31 @@ namespace {
 
 struct Figures {
   uint64_t cycles = 0, checked = 0, mismatches = 0, layernorm_tiles = 0, gelu_tiles = 0;
+  uint64_t layernorm_cycles = 0, gelu_cycles = 0;  // vector-unit compute cycles
   int status = -1;  // 0: simulated without deadlock
   char detail[200] = {};
 };
 
 Figures simulate(bool functional) {
-  return in_child<Figures>([&](Figures& f) {
-    try {
-      RunResult r;
-      r.config = load_run(std::string(STRIDER_SOURCE_DIR) + "/configs/runs/convnext_tiny.yaml",
-                          {"networks[0].path=" + std::string(STRIDER_SOURCE_DIR) +
-                               "/tests/e2e/data/tiny_convnext.onnx",
-                           std::string("sim.functional=") + (functional ? "true" : "false"),
-                           "output_dir=" + ::testing::TempDir() + "strider_convnext"});
-      plan_run(r);
-      simulate_planned(r);
-      f.cycles = r.cycles;
-      f.checked = r.checked_tensors;
-      f.mismatches = r.mismatches;
-      for (const Descriptor& d : r.lowered.list.descriptors) {
-        if (d.kind != DescKind::kOp) continue;
-        f.layernorm_tiles += d.op.op == OpCode::kLayerNorm;
-        f.gelu_tiles += d.op.op == OpCode::kGelu;
-      }
-      if (!r.functional_details.empty()) {
-        std::snprintf(f.detail, sizeof f.detail, "%s", r.functional_details[0].c_str());
-      }
-      f.status = r.record.deadlock ? 1 : 0;
-    } catch (const std::exception& e) {
-      std::snprintf(f.detail, sizeof f.detail, "%s", e.what());
-      f.status = 2;
-    }
-  });
+  const std::string src = STRIDER_SOURCE_DIR;
+  return simulate_in_child<Figures>(
+      src + "/configs/runs/convnext_tiny.yaml",
+      {"networks[0].path=" + src + "/tests/e2e/data/tiny_convnext.onnx",
+       std::string("sim.functional=") + (functional ? "true" : "false"),
+       "output_dir=" + ::testing::TempDir() + "strider_convnext"},
+      [](const RunResult& r, Figures& f) {
+        f.cycles = r.cycles;
+        f.checked = r.checked_tensors;
+        f.mismatches = r.mismatches;
+        for (const Descriptor& d : r.lowered.list.descriptors) {
+          if (d.kind != DescKind::kOp) continue;
+          const uint64_t c = r.record.descriptors[d.id].compute_cycles;
+          f.layernorm_tiles += d.op.op == OpCode::kLayerNorm;
+          f.gelu_tiles += d.op.op == OpCode::kGelu;
+          f.layernorm_cycles += d.op.op == OpCode::kLayerNorm ? c : 0;
+          f.gelu_cycles += d.op.op == OpCode::kGelu ? c : 0;
+        }
+      });
 }
 
 TEST(Convnext, TinyConvnextMatchesReferenceWithTimingCycles) {
@@ -66,6 +56,14 @@ TEST(Convnext, TinyConvnextMatchesReferenceWithTimingCycles) {
   // LayerNorms: stem, 2 blocks, downsampling, head = 5; GELUs: 2.
   EXPECT_EQ(functional.layernorm_tiles, 5u);
   EXPECT_EQ(functional.gelu_tiles, 2u);
+  // Vector unit (seed: 16 lanes, LayerNorm 3 passes x 1 cycle, GELU 1 pass x 2 cycles) over all
+  // positions of the 2-D maps, passes x ceil(elements / 16) x cycles:
+  //   LayerNorm stem, block 1, downsampling: 16 ch x 8x8 = 1024 -> 3 x 64 = 192 each
+  //   block 2: 32 ch x 4x4 = 512 -> 3 x 32 = 96; head: 32 ch x 1x1 -> 3 x 2 = 6; sum 678
+  //   GELU block 1: 64 ch x 8x8 = 4096 -> 256 x 2 = 512; block 2: 128 ch x 4x4 -> 128 x 2 = 256
+  EXPECT_EQ(functional.layernorm_cycles, 678u);
+  EXPECT_EQ(functional.gelu_cycles, 768u);
+  EXPECT_EQ(timing.layernorm_cycles, 678u);
 }
 
 }  // namespace
