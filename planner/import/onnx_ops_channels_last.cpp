@@ -22,6 +22,8 @@
 // Layer scale (ConvNeXt's per-channel Mul by a [C, 1, 1] parameter after the block) is folded
 // into the producing 1x1 / k x k convolution: gamma (W x + b) = (gamma W) x + gamma b, exact in
 // real arithmetic; the network then has no extra op (like a folded BatchNormalization).
+#include <stdexcept>
+
 #include "planner/import/onnx_import_context.h"
 
 namespace strider {
@@ -159,6 +161,9 @@ bool channels_last_claims(Importer& im) {
     Value out;
     return permuted(*in, perm, &out) && canonical_nchw(out, im.graph().tensors[in->tensor].shape);
   }
+  if (type == "Reshape" && is_view(im.input(0)) && im.input(0)->dims.size() == 6) {
+    return true;  // the window partition / reverse of Swin: rank 6 [B, h, w, wh, ww, C]
+  }
   if (type == "Pad" && im.num_inputs() >= 2 && is_view(im.input(0))) {
     // Swin pads H and W of its NHWC view to a multiple of the window: zero pads are no-ops.
     const ValuePtr pads = im.input(1);
@@ -196,6 +201,16 @@ bool channels_last_claims(Importer& im) {
 }
 
 void import_channels_last(Importer& im) {
+  if (im.node().op_type() == "Reshape") {
+    try {
+      return import_transformer(im);  // a view when the windows need no data movement
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error(std::string(e.what()) +
+                               "; Swin window attention (window partition / reverse, cyclic "
+                               "shift, relative position bias, shifted-window masks) is not "
+                               "supported");
+    }
+  }
   if (im.node().op_type() == "Transpose") return import_nhwc_transpose(im);
   if (im.node().op_type() == "Pad") return im.bind_alias(0, im.input(0));  // all pads zero
   import_layer_scale(im);

@@ -68,6 +68,23 @@ TEST(ImportChannelsLast, LayerScaleWithoutConvIsAnError) {
                      "the convolution producing its only use");
 }
 
+TEST(ImportChannelsLast, SwinWindowPartitionIsAnError) {
+  // NHWC [1, 8, 8, 4] -> [1, 2, 4, 2, 4, 4] -> windows first [1, 2, 2, 4, 4, 4] -> [4, 16, 4]:
+  // the 4x4 windows are not contiguous in the NCHW tensor.
+  std::string got = "no error";
+  try {
+    import_onnx(kData + "err_window_partition.onnx");
+  } catch (const std::runtime_error& e) {
+    got = e.what();
+  }
+  EXPECT_EQ(got, kData +
+                     "err_window_partition.onnx: node 'partition' (Reshape): reshape of [1, 2, "
+                     "2, 4, 4, 4] to [4, 16, 4] merges axes that are not contiguous in memory (a "
+                     "real transpose); Swin window attention (window partition / reverse, "
+                     "cyclic shift, relative position bias, shifted-window masks) is not "
+                     "supported");
+}
+
 TEST(ImportChannelsLast, ConvnextTinyMacsByHand) {
   const Graph g = import_onnx(kNets + "convnext_tiny.onnx");
   // Stem: 4x4 stride-4 conv 3 -> 96 at 56x56:             3136 x 96 x 3 x 16 =     14,450,688

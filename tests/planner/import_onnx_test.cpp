@@ -240,6 +240,14 @@ TEST(ImportOnnx, ModFoldsWithBothSignConventions) {
   EXPECT_EQ(to_string(g.tensors[g.outputs[0]].shape), "1x4x64x1");
 }
 
+TEST(ImportOnnx, SliceOfConstantWithNegativeStepFolds) {
+  // Row 0 of [[64, 4, 1], [7, 8, 9]] from column -1 backwards to the start: [1, 4, 64].
+  const Graph g = import_onnx(kData + "slice_fold.onnx");
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].reshape_dims, (std::vector<int64_t>{1, 4, 64}));
+  EXPECT_EQ(to_string(g.tensors[g.outputs[0]].shape), "1x4x64x1");
+}
+
 TEST(ImportOnnx, ErrorsNameFileNodeAndOp) {
   const std::string supported = onnx_supported_ops();
   EXPECT_EQ(supported,

@@ -225,6 +225,20 @@ def mod_fold():
     save("mod_fold", nodes, [vi("x", [1, 4, 8, 8])], [vi("r1", None)], inits)
 
 
+def slice_fold():
+    """Slice of a 2-D constant with a negative step (F.pad's reversed pads): row 0 of
+    [[64, 4, 1], [7, 8, 9]] read backwards is [[1, 4, 64]], flattened the shape [1, 4, 64]."""
+    big = -2**63 + 1
+    nodes = [
+        helper.make_node("Slice", ["c", "st", "en", "ax", "sp"], ["s"], name="reverse"),
+        helper.make_node("Reshape", ["s", "flat"], ["shape"], name="flatten_shape"),
+        helper.make_node("Reshape", ["x", "shape"], ["r"], name="r"),
+    ]
+    inits = [ints("c", [[64, 4, 1], [7, 8, 9]]), ints("st", [0, -1]), ints("en", [1, big]),
+             ints("ax", [0, 1]), ints("sp", [1, -1]), ints("flat", [-1])]
+    save("slice_fold", nodes, [vi("x", [1, 4, 8, 8])], [vi("r", None)], inits)
+
+
 def errors():
     x = [vi("x", [1, 4, 8, 8])]
     y = [vi("x", [1, 4, 8, 8]), vi("y", [1, 4, 8, 8])]
@@ -242,6 +256,12 @@ def errors():
          out, [ints("s", [1]), ints("e", [4]), ints("a", [2])])
     save("err_transpose", [helper.make_node("Transpose", ["x"], ["o"], name="hw",
                                             perm=[0, 1, 3, 2])], x, out)
+    save("err_window_partition",
+         [helper.make_node("Transpose", ["x"], ["t"], name="nhwc", perm=[0, 2, 3, 1]),
+          helper.make_node("Reshape", ["t", "s6"], ["r6"], name="windows"),
+          helper.make_node("Transpose", ["r6"], ["t6"], name="gather", perm=[0, 1, 3, 2, 4, 5]),
+          helper.make_node("Reshape", ["t6", "s3"], ["o"], name="partition")], x, out,
+         [ints("s6", [1, 2, 4, 2, 4, 4]), ints("s3", [4, 16, 4])])
     save("err_layer_scale", [helper.make_node("Mul", ["x", "ls"], ["o"], name="ls")], x, out,
          [init("ls", np.ones((4, 1, 1), np.float32))])
     save("err_pad_mode", [helper.make_node("Pad", ["x", "p"], ["o"], name="pad",
@@ -286,4 +306,5 @@ if __name__ == "__main__":
     noparams()
     nhwc_block()
     mod_fold()
+    slice_fold()
     errors()
