@@ -69,8 +69,8 @@ TEST(ImportChannelsLast, LayerScaleWithoutConvIsAnError) {
 }
 
 TEST(ImportChannelsLast, SwinWindowPartitionIsAnError) {
-  // NHWC [1, 8, 8, 4] -> [1, 2, 4, 2, 4, 4] -> windows first [1, 2, 2, 4, 4, 4] -> [4, 16, 4]:
-  // the 4x4 windows are not contiguous in the NCHW tensor.
+  // NHWC [1, 8, 8, 4] -> Pad by zeros (a no-op on the view) -> [1, 2, 4, 2, 4, 4] -> windows
+  // first [1, 2, 2, 4, 4, 4] -> [4, 16, 4]: the 4x4 windows are not contiguous in the NCHW tensor.
   std::string got = "no error";
   try {
     import_onnx(kData + "err_window_partition.onnx");

@@ -257,11 +257,12 @@ def errors():
     save("err_transpose", [helper.make_node("Transpose", ["x"], ["o"], name="hw",
                                             perm=[0, 1, 3, 2])], x, out)
     save("err_window_partition",
-         [helper.make_node("Transpose", ["x"], ["t"], name="nhwc", perm=[0, 2, 3, 1]),
+         [helper.make_node("Transpose", ["x"], ["t0"], name="nhwc", perm=[0, 2, 3, 1]),
+          helper.make_node("Pad", ["t0", "zeros"], ["t"], name="pad_to_windows"),
           helper.make_node("Reshape", ["t", "s6"], ["r6"], name="windows"),
           helper.make_node("Transpose", ["r6"], ["t6"], name="gather", perm=[0, 1, 3, 2, 4, 5]),
           helper.make_node("Reshape", ["t6", "s3"], ["o"], name="partition")], x, out,
-         [ints("s6", [1, 2, 4, 2, 4, 4]), ints("s3", [4, 16, 4])])
+         [ints("zeros", [0] * 8), ints("s6", [1, 2, 4, 2, 4, 4]), ints("s3", [4, 16, 4])])
     save("err_layer_scale", [helper.make_node("Mul", ["x", "ls"], ["o"], name="ls")], x, out,
          [init("ls", np.ones((4, 1, 1), np.float32))])
     save("err_pad_mode", [helper.make_node("Pad", ["x", "p"], ["o"], name="pad",
