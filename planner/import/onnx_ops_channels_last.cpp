@@ -186,8 +186,7 @@ bool channels_last_claims(Importer& im) {
   if (!binary || im.num_inputs() != 2) return false;
   for (size_t k = 0; k < 2; ++k) {
     const ValuePtr x = im.input(k), c = im.input(1 - k);
-    if (type == "Mul" && plain_rank4(x) && per_channel_constant(c, x->dims[1]) &&
-        x->dims[1] > 1) {
+    if (type == "Mul" && plain_rank4(x) && per_channel_constant(c, x->dims[1]) && x->dims[1] > 1) {
       return true;
     }
     // A parameter exported as a graph input (export_params = False) of the last axis of a view

@@ -215,8 +215,9 @@ void fold_slice(Importer& im, const std::vector<int64_t>& starts, const std::vec
     const int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? dim : dim - 1;
     s = std::max(step > 0 ? lo : int64_t{0}, std::min(s, hi));
     e = std::max(lo, std::min(e, hi));
-    const int64_t count = dim == 0 ? 0 : step > 0 ? (e > s ? (e - s - 1) / step + 1 : 0)
-                                   : (s > e ? (s - e - 1) / -step + 1 : 0);
+    const int64_t count = dim == 0   ? 0
+                          : step > 0 ? (e > s ? (e - s - 1) / step + 1 : 0)
+                                     : (s > e ? (s - e - 1) / -step + 1 : 0);
     index[a].clear();
     for (int64_t j = 0; j < count; ++j) index[a].push_back(s + j * step);
   }

@@ -17,7 +17,7 @@ namespace {
 struct Figures {
   uint64_t cycles = 0, checked = 0, mismatches = 0, layernorm_tiles = 0, gelu_tiles = 0;
   uint64_t layernorm_cycles = 0, gelu_cycles = 0;  // vector-unit compute cycles
-  int status = -1;  // 0: simulated without deadlock
+  int status = -1;                                 // 0: simulated without deadlock
   char detail[200] = {};
 };
 

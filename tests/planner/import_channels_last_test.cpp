@@ -47,9 +47,8 @@ TEST(ImportChannelsLast, PermutesMoveNoDataAndLayerScaleFolds) {
   EXPECT_EQ(graph_totals(g).macs, 240);
   // Conv weight [o][i] = w[i][o] x ls[o] with w[i][o] = (4 i + o - 6) / 4, ls = [1, 0.5, 2, -1];
   // bias b[o] x ls[o] with b = [1, 2, 3, 4].
-  const std::vector<float> weights = {-1.5f,   -0.5f,   0.5f,  1.5f,  -0.625f, -0.125f,
-                                      0.375f,  0.875f,  -2.0f, 0.0f,  2.0f,    4.0f,
-                                      0.75f,   -0.25f,  -1.25f, -2.25f};
+  const std::vector<float> weights = {-1.5f, -0.5f, 0.5f, 1.5f, -0.625f, -0.125f, 0.375f, 0.875f,
+                                      -2.0f, 0.0f,  2.0f, 4.0f, 0.75f,   -0.25f,  -1.25f, -2.25f};
   EXPECT_EQ(g.tensors[fc.weights].float_data, weights);
   ASSERT_GE(fc.bias, 0);
   EXPECT_EQ(g.tensors[fc.bias].float_data, (std::vector<float>{1, 1, 6, -4}));
@@ -100,9 +99,9 @@ TEST(ImportChannelsLast, ConvnextTinyMacsByHand) {
   // Total: 4,455,531,264.
   EXPECT_EQ(graph_totals(g).macs, 4455531264);
   // LayerNorms: stem 1, 18 blocks, 3 downsampling, head 1; the layer scales folded away.
-  const std::map<std::string, int> want = {{"layernorm", 23}, {"conv", 58}, {"gelu", 18},
-                                           {"add", 18},       {"globalavgpool", 1},
-                                           {"reshape", 1},    {"fc", 1}};
+  const std::map<std::string, int> want = {{"layernorm", 23}, {"conv", 58},         {"gelu", 18},
+                                           {"add", 18},       {"globalavgpool", 1}, {"reshape", 1},
+                                           {"fc", 1}};
   EXPECT_EQ(op_counts(g), want);
   EXPECT_EQ(to_string(g.tensors[g.inputs[0]].shape), "1x3x224x224");
 }
