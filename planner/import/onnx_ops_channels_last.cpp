@@ -126,7 +126,11 @@ void import_layer_scale(Importer& im) {
   for (const Node& n : im.graph().nodes) {
     for (int i : n.inputs) readers += i == t ? 1 : 0;
   }
-  if (!conv || readers != 0 || im.consumers_of(im.node().input(static_cast<int>(1 - ci))) != 1) {
+  // The scaled value and the conv's own output (the tensor is named after it) have this one use
+  // (through single-use aliases such as the bias Add and the permutes).
+  const bool single_use = im.consumers_of(im.node().input(static_cast<int>(1 - ci))) == 1 &&
+                          im.consumers_of(im.graph().tensors[t].name) <= 1;
+  if (!conv || readers != 0 || !single_use) {
     im.fail("Mul of " + dims_list(x->dims) + " by the per-channel constant '" + scale->name +
             "' is supported only as a layer scale folded into the convolution producing its only "
             "use");
