@@ -17,6 +17,15 @@ namespace {
 const std::string kData = std::string(STRIDER_SOURCE_DIR) + "/tests/planner/data/";
 const std::string kNets = std::string(STRIDER_SOURCE_DIR) + "/configs/networks/";
 
+std::string error_of(const std::string& path) {
+  try {
+    import_onnx(path);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 std::map<std::string, int> op_counts(const Graph& g) {
   std::map<std::string, int> m;
   for (const Node& n : g.nodes) ++m[to_string(n.op)];
@@ -55,33 +64,23 @@ TEST(ImportChannelsLast, PermutesMoveNoDataAndLayerScaleFolds) {
 }
 
 TEST(ImportChannelsLast, LayerScaleWithoutConvIsAnError) {
-  std::string got = "no error";
-  try {
-    import_onnx(kData + "err_layer_scale.onnx");
-  } catch (const std::runtime_error& e) {
-    got = e.what();
-  }
-  EXPECT_EQ(got, kData +
-                     "err_layer_scale.onnx: node 'ls' (Mul): Mul of [1, 4, 8, 8] by the "
-                     "per-channel constant 'ls' is supported only as a layer scale folded into "
-                     "the convolution producing its only use");
+  EXPECT_EQ(error_of(kData + "err_layer_scale.onnx"),
+            kData +
+                "err_layer_scale.onnx: node 'ls' (Mul): Mul of [1, 4, 8, 8] by the "
+                "per-channel constant 'ls' is supported only as a layer scale folded into "
+                "the convolution producing its only use");
 }
 
 TEST(ImportChannelsLast, SwinWindowPartitionIsAnError) {
   // NHWC [1, 8, 8, 4] -> Pad by zeros (a no-op on the view) -> [1, 2, 4, 2, 4, 4] -> windows
   // first [1, 2, 2, 4, 4, 4] -> [4, 16, 4]: the 4x4 windows are not contiguous in the NCHW tensor.
-  std::string got = "no error";
-  try {
-    import_onnx(kData + "err_window_partition.onnx");
-  } catch (const std::runtime_error& e) {
-    got = e.what();
-  }
-  EXPECT_EQ(got, kData +
-                     "err_window_partition.onnx: node 'partition' (Reshape): reshape of [1, 2, "
-                     "2, 4, 4, 4] to [4, 16, 4] merges axes that are not contiguous in memory (a "
-                     "real transpose); Swin window attention (window partition / reverse, "
-                     "cyclic shift, relative position bias, shifted-window masks) is not "
-                     "supported");
+  EXPECT_EQ(error_of(kData + "err_window_partition.onnx"),
+            kData +
+                "err_window_partition.onnx: node 'partition' (Reshape): reshape of [1, 2, "
+                "2, 4, 4, 4] to [4, 16, 4] merges axes that are not contiguous in memory (a "
+                "real transpose); Swin window attention (window partition / reverse, "
+                "cyclic shift, relative position bias, shifted-window masks) is not "
+                "supported");
 }
 
 TEST(ImportChannelsLast, ConvnextTinyMacsByHand) {
