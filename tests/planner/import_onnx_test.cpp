@@ -230,22 +230,22 @@ struct ErrorCase {
 };
 
 TEST(ImportOnnx, ModFoldsWithBothSignConventions) {
-  // fmod = 0 (sign of the divisor): [-4, 13, 164] % [5, 9, 100] = [1, 4, 64] (C fmod would give
-  // -4 first, an invalid shape); fmod = 1 (sign of the dividend): [-11, 4, 64] % [10, 9, 100] =
-  // [-1, 4, 64], the -1 inferred as 1 (the other convention gives 9 and fails).
+  // fmod = 0 (sign of the divisor): [-4, 13, 164, 11] % [5, 9, 100, 10] = [1, 4, 64, 1] (C fmod
+  // would give -4 first, an invalid shape); fmod = 1 (sign of the dividend): [-11, 4, 64, 1] %
+  // [10, 9, 100, 7] = [-1, 4, 64, 1], the -1 inferred as 1 (the other convention gives 9, fails).
   const Graph g = import_onnx(kData + "mod_fold.onnx");
   ASSERT_EQ(g.nodes.size(), 2u);
-  EXPECT_EQ(g.nodes[0].reshape_dims, (std::vector<int64_t>{1, 4, 64}));
-  EXPECT_EQ(g.nodes[1].reshape_dims, (std::vector<int64_t>{-1, 4, 64}));
+  EXPECT_EQ(g.nodes[0].reshape_dims, (std::vector<int64_t>{1, 4, 64, 1}));
+  EXPECT_EQ(g.nodes[1].reshape_dims, (std::vector<int64_t>{-1, 4, 64, 1}));
   EXPECT_EQ(to_string(g.tensors[g.outputs[0]].shape), "1x4x64x1");
 }
 
 TEST(ImportOnnx, SliceOfConstantWithNegativeStepFolds) {
-  // Row 0 of [[64, 4, 1], [7, 8, 9]] from column -1 backwards to the start: [1, 4, 64].
+  // Row 0 of [[64, 4, 1, 1], [7, 8, 9, 9]] from column -1 backwards to the start: [1, 1, 4, 64].
   const Graph g = import_onnx(kData + "slice_fold.onnx");
   ASSERT_EQ(g.nodes.size(), 1u);
-  EXPECT_EQ(g.nodes[0].reshape_dims, (std::vector<int64_t>{1, 4, 64}));
-  EXPECT_EQ(to_string(g.tensors[g.outputs[0]].shape), "1x4x64x1");
+  EXPECT_EQ(g.nodes[0].reshape_dims, (std::vector<int64_t>{1, 1, 4, 64}));
+  EXPECT_EQ(to_string(g.tensors[g.outputs[0]].shape), "1x1x4x64");
 }
 
 TEST(ImportOnnx, ErrorsNameFileNodeAndOp) {

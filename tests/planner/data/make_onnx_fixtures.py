@@ -213,28 +213,30 @@ def nhwc_block():
 
 def mod_fold():
     """Mod of constants folded with both sign conventions (Swin's padding arithmetic): fmod = 0
-    [-4, 13, 164] % [5, 9, 100] = [1, 4, 64]; fmod = 1 [-11, 4, 64] % [10, 9, 100] = [-1, 4, 64]."""
+    [-4, 13, 164, 11] % [5, 9, 100, 10] = [1, 4, 64, 1]; fmod = 1 [-11, 4, 64, 1] % [10, 9, 100, 7]
+    = [-1, 4, 64, 1]."""
     nodes = [
         helper.make_node("Mod", ["a", "b"], ["m0"], name="mod_python"),
         helper.make_node("Reshape", ["x", "m0"], ["r0"], name="r0"),
         helper.make_node("Mod", ["c", "d"], ["m1"], name="mod_c", fmod=1),
         helper.make_node("Reshape", ["r0", "m1"], ["r1"], name="r1"),
     ]
-    inits = [ints("a", [-4, 13, 164]), ints("b", [5, 9, 100]), ints("c", [-11, 4, 64]),
-             ints("d", [10, 9, 100])]
+    inits = [ints("a", [-4, 13, 164, 11]), ints("b", [5, 9, 100, 10]),
+             ints("c", [-11, 4, 64, 1]), ints("d", [10, 9, 100, 7])]
     save("mod_fold", nodes, [vi("x", [1, 4, 8, 8])], [vi("r1", None)], inits)
 
 
 def slice_fold():
     """Slice of a 2-D constant with a negative step (F.pad's reversed pads): row 0 of
-    [[64, 4, 1], [7, 8, 9]] read backwards is [[1, 4, 64]], flattened the shape [1, 4, 64]."""
+    [[64, 4, 1, 1], [7, 8, 9, 9]] read backwards is [[1, 1, 4, 64]], flattened the shape
+    [1, 1, 4, 64]."""
     big = -2**63 + 1
     nodes = [
         helper.make_node("Slice", ["c", "st", "en", "ax", "sp"], ["s"], name="reverse"),
         helper.make_node("Reshape", ["s", "flat"], ["shape"], name="flatten_shape"),
         helper.make_node("Reshape", ["x", "shape"], ["r"], name="r"),
     ]
-    inits = [ints("c", [[64, 4, 1], [7, 8, 9]]), ints("st", [0, -1]), ints("en", [1, big]),
+    inits = [ints("c", [[64, 4, 1, 1], [7, 8, 9, 9]]), ints("st", [0, -1]), ints("en", [1, big]),
              ints("ax", [0, 1]), ints("sp", [1, -1]), ints("flat", [-1])]
     save("slice_fold", nodes, [vi("x", [1, 4, 8, 8])], [vi("r", None)], inits)
 
