@@ -10,6 +10,7 @@
 
 #include "planner/import/onnx_importer.h"
 #include "planner/ir/graph.h"
+#include "tests/planner/import_test_util.h"
 
 namespace strider {
 namespace {
@@ -24,12 +25,6 @@ std::string error_of(const std::string& path) {
     return e.what();
   }
   return "no error";
-}
-
-std::map<std::string, int> op_counts(const Graph& g) {
-  std::map<std::string, int> m;
-  for (const Node& n : g.nodes) ++m[to_string(n.op)];
-  return m;
 }
 
 // tests/planner/data/make_onnx_fixtures.py nhwc_block: x [1, 4, 3, 5] -> Transpose [0, 2, 3, 1]

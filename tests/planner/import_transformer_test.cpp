@@ -10,17 +10,12 @@
 
 #include "planner/import/onnx_importer.h"
 #include "planner/ir/graph.h"
+#include "tests/planner/import_test_util.h"
 
 namespace strider {
 namespace {
 
 const std::string kNets = std::string(STRIDER_SOURCE_DIR) + "/configs/networks/";
-
-std::map<std::string, int> op_counts(const Graph& g) {
-  std::map<std::string, int> m;
-  for (const Node& n : g.nodes) ++m[to_string(n.op)];
-  return m;
-}
 
 TEST(ImportTransformer, BertEncoderMacsByHand) {
   const Graph g = import_onnx(kNets + "bert_encoder.onnx");
