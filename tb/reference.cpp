@@ -86,9 +86,8 @@ void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
         if (w[k] != 0) scale_add(acc.data(), &taps[k * os.plane()], w[k], os.plane());
       }
       int8_t* dst = &out[co * os.plane()];
-      for (int64_t i = 0; i < os.plane(); ++i) {
-        dst[i] = post(n, requantize(acc[i], n.requant_multiplier, n.requant_shift));
-      }
+      const Requant rq = n.requant_of(co);
+      for (int64_t i = 0; i < os.plane(); ++i) dst[i] = post(n, requantize(acc[i], rq));
     }
   }
 }
@@ -101,7 +100,7 @@ void fully_connected(const Graph& g, const Node& n, const Bytes& in, Bytes& out)
     int32_t acc = bias && o < int64_t(bias->size()) ? (*bias)[o] : 0;
     const int8_t* w = &wt[o * k];
     for (int64_t i = 0; i < k; ++i) acc += int32_t(w[i]) * in[i];
-    out[o] = post(n, requantize(acc, n.requant_multiplier, n.requant_shift));
+    out[o] = post(n, requantize(acc, n.requant_of(o)));
   }
 }
 
@@ -173,7 +172,8 @@ void softmax(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
         e[k] = k < visible ? exp_q15(in[(g0 + k) * s.plane() + p] - mx) : 0;
         sum += e[k];
       }
-      for (int64_t k = 0; k < per; ++k) out[(g0 + k) * s.plane() + p] = softmax_prob(e[k], sum);
+      for (int64_t k = 0; k < per; ++k) out[(g0 + k) * s.plane() + p] =
+          softmax_prob(e[k], sum, n.requant_multiplier, n.requant_shift);
     }
   }
 }

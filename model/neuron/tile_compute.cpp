@@ -124,9 +124,8 @@ void conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
       }
       continue;
     }
-    for (uint64_t p = 0; p < positions; ++p) {
-      out.push_back(finish(op, requantize(acc[p], op.requant_multiplier, op.requant_shift)));
-    }
+    const Requant rq = op.requant_of(co);
+    for (uint64_t p = 0; p < positions; ++p) out.push_back(finish(op, requantize(acc[p], rq)));
   }
 }
 
@@ -183,7 +182,7 @@ void fully_connected(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t
     int32_t acc = int32_at(braw, co - op.ch_begin);
     const int8_t* row = &w[(co - op.ch_begin) * k];
     for (uint64_t i = 0; i < k; ++i) acc += int32_t(in[i]) * row[i];
-    out.push_back(finish(op, requantize(acc, op.requant_multiplier, op.requant_shift)));
+    out.push_back(finish(op, requantize(acc, op.requant_of(co))));
   }
 }
 
