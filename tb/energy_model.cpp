@@ -1,7 +1,5 @@
 #include "tb/energy_model.h"
 
-#include "timing/tile_work.h"
-
 namespace strider {
 
 ActionCounts& ActionCounts::operator+=(const ActionCounts& o) {
@@ -19,18 +17,14 @@ ActionCounts& ActionCounts::operator+=(const ActionCounts& o) {
   return *this;
 }
 
-ActionCounts descriptor_actions(const DescriptorRecord& d, const OpDesc* op,
-                                const ArchConfig& arch) {
+ActionCounts descriptor_actions(const DescriptorRecord& d, const ArchConfig& arch) {
   ActionCounts c;
   c.macs = d.macs;
   c.kernel_read_bytes = d.compute_cycles * arch.neurons.macs_per_cycle;
-  if (op != nullptr && d.end != 0) {  // the tile ran (retired)
-    const TileWork w = compute_tile_work(*op, arch.l1, arch.neurons);
-    c.acc_updates = w.acc_updates;
-    c.lb_write_bytes = w.lb_write_bytes;
-    c.lb_write_cycles = w.lb_write_cycles;
-    c.kernel_write_bytes = w.kernel_bytes;
-  }
+  c.acc_updates = d.acc_updates;
+  c.lb_write_bytes = d.lb_write_bytes;
+  c.lb_write_cycles = d.lb_write_cycles;
+  c.kernel_write_bytes = d.kernel_load_bytes;
   c.l2_read_bytes = d.l2_read_bytes;
   c.l2_write_bytes = d.l2_write_bytes;
   const bool fetched = d.fetched != 0;

@@ -1,9 +1,8 @@
 // EnergyModel: turns the actions the units counted into energy, power and efficiency, never from
 // cycles. Counts come per descriptor (so per layer and in total by the same sums): bytes moved,
-// MACs and compute cycles from its DescriptorRecord; accumulator updates, line-buffer write bytes
-// and kernel-region loads from the TileWork the load unit executed for it (compute_tile_work,
-// the same closed form; the e2e tests check the sums against neurons.acc_updates,
-// line_buffer.write_bytes and kernel.load_bytes); plus the stat `vector.ops` (the vector unit's
+// MACs, compute cycles, accumulator updates, line-buffer write bytes and cycles and kernel-region
+// loads from its DescriptorRecord, as the load unit and the neurons recorded them (the e2e tests
+// check the sums against neurons.acc_updates, line_buffer.write_bytes and kernel.load_bytes); plus the stat `vector.ops` (the vector unit's
 // lane operations; 0 while no unit registers it).
 // The energy of each action is arch/energy_presets.h's ActionEnergy.
 //
@@ -38,7 +37,6 @@
 #include "arch/arch_config.h"
 #include "arch/energy_presets.h"
 #include "model/common/run_record.h"
-#include "strider/descriptor.h"
 
 namespace strider {
 
@@ -49,10 +47,9 @@ struct ActionCounts {
   ActionCounts& operator+=(const ActionCounts& o);
 };
 
-// One descriptor's actions; a fetched descriptor adds its own fetch (descriptor_bytes of DRAM).
-// `op` is its operation (null for a move).
-ActionCounts descriptor_actions(const DescriptorRecord& d, const OpDesc* op,
-                                const ArchConfig& arch);
+// One descriptor's actions, as its units recorded them; a fetched descriptor adds its own fetch
+// (descriptor_bytes of DRAM).
+ActionCounts descriptor_actions(const DescriptorRecord& d, const ArchConfig& arch);
 
 struct ActionEnergyRow {
   std::string action, unit;

@@ -108,6 +108,33 @@ void bound_layer(LayerRow& l, const ArchConfig& arch, uint64_t peak) {
 
 }  // namespace
 
+void WorkCounts::add(const DescriptorRecord& d) {
+  dram_bytes += d.dram_read_bytes + d.dram_write_bytes;
+  l2_bytes += d.l2_read_bytes + d.l2_write_bytes;
+  lb_write_cycles += d.lb_write_cycles;
+  shifted_writes += d.shifted_writes;
+  discarded_outputs += d.discarded_outputs;
+  compute_cycles += d.compute_cycles;
+  stall_l2_conflict += d.stall_l2_conflict;
+  stall_dram += d.stall_dram;
+  stall_line_buffer += d.stall_line_buffer;
+  stall_backpressure += d.stall_backpressure;
+}
+
+WorkCounts& WorkCounts::operator+=(const WorkCounts& o) {
+  dram_bytes += o.dram_bytes;
+  l2_bytes += o.l2_bytes;
+  lb_write_cycles += o.lb_write_cycles;
+  shifted_writes += o.shifted_writes;
+  discarded_outputs += o.discarded_outputs;
+  compute_cycles += o.compute_cycles;
+  stall_l2_conflict += o.stall_l2_conflict;
+  stall_dram += o.stall_dram;
+  stall_line_buffer += o.stall_line_buffer;
+  stall_backpressure += o.stall_backpressure;
+  return *this;
+}
+
 RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
   RunSummary s;
   const ArchConfig& arch = r.config.arch;
@@ -130,18 +157,8 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
     if (!d.is_move || l.tiles == 0) l.start = std::min(l.start, d.start);
     l.end = std::max(l.end, d.end);
     l.macs += d.macs;
-    l.dram_bytes += d.dram_read_bytes + d.dram_write_bytes;
-    l.l2_bytes += d.l2_read_bytes + d.l2_write_bytes;
-    l.lb_write_cycles += d.lb_write_cycles;
-    l.shifted_writes += d.shifted_writes;
-    l.discarded_outputs += d.discarded_outputs;
-    l.compute_cycles += d.compute_cycles;
-    l.stall_l2_conflict += d.stall_l2_conflict;
-    l.stall_dram += d.stall_dram;
-    l.stall_line_buffer += d.stall_line_buffer;
-    l.stall_backpressure += d.stall_backpressure;
-    l.actions += descriptor_actions(
-        d, d.is_move ? nullptr : &r.lowered.list.descriptors[d.id].op, arch);
+    l.add(d);
+    l.actions += descriptor_actions(d, arch);
     if (d.is_move) {
       l.dma_port_bytes += d.l2_read_bytes + d.l2_write_bytes;
       continue;
@@ -174,17 +191,7 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
     s.layer_bound_cycles += l.bound_cycles;
     load += l.load_port_bytes, store += l.store_port_bytes, dma += l.dma_port_bytes;
     s.macs += l.macs;
-    Totals& t = s.totals;
-    t.dram_bytes += l.dram_bytes;
-    t.l2_bytes += l.l2_bytes;
-    t.lb_write_cycles += l.lb_write_cycles;
-    t.shifted_writes += l.shifted_writes;
-    t.discarded_outputs += l.discarded_outputs;
-    t.compute_cycles += l.compute_cycles;
-    t.stall_l2_conflict += l.stall_l2_conflict;
-    t.stall_dram += l.stall_dram;
-    t.stall_line_buffer += l.stall_line_buffer;
-    t.stall_backpressure += l.stall_backpressure;
+    s.totals += l;
   }
   // Every descriptor the controller fetched was read once from DRAM as
   // controller.descriptor_bytes (all of them, unless the run deadlocked first).

@@ -13,16 +13,26 @@
 
 namespace strider {
 
-struct LayerRow {
+// Work and stall counters summed over descriptors: a layer's (LayerRow) or the run's (Totals).
+// In the run's totals each equals the sum of the layers' column of the same name, and each is
+// checked against the model's own counters in the e2e tests.
+struct WorkCounts {
+  uint64_t dram_bytes = 0;  // descriptor traffic; in Totals + descriptor_fetch_bytes = all DRAM
+  uint64_t l2_bytes = 0;
+  uint64_t lb_write_cycles = 0, shifted_writes = 0, discarded_outputs = 0;
+  uint64_t compute_cycles = 0;
+  uint64_t stall_l2_conflict = 0, stall_dram = 0, stall_line_buffer = 0, stall_backpressure = 0;
+  void add(const DescriptorRecord& d);
+  WorkCounts& operator+=(const WorkCounts& o);
+};
+using Totals = WorkCounts;
+
+struct LayerRow : WorkCounts {
   std::string name, op;
   uint32_t tiles = 0;
   uint64_t start = 0, end = 0, cycles = 0;  // first start, last retirement, end - start
   uint64_t macs = 0;
   double utilization = 0;                   // macs / (cycles x peak MACs per cycle)
-  uint64_t dram_bytes = 0, l2_bytes = 0;
-  uint64_t lb_write_cycles = 0, shifted_writes = 0, discarded_outputs = 0;
-  uint64_t compute_cycles = 0;
-  uint64_t stall_l2_conflict = 0, stall_dram = 0, stall_line_buffer = 0, stall_backpressure = 0;
   // L2 bytes per port: load (tiles' reads), store (tiles' writes), dma (moves' L2 side).
   uint64_t load_port_bytes = 0, store_port_bytes = 0, dma_port_bytes = 0;
   // DRAM and DMA-port bytes of the moves that started inside the layer's span (not prefetched).
@@ -36,16 +46,6 @@ struct LayerRow {
   std::string layer_class; // conv (k>1) | depthwise | pointwise (1x1, fc) | pool | eltwise; empty: moves
   ActionCounts actions;    // what its descriptors did (tb/energy_model.h)
   double energy_pj = 0;    // dynamic energy of those actions (leakage is the run's)
-};
-
-// Sums over every descriptor (so over every layer): each equals the sum of the layers' column of
-// the same name, and each is checked against the model's own counters in the e2e tests.
-struct Totals {
-  uint64_t dram_bytes = 0;  // descriptor traffic; + descriptor_fetch_bytes = DRAM read + written
-  uint64_t l2_bytes = 0;
-  uint64_t lb_write_cycles = 0, shifted_writes = 0, discarded_outputs = 0;
-  uint64_t compute_cycles = 0;
-  uint64_t stall_l2_conflict = 0, stall_dram = 0, stall_line_buffer = 0, stall_backpressure = 0;
 };
 
 struct RunSummary {

@@ -27,6 +27,9 @@ struct DescriptorRecord {
   uint64_t dram_read_bytes = 0, dram_write_bytes = 0;
   uint64_t l2_read_bytes = 0, l2_write_bytes = 0;
   uint64_t lb_write_cycles = 0;      // line-buffer write cycles
+  uint64_t lb_write_bytes = 0;       // bytes written into line-buffer lines
+  uint64_t kernel_load_bytes = 0;    // bytes loaded into the kernel region
+  uint64_t acc_updates = 0;          // accumulator updates (active neurons x compute cycles)
   uint64_t shifted_writes = 0;       // shift-stride writes (each fills every line)
   uint64_t line_writes = 0;          // per-line writes
   uint64_t discarded_outputs = 0;    // positions computed and dropped by the output iterator

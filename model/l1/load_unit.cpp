@@ -55,6 +55,8 @@ void LoadUnit::run() {
     r.start = now;
     r.l2_read_bytes = w.l2_read_bytes;
     r.lb_write_cycles = w.lb_write_cycles;
+    r.lb_write_bytes = w.lb_write_bytes;
+    r.kernel_load_bytes = w.kernel_bytes;
     r.shifted_writes = w.shifted_writes;
     r.line_writes = w.line_writes;
     r.stall_l2_conflict = a.stall;

@@ -46,6 +46,7 @@ void NeuronArray::run() {
     DescriptorRecord& r = record_.descriptors[t.desc->id];
     r.macs = w.macs;
     r.compute_cycles = w.compute_cycles;
+    r.acc_updates = w.acc_updates;
     r.stall_line_buffer = mac_end - (now + w.compute_cycles);
     ++tiles_;
     busy_ += w.compute_cycles;

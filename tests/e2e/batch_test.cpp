@@ -6,12 +6,9 @@
 // (SystemC elaborates once per process).
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <string>
 #include <vector>
 
-#include "arch/config_loader.h"
-#include "tb/run_harness.h"
 #include "tb/run_summary.h"
 #include "tests/e2e/child_run.h"
 
@@ -27,30 +24,19 @@ struct Figures {
 };
 
 Figures simulate(const std::string& run, const std::vector<std::string>& sets) {
-  return in_child<Figures>([&](Figures& f) {
-    try {
-      RunResult r;
-      r.config = load_run(std::string(STRIDER_SOURCE_DIR) + "/configs/runs/" + run, sets);
-      plan_run(r);
-      simulate_planned(r);
-      const RunSummary s = summarise(r);
-      f.cycles = r.cycles;
-      f.macs = s.macs;
-      f.images = s.images;
-      f.cycles_per_image = s.cycles_per_image;
-      f.checked = r.checked_tensors;
-      f.mismatches = r.mismatches;
-      for (const LayerReport& l : r.lowered.layers) f.weight_bytes += l.weight_bytes;
-      for (const Descriptor& d : r.lowered.list.descriptors) f.op_tiles += d.kind == DescKind::kOp;
-      if (!r.functional_details.empty()) {
-        std::snprintf(f.detail, sizeof f.detail, "%s", r.functional_details[0].c_str());
-      }
-      f.status = r.record.deadlock ? 1 : 0;
-    } catch (const std::exception& e) {
-      std::snprintf(f.detail, sizeof f.detail, "%s", e.what());
-      f.status = 2;
-    }
-  });
+  return simulate_in_child<Figures>(
+      std::string(STRIDER_SOURCE_DIR) + "/configs/runs/" + run, sets,
+      [](const RunResult& r, Figures& f) {
+        const RunSummary s = summarise(r);
+        f.cycles = r.cycles;
+        f.macs = s.macs;
+        f.images = s.images;
+        f.cycles_per_image = s.cycles_per_image;
+        f.checked = r.checked_tensors;
+        f.mismatches = r.mismatches;
+        for (const LayerReport& l : r.lowered.layers) f.weight_bytes += l.weight_bytes;
+        for (const Descriptor& d : r.lowered.list.descriptors) f.op_tiles += d.kind == DescKind::kOp;
+      });
 }
 
 TEST(Batch, FourImagesTimingAndFunctionalBitExact) {

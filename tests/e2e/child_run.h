@@ -2,13 +2,23 @@
 // simulation of a test needs its own) and returns the trivially copyable figures it filled,
 // passed back through a pipe. A child that dies or writes nothing yields a default T with
 // `status` set to -1.
+// simulate_in_child: the usual child of an end-to-end test: loads a run file with `--set`
+// overrides, plans it, lets `tamper` change the planned run, simulates it and lets `read` take
+// its figures; status 0 (simulated), 1 (deadlock) or 2 (exception, its text in `detail`), and
+// `detail` holds the first functional mismatch when there is one.
 #pragma once
 
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <functional>
+#include <string>
 #include <type_traits>
+#include <vector>
+
+#include "arch/config_loader.h"
+#include "tb/run_harness.h"
 
 namespace strider {
 
@@ -32,6 +42,29 @@ T in_child(const std::function<void(T&)>& fill) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   return t;
+}
+
+template <typename T>
+T simulate_in_child(const std::string& run_file, const std::vector<std::string>& sets,
+                    const std::function<void(const RunResult&, T&)>& read,
+                    const std::function<void(RunResult&)>& tamper = nullptr) {
+  return in_child<T>([&](T& f) {
+    try {
+      RunResult r;
+      r.config = load_run(run_file, sets);
+      plan_run(r);
+      if (tamper) tamper(r);
+      simulate_planned(r);
+      read(r, f);
+      if (!r.functional_details.empty()) {
+        std::snprintf(f.detail, sizeof f.detail, "%s", r.functional_details[0].c_str());
+      }
+      f.status = r.record.deadlock ? 1 : 0;
+    } catch (const std::exception& e) {
+      std::snprintf(f.detail, sizeof f.detail, "%s", e.what());
+      f.status = 2;
+    }
+  });
 }
 
 }  // namespace strider

@@ -2,19 +2,15 @@
 // sim.functional on has every compute layer's output equal to the reference and exactly the cycles
 // of the timing-only run, with shift-stride writes on and off; corrupting one weight byte in the
 // DRAM image makes the check fail. Each simulation runs in a forked child (SystemC elaborates
-// once per process) and reports its figures through a pipe.
+// once per process; tests/e2e/child_run.h).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <functional>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "arch/config_loader.h"
-#include "tb/run_harness.h"
+#include "tests/e2e/child_run.h"
 
 namespace strider {
 namespace {
@@ -22,51 +18,26 @@ namespace {
 struct Figures {
   uint64_t cycles = 0, checked = 0, mismatches = 0, compute_layers = 0;
   int status = -1;  // 0: the child simulated without deadlock
-  char first_detail[160] = {};
+  char detail[160] = {};
 };
 
 // Loads configs/runs/default.yaml with `sets`, plans it, applies `tamper` to the planned run and
 // simulates it in a child process.
 Figures simulate(const std::vector<std::string>& sets,
                  const std::function<void(RunResult&)>& tamper = nullptr) {
-  int fd[2];
-  if (::pipe(fd) != 0) return {};
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(fd[0]);
-    Figures f;
-    try {
-      RunResult r;
-      r.config = load_run(std::string(STRIDER_SOURCE_DIR) + "/configs/runs/default.yaml", sets);
-      plan_run(r);
-      if (tamper) tamper(r);
-      simulate_planned(r);
-      f.cycles = r.cycles;
-      f.checked = r.checked_tensors;
-      f.mismatches = r.mismatches;
-      std::set<uint32_t> layers;  // layers with operation tiles
-      for (const Descriptor& d : r.lowered.list.descriptors) {
-        if (d.kind == DescKind::kOp) layers.insert(d.layer);
-      }
-      f.compute_layers = layers.size();
-      if (!r.functional_details.empty()) {
-        std::snprintf(f.first_detail, sizeof f.first_detail, "%s", r.functional_details[0].c_str());
-      }
-      f.status = r.record.deadlock ? 1 : 0;
-    } catch (const std::exception& e) {
-      std::snprintf(f.first_detail, sizeof f.first_detail, "%s", e.what());
-      f.status = 2;
-    }
-    const ssize_t n = ::write(fd[1], &f, sizeof f);
-    ::_exit(n == ssize_t(sizeof f) ? 0 : 3);
-  }
-  ::close(fd[1]);
-  Figures f;
-  if (pid < 0 || ::read(fd[0], &f, sizeof f) != ssize_t(sizeof f)) f.status = -1;
-  ::close(fd[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return f;
+  return simulate_in_child<Figures>(
+      std::string(STRIDER_SOURCE_DIR) + "/configs/runs/default.yaml", sets,
+      [](const RunResult& r, Figures& f) {
+        f.cycles = r.cycles;
+        f.checked = r.checked_tensors;
+        f.mismatches = r.mismatches;
+        std::set<uint32_t> layers;  // layers with operation tiles
+        for (const Descriptor& d : r.lowered.list.descriptors) {
+          if (d.kind == DescKind::kOp) layers.insert(d.layer);
+        }
+        f.compute_layers = layers.size();
+      },
+      tamper);
 }
 
 // tiny_cnn's compute layers: conv1, pool1, conv2a, conv2b, add1, conv3, dw3, gap, fc (the concat
@@ -77,12 +48,12 @@ void expect_functional_matches_timing(const std::string& shift_stride) {
   const Figures timing = simulate({"arch.l1.shift_stride=" + shift_stride});
   const Figures functional =
       simulate({"arch.l1.shift_stride=" + shift_stride, "sim.functional=true"});
-  ASSERT_EQ(timing.status, 0) << timing.first_detail;
-  ASSERT_EQ(functional.status, 0) << functional.first_detail;
+  ASSERT_EQ(timing.status, 0) << timing.detail;
+  ASSERT_EQ(functional.status, 0) << functional.detail;
   EXPECT_EQ(timing.checked, 0u);  // nothing is checked without functional mode
   EXPECT_EQ(functional.compute_layers, kTinyCnnComputeLayers);
   EXPECT_EQ(functional.checked, kTinyCnnComputeLayers);
-  EXPECT_EQ(functional.mismatches, 0u) << functional.first_detail;
+  EXPECT_EQ(functional.mismatches, 0u) << functional.detail;
   EXPECT_GT(timing.cycles, 0u);
   EXPECT_EQ(functional.cycles, timing.cycles);
 }
@@ -101,10 +72,10 @@ TEST(Functional, CorruptedWeightByteIsDetected) {
   const Figures f = simulate({"sim.functional=true"}, [](RunResult& r) {
     r.lowered.dram.blobs.at(0).bytes.at(0) ^= 0x40;
   });
-  ASSERT_EQ(f.status, 0) << f.first_detail;
+  ASSERT_EQ(f.status, 0) << f.detail;
   EXPECT_EQ(f.checked, kTinyCnnComputeLayers);
   EXPECT_GT(f.mismatches, 0u);
-  EXPECT_EQ(std::string(f.first_detail).rfind("layer conv1 (conv): ", 0), 0u) << f.first_detail;
+  EXPECT_EQ(std::string(f.detail).rfind("layer conv1 (conv): ", 0), 0u) << f.detail;
 }
 
 TEST(Functional, CorruptedGraphWeightIsDetected) {
@@ -115,9 +86,9 @@ TEST(Functional, CorruptedGraphWeightIsDetected) {
       if (n.name == "fc") r.graph.tensors[n.weights].data.at(0) ^= 0x7f;
     }
   });
-  ASSERT_EQ(f.status, 0) << f.first_detail;
+  ASSERT_EQ(f.status, 0) << f.detail;
   EXPECT_EQ(f.mismatches, 1u);
-  EXPECT_EQ(std::string(f.first_detail).rfind("layer fc (fc): ", 0), 0u) << f.first_detail;
+  EXPECT_EQ(std::string(f.detail).rfind("layer fc (fc): ", 0), 0u) << f.detail;
 }
 
 }  // namespace

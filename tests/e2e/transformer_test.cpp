@@ -3,18 +3,14 @@
 // and simulated on seed.yaml in timing and in functional mode: every compute layer's output
 // equals the C++ reference (MatMul of activations on the neurons, Softmax / LayerNorm / GELU on
 // the vector unit, integer-only), and the cycles are those of the timing-only run. Each
-// simulation runs in a forked child (SystemC elaborates once per process).
+// simulation runs in a forked child (SystemC elaborates once per process; tests/e2e/child_run.h).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <fstream>
 #include <string>
 
-#include "arch/config_loader.h"
-#include "tb/run_harness.h"
+#include "tests/e2e/child_run.h"
 
 namespace strider {
 namespace {
@@ -33,43 +29,16 @@ Figures simulate(const std::string& net, bool functional) {
                      << "networks:\n  - {path: " << STRIDER_SOURCE_DIR << "/tests/e2e/data/" << net
                      << ".onnx}\nsim: {functional: " << (functional ? "true" : "false")
                      << ", trace: false}\noutput_dir: " << dir << "/out\n";
-  int fd[2];
-  if (::pipe(fd) != 0) return {};
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(fd[0]);
-    Figures f;
-    try {
-      RunResult r;
-      r.config = load_run(run, {});
-      plan_run(r);
-      simulate_planned(r);
-      f.cycles = r.cycles;
-      f.checked = r.checked_tensors;
-      f.mismatches = r.mismatches;
-      for (const Descriptor& d : r.lowered.list.descriptors) {
-        if (d.kind != DescKind::kOp) continue;
-        f.vector_tiles += is_vector_op(d.op.op);
-        f.matmul_tiles += d.op.op == OpCode::kMatMul;
-      }
-      if (!r.functional_details.empty()) {
-        std::snprintf(f.detail, sizeof f.detail, "%s", r.functional_details[0].c_str());
-      }
-      f.status = r.record.deadlock ? 1 : 0;
-    } catch (const std::exception& e) {
-      std::snprintf(f.detail, sizeof f.detail, "%s", e.what());
-      f.status = 2;
+  return simulate_in_child<Figures>(run, {}, [](const RunResult& r, Figures& f) {
+    f.cycles = r.cycles;
+    f.checked = r.checked_tensors;
+    f.mismatches = r.mismatches;
+    for (const Descriptor& d : r.lowered.list.descriptors) {
+      if (d.kind != DescKind::kOp) continue;
+      f.vector_tiles += is_vector_op(d.op.op);
+      f.matmul_tiles += d.op.op == OpCode::kMatMul;
     }
-    const ssize_t n = ::write(fd[1], &f, sizeof f);
-    ::_exit(n == ssize_t(sizeof f) ? 0 : 3);
-  }
-  ::close(fd[1]);
-  Figures f;
-  if (pid < 0 || ::read(fd[0], &f, sizeof f) != ssize_t(sizeof f)) f.status = -1;
-  ::close(fd[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return f;
+  });
 }
 
 // Compute layers per block: 6 Linear (1x1 conv), 2 MatMul, Softmax, GELU, 2 LayerNorm, 2 Add.

@@ -14,6 +14,7 @@
 #include "model/dma/dma.h"
 #include "model/dram/dram.h"
 #include "model/l2/l2_sram.h"
+#include "tests/model/unit_bench.h"
 
 namespace strider {
 namespace {
@@ -26,11 +27,7 @@ ArchConfig tiny() {  // configs/arch/tiny.yaml
   a.dma.row_setup_cycles = 1;
   a.dram.bytes_per_cycle = 8;
   a.dram.latency_cycles = 20;
-  a.l2.size_bytes = 65536;
-  a.l2.banks = 4;
-  a.l2.bank_width_bytes = 8;
-  a.l2.port_bytes_per_cycle = 16;
-  a.l2.latency_cycles = 2;
+  a.l2 = tiny_l2();
   return a;
 }
 
@@ -43,46 +40,21 @@ Descriptor move(uint32_t id, MemSpace src, uint64_t src_addr, MemSpace dst, uint
   return d;
 }
 
-struct Bench : sc_core::sc_module {
+struct Bench : UnitBench<const Descriptor*> {
   ArchConfig arch;
-  ClockDomain clock{1000.0};
-  StatRegistry stats;
-  RunRecord record;
   std::unique_ptr<Dram> dram;
   std::unique_ptr<L2Sram> l2;
-  LatencyFifo<const Descriptor*> in{"in", 1};
-  RetireChannel retire{"retire"};
-  std::vector<Descriptor> moves;
-  std::vector<uint64_t> gaps, accepted, retired;
   std::unique_ptr<Dma> dma;
 
   Bench(sc_core::sc_module_name n, const ArchConfig& a, std::vector<Descriptor> m,
         std::vector<uint64_t> g)
-      : sc_core::sc_module(n), arch(a), moves(std::move(m)), gaps(std::move(g)) {
+      : UnitBench(n, std::move(m), std::move(g)), arch(a) {
     dram = std::make_unique<Dram>(arch.dram, stats);
     l2 = std::make_unique<L2Sram>(arch.l2, true, stats);
-    record.descriptors.resize(moves.size());
-    retired.assign(moves.size(), 0);
     dma = std::make_unique<Dma>("dma", arch.dma, clock, true, *dram, *l2, in, retire, record,
                                 stats);
-    SC_HAS_PROCESS(Bench);
-    SC_THREAD(source);
-    SC_THREAD(collect);
   }
-  void source() {
-    for (const Descriptor& d : moves) {
-      sc_core::wait(clock.cycles(gaps[d.id]));
-      in.write(&d);
-      accepted.push_back(clock.now());
-    }
-  }
-  void collect() {
-    for (;;) {
-      sc_core::wait(retire.event());
-      uint32_t id;
-      while (retire.nb_take(&id)) retired[id] = clock.now();
-    }
-  }
+  const Descriptor* item(const Descriptor& d) override { return &d; }
 };
 
 // Byte-array model of both memories: the 2-D copies in descriptor order.

@@ -12,21 +12,12 @@
 
 #include "model/l1/store_unit.h"
 #include "model/l2/l2_sram.h"
+#include "tests/model/unit_bench.h"
 
 namespace strider {
 namespace {
 
 constexpr uint64_t kOut = 4096;
-
-L2Config tiny_l2() {  // configs/arch/tiny.yaml: 4 banks x 8 B, 16 B/cycle per port, latency 2
-  L2Config c;
-  c.size_bytes = 65536;
-  c.banks = 4;
-  c.bank_width_bytes = 8;
-  c.port_bytes_per_cycle = 16;
-  c.latency_cycles = 2;
-  return c;
-}
 
 // Tile k: output channel k % 4 of a 4x8x8 tensor whose rows sit 16 bytes apart (planes 128).
 Descriptor tile(uint32_t id) {
@@ -42,63 +33,52 @@ Descriptor tile(uint32_t id) {
   return d;
 }
 
-struct Bench : sc_core::sc_module {
-  ClockDomain clock{1000.0};
-  L2Config cfg = tiny_l2();
-  StatRegistry stats;
-  RunRecord record;
-  L2Sram l2{cfg, true, stats};
-  LatencyFifo<TileToken> in{"in", 1};
-  RetireChannel retire{"retire"};
+// count tiles with seeded random gaps and neuron end cycles.
+struct Stimulus {
   std::vector<Descriptor> tiles;
-  std::vector<uint64_t> gaps, accepted, neuron_end, retired;
+  std::vector<uint64_t> gaps, neuron_end;
+};
+Stimulus stimulus(size_t count, uint32_t seed) {
+  Stimulus s;
+  std::mt19937 rng(seed);
+  for (uint32_t i = 0; i < count; ++i) {
+    s.tiles.push_back(tile(i));
+    s.gaps.push_back(rng() % 12);
+    s.neuron_end.push_back(6 * i + rng() % 20);
+  }
+  return s;
+}
+
+struct Bench : UnitBench<TileToken> {
+  L2Config cfg = tiny_l2();
+  L2Sram l2{cfg, true, stats};
+  std::vector<uint64_t> neuron_end;
   std::unique_ptr<StoreUnit> unit;
 
-  Bench(sc_core::sc_module_name n, size_t count, uint32_t seed) : sc_core::sc_module(n) {
-    std::mt19937 rng(seed);
-    for (uint32_t i = 0; i < count; ++i) {
-      tiles.push_back(tile(i));
-      gaps.push_back(rng() % 12);
-      neuron_end.push_back(6 * i + rng() % 20);
-    }
-    record.descriptors.resize(count);
-    retired.assign(count, 0);
+  Bench(sc_core::sc_module_name n, Stimulus s)
+      : UnitBench(n, std::move(s.tiles), std::move(s.gaps)), neuron_end(std::move(s.neuron_end)) {
     unit = std::make_unique<StoreUnit>("store", clock, true, l2, in, retire, record, stats);
-    SC_HAS_PROCESS(Bench);
-    SC_THREAD(source);
-    SC_THREAD(collect);
   }
-  void source() {
-    for (const Descriptor& d : tiles) {
-      sc_core::wait(clock.cycles(gaps[d.id]));
-      TileToken t;
-      t.desc = &d;
-      t.work.output_bytes = t.work.valid_outputs = 64;
-      t.neuron_end = neuron_end[d.id];
-      for (int i = 0; i < 64; ++i) t.output.push_back(int8_t(d.id * 64 + i));
-      in.write(std::move(t));
-      accepted.push_back(clock.now());  // when the channel took it
-    }
-  }
-  void collect() {
-    for (;;) {
-      sc_core::wait(retire.event());
-      uint32_t id;
-      while (retire.nb_take(&id)) retired[id] = clock.now();
-    }
+  TileToken item(const Descriptor& d) override {
+    TileToken t;
+    t.desc = &d;
+    t.work.output_bytes = t.work.valid_outputs = 64;
+    t.neuron_end = neuron_end[d.id];
+    for (int i = 0; i < 64; ++i) t.output.push_back(int8_t(d.id * 64 + i));
+    return t;
   }
 };
 
 TEST(StoreUnitTb, StridedTilesUnderRandomBackPressure) {
-  Bench b("bench", 16, 9);
+  Bench b("bench", stimulus(16, 9));
   sc_core::sc_start();
-  ASSERT_EQ(b.accepted.size(), b.tiles.size());
+  ASSERT_EQ(b.accepted.size(), b.descriptors.size());
   // Reference timing: the source writes tile k `gap` after tile k-1 was accepted, but the channel
   // has room only once the unit took tile k-1; the unit takes tile k when its previous store-port
   // transaction ended. A 64-byte tile holds the store port ceil(64 / 16) = 4 cycles (banks: 8
   // words over 4 banks, 2 cycles each), + 2 latency; it retires at max(that, neuron_end + 1 + 2).
   uint64_t accepted = 0, taken = 0, port_end = 0, held = 0;
-  for (size_t k = 0; k < b.tiles.size(); ++k) {
+  for (size_t k = 0; k < b.descriptors.size(); ++k) {
     held += taken > accepted + b.gaps[k];  // the channel was still full
     accepted = std::max(accepted + b.gaps[k], taken);  // taken = when tile k-1 was read
     taken = std::max(accepted, port_end);
@@ -124,7 +104,7 @@ TEST(StoreUnitTb, StridedTilesUnderRandomBackPressure) {
 }
 
 TEST(StoreUnitTb, SingleTileExactCycles) {
-  Bench b("bench", 1, 1);
+  Bench b("bench", stimulus(1, 1));
   b.gaps = {0};
   b.neuron_end = {10};
   sc_core::sc_start();

@@ -14,21 +14,12 @@
 #include "model/vector/vector_unit.h"
 #include "strider/quant.h"
 #include "strider/vector_math.h"
+#include "tests/model/unit_bench.h"
 
 namespace strider {
 namespace {
 
 constexpr uint64_t kIn = 0, kGamma = 1024, kBeta = 2048, kOut = 8192;
-
-L2Config tiny_l2() {  // configs/arch/tiny.yaml: 4 banks x 8 B, 16 B/cycle per port, latency 2
-  L2Config c;
-  c.size_bytes = 65536;
-  c.banks = 4;
-  c.bank_width_bytes = 8;
-  c.port_bytes_per_cycle = 16;
-  c.latency_cycles = 2;
-  return c;
-}
 
 VectorConfig tiny_vector() {  // configs/arch/tiny.yaml
   VectorConfig v;
@@ -97,48 +88,23 @@ std::vector<int8_t> expected(const OpDesc& op, const std::vector<int8_t>& x,
   return y;
 }
 
-struct Bench : sc_core::sc_module {
-  ClockDomain clock{1000.0};
+struct Bench : UnitBench<const Descriptor*> {
   L2Config cfg = tiny_l2();
   VectorConfig vcfg = tiny_vector();
-  StatRegistry stats;
-  RunRecord record;
   L2Sram l2{cfg, true, stats};
-  LatencyFifo<const Descriptor*> in{"in", 1};
-  RetireChannel retire{"retire"};
-  std::vector<Descriptor> tiles;
-  std::vector<uint64_t> gaps, accepted, retired;
   std::vector<std::vector<int8_t>> outputs;
   std::unique_ptr<VectorUnit> unit;
 
   Bench(sc_core::sc_module_name n, std::vector<Descriptor> t, std::vector<uint64_t> g)
-      : sc_core::sc_module(n), tiles(std::move(t)), gaps(std::move(g)) {
-    record.descriptors.resize(tiles.size());
-    retired.assign(tiles.size(), 0);
-    outputs.resize(tiles.size());
+      : UnitBench(n, std::move(t), std::move(g)) {
+    outputs.resize(descriptors.size());
     unit = std::make_unique<VectorUnit>("vector", vcfg, clock, true, l2, in, retire, record, stats);
-    SC_HAS_PROCESS(Bench);
-    SC_THREAD(source);
-    SC_THREAD(collect);
   }
-  void source() {
-    for (const Descriptor& d : tiles) {
-      sc_core::wait(clock.cycles(gaps[d.id]));
-      in.write(&d);
-      accepted.push_back(clock.now());
-    }
-  }
-  void collect() {
-    for (;;) {
-      sc_core::wait(retire.event());
-      uint32_t id;
-      while (retire.nb_take(&id)) {
-        retired[id] = clock.now();
-        const TensorRef& o = tiles[id].op.output;
-        outputs[id].resize(o.bytes());
-        l2.read(o.addr, outputs[id].data(), o.bytes());
-      }
-    }
+  const Descriptor* item(const Descriptor& d) override { return &d; }
+  void on_retire(uint32_t id) override {
+    const TensorRef& o = descriptors[id].op.output;
+    outputs[id].resize(o.bytes());
+    l2.read(o.addr, outputs[id].data(), o.bytes());
   }
 };
 
@@ -168,7 +134,7 @@ TEST(VectorUnitTb, GeluExactCycles) {
   // lanes x 2 cycles = 16 > 4. Write 32 B from 16: 2 + 2 = 4, retires at 20.
   EXPECT_EQ(b.retired[0], 20u);
   x.resize(32);
-  EXPECT_EQ(b.outputs[0], expected(b.tiles[0].op, x, g, bias));
+  EXPECT_EQ(b.outputs[0], expected(b.descriptors[0].op, x, g, bias));
   EXPECT_EQ(b.stats.get("vector.busy_cycles"), 16u);
   EXPECT_EQ(b.stats.get("vector.elements"), 32u);
 }
@@ -184,7 +150,7 @@ TEST(VectorUnitTb, LayerNormExactCycles) {
   // 3 passes x ceil(32 / 4) x 1 = 24 > 7. Write 32 B from 24: 2 + 2 = 4, retires at 28.
   EXPECT_EQ(b.retired[0], 28u);
   x.resize(32);
-  EXPECT_EQ(b.outputs[0], expected(b.tiles[0].op, x, g, bias));
+  EXPECT_EQ(b.outputs[0], expected(b.descriptors[0].op, x, g, bias));
 }
 
 TEST(VectorUnitTb, CausalSoftmaxExactCyclesAndMask) {
@@ -197,7 +163,7 @@ TEST(VectorUnitTb, CausalSoftmaxExactCyclesAndMask) {
   // E = 32; read 32 B ends at 4; compute 3 passes x ceil(32 / 4) x 2 = 48; write 48 + 2 + 2 = 52.
   EXPECT_EQ(b.retired[0], 52u);
   x.resize(32);
-  EXPECT_EQ(b.outputs[0], expected(b.tiles[0].op, x, g, bias));
+  EXPECT_EQ(b.outputs[0], expected(b.descriptors[0].op, x, g, bias));
   // Token 0 (row 0) sees only channel 0 of each group of 4: probability 127 there, 0 elsewhere.
   for (uint32_t k = 0; k < 8; ++k) EXPECT_EQ(b.outputs[0][k * 4 + 0], k % 4 == 0 ? 127 : 0);
 }
