@@ -85,10 +85,11 @@ struct Tensor {
   // (kept for the fidelity report). Graph inputs of a calibrated graph also hold their quantised
   // calibration image in `data`.
   double scale = 0.0;
-  // Weights quantised per output channel: one scale per output channel (shape.n), real =
-  // int8 x channel_scales[o] (then `scale` is the largest, for display); empty: `scale` for the whole tensor.
-  std::vector<double> channel_scales;
   std::vector<float> float_data;
+  // Weights quantised per output channel: one scale per output channel (shape.n), real =
+  // int8 x channel_scales[o] (then `scale` is the largest, for display); empty: `scale` for the
+  // whole tensor.
+  std::vector<double> channel_scales;
   int64_t bytes() const { return shape.elements() * element_bytes; }
 };
 

@@ -70,13 +70,11 @@ class ScaleGroups {
 };
 
 // Step 1: float weights and biases, and weight scales, one per output channel (shape.n rows of
-// the weight tensor). Returns, per node, whether its weights were random (no float data).
-std::vector<char> prepare_parameters(Graph* g) {
-  std::vector<char> random(g->nodes.size(), 0);
+// the weight tensor).
+void prepare_parameters(Graph* g) {
   for (const Node& n : g->nodes) {
     if (n.weights < 0) continue;
     Tensor& w = g->tensors[n.weights];
-    random[size_t(&n - g->nodes.data())] = w.float_data.empty();
     const size_t out_c = size_t(std::max<int64_t>(w.shape.n, 1));
     const size_t per = w.shape.elements() > 0 ? size_t(w.shape.elements()) / out_c : 0;
     w.channel_scales.assign(out_c, 1.0 / 127.0);
@@ -114,44 +112,6 @@ std::vector<char> prepare_parameters(Graph* g) {
         b.float_data[i] = float(b.bias[i] * w.channel_scales[std::min(i, out_c - 1)] / kNominalRms);
       }
     }
-  }
-  return random;
-}
-
-// Step 1b: the float network of random weights made plausible, as batch normalisation folded
-// into a trained network would: layer by layer in graph order on calibration image 0, each
-// output channel o of a node with random weights has its weights, bias and scale[o] divided by
-// the RMS of its pre-activation output, so every such channel has RMS 1 before its activation.
-void normalise_random_channels(Graph* g, const std::vector<char>& random,
-                               const std::vector<std::pair<float, float>>& clip_bounds,
-                               const CalibrationOptions& opt) {
-  if (std::find(random.begin(), random.end(), 1) == random.end()) return;
-  FloatReference ref(*g, clip_bounds);
-  for (int t : g->inputs) ref.set_input(t, calibration_image(g->tensors[t], opt.seed, 0));
-  for (size_t i = 0; i < g->nodes.size(); ++i) {
-    const Node& n = g->nodes[i];
-    if (random[i]) {
-      ref.run_node(i, false);
-      const std::vector<float>& y = ref.value(n.outputs[0]);
-      const TensorShape& os = g->tensors[n.outputs[0]].shape;
-      const size_t channels = size_t(os.c), plane = size_t(os.h * os.w);
-      std::vector<double> sum_sq(channels, 0.0);
-      for (size_t k = 0; k < y.size(); ++k) sum_sq[(k / plane) % channels] += double(y[k]) * y[k];
-      Tensor& w = g->tensors[n.weights];
-      const size_t per = w.float_data.size() / std::max<size_t>(w.channel_scales.size(), 1);
-      for (size_t o = 0; o < channels && o < w.channel_scales.size(); ++o) {
-        const double rms = std::sqrt(sum_sq[o] / double(y.size() / channels));
-        if (!(rms > 0)) continue;
-        w.channel_scales[o] /= rms;
-        for (size_t k = o * per; k < (o + 1) * per; ++k) w.float_data[k] = float(w.float_data[k] / rms);
-        if (n.bias >= 0) {
-          std::vector<float>& b = g->tensors[n.bias].float_data;
-          if (o < b.size()) b[o] = float(b[o] / rms);
-        }
-      }
-      w.scale = *std::max_element(w.channel_scales.begin(), w.channel_scales.end());
-    }
-    ref.run_node(i, true);
   }
 }
 
@@ -340,9 +300,8 @@ bool calibration_supported(const Graph& g) {
 }
 
 void calibrate(Graph* g, const CalibrationOptions& opt) {
-  const std::vector<char> random = prepare_parameters(g);
+  prepare_parameters(g);
   const std::vector<std::pair<float, float>> clip_bounds = real_clip_bounds(*g);
-  normalise_random_channels(g, random, clip_bounds, opt);
   std::vector<double> max_abs(g->tensors.size(), 0.0);
   std::vector<std::vector<float>> first;
   for (int image = 0; image < std::max(opt.images, 1); ++image) {

@@ -8,10 +8,6 @@
 //    sqrt(2 / K) / rms(int8 of channel o) and float = int8 x scale[o], so the float network is
 //    a plausible one; a bias without float data becomes int32 x scale[o] / 32 (the nominal
 //    input RMS of materialise_parameters).
-// 1b. Random weights only: the float network is normalised like a trained network with folded
-//    batch normalisation: in graph order on calibration image 0, each output channel of a node
-//    with random weights has its float weights, bias and scale divided by the RMS of its
-//    pre-activation output (so that RMS is 1; the int8 weights do not change).
 // 2. Float pass (FloatReference) over every calibration image: seeded synthetic images (smooth
 //    random cosines plus noise, mean 0, standard deviation 1 per channel, from `seed`). Records
 //    max |x| of every activation tensor.

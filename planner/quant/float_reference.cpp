@@ -156,7 +156,7 @@ void FloatReference::set_input(int tensor, std::vector<float> values) {
 }
 
 void FloatReference::run() {
-  for (size_t i = 0; i < g_.nodes.size(); ++i) run_node(i);
+  for (const Node& n : g_.nodes) run_node(n);
 }
 
 float FloatReference::activate(const Node& n, size_t node_index, float x) const {
@@ -221,8 +221,7 @@ void FloatReference::compute(const Node& n, const std::vector<const Floats*>& in
   }
 }
 
-void FloatReference::run_node(size_t index, bool apply_activation) {
-  const Node& n = g_.nodes.at(index);
+void FloatReference::run_node(const Node& n) {
   std::vector<const Floats*> in;
   for (int t : n.inputs) {
     if (values_[t].empty() && g_.tensors[t].shape.elements() > 0) {
@@ -237,7 +236,8 @@ void FloatReference::run_node(size_t index, bool apply_activation) {
                                       std::vector<Floats>& out_image) {
     if (!move_values(g_, n, in_image, out_image)) compute(n, in_image, out_image);
   });
-  if (apply_activation && n.activation != Activation::kNone) {
+  if (n.activation != Activation::kNone) {
+    const size_t index = size_t(&n - g_.nodes.data());
     for (float& v : out[0]) v = activate(n, index, v);
   }
   for (size_t k = 0; k < out.size(); ++k) values_[n.outputs[k]] = std::move(out[k]);

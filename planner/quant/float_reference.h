@@ -30,14 +30,11 @@ class FloatReference {
   // float weights.
   void run();
 
-  // Computes node `index` alone (its inputs must have values); without `apply_activation` the output
-  // stays before the fused activation.
-  void run_node(size_t index, bool apply_activation = true);
-
   const std::vector<float>& value(int tensor) const { return values_.at(tensor); }
   std::vector<std::vector<float>>& values() { return values_; }
 
  private:
+  void run_node(const Node& n);
   // One image of a node that computes values (conv, fc, pools, add, mul, softmax, activation).
   void compute(const Node& n, const std::vector<const std::vector<float>*>& in,
                std::vector<std::vector<float>>& out) const;
