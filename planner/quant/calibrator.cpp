@@ -93,12 +93,16 @@ void prepare_parameters(Graph* g) {
       // Random (materialised) int8 weights: the He-style scale sqrt(2 / K) / rms(int8) per
       // output channel, so every channel of the float network has the same variance.
       const double k = double(reduction_length(*g, n));
+      // Variance-preserving gain: 2 before a rectifier (He), 1 for a linear layer (LeCun).
+      const bool rectified = n.activation == Activation::kRelu ||
+                             n.activation == Activation::kRelu6 || n.activation == Activation::kClip;
+      const double gain = rectified ? 2.0 : 1.0;
       w.float_data.resize(w.data.size());
       for (size_t o = 0; o < out_c; ++o) {
         double sum_sq = 0;
         for (size_t i = 0; i < per; ++i) sum_sq += double(w.data[o * per + i]) * w.data[o * per + i];
         const double rms = per ? std::sqrt(sum_sq / double(per)) : 0.0;
-        const double s = rms > 0 ? std::sqrt(2.0 / k) / rms : 1.0 / 127.0;
+        const double s = rms > 0 ? std::sqrt(gain / k) / rms : 1.0 / 127.0;
         w.channel_scales[o] = s;
         for (size_t i = 0; i < per; ++i) w.float_data[o * per + i] = float(w.data[o * per + i] * s);
       }

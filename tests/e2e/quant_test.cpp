@@ -285,5 +285,38 @@ TEST(PerChannelQuant, SoftmaxRequantisesTheProbability) {
   EXPECT_EQ(softmax_prob(0, 32768, 20480, 11), 0);
 }
 
+// Random (materialised) weights: scale[o] = sqrt(gain / K) / rms(int8 of channel o), gain 2
+// before a rectifier (He) and 1 for a linear layer (LeCun).
+TEST(PerChannelQuant, RandomWeightsGetAVariancePreservingScalePerChannel) {
+  for (const Activation act : {Activation::kNone, Activation::kRelu}) {
+    Graph g;
+    const int x = tensor(g, "x", {1, 2, 1, 1}, 0), y = tensor(g, "y", {1, 2, 1, 1}, 0);
+    Tensor w;
+    w.name = "w";
+    w.kind = TensorKind::kWeight;
+    w.shape = {2, 2, 1, 1};
+    w.data = {3, 4, 6, 8};  // rms sqrt(12.5) and sqrt(50); K = 2
+    Node n;
+    n.name = "conv";
+    n.op = OpType::kConv;
+    n.inputs = {x};
+    n.outputs = {y};
+    n.weights = g.add_tensor(w);
+    n.activation = act;
+    g.add_node(n);
+    g.inputs = {x};
+    g.outputs = {y};
+    calibrate(&g, CalibrationOptions{});
+    const std::vector<double>& s = g.tensors[g.nodes[0].weights].channel_scales;
+    ASSERT_EQ(s.size(), 2u);
+    const double gain = act == Activation::kRelu ? 2.0 : 1.0;
+    // Linear: sqrt(1/2) / sqrt(12.5) = 0.2 and sqrt(1/2) / sqrt(50) = 0.1; ReLU: x sqrt(2).
+    EXPECT_DOUBLE_EQ(s[0], std::sqrt(gain / 2) / std::sqrt(12.5));
+    EXPECT_DOUBLE_EQ(s[1], std::sqrt(gain / 2) / std::sqrt(50.0));
+    EXPECT_NEAR(s[0], act == Activation::kRelu ? 0.28284271 : 0.2, 1e-8);
+    EXPECT_NEAR(s[1], act == Activation::kRelu ? 0.14142136 : 0.1, 1e-8);
+  }
+}
+
 }  // namespace
 }  // namespace strider
