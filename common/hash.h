@@ -35,6 +35,8 @@ class SplitMix64 {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
   }
+  // Uniform in [0, 1): the top 53 bits.
+  double unit() { return double(next() >> 11) / double(uint64_t{1} << 53); }
   // Uniform in [lo, hi] (the modulo bias is irrelevant for test data).
   int64_t uniform(int64_t lo, int64_t hi) {
     const uint64_t span = static_cast<uint64_t>(hi - lo) + 1;

@@ -4,7 +4,8 @@
 Each model is built with random initialisation (no download), put in eval mode and exported
 with export_params=False, so the file holds the graph and the parameter shapes but no parameter
 data (Strider fills weights with deterministic pseudo-random int8 values from a seed).
-GoogLeNet and Inception v3 are exported without their auxiliary heads.
+GoogLeNet and Inception v3 are exported without their auxiliary heads. vit_b_16 is exported with
+gradients enabled (transformer_models.export_vit: no nn.MultiheadAttention fast path).
 
     /usr/bin/python3 scripts/export_models.py                  # the zoo into configs/networks
     /usr/bin/python3 scripts/export_models.py --out-dir /tmp/zoo shufflenet_v2_x1_0 vgg16
@@ -16,7 +17,7 @@ import sys
 import torch
 import torchvision
 
-from transformer_models import TRANSFORMERS, export_transformer
+from transformer_models import TRANSFORMERS, export_transformer, export_tiny_vit, export_vit
 
 # name -> (constructor keyword arguments, input height and width)
 ZOO = {
@@ -25,12 +26,16 @@ ZOO = {
     "inception_v3": ({"aux_logits": False, "init_weights": True}, 299),
     "googlenet": ({"aux_logits": False, "init_weights": True}, 224),
     "densenet121": ({}, 224),
+    "vit_b_16": ({}, 224),
 }
 
 
 def export(name, out_dir, opset, seq=128):
     if name in TRANSFORMERS:
         export_transformer(name, out_dir, seq=seq)
+        return
+    if name == "tiny_vit":
+        export_tiny_vit(os.path.normpath(os.path.join(out_dir, "tiny_vit.onnx")))
         return
     kwargs, size = ZOO.get(name, ({}, 224))
     builder = getattr(torchvision.models, name, None)
@@ -40,6 +45,9 @@ def export(name, out_dir, opset, seq=128):
     model = builder(weights=None, **kwargs).eval()
     dummy = torch.zeros(1, 3, size, size)
     path = os.path.normpath(os.path.join(out_dir, f"{name}.onnx"))
+    if isinstance(model, torchvision.models.VisionTransformer):
+        export_vit(path, model, size)
+        return
     with torch.no_grad():
         torch.onnx.export(model, dummy, path, export_params=False, opset_version=opset,
                           input_names=["input"], output_names=["logits"],
@@ -51,7 +59,8 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", default=list(ZOO) + list(TRANSFORMERS),
-                        help="torchvision model names, or " + ", ".join(TRANSFORMERS))
+                        help="torchvision model names, tiny_vit (test fixture), or " +
+                        ", ".join(TRANSFORMERS))
     parser.add_argument("--out-dir", default=os.path.join(here, "..", "configs", "networks"))
     parser.add_argument("--opset", type=int, default=13, help="ONNX opset (11 to 17)")
     parser.add_argument("--seq", type=int, nargs="+", default=[128],

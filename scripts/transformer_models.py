@@ -12,6 +12,12 @@ torchvision zoo the files hold the graph and parameter shapes only: every float 
 than 16 elements (weights, biases, gamma, beta) loses its data; the causal mask (bool) keeps it
 (Strider checks it is
 causal).
+
+vit: torchvision's VisionTransformer (vit_b_16 in the zoo, a small one as a test fixture),
+exported with gradients enabled: in eval mode under no_grad PyTorch 1.13 runs
+nn.MultiheadAttention's fast path (aten::_native_multi_head_attention), which has no ONNX
+export; with parameters requiring grad the module takes its documented slow path (plain MatMul,
+Softmax, Gemm).
 """
 import math
 import os
@@ -124,3 +130,25 @@ def export_transformer(name, out_dir, seq=128, shape=None, file_name=None):
                           input_names=["hidden"], output_names=["out"], do_constant_folding=True)
     strip_weights(path)
     print(f"{path}: {os.path.getsize(path)} bytes, input 1x{seq}x{d}")
+
+
+def export_vit(path, model, size):
+    """torchvision VisionTransformer `model` (already seeded) -> parameter-free ONNX at `path`.
+    Gradients stay enabled so nn.MultiheadAttention is traced through its slow path."""
+    model = model.eval()
+    with torch.enable_grad():
+        torch.onnx.export(model, torch.zeros(1, 3, size, size), path, export_params=False,
+                          opset_version=13, input_names=["input"], output_names=["logits"],
+                          do_constant_folding=True)
+    print(f"{path}: {os.path.getsize(path)} bytes, input 1x3x{size}x{size}")
+
+
+def export_tiny_vit(path):
+    """The functional-test fixture tests/e2e/data/tiny_vit.onnx: torchvision's VisionTransformer
+    with 64x64 images, 16x16 patches (16 patches + the class token = 17 tokens), 2 layers,
+    d = 32, 4 heads, MLP 64, 10 classes."""
+    from torchvision.models.vision_transformer import VisionTransformer
+    torch.manual_seed(0)
+    model = VisionTransformer(image_size=64, patch_size=16, num_layers=2, num_heads=4,
+                              hidden_dim=32, mlp_dim=64, num_classes=10)
+    export_vit(path, model, 64)

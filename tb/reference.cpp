@@ -6,9 +6,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/int8_gemm.h"
 #include "planner/ir/value_ops.h"
 #include "strider/quant.h"
-#include "strider/simd.h"
 #include "strider/vector_math.h"
 
 namespace strider {
@@ -44,15 +44,10 @@ struct Dims {
   int64_t plane() const { return h * w; }
 };
 
-// acc[i] += w x taps[i] over a whole output plane (int8 x int8 fits int16 exactly).
-STRIDER_SIMD_CLONES
-void scale_add(int32_t* acc, const int8_t* taps, int16_t w, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) acc[i] += int16_t(w * taps[i]);
-}
-
 // Convolution by planes: for every (input channel, ky, kx) of a group the input plane is shifted
-// once into the `taps` plane of the output's size (virtual padding as zeros); each output
-// channel's plane then accumulates weight x taps over whole planes.
+// once into the `taps` plane of the output's size (virtual padding as zeros); the group's output
+// planes are then bias + weights x taps, one int32 matrix product (common/int8_gemm.h), and are
+// requantised after it.
 void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
   const Dims is(g.tensors[n.inputs[0]].shape), os(g.tensors[n.outputs[0]].shape);
   const Bytes& wt = g.tensors[n.weights].data;
@@ -60,7 +55,7 @@ void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
   const int64_t cin_g = is.c / n.groups, cout_g = os.c / n.groups;
   const int64_t kh = n.kernel_h, kw = n.kernel_w, taps_per_group = cin_g * kh * kw;
   Bytes taps(size_t(taps_per_group * os.plane()));
-  std::vector<int32_t> acc(os.plane());
+  std::vector<int32_t> acc(size_t(cout_g * os.plane()));
   for (int64_t group = 0; group < n.groups; ++group) {
     for (int64_t ci = 0; ci < cin_g; ++ci) {
       const int8_t* plane = &in[(group * cin_g + ci) * is.plane()];
@@ -78,16 +73,17 @@ void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
         }
       }
     }
-    for (int64_t co = group * cout_g; co < (group + 1) * cout_g; ++co) {
+    const int64_t co0 = group * cout_g;
+    for (int64_t co = co0; co < co0 + cout_g; ++co) {
       const int32_t b = bias && co < int64_t(bias->size()) ? (*bias)[co] : 0;
-      std::fill(acc.begin(), acc.end(), b);
-      const int8_t* w = &wt[co * taps_per_group];
-      for (int64_t k = 0; k < taps_per_group; ++k) {
-        if (w[k] != 0) scale_add(acc.data(), &taps[k * os.plane()], w[k], os.plane());
-      }
-      int8_t* dst = &out[co * os.plane()];
-      const Requant rq = n.requant_of(co);
-      for (int64_t i = 0; i < os.plane(); ++i) dst[i] = post(n, requantize(acc[i], rq));
+      std::fill_n(&acc[(co - co0) * os.plane()], os.plane(), b);
+    }
+    gemm_s8s32(cout_g, os.plane(), taps_per_group, &wt[co0 * taps_per_group], taps_per_group,
+               taps.data(), os.plane(), acc.data(), os.plane());
+    int8_t* dst = &out[co0 * os.plane()];
+    for (int64_t c = 0; c < cout_g; ++c) {
+      const Requant rq = n.requant_of(co0 + c);
+      for (int64_t i = c * os.plane(); i < (c + 1) * os.plane(); ++i) dst[i] = post(n, requantize(acc[i], rq));
     }
   }
 }

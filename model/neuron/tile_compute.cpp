@@ -7,8 +7,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/int8_gemm.h"
+#include "common/window_row.h"
 #include "strider/quant.h"
-#include "strider/simd.h"
 
 namespace strider {
 namespace {
@@ -49,30 +50,13 @@ int32_t div_round_away(int64_t num, int64_t den) {
   return static_cast<int32_t>(num >= 0 ? (2 * num + den) / (2 * den) : -((-2 * num + den) / (2 * den)));
 }
 
-// acc[p] += sum over slots s of kernel[s] x lines[s][p], positions in chunks whose accumulators
-// stay in L1 while the slots stream past (int8 x int8 products fit int16 exactly).
-STRIDER_SIMD_CLONES
-void accumulate(const int8_t* kernel, const int8_t* lines, uint64_t slots, uint64_t positions,
-                int32_t* acc) {
-  constexpr uint64_t kChunk = 256;
-  for (uint64_t p0 = 0; p0 < positions; p0 += kChunk) {
-    const uint64_t n = std::min(kChunk, positions - p0);
-    int32_t* a = acc + p0;
-    for (uint64_t s = 0; s < slots; ++s) {
-      const int16_t k = kernel[s];
-      if (k == 0) continue;
-      const int8_t* line = lines + s * positions + p0;
-      for (uint64_t j = 0; j < n; ++j) a[j] += int16_t(k * line[j]);
-    }
-  }
-}
-
 int8_t finish(const OpDesc& op, int32_t v) { return activate(v, op.act, op.clip_min, op.clip_max); }
 
 // Convolution as the neurons see it: every output position of the tile is one neuron's line
 // holding its window (input channel, kernel row, kernel column; virtual padding as zeros), and
 // each output channel is the dot product of the broadcast kernel with every line. The lines are
-// built once per channel group, slot-major, so the dot products stream over positions.
+// built once per channel group, slot-major, and the tile's channels of that group accumulate as
+// one int32 matrix product (common/int8_gemm.h: kernels x lines); requantisation follows.
 void conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
   const Operand in(op.input, l2);
   const std::vector<int8_t> w = read_all(op.weights, l2), braw = read_all(op.bias, l2);
@@ -86,46 +70,52 @@ void conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
   if (op.psum_mode & OpDesc::kPsumRead) psum = read_all(op.psum, l2);
   // Every element is written before it is read: no zero fill (it cost as much as the MACs).
   const std::unique_ptr<int8_t[]> lines(new int8_t[slots * positions]);
-  std::vector<int32_t> acc(positions);
-  int64_t built = -1;  // the channel group the lines hold
-  for (uint32_t co = op.ch_begin; co < op.ch_end; ++co) {
-    const uint32_t g = co / cout_g;
-    if (built != int64_t(g)) {
-      int8_t* dst = lines.get();
-      for (uint32_t ci = i0; ci < i1; ++ci) {
-        for (uint32_t ky = 0; ky < op.kernel_h; ++ky) {
-          for (uint32_t kx = 0; kx < op.kernel_w; ++kx) {
-            for (uint32_t y = op.row_begin; y < op.row_end; ++y, dst += wo) {
-              const int64_t iy = int64_t(y) * op.stride_h - op.pad_top + int64_t(ky) * op.dilation_h;
-              if (iy < 0 || iy >= op.input.h) {
-                std::fill(dst, dst + wo, int8_t{0});
-                continue;
-              }
-              const int8_t* src = in.row(g * cin_g + ci, uint32_t(iy));
-              for (uint32_t x = 0; x < wo; ++x) {
-                const int64_t ix = int64_t(x) * op.stride_w - op.pad_left + int64_t(kx) * op.dilation_w;
-                dst[x] = ix >= 0 && ix < op.input.w ? src[ix] : int8_t{0};
-              }
+  std::vector<int32_t> acc;
+  for (uint32_t c0 = op.ch_begin; c0 < op.ch_end;) {
+    const uint32_t g = c0 / cout_g, c1 = std::min(op.ch_end, (g + 1) * cout_g);
+    int8_t* dst = lines.get();
+    for (uint32_t ci = i0; ci < i1; ++ci) {
+      for (uint32_t ky = 0; ky < op.kernel_h; ++ky) {
+        for (uint32_t kx = 0; kx < op.kernel_w; ++kx) {
+          for (uint32_t y = op.row_begin; y < op.row_end; ++y, dst += wo) {
+            const int64_t iy = int64_t(y) * op.stride_h - op.pad_top + int64_t(ky) * op.dilation_h;
+            if (iy < 0 || iy >= op.input.h) {
+              std::fill(dst, dst + wo, int8_t{0});
+              continue;
             }
+            window_row(in.row(g * cin_g + ci, uint32_t(iy)), op.input.w,
+                       int64_t(kx) * op.dilation_w - op.pad_left, op.stride_w, dst, wo);
           }
         }
       }
-      built = g;
     }
-    if (psum.empty()) {
-      std::fill(acc.begin(), acc.end(), int32_at(braw, co - op.ch_begin));
-    } else {
-      for (uint64_t p = 0; p < positions; ++p) acc[p] = int32_at(psum, (co - op.ch_begin) * positions + p);
-    }
-    accumulate(&w[(co - op.ch_begin) * slots], lines.get(), slots, positions, acc.data());
-    if (op.psum_mode & OpDesc::kPsumWrite) {
-      for (uint64_t p = 0; p < positions; ++p) {
-        for (int b = 0; b < 4; ++b) out.push_back(int8_t((uint32_t(acc[p]) >> (8 * b)) & 0xff));
+    // The group's channels: bias (or the partial sums read back), then + kernels x lines.
+    acc.resize(uint64_t(c1 - c0) * positions);
+    for (uint32_t co = c0; co < c1; ++co) {
+      int32_t* a = &acc[uint64_t(co - c0) * positions];
+      if (psum.empty()) {
+        std::fill(a, a + positions, int32_at(braw, co - op.ch_begin));
+      } else {
+        for (uint64_t p = 0; p < positions; ++p) a[p] = int32_at(psum, (co - op.ch_begin) * positions + p);
       }
-      continue;
     }
-    const Requant rq = op.requant_of(co);
-    for (uint64_t p = 0; p < positions; ++p) out.push_back(finish(op, requantize(acc[p], rq)));
+    gemm_s8s32(c1 - c0, int64_t(positions), int64_t(slots), &w[(c0 - op.ch_begin) * slots],
+               int64_t(slots), lines.get(), int64_t(positions), acc.data(), int64_t(positions));
+    const size_t base = out.size();
+    if (op.psum_mode & OpDesc::kPsumWrite) {
+      out.resize(base + 4 * acc.size());
+      for (size_t i = 0; i < acc.size(); ++i) {
+        for (int b = 0; b < 4; ++b) out[base + 4 * i + b] = int8_t((uint32_t(acc[i]) >> (8 * b)) & 0xff);
+      }
+    } else {
+      out.resize(base + acc.size());
+      for (uint32_t co = c0; co < c1; ++co) {
+        const Requant rq = op.requant_of(co);
+        const size_t first = size_t(co - c0) * positions;
+        for (size_t i = first; i < first + positions; ++i) out[base + i] = finish(op, requantize(acc[i], rq));
+      }
+    }
+    c0 = c1;
   }
 }
 

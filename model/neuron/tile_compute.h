@@ -3,7 +3,7 @@
 // kernel region). Operands may be band buffers (TensorRef::offset). Output in
 // [channel][row][column] order of the tile, int8. Plain C++; the numeric rules are
 // strider/quant.h. Convolutions build each position's window line once per channel group and
-// stream the kernel over the lines (the cost of functional mode is dominated by these MACs).
+// multiply the group's kernels by the lines (common/int8_gemm.h), then requantise.
 #pragma once
 
 #include <cstdint>

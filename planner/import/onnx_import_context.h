@@ -133,6 +133,8 @@ void import_constant(Importer& im);
 void import_shape_op(Importer& im);
 void import_cast(Importer& im);
 void import_constant_of_shape(Importer& im);
+void import_expand(Importer& im);  // of a constant (a no-op broadcast of a parameter)
+void import_where(Importer& im);   // folded on constants, else import_transformer
 // Transformer graphs: true when the node reads a token view, a pattern in progress or a rank-3
 // graph input, or is a MatMul of two activations; import_transformer then handles it.
 bool transformer_claims(Importer& im);

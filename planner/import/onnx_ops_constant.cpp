@@ -1,5 +1,7 @@
 // ONNX importer: constants and the constant folding of shape arithmetic (Constant, Shape, Gather,
-// Cast, ConstantOfShape; arithmetic on constants is folded in import_binary).
+// Cast, ConstantOfShape, Expand, Where; arithmetic and Equal on constants are folded in
+// import_binary).
+#include <algorithm>
 #include <cmath>
 
 #include "planner/import/onnx_import_context.h"
@@ -91,6 +93,76 @@ void import_constant_of_shape(Importer& im) {
   if (count > (int64_t{1} << 24))
     im.fail("constant of " + std::to_string(count) + " elements is too large");
   im.bind(0, im.make_constant(dims, std::vector<double>(static_cast<size_t>(count), fill)));
+}
+
+// Expand of a constant: numpy broadcasting of its dims against the shape input. A parameter
+// without data (a ViT's class token) may only keep its dims; one with data is broadcast.
+void import_expand(Importer& im) {
+  // A graph input not used yet is a parameter here (export_params=False).
+  if (im.input(0)->kind != Value::Kind::kPending && im.is_activation(0)) {
+    im.fail("Expand of an activation is not supported");
+  }
+  const ValuePtr c = im.constant(0);
+  const std::vector<int64_t> shape = im.ints_input(1);
+  const size_t rank = std::max(c->dims.size(), shape.size());
+  std::vector<int64_t> in(rank, 1), out(rank, 1);
+  std::copy(c->dims.begin(), c->dims.end(), in.begin() + static_cast<long>(rank - c->dims.size()));
+  std::copy(shape.begin(), shape.end(), out.begin() + static_cast<long>(rank - shape.size()));
+  for (size_t k = 0; k < rank; ++k) {
+    if (in[k] != out[k] && in[k] != 1 && out[k] != 1) {
+      im.fail("cannot expand " + dims_list(c->dims) + " to " + dims_list(shape));
+    }
+    out[k] = std::max(in[k], out[k]);
+  }
+  if (out == in) return im.bind_alias(0, c);
+  if (!c->has_data) {
+    im.fail("Expand of parameter '" + c->name + "' " + dims_list(c->dims) + " to " +
+            dims_list(out) + " needs its data (only a broadcast that keeps the dims is supported)");
+  }
+  const int64_t total = checked_elements(out, "expanded shape");
+  if (total > (int64_t{1} << 24)) {
+    im.fail("constant of " + std::to_string(total) + " elements is too large");
+  }
+  std::vector<double> data(static_cast<size_t>(total));
+  for (int64_t i = 0; i < total; ++i) {
+    int64_t rem = i, src = 0, step = 1;
+    for (size_t k = rank; k-- > 0;) {
+      const int64_t idx = rem % out[k];
+      rem /= out[k];
+      src += (in[k] == 1 ? 0 : idx) * step;
+      step *= in[k];
+    }
+    data[static_cast<size_t>(i)] = c->data[static_cast<size_t>(src)];
+  }
+  im.bind(0, im.make_constant(out, data));
+}
+
+// Where(cond, x, y) on constants with data of one shape (scalars broadcast): shape arithmetic
+// such as torchvision's expand of the class token. Anything else goes to the transformer
+// importer (a causal mask).
+void import_where(Importer& im) {
+  bool constants = true;
+  for (size_t k = 0; k < 3 && k < im.num_inputs(); ++k) {
+    const ValuePtr v = im.input(k);
+    constants = constants && v->kind == Value::Kind::kConstant && v->has_data;
+  }
+  if (!constants || im.num_inputs() != 3) return import_transformer(im);
+  const ValuePtr cond = im.input(0), x = im.input(1), y = im.input(2);
+  std::vector<int64_t> dims = cond->dims;
+  for (const ValuePtr& v : {x, y}) {
+    if (v->elements() != 1 && dims != v->dims && cond->elements() == 1) dims = v->dims;
+  }
+  const int64_t total = product(dims, 0, dims.size());
+  std::vector<double> data(static_cast<size_t>(total));
+  for (const ValuePtr& v : {cond, x, y}) {
+    if (v->elements() != 1 && v->dims != dims) {
+      im.fail("Where of constants " + dims_list(cond->dims) + ", " + dims_list(x->dims) + ", " +
+              dims_list(y->dims) + " (only one shape, or scalars, is supported)");
+    }
+  }
+  auto at = [](const ValuePtr& v, int64_t i) { return v->data[v->elements() == 1 ? 0 : i]; };
+  for (int64_t i = 0; i < total; ++i) data[i] = at(cond, i) != 0 ? at(x, i) : at(y, i);
+  im.bind(0, im.make_constant(dims, data));
 }
 
 }  // namespace onnx_import

@@ -1,5 +1,6 @@
 // ONNX importer: activations (Relu, Clip, Sigmoid, HardSigmoid, HardSwish), element-wise Add and
-// Mul (and folding of Add / Sub / Mul / Div on constants), Concat, Split, Slice and Softmax.
+// Mul (and folding of Add / Sub / Mul / Div / Equal on constants), Concat, Split, Slice and
+// Softmax.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -40,6 +41,7 @@ ValuePtr fold_binary(Importer& im, const Value& a, const Value& b, const std::st
     if (op == "Add") r = x + y;
     if (op == "Sub") r = x - y;
     if (op == "Mul") r = x * y;
+    if (op == "Equal") r = x == y ? 1 : 0;
     if (op == "Div") {
       if (y == 0) im.fail("division by zero while folding constants");
       r = x / y;

@@ -17,6 +17,11 @@
 // went through Where / Add of a constant causal mask); residual Add -> kAdd. A scalar Mul / Div
 // of an activation (the 1/sqrt(d) of attention) is absorbed into the producer's
 // requantisation, which materialise_parameters chooses from an RMS target.
+// Vision transformers (torchvision's VisionTransformer): the patch conv's [1, D, H, W] output
+// reshaped to [1, D, H x W] is a view; Gemm of tokens -> 1x1 Conv; Slice of the packed Q / K / V
+// projection -> kSlice; the class-token Concat and position-embedding Add -> kPad (one zero row
+// on top) + kAdd of a learned [S + 1, D] network input; Gather of token 0 -> a 1x1 kMaxPool
+// with row stride S.
 #include <algorithm>
 #include <cmath>
 
@@ -39,6 +44,8 @@ enum Pattern {
   kErfPlus1,  // 1 + erf(x / sqrt2)
   kXErf,      // x (1 + erf(x / sqrt2))
   kMasked,    // scores with a causal mask applied
+  kTokens,    // a ViT's class token concatenated before the patch tokens (awaits the position
+              // embedding Add)
 };
 
 struct View {
@@ -57,6 +64,10 @@ bool is_view(const ValuePtr& v) {
 View view_value(Importer& im, ValuePtr v) {
   View r;
   if (v->kind == Value::Kind::kPattern) {
+    if (v->pattern == kTokens) {
+      im.fail("input '" + v->name + "' is a class-token Concat: only an Add of the position "
+              "embedding may follow it");
+    }
     if (v->pattern != kScaled && v->pattern != kMasked) {
       im.fail("input '" + v->name + "' is an unfinished LayerNorm / GELU decomposition");
     }
@@ -178,6 +189,18 @@ int emit_view(Importer& im, Node n, std::vector<int64_t> dims, std::vector<int64
   return t;
 }
 
+// Adds `n` with one output tensor named after the ONNX node's output + `suffix` (an intermediate
+// the ONNX graph does not name) and returns that tensor.
+int add_node_output(Importer& im, Node n, const std::string& suffix) {
+  Tensor t;
+  t.name = im.node().output(0) + suffix;
+  n.outputs = {im.graph().add_tensor(t)};
+  im.graph().tensors[n.outputs[0]].shape = infer_output_shapes(im.graph(), n)[0];
+  const int out = n.outputs[0];
+  im.graph().add_node(std::move(n));
+  return out;
+}
+
 // Producer node of IR tensor `t` (or nullptr).
 Node* producer(Importer& im, int t) {
   for (auto it = im.graph().nodes.rbegin(); it != im.graph().nodes.rend(); ++it) {
@@ -188,8 +211,17 @@ Node* producer(Importer& im, int t) {
   return nullptr;
 }
 
+// Input k when it is a constant. A graph input not used yet is a parameter (export_params=False)
+// when another input of the node is already known.
 ValuePtr const_or_null(Importer& im, size_t k) {
   const ValuePtr v = im.input(k);
+  if (v->kind == Value::Kind::kPending) {
+    for (size_t j = 0; j < im.num_inputs(); ++j) {
+      if (j != k && im.has_input(j) && im.input(j)->kind != Value::Kind::kPending) {
+        return im.constant(k);
+      }
+    }
+  }
   return v->kind == Value::Kind::kConstant ? v : nullptr;
 }
 
@@ -213,6 +245,141 @@ bool causal_mask(const Value& c, bool additive) {
   return true;
 }
 
+// x W (+ bias) of a token sequence as a 1x1 convolution over every position: W is [K, N], or
+// [N, K] when `transposed` (Gemm transB = 1).
+void emit_linear(Importer& im, const View& a, const Value& w, bool transposed,
+                 const ValuePtr& bias) {
+  const int64_t k = w.dims[transposed ? 1 : 0], n_out = w.dims[transposed ? 0 : 1];
+  Node n = im.new_node(OpType::kConv);
+  n.inputs = {a.tensor};
+  std::vector<double> data;
+  if (w.has_data) {
+    data.resize(static_cast<size_t>(k * n_out));
+    for (int64_t o = 0; o < n_out; ++o) {
+      for (int64_t i = 0; i < k; ++i) {
+        data[o * k + i] = w.data[transposed ? o * k + i : i * n_out + o];
+      }
+    }
+  }
+  n.weights = im.add_weights(".weight", TensorShape{n_out, k, 1, 1}, w.has_data ? &data : nullptr);
+  if (bias) n.bias = im.add_bias(n_out, bias->has_data ? &bias->data : nullptr);
+  std::vector<int64_t> dims = a.dims;
+  dims.back() = n_out;
+  emit_view(im, n, dims, a.cs, a.ps);
+}
+
+// Gemm(A, B, C) of a token sequence [.., K] (alpha = beta = 1, A not transposed).
+void import_gemm_view(Importer& im) {
+  const View a = view_of(im, 0);
+  const ValuePtr w = const_or_null(im, 1);
+  const bool trans_b = im.attr_int("transB", 0) != 0;
+  if (!w || w->dims.size() != 2 || w->dims[trans_b ? 1 : 0] != a.dims.back() ||
+      !channels_last(im, a) || im.attr_int("transA", 0) != 0 || im.attr_float("alpha", 1) != 1 ||
+      im.attr_float("beta", 1) != 1) {
+    im.fail("Gemm of " + dims_list(a.dims) + " needs [.., K] with K on channels, a constant B " +
+            "[K, N] (or [N, K] with transB), no transA and alpha = beta = 1");
+  }
+  ValuePtr bias;
+  if (im.has_input(2)) {
+    bias = const_or_null(im, 2);
+    const int64_t n_out = w->dims[trans_b ? 0 : 1];
+    if (!bias || bias->elements() != n_out) {
+      im.fail("Gemm bias must be a constant of " + std::to_string(n_out) + " elements");
+    }
+  }
+  emit_linear(im, a, *w, trans_b, bias);
+}
+
+// Slice of a token sequence along its last axis (channels): a channel range (kSlice), e.g. the
+// Q, K and V thirds of nn.MultiheadAttention's packed projection.
+void import_slice_view(Importer& im) {
+  const View x = view_of(im, 0);
+  const std::vector<int64_t> starts = im.ints_input(1), ends = im.ints_input(2);
+  std::vector<int64_t> axes = im.has_input(3) ? im.ints_input(3) : std::vector<int64_t>{};
+  const std::vector<int64_t> steps = im.has_input(4) ? im.ints_input(4) : std::vector<int64_t>{};
+  if (axes.empty()) {
+    for (size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
+  }
+  const size_t last = x.rank() - 1;
+  const int64_t d = x.dims[last];
+  if (starts.size() != 1 || ends.size() != 1 || axes.size() != 1 ||
+      axis_of(im, axes[0], x.rank()) != last || (!steps.empty() && steps[0] != 1) ||
+      !channels_last(im, x)) {
+    im.fail("Slice of " + dims_list(x.dims) + " is supported only along the last axis (the "
+            "channels of every token) with step 1");
+  }
+  const int64_t b = std::clamp<int64_t>(starts[0] < 0 ? starts[0] + d : starts[0], 0, d);
+  const int64_t e = std::clamp<int64_t>(ends[0] < 0 ? ends[0] + d : ends[0], 0, d);
+  if (e <= b) im.fail("empty slice [" + std::to_string(b) + ", " + std::to_string(e) + ")");
+  Node n = im.new_node(OpType::kSlice);
+  n.inputs = {x.tensor};
+  n.channel_begin = {b};
+  n.channel_end = {e};
+  std::vector<int64_t> dims = x.dims;
+  dims[last] = e - b;
+  emit_view(im, n, dims, x.cs, x.ps);
+}
+
+// Gather of token 0 (a ViT's class token) of a token sequence [.., S, D]: a 1x1 max pool with
+// row stride S keeps row 0 only (one element per window: the value itself, scale unchanged).
+// The result is a plain [.., D] activation (C = D, H = W = 1) for the classifier head.
+void import_gather_view(Importer& im) {
+  const View x = view_of(im, 0);
+  const ValuePtr idx = const_or_null(im, 1);
+  const size_t axis = axis_of(im, im.attr_int("axis", 0), x.rank());
+  const TensorShape& s = im.graph().tensors[x.tensor].shape;
+  if (!idx || !idx->has_data || idx->elements() != 1 || !idx->dims.empty() ||
+      axis + 2 != x.rank() || !channels_last(im, x) || x.ps[axis] != 1 || s.w != 1 ||
+      s.h != x.dims[axis] || to_int64(idx->data[0]) != 0) {
+    im.fail("Gather of " + dims_list(x.dims) + " is supported only for token 0 (a scalar index "
+            "0 on the token axis, as a ViT's class token)");
+  }
+  Node n = im.new_node(OpType::kMaxPool);
+  n.inputs = {x.tensor};
+  n.kernel_h = n.kernel_w = 1;
+  n.stride_h = static_cast<int>(s.h);
+  n.stride_w = 1;
+  im.emit(n, x.rank() - 1);
+}
+
+// Concat of a ViT's class token (a constant [1, 1, D]) before the patch tokens [1, S, D] along
+// the token axis: the patch tokens move down one row (zero padding on top, kPad, after a
+// reshape of a conv's H x W patch grid to S x 1), and the class token waits for the position
+// embedding Add that follows (import_binary_view): both enter there as one learned [S + 1, D]
+// tensor, read from DRAM like an input (class token + position 0 on row 0).
+void import_concat_view(Importer& im) {
+  const ValuePtr cls = im.num_inputs() == 2 ? const_or_null(im, 0) : nullptr;
+  const View x = view_of(im, 1);
+  const size_t axis = axis_of(im, im.attr_int("axis", 0), x.rank());
+  if (!cls || x.rank() != 3 || axis != 1 || cls->dims.size() != 3 || cls->dims[1] != 1 ||
+      cls->dims[2] != x.dims[2] || !channels_last(im, x) || x.ps[1] != 1) {
+    im.fail("Concat of a token sequence is supported only as a class token [1, 1, D] before "
+            "the tokens [1, S, D] along axis 1");
+  }
+  const int64_t d = x.dims[2], tokens = x.dims[1];
+  int tensor = x.tensor;
+  if (im.graph().tensors[tensor].shape != TensorShape{1, d, tokens, 1}) {
+    Node r = im.new_node(OpType::kReshape);
+    r.name += "/tokens";
+    r.inputs = {tensor};
+    r.reshape_dims = {1, d, tokens, 1};
+    tensor = add_node_output(im, std::move(r), "_tokens");
+  }
+  Node pad = im.new_node(OpType::kPad);
+  pad.inputs = {tensor};
+  pad.pad_top = 1;
+  im.emit(std::move(pad));
+  auto v = std::make_shared<Value>();
+  v->kind = Value::Kind::kActivation;
+  v->tensor = im.graph().nodes.back().outputs[0];
+  v->dims = {1, tokens + 1, d};
+  v->cstride = {0, 0, 1};
+  v->pstride = {0, 1, 0};
+  auto p = make_pattern(im, kTokens, v);
+  p->name = im.node().output(0);
+  im.bind(0, p);
+}
+
 void import_matmul_views(Importer& im) {
   const View a = view_of(im, 0);
   if (a.rank() < 2) im.fail("the first operand has rank " + std::to_string(a.rank()));
@@ -222,21 +389,7 @@ void import_matmul_views(Importer& im) {
       im.fail("MatMul of " + dims_list(a.dims) + " by constant " + dims_list(bc->dims) +
               " needs [.., K] with K on channels by [K, N]");
     }
-    const int64_t k = bc->dims[0], n_out = bc->dims[1];
-    Node n = im.new_node(OpType::kConv);
-    n.inputs = {a.tensor};
-    std::vector<double> w;
-    if (bc->has_data) {
-      w.resize(static_cast<size_t>(k * n_out));
-      for (int64_t o = 0; o < n_out; ++o) {
-        for (int64_t i = 0; i < k; ++i) w[o * k + i] = bc->data[i * n_out + o];
-      }
-    }
-    n.weights = im.add_weights(".weight", TensorShape{n_out, k, 1, 1}, bc->has_data ? &w : nullptr);
-    std::vector<int64_t> dims = a.dims;
-    dims.back() = n_out;
-    emit_view(im, n, dims, a.cs, a.ps);
-    return;
+    return emit_linear(im, a, *bc, false, nullptr);
   }
   const View b = view_of(im, 1);
   if (b.rank() != a.rank()) im.fail("operands of rank " + std::to_string(a.rank()) + " and " +
@@ -378,6 +531,25 @@ void emit_layernorm(Importer& im, const View& x, const ValuePtr& gamma, const Va
   emit_view(im, n, x.dims, x.cs, x.ps);
 }
 
+// Add of a learned tensor of the sequence's own shape (a position embedding; after a class-token
+// Concat it also carries the class token on row 0): the tensor becomes a network input read
+// from DRAM (like every parameter without data, its values come from the run's seed) and the
+// sum an element-wise kAdd of two activations.
+void emit_add_learned(Importer& im, const ValuePtr& x, const Value& c) {
+  const View v = view_value(im, x->kind == Value::Kind::kPattern ? x->source : x);
+  if (!channels_last(im, v)) {
+    im.fail("Add of " + dims_list(c.dims) + " to a sequence that is not tokens x channels");
+  }
+  Tensor t;
+  t.name = x->kind == Value::Kind::kPattern ? "class_token+" + c.name : c.name;
+  t.shape = im.graph().tensors[v.tensor].shape;
+  const int learned = im.graph().add_tensor(t);
+  im.graph().inputs.push_back(learned);
+  Node n = im.new_node(OpType::kAdd);
+  n.inputs = {v.tensor, learned};
+  emit_view(im, n, v.dims, v.cs, v.ps);
+}
+
 // Mul / Div / Add / Sub with at least one view or pattern operand.
 void import_binary_view(Importer& im) {
   const std::string& type = im.node().op_type();
@@ -387,6 +559,9 @@ void import_binary_view(Importer& im) {
   const ValuePtr x = c1 ? in0 : in1;  // the non-constant operand (when one is constant)
   const int p = x->kind == Value::Kind::kPattern ? x->pattern : kNone;
   if (c) {
+    if (type == "Add" && c->dims == x->dims && (p == kTokens || p == kNone)) {
+      return emit_add_learned(im, x, *c);
+    }
     if (type == "Add" && p == kVar) return im.bind(0, make_pattern(im, kVarEps, x->source));
     if (type == "Add" && p == kErf) return im.bind(0, make_pattern(im, kErfPlus1, x->source));
     if (type == "Mul" && p == kXErf && scalar_near(c, 0.5)) {
@@ -458,6 +633,16 @@ void import_binary_view(Importer& im) {
 bool transformer_claims(Importer& im) {
   const std::string& type = im.node().op_type();
   if (type == "Shape" || type == "Identity" || type == "Dropout") return false;
+  // A conv's [1, C, H, W] output reshaped to [1, C, H x W] (a ViT's patch grid to tokens).
+  if (type == "Reshape" && im.is_activation(0) && !is_view(im.input(0)) &&
+      im.input(0)->dims.size() == 4 && im.input(1)->kind == Value::Kind::kConstant &&
+      im.input(1)->has_data && im.input(1)->dims == std::vector<int64_t>{3}) {
+    const std::vector<int64_t>& d = im.input(0)->dims;
+    const std::vector<double>& t = im.input(1)->data;
+    const bool n_kept = t[0] == 0 || t[0] == static_cast<double>(d[0]);
+    const bool c_kept = t[1] == 0 || t[1] == static_cast<double>(d[1]);
+    if (n_kept && c_kept && (t[2] == -1 || t[2] == static_cast<double>(d[2] * d[3]))) return true;
+  }
   if (type == "MatMul" && im.num_inputs() == 2 && im.is_activation(0) &&
       (im.is_activation(1) || im.input(0)->dims.size() >= 3)) {
     return true;
@@ -478,6 +663,11 @@ void import_transformer(Importer& im) {
     return import_reshape_view(im);
   }
   if (type == "Transpose") return import_transpose_view(im);
+  if (type == "Gemm") return import_gemm_view(im);
+  if (type == "Slice") return import_slice_view(im);
+  if (type == "Gather") return import_gather_view(im);
+  if (type == "Concat") return import_concat_view(im);
+  if (type == "Expand") return import_expand(im);
   if (type == "Add" || type == "Sub" || type == "Mul" || type == "Div") return import_binary_view(im);
   if (type == "LayerNormalization") {
     const View x = view_of(im, 0);
@@ -547,7 +737,8 @@ void import_transformer(Importer& im) {
     im.fail(type + " is supported only inside a decomposed LayerNorm of a token sequence");
   }
   im.fail(type + " of a token sequence is not supported (supported: MatMul, Add, Sub, Mul, Div, "
-          "Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Softmax, LayerNormalization, "
+          "Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Gemm, Slice of channels, Gather of "
+          "token 0, Concat of a class token, Softmax, LayerNormalization, "
           "ReduceMean / Pow / Sqrt / Div of a LayerNorm, Erf of a GELU, Where of a causal mask)");
 }
 

@@ -115,6 +115,28 @@ void Lowerer::input_channels(const Node& n, uint32_t c0, uint32_t c1, uint32_t* 
   }
 }
 
+// Output channel c = g N + n reads B(g, k, n) for every k: B channel c over all its rows, or with
+// transpose_b B channels [g K, (g + 1) K) at the rows of position n (a block inside one group
+// reads only its positions' rows, a block across groups every row).
+void Lowerer::matmul_b_range(const Node& n, uint32_t c0, uint32_t c1, uint32_t* i0, uint32_t* i1,
+                             uint32_t* y0, uint32_t* y1) const {
+  const TensorShape& b = g_.tensors[n.inputs[1]].shape;
+  if (!n.transpose_b) {
+    *i0 = c0, *i1 = c1, *y0 = 0, *y1 = static_cast<uint32_t>(b.h);
+    return;
+  }
+  const uint32_t groups = static_cast<uint32_t>(n.groups);
+  const uint32_t n_len = static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.c) / groups;
+  const uint32_t k_len = static_cast<uint32_t>(b.c) / groups, w = static_cast<uint32_t>(b.w);
+  const uint32_t g0 = c0 / n_len, g1 = (c1 - 1) / n_len;
+  *i0 = g0 * k_len, *i1 = (g1 + 1) * k_len;
+  if (g0 == g1) {
+    *y0 = (c0 - g0 * n_len) / w, *y1 = (c1 - 1 - g0 * n_len) / w + 1;
+  } else {
+    *y0 = 0, *y1 = static_cast<uint32_t>(b.h);
+  }
+}
+
 OpDesc Lowerer::base_op(const Node& n, bool placed) const {
   auto tensor = [&](int t) { return placed ? ref(t) : shape_ref(t); };
   OpDesc b;
@@ -245,11 +267,6 @@ void Lowerer::lower_compute(const Node& n, uint32_t layer) {
   const uint32_t images = static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.n);
   bool spilled = layout_.tensor_spilled[n.outputs[0]];
   for (int t : n.inputs) spilled = spilled || layout_.tensor_spilled[t];
-  if (n.op == OpType::kMatMul && layout_.tensor_spilled[n.inputs[1]]) {
-    throw std::runtime_error("node '" + n.name + "': the second MatMul operand '" +
-                             g_.tensors[n.inputs[1]].name +
-                             "' does not fit in L2 (it is read like weights and must stay resident)");
-  }
   if (!spilled) {
     lower_resident(n, layer, images);
     return;
@@ -380,8 +397,18 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, const OpDesc& base) {
   };
   const bool in_spilled = std::any_of(n.inputs.begin(), n.inputs.end(),
                                       [&](int t) { return bool(layout_.tensor_spilled[t]); });
+  // A spilled second MatMul operand is filled per channel block: the part those outputs read.
+  const bool b_spilled = n.op == OpType::kMatMul && layout_.tensor_spilled[n.inputs[1]];
+  auto b_bytes = [&](uint32_t c0, uint32_t cb) {
+    uint32_t i0, i1, y0, y1;
+    matmul_b_range(n, c0, std::min(out_c, c0 + cb), &i0, &i1, &y0, &y1);
+    return uint64_t(i1 - i0) * (y1 - y0) * base.input2.w;
+  };
   auto fits = [&](uint32_t rows, uint32_t cb) {
     if (out_spilled && uint64_t(cb) * rows * out_w > out_bands_.slot_bytes) return false;
+    for (uint32_t c0 = 0; b_spilled && c0 < out_c; c0 += cb) {
+      if (b_bytes(c0, cb) > in_bands_.slot_bytes) return false;
+    }
     for (uint32_t r0 = 0; in_spilled && r0 < out_h; r0 += rows) {
       if (in_bytes(r0, std::min(rows, out_h - r0), 0, cb) > in_bands_.slot_bytes) return false;
     }
@@ -436,10 +463,13 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, const OpDesc& base) {
         const int t = n.inputs[k];
         TensorRef& r = k == 0 ? d.op.input : d.op.input2;
         if (!layout_.tensor_spilled[t]) continue;
-        if (band_in[k].slot == UINT32_MAX || channel_local(n)) {
+        // With B refilled per tile, A is too: the two in-band slots alternate between them.
+        const bool matmul_b = n.op == OpType::kMatMul && k == 1;
+        if (band_in[k].slot == UINT32_MAX || channel_local(n) || b_spilled) {
           uint32_t y0, y1, i0, i1;
           input_rows(n, r0, r1, &y0, &y1);
           input_channels(n, c0, c1, &i0, &i1);
+          if (matmul_b) matmul_b_range(n, c0, c1, &i0, &i1, &y0, &y1);
           if (r.h == 1) y0 = 0, y1 = 1;  // broadcast operand
           if (r.c == 1) i0 = 0, i1 = 1;
           if (y1 == y0) {  // a band of padding only: fetch one row anyway (it is not read)

@@ -85,6 +85,10 @@ class Lowerer {
   bool channel_local(const Node& n) const;  // output channel c needs only input channel c's group
   void input_rows(const Node& n, uint32_t r0, uint32_t r1, uint32_t* y0, uint32_t* y1) const;
   void input_channels(const Node& n, uint32_t c0, uint32_t c1, uint32_t* i0, uint32_t* i1) const;
+  // The channels [i0, i1) and rows [y0, y1) of a MatMul's second operand that output channels
+  // [c0, c1) read (every row of every output position).
+  void matmul_b_range(const Node& n, uint32_t c0, uint32_t c1, uint32_t* i0, uint32_t* i1,
+                      uint32_t* y0, uint32_t* y1) const;
 
   const Graph& g_;
   const ArchConfig& arch_;

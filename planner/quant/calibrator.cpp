@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/hash.h"
 #include "planner/quant/float_reference.h"
 #include "strider/quant.h"
 
@@ -15,21 +16,6 @@ namespace {
 constexpr double kLutScale = 1.0 / 16;    // int8 input of the sigmoid-family lookup tables
 constexpr double kUnitScale = 1.0 / 127;  // sigmoid / hard-sigmoid outputs
 constexpr double kNominalRms = 32.0;      // materialise_parameters' input RMS
-
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-double unit(uint64_t& state) { return double(splitmix64(state) >> 11) / double(uint64_t{1} << 53); }
-
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char ch : s) h = (h ^ ch) * 0x100000001b3ull;
-  return h;
-}
 
 bool lut_activation(Activation a) {
   return a == Activation::kSigmoid || a == Activation::kHardSigmoid || a == Activation::kHardSwish;
@@ -163,12 +149,18 @@ void constrain(const Graph& g, ScaleGroups& groups) {
 // a strided sample of its members' values on image 0: clipped error sum (|x| - T)^2 plus the
 // rounding error (T / 127)^2 / 12 per unclipped value, over thresholds T from max / 4 to max,
 // keeping at most 0.5 % of the values clipped. Returns max when nothing beats it.
+// Only the values above the smallest threshold are ever clipped: those are sorted (after the
+// others, which are only counted), giving the same sums as sorting the whole sample.
 double best_threshold(std::vector<float> sample, double max) {
   if (sample.empty() || max <= 0) return max;
-  std::sort(sample.begin(), sample.end());
+  const float lowest = float(max * 0.25);
+  const size_t low = size_t(std::partition(sample.begin(), sample.end(),
+                                           [&](float v) { return !(lowest < v); }) -
+                            sample.begin());
+  std::sort(sample.begin() + low, sample.end());
   const size_t n = sample.size();
   std::vector<double> suffix(n + 1, 0.0), suffix_sq(n + 1, 0.0);  // sums over sample[i..n)
-  for (size_t i = n; i-- > 0;) {
+  for (size_t i = n; i-- > low;) {
     suffix[i] = suffix[i + 1] + sample[i];
     suffix_sq[i] = suffix_sq[i + 1] + double(sample[i]) * sample[i];
   }
@@ -176,7 +168,7 @@ double best_threshold(std::vector<float> sample, double max) {
   for (int step = 0; step <= 96; ++step) {
     const double t = max * (0.25 + 0.75 * step / 96.0);
     const size_t first =
-        size_t(std::upper_bound(sample.begin(), sample.end(), float(t)) - sample.begin());
+        size_t(std::upper_bound(sample.begin() + low, sample.end(), float(t)) - sample.begin());
     const size_t clipped = n - first;
     if (double(clipped) > 0.005 * double(n)) continue;
     const double clip_err = suffix_sq[first] - 2 * t * suffix[first] + t * t * double(clipped);
@@ -266,23 +258,23 @@ void apply_scales(Graph* g) {
 }
 
 std::vector<float> calibration_image(const Tensor& t, uint64_t seed, int index) {
-  uint64_t state = seed ^ fnv1a(t.name) ^ (0x51ed27u * uint64_t(index + 1));
+  SplitMix64 rng(seed ^ fnv1a64(t.name) ^ (0x51ed27u * uint64_t(index + 1)));
   const int64_t c = t.shape.c * t.shape.n, h = t.shape.h, w = t.shape.w;
   std::vector<float> img(size_t(c * h * w));
   constexpr double kPi = 3.14159265358979323846;
   for (int64_t ch = 0; ch < c; ++ch) {
     double fy[4], fx[4], ph[4], amp[4];
     for (int k = 0; k < 4; ++k) {
-      fy[k] = (0.5 + 3.5 * unit(state)) * 2 * kPi / double(std::max<int64_t>(h, 1));
-      fx[k] = (0.5 + 3.5 * unit(state)) * 2 * kPi / double(std::max<int64_t>(w, 1));
-      ph[k] = 2 * kPi * unit(state);
-      amp[k] = 0.5 + unit(state);
+      fy[k] = (0.5 + 3.5 * rng.unit()) * 2 * kPi / double(std::max<int64_t>(h, 1));
+      fx[k] = (0.5 + 3.5 * rng.unit()) * 2 * kPi / double(std::max<int64_t>(w, 1));
+      ph[k] = 2 * kPi * rng.unit();
+      amp[k] = 0.5 + rng.unit();
     }
     float* p = &img[size_t(ch * h * w)];
     double sum = 0, sum_sq = 0;
     for (int64_t y = 0; y < h; ++y) {
       for (int64_t x = 0; x < w; ++x) {
-        double v = 0.5 * (unit(state) - 0.5);
+        double v = 0.5 * (rng.unit() - 0.5);
         for (int k = 0; k < 4; ++k) v += amp[k] * std::cos(fy[k] * y + fx[k] * x + ph[k]);
         p[y * w + x] = float(v);
         sum += v;

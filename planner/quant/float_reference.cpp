@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/window_row.h"
 #include "planner/ir/value_ops.h"
 
 namespace strider {
@@ -47,11 +48,13 @@ void conv(const Graph& g, const Node& n, const Floats& in, Floats& out) {
           float* dst = col.row((ci * kh + ky) * kw + kx).data();
           for (int64_t oy = 0; oy < os.h; ++oy) {
             const int64_t iy = oy * n.stride_h - n.pad_top + ky * n.dilation_h;
-            for (int64_t ox = 0; ox < os.w; ++ox) {
-              const int64_t ix = ox * n.stride_w - n.pad_left + kx * n.dilation_w;
-              const bool inside = iy >= 0 && iy < is.h && ix >= 0 && ix < is.w;
-              dst[oy * os.w + ox] = inside ? plane[iy * is.w + ix] : 0.0f;
+            float* row = dst + oy * os.w;
+            if (iy < 0 || iy >= is.h) {
+              std::fill(row, row + os.w, 0.0f);
+              continue;
             }
+            window_row(plane + iy * is.w, is.w, kx * n.dilation_w - n.pad_left, int64_t(n.stride_w),
+                       row, os.w);
           }
         }
       }

@@ -233,7 +233,8 @@ TEST(ImportOnnx, ErrorsNameFileNodeAndOp) {
   const std::string supported = onnx_supported_ops();
   EXPECT_EQ(supported,
             "Add, AveragePool, BatchNormalization, Cast, Clip, Concat, Constant, "
-            "ConstantOfShape, Conv, Div, Dropout, Erf, Flatten, Gather, Gemm, GlobalAveragePool, "
+            "ConstantOfShape, Conv, Div, Dropout, Equal, Erf, Expand, Flatten, Gather, Gemm, "
+            "GlobalAveragePool, "
             "HardSigmoid, HardSwish, Identity, LayerNormalization, MatMul, MaxPool, Mul, Pad, Pow, "
             "ReduceMean, Relu, Reshape, Shape, Sigmoid, Slice, Softmax, Split, Sqrt, Squeeze, Sub, "
             "Transpose, Unsqueeze, Where");

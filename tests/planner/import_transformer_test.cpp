@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include "planner/import/onnx_importer.h"
@@ -64,6 +65,73 @@ TEST(ImportTransformer, Gpt2DecoderIsCausalAndPreNorm) {
     }
   }
   EXPECT_EQ(g.nodes.front().op, OpType::kLayerNorm);  // pre-LN: ln1 before the attention
+}
+
+TEST(ImportTransformer, VitB16MacsByHand) {
+  const Graph g = import_onnx(kNets + "vit_b_16.onnx");
+  // torchvision vit_b_16, 224 x 224: 14 x 14 = 196 patches + the class token = 197 tokens S,
+  // d = 768, 12 heads x 64, MLP 3072.
+  //   patch embedding: 768 x (3 x 16 x 16) per patch x 196       =    115,605,504
+  //   per layer: packed Q / K / V projection S x d x 3d          =    348,585,984
+  //              output projection S x d x d                     =    116,195,328
+  //              Q K^T and softmax(.) V: 2 x 12 x S x S x 64     =     59,610,624
+  //              MLP 2 x S x d x 3072                            =    929,562,624
+  //              = 1,453,954,560; x 12 layers                    = 17,447,454,720
+  //   head on the class token: 768 x 1000                        =        768,000
+  //   total                                                      = 17,563,828,224
+  EXPECT_EQ(graph_totals(g).macs, 17563828224);
+  // Per layer 4 Linear (1x1 conv), 3 Slice of the packed projection, 2 MatMul, Softmax, GELU,
+  // 2 LayerNorm, 2 Add; plus the patch conv, its reshape to tokens, the class-token row (pad),
+  // the position-embedding Add, the final LayerNorm, token 0 (max pool) and the head (fc).
+  const std::map<std::string, int> want = {
+      {"conv", 49}, {"slice", 36},  {"matmul", 24}, {"softmax", 12}, {"layernorm", 25},
+      {"gelu", 12}, {"add", 25},    {"reshape", 1}, {"pad", 1},      {"maxpool", 1},
+      {"fc", 1}};
+  EXPECT_EQ(op_counts(g), want);
+  ASSERT_EQ(g.inputs.size(), 2u);
+  EXPECT_EQ(to_string(g.tensors[g.inputs[0]].shape), "1x3x224x224");
+  // Class token and position embedding: one learned 197-token tensor read like an input.
+  EXPECT_EQ(g.tensors[g.inputs[1]].name, "class_token+encoder.pos_embedding");
+  EXPECT_EQ(to_string(g.tensors[g.inputs[1]].shape), "1x768x197x1");
+  for (const Node& n : g.nodes) {
+    if (n.op == OpType::kPad) {
+      EXPECT_EQ(n.pad_top, 1);
+    }
+    if (n.op == OpType::kMaxPool) {  // row 0 of 197: a 1x1 window with row stride 197
+      EXPECT_EQ(n.stride_h, 197);
+      EXPECT_EQ(to_string(g.tensors[n.outputs[0]].shape), "1x768x1x1");
+    }
+    if (n.op == OpType::kSoftmax) {
+      EXPECT_EQ(to_string(g.tensors[n.outputs[0]].shape), "1x2364x197x1");  // 12 x 197 keys
+    }
+  }
+}
+
+// Token-sequence ops of a ViT the importer refuses, with the exact text (fixtures written by
+// tests/planner/data/make_onnx_fixtures.py vit_errors).
+TEST(ImportTransformer, VitOpsRefusedNamingNodeAndForm) {
+  const std::string data = std::string(STRIDER_SOURCE_DIR) + "/tests/planner/data/";
+  const std::map<std::string, std::string> cases = {
+      {"err_gather_token",
+       "node 'g' (Gather): Gather of [1, 17, 32] is supported only for token 0 (a scalar index 0 "
+       "on the token axis, as a ViT's class token)"},
+      {"err_expand_param",
+       "node 'e' (Expand): Expand of parameter 'cls' [1, 1, 32] to [2, 1, 32] needs its data "
+       "(only a broadcast that keeps the dims is supported)"},
+      {"err_concat_tokens",
+       "node 'cat' (Concat): Concat of a token sequence is supported only as a class token [1, 1, "
+       "D] before the tokens [1, S, D] along axis 1"},
+  };
+  for (const auto& [file, error] : cases) {
+    const std::string path = data + file + ".onnx";
+    std::string got = "no error";
+    try {
+      import_onnx(path);
+    } catch (const std::runtime_error& e) {
+      got = e.what();
+    }
+    EXPECT_EQ(got, path + ": " + error) << file;
+  }
 }
 
 }  // namespace

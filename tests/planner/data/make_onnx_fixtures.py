@@ -240,6 +240,18 @@ def errors():
          [short])
 
 
+def vit_errors():
+    """Token-sequence ops of a ViT that the importer refuses (tests/planner/import_transformer_test)."""
+    t = [vi("t", [1, 17, 32])]
+    out = [vi("o", None)]
+    save("err_gather_token", [helper.make_node("Gather", ["t", "i"], ["o"], name="g", axis=1)], t,
+         out, [ints("i", 1)])
+    save("err_expand_param", [helper.make_node("Expand", ["cls", "s"], ["o"], name="e")],
+         [vi("cls", [1, 1, 32])], out, [ints("s", [2, 1, 32])])
+    save("err_concat_tokens", [helper.make_node("Concat", ["t", "u"], ["o"], name="cat", axis=1)],
+         t + [vi("u", [1, 17, 32])], out)
+
+
 if __name__ == "__main__":
     conv_ops()
     batchnorm()
@@ -250,3 +262,4 @@ if __name__ == "__main__":
     opset11()
     noparams()
     errors()
+    vit_errors()

@@ -1,0 +1,204 @@
+#include "common/int8_gemm.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "strider/simd.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define STRIDER_GEMM_VNNI 1
+#define STRIDER_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#else
+#define STRIDER_GEMM_VNNI 0
+#endif
+
+namespace strider {
+namespace {
+
+// Each row of A streams over B in chunks of columns whose int32 sums stay in L1 (int8 x int8
+// products fit int16 exactly); zero weights are skipped.
+STRIDER_SIMD_CLONES
+void gemm_portable(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, const int8_t* b,
+                   int64_t ldb, int32_t* c, int64_t ldc) {
+  constexpr int64_t kChunk = 256;
+  for (int64_t n0 = 0; n0 < n; n0 += kChunk) {
+    const int64_t w = std::min(kChunk, n - n0);
+    for (int64_t i = 0; i < m; ++i) {
+      int32_t* row = c + i * ldc + n0;
+      for (int64_t s = 0; s < k; ++s) {
+        const int16_t x = a[i * lda + s];
+        if (x == 0) continue;
+        const int8_t* line = b + s * ldb + n0;
+        for (int64_t j = 0; j < w; ++j) row[j] += int16_t(x * line[j]);
+      }
+    }
+  }
+}
+
+#if STRIDER_GEMM_VNNI
+constexpr int64_t kPanel = 64;              // columns of B per panel (4 vectors of 16 lanes)
+constexpr int64_t kQuadBytes = kPanel * 4;  // one panel's 4 rows of B, interleaved
+constexpr int kRows = 4;                    // rows of C per block
+
+// B (k x n) into panels of 64 columns: panel p, row quad q is 256 bytes holding, for column
+// lane l, B[4q + j][64p + l] + 128 at byte 4l + j (uint8). Rows past k and columns past n hold
+// 128 (int8 0): the matching A bytes are zero, the matching C columns are never stored.
+STRIDER_VNNI_TARGET
+void pack_b(const int8_t* b, int64_t ldb, int64_t k, int64_t n, uint8_t* out) {
+  const int64_t quads = (k + 3) / 4, panels = (n + kPanel - 1) / kPanel;
+  const __m128i offset = _mm_set1_epi8(char(0x80));
+  for (int64_t p = 0; p < panels; ++p) {
+    const int64_t n0 = p * kPanel, cols = std::min(kPanel, n - n0);
+    for (int64_t q = 0; q < quads; ++q) {
+      uint8_t* dst = out + (p * quads + q) * kQuadBytes;
+      const int8_t* r[4];
+      bool full_rows = true;
+      for (int j = 0; j < 4; ++j) {
+        r[j] = 4 * q + j < k ? b + (4 * q + j) * ldb + n0 : nullptr;
+        full_rows = full_rows && r[j] != nullptr;
+      }
+      for (int64_t l0 = 0; l0 < kPanel; l0 += 16) {
+        if (full_rows && l0 + 16 <= cols) {
+          __m128i x[4];
+          for (int j = 0; j < 4; ++j) {
+            x[j] =
+                _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r[j] + l0)), offset);
+          }
+          const __m128i lo01 = _mm_unpacklo_epi8(x[0], x[1]), hi01 = _mm_unpackhi_epi8(x[0], x[1]);
+          const __m128i lo23 = _mm_unpacklo_epi8(x[2], x[3]), hi23 = _mm_unpackhi_epi8(x[2], x[3]);
+          __m128i* d = reinterpret_cast<__m128i*>(dst + 4 * l0);
+          _mm_storeu_si128(d + 0, _mm_unpacklo_epi16(lo01, lo23));
+          _mm_storeu_si128(d + 1, _mm_unpackhi_epi16(lo01, lo23));
+          _mm_storeu_si128(d + 2, _mm_unpacklo_epi16(hi01, hi23));
+          _mm_storeu_si128(d + 3, _mm_unpackhi_epi16(hi01, hi23));
+          continue;
+        }
+        for (int64_t l = l0; l < l0 + 16; ++l) {
+          for (int j = 0; j < 4; ++j) {
+            const int8_t v = r[j] != nullptr && l < cols ? r[j][l] : int8_t{0};
+            dst[4 * l + j] = uint8_t(v ^ int8_t(0x80));
+          }
+        }
+      }
+    }
+  }
+}
+
+// C[rows][cols] += the block's sums minus 128 x (row sum of A), over one panel. `a` holds the
+// rows' quads as int32 (row stride `quads`).
+template <int R>
+STRIDER_VNNI_TARGET void block(const int32_t* a, int64_t quads, const uint8_t* panel,
+                               const int32_t* correction, int32_t* c, int64_t ldc, int64_t cols) {
+  __m512i acc[R][4];
+  for (int r = 0; r < R; ++r) {
+    for (int v = 0; v < 4; ++v) acc[r][v] = _mm512_setzero_si512();
+  }
+  for (int64_t q = 0; q < quads; ++q) {
+    const uint8_t* bq = panel + q * kQuadBytes;
+    const __m512i b0 = _mm512_loadu_si512(bq), b1 = _mm512_loadu_si512(bq + 64);
+    const __m512i b2 = _mm512_loadu_si512(bq + 128), b3 = _mm512_loadu_si512(bq + 192);
+    for (int r = 0; r < R; ++r) {
+      const __m512i x = _mm512_set1_epi32(a[r * quads + q]);
+      acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], b0, x);
+      acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], b1, x);
+      acc[r][2] = _mm512_dpbusd_epi32(acc[r][2], b2, x);
+      acc[r][3] = _mm512_dpbusd_epi32(acc[r][3], b3, x);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    const __m512i corr = _mm512_set1_epi32(correction[r]);
+    for (int v = 0; v < 4 && 16 * v < cols; ++v) {
+      const int64_t left = cols - 16 * v;
+      const __mmask16 mask = left >= 16 ? __mmask16(0xffff) : __mmask16((1u << left) - 1);
+      int32_t* dst = c + r * ldc + 16 * v;
+      const __m512i sum =
+          _mm512_sub_epi32(_mm512_add_epi32(_mm512_maskz_loadu_epi32(mask, dst), acc[r][v]), corr);
+      _mm512_mask_storeu_epi32(dst, mask, sum);
+    }
+  }
+}
+
+STRIDER_VNNI_TARGET
+void gemm_vnni(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, const int8_t* b,
+               int64_t ldb, int32_t* c, int64_t ldc) {
+  const int64_t quads = (k + 3) / 4, panels = (n + kPanel - 1) / kPanel;
+  // Every byte of the packed B is written by pack_b.
+  const std::unique_ptr<uint8_t[]> packed(new uint8_t[size_t(panels * quads * kQuadBytes)]);
+  pack_b(b, ldb, k, n, packed.get());
+  std::vector<int32_t> quads_a(size_t(m * quads), 0), correction(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m; ++i) {
+    uint32_t sum = 0;  // wraps like the accumulators
+    for (int64_t s = 0; s < k; ++s) sum += uint32_t(int32_t(a[i * lda + s]));
+    correction[i] = int32_t(sum * 128u);
+    std::memcpy(&quads_a[i * quads], a + i * lda, size_t(k));
+  }
+  for (int64_t p = 0; p < panels; ++p) {
+    const uint8_t* panel = packed.get() + p * quads * kQuadBytes;
+    const int64_t n0 = p * kPanel, cols = std::min(kPanel, n - n0);
+    for (int64_t i = 0; i < m; i += kRows) {
+      const int32_t* ar = &quads_a[i * quads];
+      int32_t* cr = c + i * ldc + n0;
+      switch (std::min<int64_t>(kRows, m - i)) {
+        case 4:
+          block<4>(ar, quads, panel, &correction[i], cr, ldc, cols);
+          break;
+        case 3:
+          block<3>(ar, quads, panel, &correction[i], cr, ldc, cols);
+          break;
+        case 2:
+          block<2>(ar, quads, panel, &correction[i], cr, ldc, cols);
+          break;
+        default:
+          block<1>(ar, quads, panel, &correction[i], cr, ldc, cols);
+          break;
+      }
+    }
+  }
+}
+#endif
+
+}  // namespace
+
+bool gemm_kernel_available(GemmKernel k) {
+  switch (k) {
+    case GemmKernel::kPortable:
+      return true;
+    case GemmKernel::kAvx512Vnni:
+#if STRIDER_GEMM_VNNI
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512vnni");
+#else
+      return false;
+#endif
+  }
+  return false;
+}
+
+GemmKernel best_gemm_kernel() {
+  static const GemmKernel best = gemm_kernel_available(GemmKernel::kAvx512Vnni)
+                                     ? GemmKernel::kAvx512Vnni
+                                     : GemmKernel::kPortable;
+  return best;
+}
+
+void gemm_s8s32(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, const int8_t* b,
+                int64_t ldb, int32_t* c, int64_t ldc) {
+  gemm_s8s32(best_gemm_kernel(), m, n, k, a, lda, b, ldb, c, ldc);
+}
+
+void gemm_s8s32(GemmKernel kernel, int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda,
+                const int8_t* b, int64_t ldb, int32_t* c, int64_t ldc) {
+  if (m <= 0 || n <= 0 || k <= 0) return;
+  if (!gemm_kernel_available(kernel))
+    throw std::logic_error("gemm_s8s32: kernel not available on this CPU");
+#if STRIDER_GEMM_VNNI
+  if (kernel == GemmKernel::kAvx512Vnni) return gemm_vnni(m, n, k, a, lda, b, ldb, c, ldc);
+#endif
+  gemm_portable(m, n, k, a, lda, b, ldb, c, ldc);
+}
+
+}  // namespace strider
