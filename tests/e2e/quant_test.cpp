@@ -209,11 +209,7 @@ struct TwoChannelConv {
     b.element_bytes = 4;
     b.shape = {1, 2, 1, 1};
     b.float_data = {0.25f, -1.0f};
-    Node n;
-    n.name = "conv";
-    n.op = OpType::kConv;
-    n.inputs = {x};
-    n.outputs = {y};
+    Node n = node("conv", OpType::kConv, {x}, y);
     n.weights = g.add_tensor(w);
     n.bias = g.add_tensor(b);
     g.add_node(n);
@@ -296,11 +292,7 @@ TEST(PerChannelQuant, RandomWeightsGetAVariancePreservingScalePerChannel) {
     w.kind = TensorKind::kWeight;
     w.shape = {2, 2, 1, 1};
     w.data = {3, 4, 6, 8};  // rms sqrt(12.5) and sqrt(50); K = 2
-    Node n;
-    n.name = "conv";
-    n.op = OpType::kConv;
-    n.inputs = {x};
-    n.outputs = {y};
+    Node n = node("conv", OpType::kConv, {x}, y);
     n.weights = g.add_tensor(w);
     n.activation = act;
     g.add_node(n);
