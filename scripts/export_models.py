@@ -6,6 +6,8 @@ with export_params=False, so the file holds the graph and the parameter shapes b
 data (Strider fills weights with deterministic pseudo-random int8 values from a seed).
 GoogLeNet and Inception v3 are exported without their auxiliary heads. vit_b_16 is exported with
 gradients enabled (transformer_models.export_vit: no nn.MultiheadAttention fast path).
+tiny_convnext is a reduced torchvision ConvNeXt (two stages of one block, 16 and 32 channels,
+32x32 input, 10 classes) for the end-to-end functional test (tests/e2e/data).
 
     /usr/bin/python3 scripts/export_models.py                  # the zoo into configs/networks
     /usr/bin/python3 scripts/export_models.py --out-dir /tmp/zoo shufflenet_v2_x1_0 vgg16
@@ -30,6 +32,15 @@ ZOO = {
 }
 
 
+def tiny_convnext():
+    from torchvision.models.convnext import CNBlockConfig, ConvNeXt
+    return ConvNeXt([CNBlockConfig(16, 32, 1), CNBlockConfig(32, None, 1)], num_classes=10)
+
+
+# name -> (builder, input height and width): reduced models for tests
+REDUCED = {"tiny_convnext": (tiny_convnext, 32)}
+
+
 def export(name, out_dir, opset, seq=128):
     if name in TRANSFORMERS:
         export_transformer(name, out_dir, seq=seq)
@@ -37,12 +48,16 @@ def export(name, out_dir, opset, seq=128):
     if name == "tiny_vit":
         export_tiny_vit(os.path.normpath(os.path.join(out_dir, "tiny_vit.onnx")))
         return
-    kwargs, size = ZOO.get(name, ({}, 224))
-    builder = getattr(torchvision.models, name, None)
-    if builder is None:
-        raise SystemExit(f"torchvision.models has no model '{name}'")
     torch.manual_seed(0)
-    model = builder(weights=None, **kwargs).eval()
+    if name in REDUCED:
+        build, size = REDUCED[name]
+        model = build().eval()
+    else:
+        kwargs, size = ZOO.get(name, ({}, 224))
+        builder = getattr(torchvision.models, name, None)
+        if builder is None:
+            raise SystemExit(f"torchvision.models has no model '{name}'")
+        model = builder(weights=None, **kwargs).eval()
     dummy = torch.zeros(1, 3, size, size)
     path = os.path.normpath(os.path.join(out_dir, f"{name}.onnx"))
     if isinstance(model, torchvision.models.VisionTransformer):
@@ -59,8 +74,8 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", default=list(ZOO) + list(TRANSFORMERS),
-                        help="torchvision model names, tiny_vit (test fixture), or " +
-                        ", ".join(TRANSFORMERS))
+                        help="torchvision model names, tiny_vit (test fixture), or one of "
+                        + ", ".join(list(TRANSFORMERS) + list(REDUCED)))
     parser.add_argument("--out-dir", default=os.path.join(here, "..", "configs", "networks"))
     parser.add_argument("--opset", type=int, default=13, help="ONNX opset (11 to 17)")
     parser.add_argument("--seq", type=int, nargs="+", default=[128],

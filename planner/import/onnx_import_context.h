@@ -138,6 +138,11 @@ void import_where(Importer& im);   // folded on constants, else import_transform
 // Transformer graphs: true when the node reads a token view, a pattern in progress or a rank-3
 // graph input, or is a MatMul of two activations; import_transformer then handles it.
 bool transformer_claims(Importer& im);
+// Channels-last CNN blocks (ConvNeXt, onnx_ops_channels_last.cpp): true for a Transpose
+// [0, 2, 3, 1] of an NCHW activation, a Transpose of a view back to NCHW, or a per-channel Mul
+// (layer scale); import_channels_last then handles it.
+bool channels_last_claims(Importer& im);
+void import_channels_last(Importer& im);
 void import_transformer(Importer& im);
 
 // TensorProto -> dims and values (double); fails naming `what` on unsupported encodings.

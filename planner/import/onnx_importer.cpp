@@ -54,6 +54,7 @@ const std::map<std::string, Handler>& handlers() {
       {"Identity", import_alias},
       {"MatMul", import_matmul},
       {"MaxPool", [](Importer& im) { import_pool(im, true); }},
+      {"Mod", import_binary},
       {"Mul", import_binary},
       {"Pad", import_pad},
       {"ReduceMean", import_reduce_mean},
@@ -140,6 +141,10 @@ void Importer::bind_inputs_and_initializers(const onnx::GraphProto& g) {
 }
 
 void Importer::dispatch() {
+  if (channels_last_claims(*this)) {
+    import_channels_last(*this);
+    return;
+  }
   if (transformer_claims(*this)) {
     import_transformer(*this);
     return;

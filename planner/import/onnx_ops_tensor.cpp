@@ -48,6 +48,11 @@ ValuePtr fold_binary(Importer& im, const Value& a, const Value& b, const std::st
       // Integer shape arithmetic divides with truncation.
       if (std::floor(x) == x && std::floor(y) == y) r = std::trunc(r);
     }
+    if (op == "Mod") {  // fmod = 1: the sign of x (C fmod); fmod = 0: the sign of y (Python %)
+      if (y == 0) im.fail("modulo by zero while folding constants");
+      r = std::fmod(x, y);
+      if (im.attr_int("fmod", 0) == 0 && r != 0 && (r < 0) != (y < 0)) r += y;
+    }
     data[i] = r;
   }
   return im.make_constant(out, data);
@@ -189,6 +194,56 @@ void import_split(Importer& im) {
   im.emit(n, rank);
 }
 
+namespace {
+
+// Slice of a constant with data, any rank and steps (ONNX clamping: [0, dim] for positive steps,
+// [-1, dim - 1] for negative ones), e.g. the reversed pads of F.pad's shape arithmetic.
+void fold_slice(Importer& im, const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+                const std::vector<int64_t>& axes, const std::vector<int64_t>& steps) {
+  const ValuePtr c = im.constant_data(0);
+  const size_t rank = c->dims.size();
+  std::vector<std::vector<int64_t>> index(rank);
+  for (size_t a = 0; a < rank; ++a) {
+    for (int64_t i = 0; i < c->dims[a]; ++i) index[a].push_back(i);
+  }
+  for (size_t k = 0; k < starts.size(); ++k) {
+    const size_t a = static_cast<size_t>(normalise_axis(im, axes[k], rank));
+    const int64_t dim = c->dims[a], step = steps[k];
+    if (step == 0 || step > kMaxTensorElements || step < -kMaxTensorElements) {
+      im.fail("slice step " + std::to_string(step) + " of a constant");
+    }
+    int64_t s = starts[k] < 0 ? starts[k] + dim : starts[k];
+    int64_t e = ends[k] < 0 ? ends[k] + dim : ends[k];
+    const int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? dim : dim - 1;
+    s = std::max(step > 0 ? lo : int64_t{0}, std::min(s, hi));
+    e = std::max(lo, std::min(e, hi));
+    const int64_t count = dim == 0   ? 0
+                          : step > 0 ? (e > s ? (e - s - 1) / step + 1 : 0)
+                                     : (s > e ? (s - e - 1) / -step + 1 : 0);
+    index[a].clear();
+    for (int64_t j = 0; j < count; ++j) index[a].push_back(s + j * step);
+  }
+  std::vector<int64_t> dims(rank);
+  int64_t total = 1;
+  for (size_t a = 0; a < rank; ++a) {
+    dims[a] = static_cast<int64_t>(index[a].size());
+    total *= dims[a];
+  }
+  std::vector<double> data(static_cast<size_t>(total));
+  for (int64_t o = 0; o < total; ++o) {
+    int64_t rem = o, at = 0, stride = 1;
+    for (size_t a = rank; a-- > 0;) {
+      at += index[a][static_cast<size_t>(rem % dims[a])] * stride;
+      rem /= dims[a];
+      stride *= c->dims[a];
+    }
+    data[static_cast<size_t>(o)] = c->data[static_cast<size_t>(at)];
+  }
+  im.bind(0, im.make_constant(dims, data));
+}
+
+}  // namespace
+
 void import_slice(Importer& im) {
   const std::vector<int64_t> starts = im.ints_input(1), ends = im.ints_input(2);
   std::vector<int64_t> axes = im.has_input(3) ? im.ints_input(3) : std::vector<int64_t>{};
@@ -200,6 +255,9 @@ void import_slice(Importer& im) {
   if (ends.size() != starts.size() || axes.size() != starts.size() ||
       steps.size() != starts.size()) {
     im.fail("starts, ends, axes and steps differ in length");
+  }
+  if (!im.is_activation(0) && im.constant(0)->has_data) {
+    return fold_slice(im, starts, ends, axes, steps);
   }
   const ValuePtr in = im.input(0);
   const size_t rank = in->dims.size();

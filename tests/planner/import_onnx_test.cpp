@@ -229,13 +229,32 @@ struct ErrorCase {
   std::string error;  // after "<path>: "
 };
 
+TEST(ImportOnnx, ModFoldsWithBothSignConventions) {
+  // fmod = 0 (sign of the divisor): [-4, 13, 164, 11] % [5, 9, 100, 10] = [1, 4, 64, 1] (C fmod
+  // would give -4 first, an invalid shape); fmod = 1 (sign of the dividend): [-11, 4, 64, 1] %
+  // [10, 9, 100, 7] = [-1, 4, 64, 1], the -1 inferred as 1 (the other convention gives 9, fails).
+  const Graph g = import_onnx(kData + "mod_fold.onnx");
+  ASSERT_EQ(g.nodes.size(), 2u);
+  EXPECT_EQ(g.nodes[0].reshape_dims, (std::vector<int64_t>{1, 4, 64, 1}));
+  EXPECT_EQ(g.nodes[1].reshape_dims, (std::vector<int64_t>{-1, 4, 64, 1}));
+  EXPECT_EQ(to_string(g.tensors[g.outputs[0]].shape), "1x4x64x1");
+}
+
+TEST(ImportOnnx, SliceOfConstantWithNegativeStepFolds) {
+  // Row 0 of [[64, 4, 1, 1], [7, 8, 9, 9]] from column -1 backwards to the start: [1, 1, 4, 64].
+  const Graph g = import_onnx(kData + "slice_fold.onnx");
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].reshape_dims, (std::vector<int64_t>{1, 1, 4, 64}));
+  EXPECT_EQ(to_string(g.tensors[g.outputs[0]].shape), "1x1x4x64");
+}
+
 TEST(ImportOnnx, ErrorsNameFileNodeAndOp) {
   const std::string supported = onnx_supported_ops();
   EXPECT_EQ(supported,
             "Add, AveragePool, BatchNormalization, Cast, Clip, Concat, Constant, "
             "ConstantOfShape, Conv, Div, Dropout, Equal, Erf, Expand, Flatten, Gather, Gemm, "
-            "GlobalAveragePool, "
-            "HardSigmoid, HardSwish, Identity, LayerNormalization, MatMul, MaxPool, Mul, Pad, Pow, "
+            "GlobalAveragePool, HardSigmoid, HardSwish, Identity, LayerNormalization, MatMul, "
+            "MaxPool, Mod, Mul, Pad, Pow, "
             "ReduceMean, Relu, Reshape, Shape, Sigmoid, Slice, Softmax, Split, Sqrt, Squeeze, Sub, "
             "Transpose, Unsqueeze, Where");
   const std::vector<ErrorCase> cases = {
@@ -256,7 +275,7 @@ TEST(ImportOnnx, ErrorsNameFileNodeAndOp) {
        "node 'sl' (Slice): only slices of the channel axis are supported (axis 2 sliced to [1, "
        "4))"},
       {"err_transpose",
-       "node 'nhwc' (Transpose): Transpose with perm [0, 2, 3, 1] of [1, 4, 8, 8] is not supported "
+       "node 'hw' (Transpose): Transpose with perm [0, 1, 3, 2] of [1, 4, 8, 8] is not supported "
        "(only the channel shuffle Reshape-Transpose-Reshape pattern or a permutation moving "
        "size-1 dims)"},
       {"err_pad_mode", "node 'pad' (Pad): pad mode 'reflect' is not supported (only constant)"},

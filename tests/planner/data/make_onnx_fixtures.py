@@ -192,6 +192,55 @@ def noparams():
     save("noparams", nodes, inputs, [vi("logits", None)])
 
 
+def nhwc_block():
+    """A ConvNeXt block's channels-last part: NCHW -> NHWC, LayerNorm, Linear, back to NCHW,
+    layer scale, residual Add (onnx_ops_channels_last.cpp)."""
+    w = (np.arange(16, dtype=np.float32).reshape(4, 4) - 6) * 0.25  # [in][out]
+    nodes = [
+        helper.make_node("Transpose", ["x"], ["t"], name="to_nhwc", perm=[0, 2, 3, 1]),
+        helper.make_node("LayerNormalization", ["t", "g", "be"], ["ln"], name="ln", axis=-1),
+        helper.make_node("MatMul", ["ln", "w"], ["mm"], name="fc"),
+        helper.make_node("Add", ["mm", "b"], ["fcb"], name="fc_bias"),
+        helper.make_node("Transpose", ["fcb"], ["back"], name="to_nchw", perm=[0, 3, 1, 2]),
+        helper.make_node("Mul", ["ls", "back"], ["scaled"], name="layer_scale"),
+        helper.make_node("Add", ["scaled", "x"], ["o"], name="residual"),
+    ]
+    inits = [init("g", np.ones(4, np.float32)), init("be", np.zeros(4, np.float32)),
+             init("w", w), init("b", np.array([1, 2, 3, 4], np.float32)),
+             init("ls", np.array([1, 0.5, 2, -1], np.float32).reshape(4, 1, 1))]
+    save("nhwc_block", nodes, [vi("x", [1, 4, 3, 5])], [vi("o", None)], inits, opset=17)
+
+
+def mod_fold():
+    """Mod of constants folded with both sign conventions (Swin's padding arithmetic): fmod = 0
+    [-4, 13, 164, 11] % [5, 9, 100, 10] = [1, 4, 64, 1]; fmod = 1 [-11, 4, 64, 1] % [10, 9, 100, 7]
+    = [-1, 4, 64, 1]."""
+    nodes = [
+        helper.make_node("Mod", ["a", "b"], ["m0"], name="mod_python"),
+        helper.make_node("Reshape", ["x", "m0"], ["r0"], name="r0"),
+        helper.make_node("Mod", ["c", "d"], ["m1"], name="mod_c", fmod=1),
+        helper.make_node("Reshape", ["r0", "m1"], ["r1"], name="r1"),
+    ]
+    inits = [ints("a", [-4, 13, 164, 11]), ints("b", [5, 9, 100, 10]),
+             ints("c", [-11, 4, 64, 1]), ints("d", [10, 9, 100, 7])]
+    save("mod_fold", nodes, [vi("x", [1, 4, 8, 8])], [vi("r1", None)], inits)
+
+
+def slice_fold():
+    """Slice of a 2-D constant with a negative step (F.pad's reversed pads): row 0 of
+    [[64, 4, 1, 1], [7, 8, 9, 9]] read backwards is [[1, 1, 4, 64]], flattened the shape
+    [1, 1, 4, 64]."""
+    big = -2**63 + 1
+    nodes = [
+        helper.make_node("Slice", ["c", "st", "en", "ax", "sp"], ["s"], name="reverse"),
+        helper.make_node("Reshape", ["s", "flat"], ["shape"], name="flatten_shape"),
+        helper.make_node("Reshape", ["x", "shape"], ["r"], name="r"),
+    ]
+    inits = [ints("c", [[64, 4, 1, 1], [7, 8, 9, 9]]), ints("st", [0, -1]), ints("en", [1, big]),
+             ints("ax", [0, 1]), ints("sp", [1, -1]), ints("flat", [-1])]
+    save("slice_fold", nodes, [vi("x", [1, 4, 8, 8])], [vi("r", None)], inits)
+
+
 def errors():
     x = [vi("x", [1, 4, 8, 8])]
     y = [vi("x", [1, 4, 8, 8]), vi("y", [1, 4, 8, 8])]
@@ -207,8 +256,17 @@ def errors():
          y, out)
     save("err_slice_h", [helper.make_node("Slice", ["x", "s", "e", "a"], ["o"], name="sl")], x,
          out, [ints("s", [1]), ints("e", [4]), ints("a", [2])])
-    save("err_transpose", [helper.make_node("Transpose", ["x"], ["o"], name="nhwc",
-                                            perm=[0, 2, 3, 1])], x, out)
+    save("err_transpose", [helper.make_node("Transpose", ["x"], ["o"], name="hw",
+                                            perm=[0, 1, 3, 2])], x, out)
+    save("err_window_partition",
+         [helper.make_node("Transpose", ["x"], ["t0"], name="nhwc", perm=[0, 2, 3, 1]),
+          helper.make_node("Pad", ["t0", "zeros"], ["t"], name="pad_to_windows"),
+          helper.make_node("Reshape", ["t", "s6"], ["r6"], name="windows"),
+          helper.make_node("Transpose", ["r6"], ["t6"], name="gather", perm=[0, 1, 3, 2, 4, 5]),
+          helper.make_node("Reshape", ["t6", "s3"], ["o"], name="partition")], x, out,
+         [ints("zeros", [0] * 8), ints("s6", [1, 2, 4, 2, 4, 4]), ints("s3", [4, 16, 4])])
+    save("err_layer_scale", [helper.make_node("Mul", ["x", "ls"], ["o"], name="ls")], x, out,
+         [init("ls", np.ones((4, 1, 1), np.float32))])
     save("err_pad_mode", [helper.make_node("Pad", ["x", "p"], ["o"], name="pad",
                                            mode="reflect")], x, out,
          [ints("p", [0, 0, 1, 1, 0, 0, 1, 1])])
@@ -261,5 +319,8 @@ if __name__ == "__main__":
     shape_fc()
     opset11()
     noparams()
+    nhwc_block()
+    mod_fold()
+    slice_fold()
     errors()
     vit_errors()
