@@ -3,16 +3,24 @@
 # (conv, pools, element-wise ops, activations) and the int8 requantisation rules of
 # planner/include/strider/quant.h; prints each layer that differs and exits 1 if any does.
 # Every parameter comes from the dump JSON: rounding mode (must be half_away_from_zero), the
-# requantisation multiplier and shift, clip bounds, and for the sigmoid family the dumped lookup
+# requantisation multiplier and shift (per output channel when the JSON has channel_requant),
+# clip bounds, and for the sigmoid family the dumped lookup
 # table, itself checked against its formula at its input scale.
 # Usage: /usr/bin/python3 scripts/check_tensor_dump.py DIR
 import json, numpy as np, sys, os, math
 d = sys.argv[1]
 def rq(acc, m, s):
+    # m, s: scalars, or arrays broadcast against acc (one per output channel); shift >= 0.
+    m = np.asarray(m, dtype=np.int64); s = np.asarray(s, dtype=np.int64)
     p = acc.astype(np.int64) * m
-    if s <= 0: return p << -s
-    h = 1 << (s - 1)
+    if np.any(s < 0): return p << -s
+    h = (np.int64(1) << s) >> 1
     return np.where(p >= 0, (p + h) >> s, -((-p + h) >> s))
+def channel_rq(j, acc, axis_shape):
+    # The layer's requantisation per output channel, shaped to broadcast over acc.
+    if 'channel_requant' not in j: return rq(acc, j['requant']['multiplier'], j['requant']['shift'])
+    c = j['channel_requant']
+    return rq(acc, np.array(c['multiplier']).reshape(axis_shape), np.array(c['shift']).reshape(axis_shape))
 def act(v, j):
     a = j['activation']; v = np.clip(v, -128, 127)
     if a == 'none': return v
@@ -41,12 +49,12 @@ for e in json.load(open(os.path.join(d, 'index.json'))):
         x = F.pad(x, (p['left'], p['right'], p['top'], p['bottom']))
         acc = F.conv2d(x, torch.tensor(w, dtype=torch.float64), torch.tensor(b, dtype=torch.float64),
                        stride=j['stride'], dilation=j['dilation'], groups=j['groups']).numpy().round().astype(np.int64)
-        ref = act(rq(acc, m, s), j)
+        ref = act(channel_rq(j, acc, (1, -1, 1, 1)), j)
     elif op == 'fc':
         w = np.load(os.path.join(d, j['weights']['file'])).astype(np.int64)
         b = np.load(os.path.join(d, j['bias']['file'])).astype(np.int64)
         acc = w @ ins[0].reshape(-1) + b
-        ref = act(rq(acc, m, s), j).reshape(out.shape)
+        ref = act(channel_rq(j, acc, (-1,)), j).reshape(out.shape)
     elif op in ('maxpool', 'avgpool', 'globalavgpool'):
         x = torch.tensor(ins[0], dtype=torch.float64)
         if op == 'globalavgpool':
@@ -74,9 +82,14 @@ for e in json.load(open(os.path.join(d, 'index.json'))):
         else: v = a
         ref = act(rq(v, m, s), j)
     elif op == 'softmax':
-        x = ins[0].astype(np.float64); mx = np.maximum(x.max(axis=1, keepdims=True), -128)
-        ex = np.exp((x - mx) / 16.0); pr = ex / ex.sum(axis=1, keepdims=True)
-        ra = 127.0 * pr; ref = np.clip(np.floor(ra + 0.5), -128, 127)
+        # The integer exp and rounding the JSON's quant.softmax spells out.
+        x = ins[0]; mx = np.maximum(x.max(axis=1, keepdims=True), -128); dd = np.minimum(x - mx, 0)
+        t = dd * 5909; i = t >> 16; f = t - i * 65536
+        q = ((((((5206 * f) >> 16) + 14712) * f) >> 16) + 45617) * f >> 16
+        pq = (65536 + q) >> 1
+        ex = np.where(-i > 16, 0, pq >> np.minimum(-i, 62))
+        sm = ex.sum(axis=1, keepdims=True)
+        ref = np.minimum(127, ((254 * ex * m) // sm + (np.int64(1) << s)) >> (s + 1))
     else:
         print('skip', op); continue
     n += 1

@@ -81,8 +81,9 @@ void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
     gemm_s8s32(cout_g, os.plane(), taps_per_group, &wt[co0 * taps_per_group], taps_per_group,
                taps.data(), os.plane(), acc.data(), os.plane());
     int8_t* dst = &out[co0 * os.plane()];
-    for (int64_t i = 0; i < cout_g * os.plane(); ++i) {
-      dst[i] = post(n, requantize(acc[i], n.requant_multiplier, n.requant_shift));
+    for (int64_t c = 0; c < cout_g; ++c) {
+      const Requant rq = n.requant_of(co0 + c);
+      for (int64_t i = c * os.plane(); i < (c + 1) * os.plane(); ++i) dst[i] = post(n, requantize(acc[i], rq));
     }
   }
 }
@@ -95,7 +96,7 @@ void fully_connected(const Graph& g, const Node& n, const Bytes& in, Bytes& out)
     int32_t acc = bias && o < int64_t(bias->size()) ? (*bias)[o] : 0;
     const int8_t* w = &wt[o * k];
     for (int64_t i = 0; i < k; ++i) acc += int32_t(w[i]) * in[i];
-    out[o] = post(n, requantize(acc, n.requant_multiplier, n.requant_shift));
+    out[o] = post(n, requantize(acc, n.requant_of(o)));
   }
 }
 
@@ -167,7 +168,8 @@ void softmax(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
         e[k] = k < visible ? exp_q15(in[(g0 + k) * s.plane() + p] - mx) : 0;
         sum += e[k];
       }
-      for (int64_t k = 0; k < per; ++k) out[(g0 + k) * s.plane() + p] = softmax_prob(e[k], sum);
+      for (int64_t k = 0; k < per; ++k) out[(g0 + k) * s.plane() + p] =
+          softmax_prob(e[k], sum, n.requant_multiplier, n.requant_shift);
     }
   }
 }

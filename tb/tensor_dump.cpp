@@ -22,15 +22,27 @@ nlohmann::json numerics(const Graph& g, const Node& n) {
   j["requant_formula"] =
       "saturate_int8(act(round_half_away_from_zero(v * multiplier / 2^shift))), v = bias + "
       "sum(in * w) for conv / fc, a + b for add, a * b for mul, a for activation; pools do not "
-      "requantise";
+      "requantise; with channel_requant, output channel c uses its multiplier[c] and shift[c]";
   j["zero_point"] = 0;  // symmetric int8 everywhere
   nlohmann::json scales = nlohmann::json::array();
   for (int t : n.inputs) scales.push_back(g.tensors[t].scale);
   j["input_scales"] = scales;
   j["output_scale"] = g.tensors[n.outputs[0]].scale;
-  if (n.weights >= 0) j["weight_scale"] = g.tensors[n.weights].scale;
+  if (n.weights >= 0) {
+    const Tensor& w = g.tensors[n.weights];
+    j["weight_scale"] = w.scale;
+    if (!w.channel_scales.empty()) j["weight_channel_scales"] = w.channel_scales;
+  }
   if (n.op == OpType::kAdd) j["operands"] = "both operands share input_scales[0]; v = a + b";
   if (n.op == OpType::kMul) j["operands"] = "v = a * b at input_scales[0] x input_scales[1]";
+  if (n.op == OpType::kSoftmax) {
+    j["softmax"] =
+        "per position and channel group: d = q - max(q) (int8 at 1/16), e = exp_q15(d) "
+        "(strider/vector_math.h: t = d * 5909 (Q16), i = floor(t / 2^16), f = t - i * 2^16, "
+        "p = (2^16 + (((((5206 f >> 16) + 14712) f >> 16) + 45617) f >> 16)) >> 1, e = p >> -i, "
+        "0 when -i > 16), out = min(127, (floor(254 e m / sum(e)) + 2^s) >> (s + 1)) with "
+        "(m, s) = requant";
+  }
   if (n.op == OpType::kAvgPool || n.op == OpType::kGlobalAvgPool) {
     j["pool_divisor"] =
         "round_half_away_from_zero(sum / count): count = the window's elements inside the input, "
@@ -121,6 +133,12 @@ void dump_tensors(const Graph& g, const Lowered& lowered, const FunctionalCheck&
     j["count_include_pad"] = n.count_include_pad;
     j["ceil_mode"] = n.ceil_mode;
     j["requant"] = {{"multiplier", n.requant_multiplier}, {"shift", n.requant_shift}};
+    if (!n.channel_requant.empty()) {
+      // Output channel c uses channel_requant multiplier[c] / shift[c] instead of "requant".
+      std::vector<int32_t> m, s;
+      for (const Requant& r : n.channel_requant) m.push_back(r.multiplier), s.push_back(r.shift);
+      j["channel_requant"] = {{"multiplier", m}, {"shift", s}};
+    }
     j["activation"] = to_string(n.activation);
     j["clip"] = {n.clip_min, n.clip_max};
     j["activation_scale"] = kActivationScale;

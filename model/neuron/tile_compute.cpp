@@ -109,8 +109,10 @@ void conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
       }
     } else {
       out.resize(base + acc.size());
-      for (size_t i = 0; i < acc.size(); ++i) {
-        out[base + i] = finish(op, requantize(acc[i], op.requant_multiplier, op.requant_shift));
+      for (uint32_t co = c0; co < c1; ++co) {
+        const Requant rq = op.requant_of(co);
+        const size_t first = size_t(co - c0) * positions;
+        for (size_t i = first; i < first + positions; ++i) out[base + i] = finish(op, requantize(acc[i], rq));
       }
     }
     c0 = c1;
@@ -170,7 +172,7 @@ void fully_connected(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t
     int32_t acc = int32_at(braw, co - op.ch_begin);
     const int8_t* row = &w[(co - op.ch_begin) * k];
     for (uint64_t i = 0; i < k; ++i) acc += int32_t(in[i]) * row[i];
-    out.push_back(finish(op, requantize(acc, op.requant_multiplier, op.requant_shift)));
+    out.push_back(finish(op, requantize(acc, op.requant_of(co))));
   }
 }
 

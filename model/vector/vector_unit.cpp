@@ -58,7 +58,10 @@ void softmax(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) 
         }
         for (uint32_t n = 0; n < per; ++n) {
           const uint32_t c = g0 + n;
-          if (c >= op.ch_begin && c < op.ch_end) out[tile_index(op, c, y, x)] = softmax_prob(e[n], sum);
+          if (c >= op.ch_begin && c < op.ch_end) {
+            out[tile_index(op, c, y, x)] =
+                softmax_prob(e[n], sum, op.requant_multiplier, op.requant_shift);
+          }
         }
       }
     }

@@ -258,6 +258,21 @@ void validate(const Graph& g) {
     if (n.requant_shift < 0 || n.requant_shift > 62) {
       fail(n, "requantisation shift " + std::to_string(n.requant_shift) + " outside [0, 62]");
     }
+    if (!n.channel_requant.empty()) {
+      const int64_t out_c = n.weights < 0 ? 0 : g.tensors[n.weights].shape.n;
+      if (n.weights < 0 || int64_t(n.channel_requant.size()) != out_c) {
+        fail(n, std::to_string(n.channel_requant.size()) +
+                    " channel requantisations, expected one per output channel of a node with "
+                    "weights (" + std::to_string(out_c) + ")");
+      }
+      for (size_t c = 0; c < n.channel_requant.size(); ++c) {
+        const int32_t s = n.channel_requant[c].shift;
+        if (s < 0 || s > 62) {
+          fail(n, "requantisation shift " + std::to_string(s) + " of channel " +
+                      std::to_string(c) + " outside [0, 62]");
+        }
+      }
+    }
     const std::vector<TensorShape> shapes = infer_output_shapes(g, n);
     if (shapes.size() != n.outputs.size()) {
       fail(n, "has " + std::to_string(n.outputs.size()) + " outputs, expected " +

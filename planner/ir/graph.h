@@ -20,6 +20,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "strider/descriptor.h"
+
 namespace strider {
 
 enum class OpType : uint8_t {
@@ -84,6 +86,10 @@ struct Tensor {
   // calibration image in `data`.
   double scale = 0.0;
   std::vector<float> float_data;
+  // Weights quantised per output channel: one scale per output channel (shape.n), real =
+  // int8 x channel_scales[o] (then `scale` is the largest, for display); empty: `scale` for the
+  // whole tensor.
+  std::vector<double> channel_scales;
   int64_t bytes() const { return shape.elements() * element_bytes; }
 };
 
@@ -116,6 +122,13 @@ struct Node {
   int32_t clip_min = -128, clip_max = 127;  // int8 domain, for kClip and kRelu6 ([0, 96])
   int32_t requant_multiplier = 1;
   int32_t requant_shift = 0;
+  // Conv / fc: one requantisation per output channel (weights with per-channel scales), which
+  // then replaces requant_multiplier / requant_shift; empty: the per-tensor pair.
+  std::vector<Requant> channel_requant;
+  Requant requant_of(int64_t channel) const {
+    return channel_requant.empty() ? Requant{requant_multiplier, requant_shift}
+                                   : channel_requant[size_t(channel)];
+  }
 
   // Split / Slice: channel ranges, one [begin, end) per output.
   std::vector<int64_t> channel_begin, channel_end;

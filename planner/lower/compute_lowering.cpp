@@ -174,6 +174,15 @@ OpDesc Lowerer::base_op(const Node& n, bool placed) const {
   return b;
 }
 
+void Lowerer::set_tile_channels(const Node& n, uint32_t c0, uint32_t c1, OpDesc* op) {
+  op->ch_begin = c0;
+  op->ch_end = c1;
+  op->channel_requant.clear();
+  if (!n.channel_requant.empty()) {
+    op->channel_requant.assign(n.channel_requant.begin() + c0, n.channel_requant.begin() + c1);
+  }
+}
+
 // A layer's weights and biases in DRAM. Identical parameters (same bytes, found by content hash
 // and then compared) are stored once, across the layers of one network and across networks.
 uint64_t Lowerer::store_blob(std::vector<int8_t> bytes) {
@@ -292,8 +301,7 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
     d.op = base;
     d.op.row_begin = r0;
     d.op.row_end = std::min(out_h, r0 + rows);
-    d.op.ch_begin = c0;
-    d.op.ch_end = std::min(out_c, c0 + block);
+    set_tile_channels(n, c0, std::min(out_c, c0 + block), &d.op);
     d.deps = input_deps(n);
     d.deps.insert(d.deps.end(), pending_readers_.begin(), pending_readers_.end());
     pending_readers_.clear();
@@ -445,7 +453,8 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, const OpDesc& base) {
       d.kind = DescKind::kOp;
       d.layer = layer;
       d.op = base;
-      d.op.row_begin = r0, d.op.row_end = r1, d.op.ch_begin = c0, d.op.ch_end = c1;
+      d.op.row_begin = r0, d.op.row_end = r1;
+      set_tile_channels(n, c0, c1, &d.op);
       d.deps = producers;
       d.deps.insert(d.deps.end(), pending_readers_.begin(), pending_readers_.end());
       pending_readers_.clear();

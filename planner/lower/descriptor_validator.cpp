@@ -198,8 +198,12 @@ class Validator {
       if (!o.input2.present()) {
         fail("op.input2", std::string("missing: ") + to_string(o.op) + " takes two operands");
       } else if (tensor("op.input2", o.input2, 1, true) && in_ok &&
-                 (o.input2.c != o.input.c || o.input2.h != o.input.h || o.input2.w != o.input.w)) {
-        fail("op.input2", "shape " + shape(o.input2) + " differs from op.input's " + shape(o.input));
+                 ((o.input2.c != o.input.c && o.input2.c != 1) ||
+                  (o.input2.h != o.input.h && o.input2.h != 1) ||
+                  (o.input2.w != o.input.w && o.input2.w != 1))) {
+        // The second operand broadcasts over its size-1 dimensions (a squeeze-excitation Mul).
+        fail("op.input2", "shape " + shape(o.input2) + " neither equals nor broadcasts to op.input's " +
+                              shape(o.input));
       }
     }
     if (o.weights.present()) tensor("op.weights", o.weights, 1, false);
@@ -213,6 +217,22 @@ class Validator {
     }
     if (o.clip_min > o.clip_max) {
       fail("op.clip_min", str(o.clip_min) + " exceeds clip_max " + std::to_string(o.clip_max));
+    }
+    if (!o.channel_requant.empty()) {
+      if (o.op != OpCode::kConv && o.op != OpCode::kFullyConnected) {
+        fail("op.channel_requant", std::string("given for ") + to_string(o.op) +
+                                       ", expected only for conv and fc");
+      }
+      for (size_t c = 0; c < o.channel_requant.size(); ++c) {
+        const Requant& r = o.channel_requant[c];
+        if (r.shift < 0 || r.shift > 62 || r.multiplier <= 0) {
+          fail("op.channel_requant", "channel " + str(o.ch_begin + c) + ": multiplier " +
+                                         std::to_string(r.multiplier) + ", shift " +
+                                         std::to_string(r.shift) +
+                                         ", expected a positive multiplier and shift 0..62");
+          break;
+        }
+      }
     }
     if (!in_ok || !out_ok) return;
 

@@ -61,6 +61,9 @@ class Lowerer {
   uint32_t weight_block(const Node& n) const;  // with the node's chosen mapping
   uint32_t weight_block(const Node& n, Mapping m) const;
   OpDesc base_op(const Node& n, bool placed = true) const;  // placed: with addresses and spaces
+  // Sets the tile's output channels [c0, c1) and its slice of the node's per-channel
+  // requantisation.
+  static void set_tile_channels(const Node& n, uint32_t c0, uint32_t c1, OpDesc* op);
   // mapping_choice.cpp
   void choose_mappings();
   uint64_t mapping_cost(const Node& n, Mapping m) const;

@@ -69,7 +69,8 @@ void Lowerer::lower_partial_sums(const Node& n, uint32_t layer, const OpDesc& ba
         d.kind = DescKind::kOp;
         d.layer = layer;
         d.op = base;
-        d.op.row_begin = r0, d.op.row_end = r1, d.op.ch_begin = c0, d.op.ch_end = c1;
+        d.op.row_begin = r0, d.op.row_end = r1;
+        set_tile_channels(n, c0, c1, &d.op);
         d.op.in_ch_begin = i0, d.op.in_ch_end = i1;
         d.op.psum_mode = (first ? 0 : OpDesc::kPsumRead) | (final ? 0 : OpDesc::kPsumWrite);
         d.op.psum = psum;

@@ -14,7 +14,7 @@ namespace strider {
 namespace {
 
 constexpr double kLutScale = 1.0 / 16;    // int8 input of the sigmoid-family lookup tables
-constexpr double kUnitScale = 1.0 / 127;  // sigmoid / hard-sigmoid / softmax outputs
+constexpr double kUnitScale = 1.0 / 127;  // sigmoid / hard-sigmoid outputs
 constexpr double kNominalRms = 32.0;      // materialise_parameters' input RMS
 
 bool lut_activation(Activation a) {
@@ -55,34 +55,51 @@ class ScaleGroups {
   std::vector<double> fixed_;
 };
 
-// Step 1: float weights and biases, and weight scales.
+// Step 1: float weights and biases, and weight scales, one per output channel (shape.n rows of
+// the weight tensor).
 void prepare_parameters(Graph* g) {
   for (const Node& n : g->nodes) {
     if (n.weights < 0) continue;
     Tensor& w = g->tensors[n.weights];
+    const size_t out_c = size_t(std::max<int64_t>(w.shape.n, 1));
+    const size_t per = w.shape.elements() > 0 ? size_t(w.shape.elements()) / out_c : 0;
+    w.channel_scales.assign(out_c, 1.0 / 127.0);
     if (!w.float_data.empty()) {
-      float max_abs = 0;
-      for (float x : w.float_data) max_abs = std::max(max_abs, std::fabs(x));
-      w.scale = max_abs > 0 ? double(max_abs) / 127.0 : 1.0 / 127.0;
       w.data.resize(w.float_data.size());
-      for (size_t i = 0; i < w.data.size(); ++i) {
-        w.data[i] = saturate8(round_away(w.float_data[i] / w.scale));
+      for (size_t o = 0; o < out_c; ++o) {
+        const float* f = &w.float_data[o * per];
+        float max_abs = 0;
+        for (size_t i = 0; i < per; ++i) max_abs = std::max(max_abs, std::fabs(f[i]));
+        const double s = max_abs > 0 ? double(max_abs) / 127.0 : 1.0 / 127.0;
+        w.channel_scales[o] = s;
+        for (size_t i = 0; i < per; ++i) w.data[o * per + i] = saturate8(round_away(f[i] / s));
       }
+      w.scale = *std::max_element(w.channel_scales.begin(), w.channel_scales.end());
     } else {
-      double sum_sq = 0;
-      for (int8_t v : w.data) sum_sq += double(v) * v;
-      const double rms = w.data.empty() ? 0.0 : std::sqrt(sum_sq / double(w.data.size()));
+      // Random (materialised) int8 weights: the He-style scale sqrt(2 / K) / rms(int8) per
+      // output channel, so every channel of the float network has the same variance.
       const double k = double(reduction_length(*g, n));
-      w.scale = rms > 0 ? std::sqrt(2.0 / k) / rms : 1.0 / 127.0;
+      // Variance-preserving gain: 2 before a rectifier (He), 1 for a linear layer (LeCun).
+      const bool rectified = n.activation == Activation::kRelu ||
+                             n.activation == Activation::kRelu6 || n.activation == Activation::kClip;
+      const double gain = rectified ? 2.0 : 1.0;
       w.float_data.resize(w.data.size());
-      for (size_t i = 0; i < w.data.size(); ++i) w.float_data[i] = float(w.data[i] * w.scale);
+      for (size_t o = 0; o < out_c; ++o) {
+        double sum_sq = 0;
+        for (size_t i = 0; i < per; ++i) sum_sq += double(w.data[o * per + i]) * w.data[o * per + i];
+        const double rms = per ? std::sqrt(sum_sq / double(per)) : 0.0;
+        const double s = rms > 0 ? std::sqrt(gain / k) / rms : 1.0 / 127.0;
+        w.channel_scales[o] = s;
+        for (size_t i = 0; i < per; ++i) w.float_data[o * per + i] = float(w.data[o * per + i] * s);
+      }
+      w.scale = *std::max_element(w.channel_scales.begin(), w.channel_scales.end());
     }
     if (n.bias < 0) continue;
     Tensor& b = g->tensors[n.bias];
     if (b.float_data.empty()) {
       b.float_data.resize(b.bias.size());
       for (size_t i = 0; i < b.bias.size(); ++i) {
-        b.float_data[i] = float(b.bias[i] * w.scale / kNominalRms);
+        b.float_data[i] = float(b.bias[i] * w.channel_scales[std::min(i, out_c - 1)] / kNominalRms);
       }
     }
   }
@@ -102,9 +119,8 @@ void constrain(const Graph& g, ScaleGroups& groups) {
         for (int i : n.inputs) groups.join(n.inputs[0], i);
         for (int o : n.outputs) groups.join(n.inputs[0], o);
         continue;
-      case OpType::kSoftmax:
+      case OpType::kSoftmax:  // the output scale is free: the op requantises from 1/127
         groups.fix(n.inputs[0], kLutScale);
-        groups.fix(out, kUnitScale);
         continue;
       case OpType::kMaxPool:
       case OpType::kAvgPool:
@@ -194,14 +210,21 @@ void apply_scales(Graph* g) {
     switch (n.op) {
       case OpType::kConv:
       case OpType::kFullyConnected: {
-        const double s_acc = s_in * g->tensors[n.weights].scale;
-        m = s_acc / s_pre;
+        const Tensor& w = g->tensors[n.weights];
+        // Per output channel: s_acc[o] = s_in x s_w[o]; one requantisation per channel when
+        // the weights carry channel scales.
+        const size_t out_c = w.channel_scales.size();
+        std::vector<double> s_acc(std::max<size_t>(out_c, 1), s_in * w.scale);
+        for (size_t o = 0; o < out_c; ++o) s_acc[o] = s_in * w.channel_scales[o];
+        n.channel_requant.clear();
+        for (size_t o = 0; o < out_c; ++o) n.channel_requant.push_back(quantize_multiplier(s_acc[o] / s_pre));
+        m = s_acc[0] / s_pre;
         if (n.bias >= 0) {
           Tensor& b = g->tensors[n.bias];
           b.bias.resize(b.float_data.size());
           for (size_t k = 0; k < b.bias.size(); ++k) {
-            b.bias[k] = int32_t(
-                std::clamp<double>(std::round(b.float_data[k] / s_acc), INT32_MIN, INT32_MAX));
+            const double s = s_acc[std::min(k, s_acc.size() - 1)];
+            b.bias[k] = int32_t(std::clamp<double>(std::round(b.float_data[k] / s), INT32_MIN, INT32_MAX));
           }
         }
         break;
@@ -212,6 +235,9 @@ void apply_scales(Graph* g) {
         break;
       case OpType::kMul:
         m = s_in * g->tensors[n.inputs[1]].scale / s_pre;
+        break;
+      case OpType::kSoftmax:  // probability at 1/127 to the output scale
+        m = kUnitScale / s_out;
         break;
       default:
         break;

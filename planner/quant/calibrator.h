@@ -2,24 +2,29 @@
 // calibration set. Run once per graph, after activation fusion (legalise) and
 // materialise_parameters, before lowering.
 //
-// 1. Float parameters: a conv / fc weight tensor with float data (ONNX weights) keeps them, its
-//    scale max|w| / 127 and int8 = round(w / scale); one without (random, materialised weights)
-//    gets the He-style scale sqrt(2 / K) / rms(int8) and float = int8 x scale, so the float
-//    network is a plausible one; a bias without float data becomes int32 x weight scale / 32
-//    (the nominal input RMS of materialise_parameters).
+// 1. Float parameters, scales per output channel o (Tensor::channel_scales): a conv / fc weight
+//    tensor with float data (ONNX weights) keeps them, scale[o] = max|w[o]| / 127 and int8 =
+//    round(w / scale[o]); one without (random, materialised weights) gets the variance-
+//    preserving scale sqrt(gain / K) / rms(int8 of channel o), gain 2 before a ReLU / ReLU6 /
+//    Clip (He) and 1 for a linear layer (LeCun; 2 there made mobilenet_v2's float network
+//    amplify perturbations), and float = int8 x scale[o], so the float network is a plausible
+//    one; a bias without float data becomes int32 x scale[o] / 32 (the nominal
+//    input RMS of materialise_parameters).
 // 2. Float pass (FloatReference) over every calibration image: seeded synthetic images (smooth
 //    random cosines plus noise, mean 0, standard deviation 1 per channel, from `seed`). Records
 //    max |x| of every activation tensor.
 // 3. Scales, one per activation tensor, real = int8 x scale. Tensors that must share a scale
 //    (the operands of Add; a view, pad, split, slice, shuffle, concat or pool and its input) form
 //    a group; some are fixed by the integer datapath: the lookup-table input of the sigmoid family
-//    (1/16), sigmoid / hard-sigmoid outputs (1/127), hard-swish output (1/16), softmax input
-//    (1/16) and output (1/127). A free group takes T / 127, T the clipping threshold that
+//    (1/16), sigmoid / hard-sigmoid outputs (1/127), hard-swish output (1/16) and softmax input
+//    (1/16); a softmax output is free (its requantisation rescales the probability). A free group takes T / 127, T the clipping threshold that
 //    minimises clipping plus rounding error on a sample of its members' values on image 0, with
 //    at most 0.5 % of them clipped (T = max |x| when no smaller threshold does better).
 // 4. Requantisation of every node from the scales, multiplier / 2^shift ~= (quant.h):
-//    conv / fc: s_in x s_w / s_pre (bias int32 = round(b / (s_in x s_w)));
-//    add: s_in / s_pre (both operands share s_in); mul: s_a x s_b / s_pre; activation-only:
+//    conv / fc: s_in x s_w[o] / s_pre per output channel o (Node::channel_requant; bias int32 =
+//    round(b[o] / (s_in x s_w[o]))); the per-tensor pair holds channel 0's;
+//    add: s_in / s_pre (both operands share s_in); mul: s_a x s_b / s_pre; softmax:
+//    (1/127) / s_out (strider/vector_math.h softmax_prob); activation-only:
 //    s_in / s_pre; where s_pre is the scale before the fused activation (1/16 for the sigmoid
 //    family, else the output scale); pools do not requantise (s_pre = s_in). ReLU6 and Clip
 //    bounds become round(bound / s_pre), clamped to int8.

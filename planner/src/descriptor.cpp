@@ -29,7 +29,7 @@ bool OpDesc::operator==(const OpDesc& o) const {
          groups == o.groups && count_include_pad == o.count_include_pad && act == o.act &&
          clip_min == o.clip_min && clip_max == o.clip_max &&
          requant_multiplier == o.requant_multiplier && requant_shift == o.requant_shift &&
-         row_begin == o.row_begin && row_end == o.row_end && ch_begin == o.ch_begin &&
+         channel_requant == o.channel_requant && row_begin == o.row_begin && row_end == o.row_end && ch_begin == o.ch_begin &&
          ch_end == o.ch_end && in_ch_begin == o.in_ch_begin && in_ch_end == o.in_ch_end &&
          psum_mode == o.psum_mode && psum == o.psum && mapping == o.mapping &&
          flags == o.flags;
@@ -135,6 +135,11 @@ void check(const DescriptorList& list) {
       if (o.stride_h == 0 || o.stride_w == 0 || o.kernel_h == 0 || o.kernel_w == 0 ||
           o.dilation_h == 0 || o.dilation_w == 0 || o.groups == 0) {
         fail(d, "zero kernel, stride, dilation or groups");
+      }
+      if (!o.channel_requant.empty() && o.channel_requant.size() != o.ch_end - o.ch_begin) {
+        fail(d, std::to_string(o.channel_requant.size()) +
+                    " channel requantisations, expected one per tile channel (" +
+                    std::to_string(o.ch_end - o.ch_begin) + ")");
       }
     }
   }

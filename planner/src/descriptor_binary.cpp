@@ -92,6 +92,11 @@ void put(ByteWriter& w, const OpDesc& o) {
   put(w, o.psum);
   w.u<uint8_t>(static_cast<uint8_t>(o.mapping));
   w.u<uint8_t>(o.flags);
+  w.u<uint32_t>(uint32_t(o.channel_requant.size()));
+  for (const Requant& q : o.channel_requant) {
+    w.i32(q.multiplier);
+    w.i32(q.shift);
+  }
 }
 
 OpDesc get_op(ByteReader& r) {
@@ -119,6 +124,18 @@ OpDesc get_op(ByteReader& r) {
   o.mapping = r.enumeration<Mapping>(2, "mapping");
   o.flags = r.u<uint8_t>();
   if (o.flags > 3) r.fail("flags are " + std::to_string(o.flags) + ", expected 0..3", 1);
+  const uint32_t per_channel = r.u<uint32_t>();
+  if (per_channel != 0 && (o.ch_end < o.ch_begin || per_channel != o.ch_end - o.ch_begin)) {
+    r.fail(std::to_string(per_channel) + " channel requantisations for channels [" +
+               std::to_string(o.ch_begin) + ", " + std::to_string(o.ch_end) + "), expected 0 or " +
+               std::to_string(o.ch_end - o.ch_begin),
+           4);
+  }
+  o.channel_requant.resize(per_channel);
+  for (Requant& q : o.channel_requant) {
+    q.multiplier = r.i32();
+    q.shift = r.i32();
+  }
   return o;
 }
 

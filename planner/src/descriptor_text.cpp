@@ -112,6 +112,13 @@ void emit_op(YAML::Emitter& e, const OpDesc& o) {
     emit_ref(e, "psum", o.psum);
   }
   if (o.flags) e << YAML::Key << "flags" << YAML::Value << int(o.flags);
+  if (!o.channel_requant.empty()) {
+    e << YAML::Key << "channel_requant" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (const Requant& q : o.channel_requant) {
+      e << YAML::Flow << YAML::BeginSeq << q.multiplier << q.shift << YAML::EndSeq;
+    }
+    e << YAML::EndSeq;
+  }
 }
 
 OpDesc parse_op(const YAML::Node& m) {
@@ -145,6 +152,19 @@ OpDesc parse_op(const YAML::Node& m) {
     const unsigned flags = m["flags"].as<unsigned>();
     if (flags > 3) throw YAML::Exception(m["flags"].Mark(), "flags: expected 0..3");
     o.flags = static_cast<uint8_t>(flags);
+  }
+  if (YAML::Node q = m["channel_requant"]) {
+    const size_t expected = o.ch_end > o.ch_begin ? o.ch_end - o.ch_begin : 0;
+    if (!q.IsSequence() || q.size() != expected) {
+      throw YAML::Exception(q.Mark(), "channel_requant: expected " + std::to_string(expected) +
+                                          " [multiplier, shift] pairs, one per tile channel");
+    }
+    for (const YAML::Node& pair : q) {
+      if (!pair.IsSequence() || pair.size() != 2) {
+        throw YAML::Exception(pair.Mark(), "channel_requant: expected [multiplier, shift]");
+      }
+      o.channel_requant.push_back({pair[0].as<int32_t>(), pair[1].as<int32_t>()});
+    }
   }
   return o;
 }

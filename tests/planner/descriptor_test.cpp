@@ -72,6 +72,29 @@ TEST(Descriptor, TextRoundTrip) {
   EXPECT_EQ(to_text(read_binary(ss, "mem")), text);
 }
 
+TEST(Descriptor, ChannelRequantRoundTripsAndIsChecked) {
+  DescriptorList l = sample();
+  OpDesc& o = l.descriptors[1].op;
+  o.psum_mode = 0;  // a final tile: channels 4..12 requantised one by one
+  for (uint32_t c = 4; c < 12; ++c) o.channel_requant.push_back({int32_t(16384 + c), int32_t(20 + c)});
+  EXPECT_EQ(o.requant_of(4), (Requant{16388, 24}));
+  EXPECT_EQ(o.requant_of(11), (Requant{16395, 31}));
+  std::stringstream ss;
+  write_binary(l, ss);
+  EXPECT_EQ(read_binary(ss, "mem"), l);
+  const std::string text = to_text(l);
+  EXPECT_NE(text.find("channel_requant: [[16388, 24], [16389, 25]"), std::string::npos) << text;
+  EXPECT_EQ(read_text(text, "list.yaml"), l);
+  o.channel_requant.pop_back();  // 7 for 8 channels
+  try {
+    check(l);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "descriptor 1: 7 channel requantisations, expected one per tile channel (8)");
+  }
+}
+
 TEST(Descriptor, TruncatedBinaryNamesTheOffset) {
   std::stringstream ss;
   write_binary(sample(), ss);
@@ -108,7 +131,7 @@ TEST(Descriptor, BadMagicAndVersion) {
     read_binary(v, "f.strd");
     FAIL();
   } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "f.strd: byte 4: format version 9, this build reads version 2");
+    EXPECT_STREQ(e.what(), "f.strd: byte 4: format version 9, this build reads version 3");
   }
 }
 

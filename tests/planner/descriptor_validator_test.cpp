@@ -102,6 +102,31 @@ TEST(DescriptorValidator, GroupsThatDoNotDivideTheChannelsAreRefused) {
                             "channels and 16 output channels");
 }
 
+TEST(DescriptorValidator, ChannelRequantShiftOutOfRangeIsRefused) {
+  DescriptorList l = planned().list;
+  Descriptor& c = first(l, DescKind::kOp);
+  c.op.channel_requant.assign(c.op.ch_end - c.op.ch_begin, Requant{16384, 20});
+  EXPECT_EQ(refusal(l), "(accepted)");
+  c.op.channel_requant[1].shift = 63;
+  EXPECT_EQ(refusal(l), "t.strd: descriptor list refused: descriptor " + std::to_string(c.id) +
+                            " (layer 'conv1', conv): op.channel_requant: channel " +
+                            std::to_string(c.op.ch_begin + 1) +
+                            ": multiplier 16384, shift 63, expected a positive multiplier and "
+                            "shift 0..62");
+}
+
+TEST(DescriptorValidator, SecondOperandBroadcastsOnlyOverSizeOneDimensions) {
+  DescriptorList l = planned().list;
+  Descriptor& a = first(l, DescKind::kOp, OpCode::kAdd);
+  a.op.input2.h = a.op.input2.w = 1;  // a per-channel operand, as a squeeze-excitation Mul's
+  EXPECT_EQ(refusal(l), "(accepted)");
+  a.op.input2.h = 2;
+  EXPECT_NE(refusal(l).find("op.input2: shape " + std::to_string(a.op.input2.c) +
+                            "x2x1 neither equals nor broadcasts to op.input's"),
+            std::string::npos)
+      << refusal(l);
+}
+
 TEST(DescriptorValidator, KernelLargerThanThePaddedInputIsRefused) {
   DescriptorList l = planned().list;
   Descriptor& c = first(l, DescKind::kOp);

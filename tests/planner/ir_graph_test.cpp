@@ -12,12 +12,12 @@ namespace {
 Graph small_graph() {
   Graph g;
   g.name = "small";
-  Tensor x{"x", {1, 4, 8, 8}, TensorKind::kActivation, 1, {}, {}, 0.0, {}};
-  Tensor w{"conv.weight", {8, 4, 3, 3}, TensorKind::kWeight, 1, {}, {}, 0.0, {}};
-  Tensor b{"conv.bias", {1, 8, 1, 1}, TensorKind::kBias, 4, {}, {}, 0.0, {}};
-  Tensor y{"y", {1, 8, 8, 8}, TensorKind::kActivation, 1, {}, {}, 0.0, {}};
-  Tensor z{"z", {1, 8, 8, 8}, TensorKind::kActivation, 1, {}, {}, 0.0, {}};
-  Tensor out{"out", {1, 8, 8, 8}, TensorKind::kActivation, 1, {}, {}, 0.0, {}};
+  Tensor x{"x", {1, 4, 8, 8}, TensorKind::kActivation, 1, {}, {}, 0.0, {}, {}};
+  Tensor w{"conv.weight", {8, 4, 3, 3}, TensorKind::kWeight, 1, {}, {}, 0.0, {}, {}};
+  Tensor b{"conv.bias", {1, 8, 1, 1}, TensorKind::kBias, 4, {}, {}, 0.0, {}, {}};
+  Tensor y{"y", {1, 8, 8, 8}, TensorKind::kActivation, 1, {}, {}, 0.0, {}, {}};
+  Tensor z{"z", {1, 8, 8, 8}, TensorKind::kActivation, 1, {}, {}, 0.0, {}, {}};
+  Tensor out{"out", {1, 8, 8, 8}, TensorKind::kActivation, 1, {}, {}, 0.0, {}, {}};
   const int ix = g.add_tensor(x), iw = g.add_tensor(w), ib = g.add_tensor(b);
   const int iy = g.add_tensor(y), iz = g.add_tensor(z), io = g.add_tensor(out);
   Node conv;
@@ -169,9 +169,9 @@ TEST(IrGraph, ValidateErrors) {
 TEST(IrGraph, ReinferShapesFollowsNewInputSize) {
   Graph g = small_graph();
   // Append flatten + fc so the fc weights must follow the new size.
-  Tensor f{"f", {1, 512, 1, 1}, TensorKind::kActivation, 1, {}, {}, 0.0, {}};
-  Tensor fw{"fc.weight", {10, 512, 1, 1}, TensorKind::kWeight, 1, {}, {}, 0.0, {}};
-  Tensor fo{"logits", {1, 10, 1, 1}, TensorKind::kActivation, 1, {}, {}, 0.0, {}};
+  Tensor f{"f", {1, 512, 1, 1}, TensorKind::kActivation, 1, {}, {}, 0.0, {}, {}};
+  Tensor fw{"fc.weight", {10, 512, 1, 1}, TensorKind::kWeight, 1, {}, {}, 0.0, {}, {}};
+  Tensor fo{"logits", {1, 10, 1, 1}, TensorKind::kActivation, 1, {}, {}, 0.0, {}, {}};
   const int i_f = g.add_tensor(f), i_fw = g.add_tensor(fw), i_fo = g.add_tensor(fo);
   Node flat;
   flat.name = "flatten";

@@ -21,7 +21,16 @@ namespace strider {
 
 // Version 2: a SHA-256 trailer in the binary form; op codes kMatMul, kLayerNorm, kGelu and
 // OpDesc::flags (transformer networks); OpDesc::mapping.
-constexpr uint32_t kDescriptorFormatVersion = 2;
+// Version 3: OpDesc::channel_requant (per-output-channel requantisation of conv / fc).
+constexpr uint32_t kDescriptorFormatVersion = 3;
+
+// Requantisation of an int32 value to int8: round_half_away(v x multiplier / 2^shift)
+// (strider/quant.h).
+struct Requant {
+  int32_t multiplier = 1;
+  int32_t shift = 0;
+  bool operator==(const Requant& o) const { return multiplier == o.multiplier && shift == o.shift; }
+};
 
 enum class MemSpace : uint8_t { kDram = 0, kL2 = 1 };
 enum class DescKind : uint8_t { kMove = 0, kOp = 1 };
@@ -37,7 +46,8 @@ enum class OpCode : uint8_t {
   kAdd = 5,
   kMul = 6,
   kActivation = 7,      // element-wise activation only
-  kSoftmax = 8,         // vector unit: over each group of input.c / groups channels
+  kSoftmax = 8,         // vector unit: over each group of input.c / groups channels, the
+                        // probability at 1/127 requantised by requant (vector_math.h)
   // A matrix multiply of two activations on the neuron array, the second operand (input2) read
   // from L2 like weights (no DRAM staging): out[g*N + n][m] = sum_k A[g*K + k][m] B(g, k, n),
   // B(g, k, n) = input2[g*N + n][k], or input2[g*K + k][n] with kTransposeB; groups = G. Timed as
@@ -111,6 +121,15 @@ struct OpDesc {
   int32_t clip_min = -128, clip_max = 127;
   int32_t requant_multiplier = 1;
   int32_t requant_shift = 0;
+  // Per-output-channel requantisation (conv / fc with per-channel weight scales): one entry per
+  // channel of the tile, [ch_begin, ch_end) in order; empty: requant_multiplier / requant_shift
+  // for every channel. Carried in the descriptor like the per-tensor pair (the controller's
+  // fetch cost is the fixed descriptor_bytes).
+  std::vector<Requant> channel_requant;
+  Requant requant_of(uint32_t channel) const {
+    return channel_requant.empty() ? Requant{requant_multiplier, requant_shift}
+                                   : channel_requant[channel - ch_begin];
+  }
   // The tile: output rows [row_begin, row_end) x output channels [ch_begin, ch_end).
   uint32_t row_begin = 0, row_end = 0;
   uint32_t ch_begin = 0, ch_end = 0;

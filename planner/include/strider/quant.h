@@ -35,13 +35,10 @@ inline int32_t round_shift(int64_t v, int32_t shift) {
 inline int32_t requantize(int32_t acc, int32_t multiplier, int32_t shift) {
   return round_shift(static_cast<int64_t>(acc) * multiplier, shift);
 }
+inline int32_t requantize(int32_t acc, Requant r) { return requantize(acc, r.multiplier, r.shift); }
 
 // multiplier in [2^14, 2^15) and shift >= 0 with multiplier / 2^shift ~= scale (scale > 0;
 // anything else gives 1 / 2^0). Very large scales keep shift 0 and a multiplier up to 2^30.
-struct Requant {
-  int32_t multiplier = 1;
-  int32_t shift = 0;
-};
 inline Requant quantize_multiplier(double scale) {
   if (!(scale > 0.0) || !std::isfinite(scale)) scale = 1.0;
   int exponent = 0;

@@ -8,6 +8,10 @@
 // + 0.07944 f^3 (45617, 14712, 5206 in Q16; relative error about 1e-4), in Q15 and shifted right
 // by -i. Exact at d = 0 (32768); 0 once -i > 16.
 // softmax_prob(e, sum): round(127 e / sum) in [0, 127] (half up), the probability at scale 1/127.
+// softmax_prob(e, sum, m, s): round(127 e m / (sum 2^s)) half up, saturated to 127: the
+// probability requantised from scale 1/127 to the op's output scale (1/127) x 2^s / m in one
+// rounding; computed as (floor(254 e m / sum) + 2^s) >> (s + 1), exact for e <= 2^15,
+// m < 2^31, 0 <= s <= 62. (m, s) = (1, 0) is softmax_prob(e, sum).
 // isqrt(v): floor(sqrt(v)) by the bitwise (digit-by-digit) method.
 // LayerNorm of D values x: s = sum x, d_i = D x_i - s (D times the centred value, exact),
 // r = isqrt(sum d_i^2 / D) (= D x std, floored), y_i = round(16 d_i / r) half away from zero
@@ -40,6 +44,13 @@ inline int32_t exp_q15(int32_t d) {
 inline int8_t softmax_prob(int64_t e, int64_t sum) {
   if (sum <= 0) return 0;
   return static_cast<int8_t>((e * 254 + sum) / (2 * sum));
+}
+
+inline int8_t softmax_prob(int64_t e, int64_t sum, int32_t multiplier, int32_t shift) {
+  if (sum <= 0 || e <= 0 || multiplier <= 0) return 0;
+  const int s = shift < 0 ? 0 : shift > 62 ? 62 : shift;
+  const uint64_t q = (uint64_t(e) * 254u * uint64_t(multiplier) / uint64_t(sum) + (uint64_t{1} << s)) >> (s + 1);
+  return static_cast<int8_t>(q > 127 ? 127 : q);
 }
 
 inline uint64_t isqrt(uint64_t v) {
