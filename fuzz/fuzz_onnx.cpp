@@ -3,5 +3,7 @@
 #include "planner/import/onnx_importer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  return strider::fuzz::run_network_target(data, size, "input.onnx", strider::import_onnx);
+  // import_onnx's second argument has a default, which a function pointer does not carry.
+  const auto import = [](const std::string& path) { return strider::import_onnx(path); };
+  return strider::fuzz::run_network_target(data, size, "input.onnx", import);
 }

@@ -3,5 +3,7 @@
 #include "planner/import/scalesim_csv.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  return strider::fuzz::run_network_target(data, size, "input.csv", strider::import_scalesim_csv);
+  // import_scalesim_csv's options have a default, which a function pointer does not carry.
+  const auto import = [](const std::string& path) { return strider::import_scalesim_csv(path); };
+  return strider::fuzz::run_network_target(data, size, "input.csv", import);
 }
