@@ -1,6 +1,7 @@
 // Import of already-quantised ONNX models (QDQ form, planner/import/onnx_ops_quant.cpp) and their
-// calibration (planner/quant/calibrator.h step 0): a hand-built model with known int8 weights and
-// scales (tests/planner/data/qdq_int8.onnx, make_onnx_fixtures.py qdq()), PyTorch's own
+// calibration (planner/quant/calibrator.h step 0): hand-built models with known int8 weights and
+// scales (tests/planner/data/qdq_int8.onnx, qdq_per_tensor.onnx: make_onnx_fixtures.py qdq()),
+// PyTorch's own
 // quantisation-aware export (tests/e2e/data/tiny_qdq_cnn.onnx, scripts/qdq_models.py) checked
 // against its initializers read here independently, and every QDQ import error.
 #include <gtest/gtest.h>
@@ -61,6 +62,17 @@ TEST(ImportQdq, HandBuiltInt8WeightsKeepTheirValuesAndScales) {
   const Tensor& f = g.tensors[size_t(node_named(g, "fc").weights)];
   EXPECT_EQ(ints(f.data), (std::vector<int>{1, 2, 127, 0, -1, -2, -128, 5}));
   EXPECT_EQ(f.channel_scales, (std::vector<double>{0.125, 0.0625}));
+}
+
+TEST(ImportQdq, FloatWeightsThroughQuantizeLinearRoundAsOnnx) {
+  const Graph g = import_onnx(kData + "qdq_per_tensor.onnx");
+  const Tensor& w = g.tensors[size_t(node_named(g, "conv").weights)];
+  // x / 0.5 = 0.5, 1.5, -2.5, 200, -200, 2: half to even 0, 2, -2, saturated 127, -128, and 2.
+  EXPECT_EQ(ints(w.data), (std::vector<int>{0, 2, -2, 127, -128, 2}));
+  // One scale for the tensor: every output channel gets it.
+  EXPECT_EQ(w.channel_scales, (std::vector<double>{0.5, 0.5}));
+  // The float weights are the dequantised ones (what the model computes with).
+  EXPECT_EQ(w.float_data, (std::vector<float>{0.0f, 1.0f, -1.0f, 63.5f, -64.0f, 1.0f}));
 }
 
 TEST(ImportQdq, CalibrationKeepsImportedScalesAndFillsTheRest) {

@@ -325,6 +325,18 @@ def qdq():
              init("sb", np.float32(0.0125)), init("sr", np.float32(0.1)), init("fq", fq),
              init("sf", np.array([0.125, 0.0625], np.float32))]
     save("qdq_int8", nodes, [vi("x", [1, 3, 1, 2])], [vi("o", None)], inits)
+    # Float weights through QuantizeLinear with one scale (per tensor): ONNX rounds x / 0.5 half
+    # to even and saturates.
+    wf = np.array([0.25, 0.75, -1.25, 100.0, -100.0, 1.0], np.float32).reshape(2, 3, 1, 1)
+    save("qdq_per_tensor",
+         [helper.make_node("QuantizeLinear", ["x", "sx", "z"], ["xq"], name="qx"),
+          helper.make_node("DequantizeLinear", ["xq", "sx", "z"], ["xd"], name="dqx"),
+          helper.make_node("QuantizeLinear", ["wf", "sw", "z"], ["wq"], name="qw"),
+          helper.make_node("DequantizeLinear", ["wq", "sw", "z"], ["w"], name="dqw"),
+          helper.make_node("Conv", ["xd", "w"], ["o"], name="conv")],
+         [vi("x", [1, 3, 2, 2])], [vi("o", None)],
+         [init("sx", np.float32(0.05)), init("z", i8(0)), init("wf", wf),
+          init("sw", np.float32(0.5))])
 
     x = [vi("x", [1, 4, 8, 8])]
     out = [vi("o", None)]
