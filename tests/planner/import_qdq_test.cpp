@@ -1,9 +1,8 @@
 // Import of already-quantised ONNX models (QDQ form, planner/import/onnx_ops_quant.cpp) and their
 // calibration (planner/quant/calibrator.h step 0): hand-built models with known int8 weights and
 // scales (tests/planner/data/qdq_int8.onnx, qdq_per_tensor.onnx: make_onnx_fixtures.py qdq()),
-// PyTorch's own
-// quantisation-aware export (tests/e2e/data/tiny_qdq_cnn.onnx, scripts/qdq_models.py) checked
-// against its initializers read here independently, and every QDQ import error.
+// PyTorch's own quantisation-aware export (tests/e2e/data/tiny_qdq_cnn.onnx, scripts/qdq_models.py)
+// checked against its initializers read here independently, and every QDQ import error.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
