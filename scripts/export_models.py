@@ -7,7 +7,12 @@ data (Strider fills weights with deterministic pseudo-random int8 values from a 
 GoogLeNet and Inception v3 are exported without their auxiliary heads. vit_b_16 is exported with
 gradients enabled (transformer_models.export_vit: no nn.MultiheadAttention fast path).
 tiny_convnext is a reduced torchvision ConvNeXt (two stages of one block, 16 and 32 channels,
-32x32 input, 10 classes) for the end-to-end functional test (tests/e2e/data).
+32x32 input, 10 classes) for the end-to-end functional test (tests/e2e/data). tiny_qdq_cnn is a
+small CNN quantised by PyTorch's quantisation-aware training tools and exported with its
+parameters as QuantizeLinear / DequantizeLinear pairs (scripts/qdq_models.py), the QDQ import
+fixture:
+
+    /usr/bin/python3 scripts/export_models.py --out-dir tests/e2e/data tiny_qdq_cnn
 
     /usr/bin/python3 scripts/export_models.py                  # the zoo into configs/networks
     /usr/bin/python3 scripts/export_models.py --out-dir /tmp/zoo shufflenet_v2_x1_0 vgg16
@@ -19,6 +24,7 @@ import sys
 import torch
 import torchvision
 
+from qdq_models import export_tiny_qdq_cnn
 from transformer_models import TRANSFORMERS, export_transformer, export_tiny_vit, export_vit
 
 # name -> (constructor keyword arguments, input height and width)
@@ -48,6 +54,9 @@ def export(name, out_dir, opset, seq=128):
     if name == "tiny_vit":
         export_tiny_vit(os.path.normpath(os.path.join(out_dir, "tiny_vit.onnx")))
         return
+    if name == "tiny_qdq_cnn":
+        export_tiny_qdq_cnn(os.path.normpath(os.path.join(out_dir, "tiny_qdq_cnn.onnx")))
+        return
     torch.manual_seed(0)
     if name in REDUCED:
         build, size = REDUCED[name]
@@ -74,7 +83,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", default=list(ZOO) + list(TRANSFORMERS),
-                        help="torchvision model names, tiny_vit (test fixture), or one of "
+                        help="torchvision model names, tiny_vit or tiny_qdq_cnn (test fixtures), or one of "
                         + ", ".join(list(TRANSFORMERS) + list(REDUCED)))
     parser.add_argument("--out-dir", default=os.path.join(here, "..", "configs", "networks"))
     parser.add_argument("--opset", type=int, default=13, help="ONNX opset (11 to 17)")

@@ -45,6 +45,20 @@ LayerRow row_of(const Graph& g, const Node& n) {
   return r;
 }
 
+// An already-quantised model's own quantisation (ONNX QDQ, planner/import/onnx_ops_quant.cpp):
+// activation tensors with a scale and weight tensors with per-output-channel scales.
+struct ModelQuantisation {
+  int activation_scales = 0, weight_tensors = 0;
+};
+ModelQuantisation model_quantisation(const Graph& g) {
+  ModelQuantisation q;
+  for (const Tensor& t : g.tensors) {
+    q.activation_scales += t.kind == TensorKind::kActivation && t.scale != 0;
+    q.weight_tensors += t.kind == TensorKind::kWeight && !t.channel_scales.empty();
+  }
+  return q;
+}
+
 // 1234567 -> "1,234,567"
 std::string grouped(int64_t v) {
   std::string digits = std::to_string(v < 0 ? -v : v), s;
@@ -84,6 +98,11 @@ void print_table(const Graph& g, const std::vector<LayerRow>& rows, const GraphT
   if (t.executed_macs != t.macs) out << ", " << grouped(t.executed_macs) << " MACs executed";
   out << ", " << grouped(t.weight_bytes) << " parameter bytes, " << grouped(t.activation_bytes)
       << " activation bytes\n";
+  const ModelQuantisation q = model_quantisation(g);
+  if (q.activation_scales + q.weight_tensors > 0) {
+    out << "quantised by the model: " << q.activation_scales << " activation scales, "
+        << q.weight_tensors << " int8 weight tensors with per-output-channel scales\n";
+  }
 }
 
 void print_json(const Graph& g, const std::vector<LayerRow>& rows, const GraphTotals& t,
@@ -106,6 +125,9 @@ void print_json(const Graph& g, const std::vector<LayerRow>& rows, const GraphTo
     l["weight_bytes"] = rows[i].weight_bytes;
     l["activation_bytes"] = rows[i].activation_bytes;
     if (n.from_batchnorm) l["from_batchnorm"] = true;
+    if (!n.outputs.empty() && g.tensors[n.outputs[0]].scale != 0) {
+      l["output_scale"] = g.tensors[n.outputs[0]].scale;  // the model's (QuantizeLinear)
+    }
     layers.push_back(l);
   }
   j["layers"] = layers;
@@ -114,6 +136,11 @@ void print_json(const Graph& g, const std::vector<LayerRow>& rows, const GraphTo
   j["executed_macs"] = t.executed_macs;
   j["weight_bytes"] = t.weight_bytes;
   j["activation_bytes"] = t.activation_bytes;
+  const ModelQuantisation q = model_quantisation(g);
+  if (q.activation_scales + q.weight_tensors > 0) {
+    j["model_quantisation"] = {{"activation_scales", q.activation_scales},
+                               {"weight_tensors", q.weight_tensors}};
+  }
   out << j.dump(2) << "\n";
 }
 

@@ -59,6 +59,13 @@ ValuePtr Importer::input(size_t k) {
   return it->second;
 }
 
+void Importer::refuse_quantised(const Value& v) const {
+  if (v.kind == Value::Kind::kQuantised) {
+    fail("input '" + v.name +
+         "' is the int8 output of a QuantizeLinear; only DequantizeLinear may read it (QDQ form)");
+  }
+}
+
 bool Importer::is_activation(size_t k) {
   const ValuePtr v = input(k);
   return v->kind == Value::Kind::kActivation || v->kind == Value::Kind::kShuffle ||
@@ -85,6 +92,7 @@ int Importer::activation(size_t k) {
   if (v->kind == Value::Kind::kConstant) {
     fail("input " + std::to_string(k) + " '" + v->name + "' is a constant, expected an activation");
   }
+  refuse_quantised(*v);
   if (v->kind == Value::Kind::kShuffle) {
     fail("input '" + v->name +
          "' is a 5-D channel shuffle intermediate; only Reshape [N, g, C/g, H, W] -> Transpose "
@@ -96,6 +104,7 @@ int Importer::activation(size_t k) {
 ValuePtr Importer::constant(size_t k) {
   const ValuePtr v = input(k);
   if (v->kind == Value::Kind::kPending) v->kind = Value::Kind::kConstant;
+  refuse_quantised(*v);
   if (v->kind != Value::Kind::kConstant) {
     fail("input " + std::to_string(k) + " '" + v->name + "' is an activation, expected a constant");
   }

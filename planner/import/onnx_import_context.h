@@ -1,7 +1,7 @@
 // Internal to the ONNX importer: the value table and per-node helpers shared by the op handlers
 // (onnx_import_context.cpp: values, attributes, emission; onnx_ops_compute.cpp: conv, pools,
 // gemm, batch norm; onnx_ops_tensor.cpp: activations, element-wise, shape and layout ops and
-// constant folding).
+// constant folding; onnx_ops_quant.cpp: QuantizeLinear / DequantizeLinear).
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -26,6 +26,8 @@ struct Value {
     kShuffle,     // channel shuffle in progress: 5-D reshape (and transpose) of `tensor`
     kPattern,     // a step of a decomposed LayerNorm / GELU or a scaled or masked attention
                   // score in progress (onnx_ops_transformer.cpp)
+    kQuantised,   // the int8 output of QuantizeLinear on the activation `source` (scale in
+                  // `quant_scales`): only DequantizeLinear reads it (onnx_ops_quant.cpp)
   };
   Kind kind = Kind::kConstant;
   std::string name;
@@ -42,6 +44,13 @@ struct Value {
   int pattern = 0;                 // kPattern: which step
   std::shared_ptr<Value> source;   // kPattern: the activation the pattern started from
   bool causal = false;             // kPattern: a causal mask was applied
+  // kConstant read from an initializer or a Constant node: its ONNX element type
+  // (onnx::TensorProto::DataType; 0: unknown, e.g. folded). QuantizeLinear's int8 output: INT8.
+  int elem_type = 0;
+  // kConstant output of DequantizeLinear (data = int8 x scale, exact in double) and kQuantised:
+  // the model's scales, one (per tensor) or one per index of dim `quant_axis`.
+  std::vector<double> quant_scales;
+  int64_t quant_axis = -1;
   int64_t elements() const;
 };
 using ValuePtr = std::shared_ptr<Value>;
@@ -64,6 +73,7 @@ class Importer {
   ValuePtr constant_data(size_t k);           // constant with data
   std::vector<int64_t> ints_input(size_t k);  // constant with data as integers
   bool is_activation(size_t k);
+  void refuse_quantised(const Value& v) const;  // fails on a QuantizeLinear output (kQuantised)
 
   bool has_attr(const std::string& name) const;
   int64_t attr_int(const std::string& name, int64_t def) const;
@@ -82,6 +92,11 @@ class Importer {
 
   // Weight and bias tensors for conv / fc nodes; float data kept until quantisation.
   int add_weights(const std::string& suffix, TensorShape shape, const std::vector<double>* data);
+  // Weights `w` (an ONNX value) of IR weight tensor `tensor`, whose output channels are ONNX
+  // dim `out_axis`: when the model dequantised them (DequantizeLinear), keeps the model's scales,
+  // one per output channel, for quantise(); fails on scales along another axis.
+  void take_weight_scales(int tensor, const Value& w, int64_t out_axis);
+  bool has_imported_scales(int tensor) const { return weight_scales_.count(tensor) > 0; }
   int add_bias(int64_t channels, const std::vector<double>* data, const std::string& owner = "");
   std::vector<double>* float_data(int tensor);  // nullptr when the tensor has no data
   void set_float_data(int tensor, std::vector<double> data) {
@@ -107,6 +122,7 @@ class Importer {
   std::map<std::string, ValuePtr> values_;
   std::map<std::string, int> use_count_;
   std::map<int, std::vector<double>> float_data_;  // IR weight / bias tensor -> float values
+  std::map<int, std::vector<double>> weight_scales_;  // IR weight tensor -> the model's scales
   const onnx::NodeProto* node_ = nullptr;
   std::string node_name_;
   std::vector<std::string> node_names_;
@@ -135,6 +151,13 @@ void import_cast(Importer& im);
 void import_constant_of_shape(Importer& im);
 void import_expand(Importer& im);  // of a constant (a no-op broadcast of a parameter)
 void import_where(Importer& im);   // folded on constants, else import_transformer
+// QDQ form (onnx_ops_quant.cpp): QuantizeLinear / DequantizeLinear pairs on activations record
+// the activation's scale and vanish; DequantizeLinear (of int8 or QuantizeLinear'd float
+// constants) gives weights with the model's scales. refuse_qoperator fails on the operator form
+// (QLinearConv, QLinearMatMul, ConvInteger, ...) and returns false for any other op.
+void import_quantize(Importer& im);
+void import_dequantize(Importer& im);
+bool refuse_qoperator(Importer& im);
 // Transformer graphs: true when the node reads a token view, a pattern in progress or a rank-3
 // graph input, or is a MatMul of two activations; import_transformer then handles it.
 bool transformer_claims(Importer& im);

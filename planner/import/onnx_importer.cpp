@@ -36,6 +36,7 @@ const std::map<std::string, Handler>& handlers() {
       {"Constant", import_constant},
       {"ConstantOfShape", import_constant_of_shape},
       {"Conv", import_conv},
+      {"DequantizeLinear", import_dequantize},
       {"Div", import_binary},
       {"Dropout", import_alias},
       {"Equal", import_binary},
@@ -57,6 +58,7 @@ const std::map<std::string, Handler>& handlers() {
       {"Mod", import_binary},
       {"Mul", import_binary},
       {"Pad", import_pad},
+      {"QuantizeLinear", import_quantize},
       {"ReduceMean", import_reduce_mean},
       {"Relu", import_activation},
       {"Reshape", import_reshape},
@@ -92,6 +94,7 @@ void Importer::bind_inputs_and_initializers(const onnx::GraphProto& g) {
     auto v = std::make_shared<Value>();
     v->kind = Value::Kind::kConstant;
     v->name = init.name();
+    v->elem_type = init.data_type();
     try {
       decode_tensor(init, "initializer '" + init.name() + "'", &v->dims, &v->data, &v->has_data);
     } catch (const std::runtime_error& e) {
@@ -150,6 +153,7 @@ void Importer::dispatch() {
     return;
   }
   const auto it = handlers().find(node_->op_type());
+  if (it == handlers().end() && refuse_qoperator(*this)) return;
   if (it == handlers().end() || (!node_->domain().empty() && node_->domain() != "ai.onnx")) {
     throw std::runtime_error(path_ + ": node '" + node_name_ + "': unsupported op type '" +
                              (node_->domain().empty() ? "" : node_->domain() + ".") +
@@ -177,16 +181,29 @@ void Importer::quantise() {
   for (const Node& n : graph_.nodes) {
     if (n.weights < 0) continue;
     double weight_scale = 1.0;
+    const auto imported = weight_scales_.find(n.weights);
     if (std::vector<double>* w = float_data(n.weights)) {
-      double max_abs = 0;
-      for (double x : *w) max_abs = std::max(max_abs, std::fabs(x));
-      weight_scale = max_abs > 0 ? max_abs / 127.0 : 1.0;
+      Tensor& t = graph_.tensors[n.weights];
       // Kept for calibration (planner/quant/calibrator.h), which sets the final scales.
-      graph_.tensors[n.weights].float_data.assign(w->begin(), w->end());
-      graph_.tensors[n.weights].scale = weight_scale;
-      std::vector<int8_t>& q = graph_.tensors[n.weights].data;
+      t.float_data.assign(w->begin(), w->end());
+      std::vector<int8_t>& q = t.data;
       q.clear();
-      for (double x : *w) q.push_back(static_cast<int8_t>(std::lround(x / weight_scale)));
+      if (imported != weight_scales_.end()) {
+        // The model's int8 values and scales (DequantizeLinear): w = int8 x scale[o] exactly,
+        // so w / scale[o] is the int8 value; calibration keeps them.
+        t.channel_scales = imported->second;
+        const size_t per = w->size() / t.channel_scales.size();
+        for (size_t i = 0; i < w->size(); ++i) {
+          q.push_back(static_cast<int8_t>(std::lround((*w)[i] / t.channel_scales[i / per])));
+        }
+        weight_scale = *std::max_element(t.channel_scales.begin(), t.channel_scales.end());
+      } else {
+        double max_abs = 0;
+        for (double x : *w) max_abs = std::max(max_abs, std::fabs(x));
+        weight_scale = max_abs > 0 ? max_abs / 127.0 : 1.0;
+        for (double x : *w) q.push_back(static_cast<int8_t>(std::lround(x / weight_scale)));
+      }
+      t.scale = weight_scale;
     }
     if (n.bias < 0) continue;
     if (std::vector<double>* b = float_data(n.bias)) {

@@ -135,6 +135,10 @@ void import_layer_scale(Importer& im) {
             "' is supported only as a layer scale folded into the convolution producing its only "
             "use");
   }
+  if (im.has_imported_scales(conv->weights)) {
+    im.fail("the layer scale '" + scale->name + "' folds into conv '" + conv->name +
+            "' whose weights carry the model's quantisation (DequantizeLinear)");
+  }
   std::vector<double>* w = im.float_data(conv->weights);
   std::vector<double>* b = conv->bias >= 0 ? im.float_data(conv->bias) : nullptr;
   if (scale->has_data && w && (conv->bias < 0 || b)) {

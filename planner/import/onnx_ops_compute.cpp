@@ -92,6 +92,7 @@ void import_conv(Importer& im) {
   spatial_pair(im, "dilations", 1, &n.dilation_h, &n.dilation_w);
   window_pads(im, shape_of(im, n.inputs[0]), &n);
   n.weights = im.add_weights(".weight", shape_from_dims(w->dims), w->has_data ? &w->data : nullptr);
+  im.take_weight_scales(n.weights, *w, 0);
   if (im.has_input(2)) {
     const ValuePtr b = im.constant(2);
     if (b->elements() != w->dims[0]) {
@@ -168,6 +169,11 @@ void emit_fc(Importer& im, const ValuePtr& b, bool k_major, double alpha, const 
     }
   }
   n.weights = im.add_weights(".weight", TensorShape{out, k, 1, 1}, b->has_data ? &w : nullptr);
+  if (!b->quant_scales.empty() && alpha != 1.0) {
+    im.fail("alpha " + std::to_string(alpha) + " scales the quantised weights '" + b->name +
+            "' (only alpha 1 keeps the model's int8 values)");
+  }
+  im.take_weight_scales(n.weights, *b, k_major ? 1 : 0);
   if (bias) {
     if (bias->elements() != out && bias->elements() != 1) {
       im.fail("bias '" + bias->name + "' has " + std::to_string(bias->elements()) +
@@ -245,6 +251,11 @@ void import_batchnorm(Importer& im) {
     }
   }
   if (conv) {
+    if (im.has_imported_scales(conv->weights)) {
+      im.fail("folds into conv '" + conv->name +
+              "' whose weights carry the model's quantisation (DequantizeLinear); fold the batch "
+              "norm into the conv before quantising");
+    }
     std::vector<double>* w = im.float_data(conv->weights);
     std::vector<double>* b = conv->bias >= 0 ? im.float_data(conv->bias) : nullptr;
     const bool can_fold_data = data && w && (conv->bias < 0 || b);

@@ -13,6 +13,7 @@ void import_constant(Importer& im) {
   auto v = std::make_shared<Value>();
   v->kind = Value::Kind::kConstant;
   if (const onnx::TensorProto* t = im.attr_tensor("value")) {
+    v->elem_type = t->data_type();
     try {
       decode_tensor(*t, "value", &v->dims, &v->data, &v->has_data);
     } catch (const std::runtime_error& e) {

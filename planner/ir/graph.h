@@ -80,7 +80,8 @@ struct Tensor {
   std::vector<int8_t> data;   // weights (empty: not materialised, see Graph::materialise)
   std::vector<int32_t> bias;  // biases
   // Quantisation (planner/quant/calibrator.h): real value = int8 value x scale for activations
-  // and weights (0: not calibrated). float_data: weights and biases in float as imported or
+  // and weights (0: not calibrated). An already-quantised ONNX model (QuantizeLinear on the
+  // activation) sets an activation's scale at import; calibration keeps it. float_data: weights and biases in float as imported or
   // derived by the calibrator; for activations, the float network's value on calibration image 0
   // (kept for the fidelity report). Graph inputs of a calibrated graph also hold their quantised
   // calibration image in `data`.
@@ -88,7 +89,8 @@ struct Tensor {
   std::vector<float> float_data;
   // Weights quantised per output channel: one scale per output channel (shape.n), real =
   // int8 x channel_scales[o] (then `scale` is the largest, for display); empty: `scale` for the
-  // whole tensor.
+  // whole tensor. Set at import from an already-quantised ONNX model (DequantizeLinear weights,
+  // with `data` its int8 values); calibration keeps them.
   std::vector<double> channel_scales;
   int64_t bytes() const { return shape.elements() * element_bytes; }
 };

@@ -63,8 +63,10 @@ void prepare_parameters(Graph* g) {
     Tensor& w = g->tensors[n.weights];
     const size_t out_c = size_t(std::max<int64_t>(w.shape.n, 1));
     const size_t per = w.shape.elements() > 0 ? size_t(w.shape.elements()) / out_c : 0;
-    w.channel_scales.assign(out_c, 1.0 / 127.0);
-    if (!w.float_data.empty()) {
+    if (w.channel_scales.size() == out_c && !w.float_data.empty()) {
+      // The model's own quantisation (ONNX DequantizeLinear): int8 values and scales kept.
+    } else if (!w.float_data.empty()) {
+      w.channel_scales.assign(out_c, 1.0 / 127.0);
       w.data.resize(w.float_data.size());
       for (size_t o = 0; o < out_c; ++o) {
         const float* f = &w.float_data[o * per];
@@ -78,6 +80,7 @@ void prepare_parameters(Graph* g) {
     } else {
       // Random (materialised) int8 weights: the He-style scale sqrt(2 / K) / rms(int8) per
       // output channel, so every channel of the float network has the same variance.
+      w.channel_scales.assign(out_c, 1.0 / 127.0);
       const double k = double(reduction_length(*g, n));
       // Variance-preserving gain: 2 before a rectifier (He), 1 for a linear layer (LeCun).
       const bool rectified = n.activation == Activation::kRelu ||
@@ -179,6 +182,35 @@ double best_threshold(std::vector<float> sample, double max) {
     }
   }
   return best;
+}
+
+// The scale each group takes from the model (0: none): the largest imported scale of its
+// members, unless the datapath fixes the group's scale. Every imported scale that differs from
+// its group's is reported as a warning of `g`.
+std::vector<double> imported_group_scales(Graph* g, ScaleGroups& groups,
+                                          const std::vector<double>& imported) {
+  std::vector<double> scale(g->tensors.size(), 0.0);
+  std::vector<int> holder(g->tensors.size(), -1);  // the member the group's scale comes from
+  for (size_t t = 0; t < g->tensors.size(); ++t) {
+    const size_t r = size_t(groups.find(int(t)));
+    if (imported[t] > scale[r]) {
+      scale[r] = imported[t];
+      holder[r] = int(t);
+    }
+  }
+  for (size_t t = 0; t < g->tensors.size(); ++t) {
+    const size_t r = size_t(groups.find(int(t)));
+    const double fixed = groups.fixed(int(t));
+    if (imported[t] == 0.0 || imported[t] == (fixed != 0.0 ? fixed : scale[r])) continue;
+    const std::string why =
+        fixed != 0.0 ? "the integer datapath fixes it (lookup-table input or sigmoid output)"
+                     : "it shares one scale with '" + g->tensors[size_t(holder[r])].name +
+                           "' (Add operands, concat, pool, view) and the largest is kept";
+    g->warnings.push_back("calibration: tensor '" + g->tensors[t].name + "' takes scale " +
+                          std::to_string(fixed != 0.0 ? fixed : scale[r]) +
+                          " instead of the model's " + std::to_string(imported[t]) + ": " + why);
+  }
+  return scale;
 }
 
 int32_t bound(double real, double scale) {
@@ -296,6 +328,11 @@ bool calibration_supported(const Graph& g) {
 }
 
 void calibrate(Graph* g, const CalibrationOptions& opt) {
+  // Activation scales the model gave (ONNX QuantizeLinear): 0 where it gave none.
+  std::vector<double> imported(g->tensors.size(), 0.0);
+  for (size_t t = 0; t < g->tensors.size(); ++t) {
+    if (g->tensors[t].kind == TensorKind::kActivation) imported[t] = g->tensors[t].scale;
+  }
   prepare_parameters(g);
   const std::vector<std::pair<float, float>> clip_bounds = real_clip_bounds(*g);
   std::vector<double> max_abs(g->tensors.size(), 0.0);
@@ -311,6 +348,7 @@ void calibrate(Graph* g, const CalibrationOptions& opt) {
   }
   ScaleGroups groups(*g);
   constrain(*g, groups);
+  const std::vector<double> group_imported = imported_group_scales(g, groups, imported);
   std::vector<double> group_max(g->tensors.size(), 0.0);
   for (size_t t = 0; t < g->tensors.size(); ++t) {
     if (g->tensors[t].kind != TensorKind::kActivation) continue;
@@ -327,6 +365,7 @@ void calibrate(Graph* g, const CalibrationOptions& opt) {
   for (size_t t = 0; t < g->tensors.size(); ++t) {
     if (g->tensors[t].kind != TensorKind::kActivation) continue;
     const int r = groups.find(int(t));
+    if (groups.fixed(int(t)) != 0.0 || group_imported[size_t(r)] != 0.0) continue;
     const uint64_t stride = std::max<uint64_t>(1, group_values[r] / 65536);
     for (size_t i = 0; i < first[t].size(); i += stride)
       samples[r].push_back(std::fabs(first[t][i]));
@@ -340,7 +379,10 @@ void calibrate(Graph* g, const CalibrationOptions& opt) {
       samples[r].clear();
     }
     const double fixed = groups.fixed(int(t)), m = group_max[r];
-    x.scale = fixed != 0.0 ? fixed : m > 0 ? m / 127.0 : kLutScale;
+    x.scale = fixed != 0.0                       ? fixed
+              : group_imported[size_t(r)] != 0.0 ? group_imported[size_t(r)]
+              : m > 0                            ? m / 127.0
+                                                 : kLutScale;
     x.float_data = std::move(first[t]);
   }
   apply_scales(g);

@@ -2,8 +2,13 @@
 // calibration set. Run once per graph, after activation fusion (legalise) and
 // materialise_parameters, before lowering.
 //
+// 0. Imported scales: an already-quantised ONNX model (QDQ form, onnx_ops_quant.cpp) gives some
+//    weights their int8 values and per-output-channel scales, and some activations their scale
+//    (Tensor::scale set before calibration). Those are kept; steps 1 and 3 fill in only what the
+//    model left unquantised.
 // 1. Float parameters, scales per output channel o (Tensor::channel_scales): a conv / fc weight
-//    tensor with float data (ONNX weights) keeps them, scale[o] = max|w[o]| / 127 and int8 =
+//    tensor with the model's scales keeps them and its int8 values; one with float data (ONNX
+//    weights) keeps the floats, scale[o] = max|w[o]| / 127 and int8 =
 //    round(w / scale[o]); one without (random, materialised weights) gets the variance-
 //    preserving scale sqrt(gain / K) / rms(int8 of channel o), gain 2 before a ReLU / ReLU6 /
 //    Clip (He) and 1 for a linear layer (LeCun; 2 there made mobilenet_v2's float network
@@ -20,6 +25,16 @@
 //    (1/16); a softmax output is free (its requantisation rescales the probability). A free group takes T / 127, T the clipping threshold that
 //    minimises clipping plus rounding error on a sample of its members' values on image 0, with
 //    at most 0.5 % of them clipped (T = max |x| when no smaller threshold does better).
+//    A group with imported scales takes the model's scale instead (so a pool, view or Flatten the
+//    model left unquantised inherits its input's). Members imported with different scales (a
+//    residual Add whose operands PyTorch quantised separately): the datapath's Add reads both
+//    operands at one scale and has no per-operand rescale (as TFLite's or onnxruntime's integer
+//    Add does), and inserting requantisation layers would change the timed network, so the group
+//    takes the largest of its imported scales (the coarsest: no member's range shrinks, so
+//    nothing the model kept in range clips; the finer operand loses resolution), each producer
+//    requantises to it (its requantisation follows from the scales), the Add's output keeps its
+//    own imported scale, and every moved scale is reported in Graph::warnings. A scale the
+//    datapath fixes wins over an imported one (also reported).
 // 4. Requantisation of every node from the scales, multiplier / 2^shift ~= (quant.h):
 //    conv / fc: s_in x s_w[o] / s_pre per output channel o (Node::channel_requant; bias int32 =
 //    round(b[o] / (s_in x s_w[o]))); the per-tensor pair holds channel 0's;

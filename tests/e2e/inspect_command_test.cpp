@@ -57,6 +57,31 @@ TEST(InspectCommand, TableAndInputOverride) {
   EXPECT_EQ(doc["layers"][0]["weight_bytes"].get<int64_t>(), 496);  // 432 + 16 * 4
 }
 
+// An already-quantised model (tests/e2e/data/tiny_qdq_cnn.onnx, QDQ form): its layers without
+// the QuantizeLinear / DequantizeLinear nodes, and what the model quantised itself.
+TEST(InspectCommand, QdqModelShowsItsOwnQuantisation) {
+  const std::string path = std::string(STRIDER_SOURCE_DIR) + "/tests/e2e/data/tiny_qdq_cnn.onnx";
+  const Result r = inspect({path});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("network tiny_qdq_cnn: 12 layers, inputs 1x3x16x16, outputs 1x10x1x1"),
+            std::string::npos);
+  // Scales: the input, the three ReLUs, the Add and the fc output; weights: 3 convs and the fc.
+  EXPECT_NE(r.out.find("quantised by the model: 6 activation scales, 4 int8 weight tensors with "
+                       "per-output-channel scales"),
+            std::string::npos);
+  const nlohmann::json j = nlohmann::json::parse(inspect({path, "--json"}).out);
+  // conv1 8 x 16 x 16 x 27 = 55,296; conv2 8 x 256 x 72 = 147,456; conv3 16 x 64 x 72 = 73,728;
+  // fc 64 x 10 = 640: 277,120. Weights 216 + 576 + 1,152 + 640 = 2,584.
+  EXPECT_EQ(j["macs"].get<int64_t>(), 277120);
+  EXPECT_EQ(j["weights"].get<int64_t>(), 2584);
+  EXPECT_EQ(j["model_quantisation"]["activation_scales"].get<int>(), 6);
+  EXPECT_EQ(j["model_quantisation"]["weight_tensors"].get<int>(), 4);
+  // /conv1/Relu's output scale is conv1.activation_post_process.scale (float32).
+  EXPECT_EQ(j["layers"][1]["name"], "/conv1/Relu");
+  EXPECT_EQ(j["layers"][1]["output_scale"].get<double>(), double(0.01732180453836918f));
+  EXPECT_FALSE(j["layers"][0].contains("output_scale"));
+}
+
 TEST(InspectCommand, Errors) {
   Result r = inspect({});
   EXPECT_EQ(r.status, 2);

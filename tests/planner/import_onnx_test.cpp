@@ -8,18 +8,13 @@
 
 #include "planner/import/network_loader.h"
 #include "planner/import/onnx_importer.h"
+#include "tests/planner/import_test_util.h"
 
 namespace strider {
 namespace {
 
 const std::string kData = std::string(STRIDER_SOURCE_DIR) + "/tests/planner/data/";
 
-const Node& node_named(const Graph& g, const std::string& name) {
-  for (const Node& n : g.nodes) {
-    if (n.name == name) return n;
-  }
-  throw std::runtime_error("no node " + name);
-}
 std::string out_shape(const Graph& g, const std::string& name, size_t k = 0) {
   return to_string(g.tensors[node_named(g, name).outputs.at(k)].shape);
 }
@@ -252,9 +247,9 @@ TEST(ImportOnnx, ErrorsNameFileNodeAndOp) {
   const std::string supported = onnx_supported_ops();
   EXPECT_EQ(supported,
             "Add, AveragePool, BatchNormalization, Cast, Clip, Concat, Constant, "
-            "ConstantOfShape, Conv, Div, Dropout, Equal, Erf, Expand, Flatten, Gather, Gemm, "
-            "GlobalAveragePool, HardSigmoid, HardSwish, Identity, LayerNormalization, MatMul, "
-            "MaxPool, Mod, Mul, Pad, Pow, "
+            "ConstantOfShape, Conv, DequantizeLinear, Div, Dropout, Equal, Erf, Expand, Flatten, "
+            "Gather, Gemm, GlobalAveragePool, HardSigmoid, HardSwish, Identity, "
+            "LayerNormalization, MatMul, MaxPool, Mod, Mul, Pad, Pow, QuantizeLinear, "
             "ReduceMean, Relu, Reshape, Shape, Sigmoid, Slice, Softmax, Split, Sqrt, Squeeze, Sub, "
             "Transpose, Unsqueeze, Where");
   const std::vector<ErrorCase> cases = {

@@ -7,6 +7,7 @@
 
 #include "planner/import/network_loader.h"
 #include "planner/import/yaml_network.h"
+#include "tests/planner/import_test_util.h"
 
 namespace strider {
 namespace {
@@ -38,12 +39,6 @@ std::string error_of(const std::string& path) {
   return "no error";
 }
 
-const Node& node_named(const Graph& g, const std::string& name) {
-  for (const Node& n : g.nodes) {
-    if (n.name == name) return n;
-  }
-  throw std::runtime_error("no node " + name);
-}
 std::string out_shape(const Graph& g, const std::string& name, size_t k = 0) {
   return to_string(g.tensors[node_named(g, name).outputs.at(k)].shape);
 }

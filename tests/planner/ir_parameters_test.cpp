@@ -7,18 +7,12 @@
 #include "planner/import/yaml_network.h"
 #include "planner/ir/graph.h"
 #include "strider/quant.h"
+#include "tests/planner/import_test_util.h"
 
 namespace strider {
 namespace {
 
 const std::string kTiny = std::string(STRIDER_SOURCE_DIR) + "/configs/networks/tiny_cnn.yaml";
-
-const Node& node_named(const Graph& g, const std::string& name) {
-  for (const Node& n : g.nodes) {
-    if (n.name == name) return n;
-  }
-  throw std::runtime_error("no node " + name);
-}
 
 TEST(IrParameters, DeterministicPerSeedAndPerName) {
   Graph a = import_yaml_network(kTiny);

@@ -298,6 +298,87 @@ def errors():
          [short])
 
 
+def qdq():
+    """QDQ form by hand (tests/planner/import_qdq_test.cpp): weights as DequantizeLinear of int8
+    initializers (conv per output channel on axis 0, Gemm transB = 0 per channel on axis 1, its
+    output axis), a conv bias as DequantizeLinear of int32 at s_x x s_w, activations as
+    QuantizeLinear -> DequantizeLinear pairs; then one model per QDQ import error."""
+    i8, i32 = np.int8, np.int32
+    wq = (np.arange(2 * 3 * 1 * 1) - 3).astype(i8).reshape(2, 3, 1, 1)  # [[-3, -2, -1], [0, 1, 2]]
+    fq = np.array([[1, -1], [2, -2], [127, -128], [0, 5]], i8)  # [K = 4][N = 2]
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "sx", "z"], ["xq"], name="qx"),
+        helper.make_node("DequantizeLinear", ["xq", "sx", "z"], ["xd"], name="dqx"),
+        helper.make_node("DequantizeLinear", ["wq", "sw", "zw"], ["w"], name="dqw", axis=0),
+        helper.make_node("DequantizeLinear", ["bq", "sb"], ["b"], name="dqb"),
+        helper.make_node("Conv", ["xd", "w", "b"], ["c"], name="conv"),
+        helper.make_node("Relu", ["c"], ["r"], name="relu"),
+        helper.make_node("QuantizeLinear", ["r", "sr", "z"], ["rq"], name="qr"),
+        helper.make_node("DequantizeLinear", ["rq", "sr", "z"], ["rd"], name="dqr"),
+        helper.make_node("Flatten", ["rd"], ["f"], name="flat"),
+        helper.make_node("DequantizeLinear", ["fq", "sf"], ["fw"], name="dqf", axis=1),
+        helper.make_node("Gemm", ["f", "fw"], ["o"], name="fc"),
+    ]
+    inits = [init("sx", np.float32(0.05)), init("z", i8(0)), init("wq", wq),
+             init("sw", np.array([0.5, 0.25], np.float32)), init("zw", np.zeros(2, i8)),
+             init("bq", np.array([40, -8], i32)),
+             init("sb", np.float32(0.0125)), init("sr", np.float32(0.1)), init("fq", fq),
+             init("sf", np.array([0.125, 0.0625], np.float32))]
+    save("qdq_int8", nodes, [vi("x", [1, 3, 1, 2])], [vi("o", None)], inits)
+    # Float weights through QuantizeLinear with one scale (per tensor): ONNX rounds x / 0.5 half
+    # to even and saturates.
+    wf = np.array([0.25, 0.75, -1.25, 100.0, -100.0, 1.0], np.float32).reshape(2, 3, 1, 1)
+    save("qdq_per_tensor",
+         [helper.make_node("QuantizeLinear", ["x", "sx", "z"], ["xq"], name="qx"),
+          helper.make_node("DequantizeLinear", ["xq", "sx", "z"], ["xd"], name="dqx"),
+          helper.make_node("QuantizeLinear", ["wf", "sw", "z"], ["wq"], name="qw"),
+          helper.make_node("DequantizeLinear", ["wq", "sw", "z"], ["w"], name="dqw"),
+          helper.make_node("Conv", ["xd", "w"], ["o"], name="conv")],
+         [vi("x", [1, 3, 2, 2])], [vi("o", None)],
+         [init("sx", np.float32(0.05)), init("z", i8(0)), init("wf", wf),
+          init("sw", np.float32(0.5))])
+
+    x = [vi("x", [1, 4, 8, 8])]
+    out = [vi("o", None)]
+    scale, zero = init("s", np.float32(0.1)), init("z", i8(0))
+
+    def pair(q_extra=(), dq_extra=(), scale_name="s", zero_name="z", dq_scale=None):
+        q_in = ["x", scale_name] + ([zero_name] if zero_name else [])
+        dq_in = ["q", dq_scale or scale_name] + ([zero_name] if zero_name else [])
+        return [helper.make_node("QuantizeLinear", q_in, ["q"], name="quant", **dict(q_extra)),
+                helper.make_node("DequantizeLinear", dq_in, ["o"], name="dequant",
+                                 **dict(dq_extra))]
+
+    save("err_qdq_zero_point", pair(), x, out, [scale, init("z", i8(3))])
+    save("err_qdq_uint8", pair(), x, out, [scale, init("z", np.uint8(128))])
+    save("err_qdq_no_zero_point", pair(zero_name=None), x, out, [scale])
+    save("err_qdq_activation_channels", pair(), x, out,
+         [init("s", np.full(4, 0.1, np.float32)), init("z", np.zeros(4, i8))])
+    save("err_qdq_scale_mismatch", pair(dq_scale="s2"), x, out,
+         [scale, zero, init("s2", np.float32(0.2))])
+    save("err_qdq_orphan",
+         [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="quant"),
+          helper.make_node("Relu", ["q"], ["o"], name="relu")], x, out, [scale, zero])
+    save("err_qdq_float_activation",
+         [helper.make_node("DequantizeLinear", ["x", "s", "z"], ["o"], name="dequant")], x, out,
+         [scale, zero])
+    w = np.ones((2, 4, 3, 3), np.float32)
+    save("err_qdq_weight_axis",
+         [helper.make_node("QuantizeLinear", ["w", "sw", "zw"], ["wq"], name="qw", axis=1),
+          helper.make_node("DequantizeLinear", ["wq", "sw", "zw"], ["wd"], name="dqw", axis=1),
+          helper.make_node("Conv", ["x", "wd"], ["o"], name="conv")], x, out,
+         [init("w", w), init("sw", np.full(4, 0.01, np.float32)), init("zw", np.zeros(4, i8))])
+    save("err_qdq_weight_zero_point",
+         [helper.make_node("DequantizeLinear", ["wq", "sw", "zw"], ["wd"], name="dqw", axis=0),
+          helper.make_node("Conv", ["x", "wd"], ["o"], name="conv")], x, out,
+         [init("wq", np.ones((2, 4, 3, 3), i8)), init("sw", np.full(2, 0.01, np.float32)),
+          init("zw", np.array([0, 1], i8))])
+    save("err_qlinearconv",
+         [helper.make_node("QLinearConv", ["x", "s", "z", "wq", "s", "z", "s", "z"], ["o"],
+                           name="qconv")], x, out,
+         [scale, zero, init("wq", np.ones((2, 4, 3, 3), i8))])
+
+
 def vit_errors():
     """Token-sequence ops of a ViT that the importer refuses (tests/planner/import_transformer_test)."""
     t = [vi("t", [1, 17, 32])]
@@ -323,4 +404,5 @@ if __name__ == "__main__":
     mod_fold()
     slice_fold()
     errors()
+    qdq()
     vit_errors()
