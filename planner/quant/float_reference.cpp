@@ -46,6 +46,8 @@ void conv(const Graph& g, const Node& n, const Floats& in, Floats& out) {
       for (int64_t ky = 0; ky < kh; ++ky) {
         for (int64_t kx = 0; kx < kw; ++kx) {
           float* dst = col.row((ci * kh + ky) * kw + kx).data();
+          const int64_t first = kx * n.dilation_w - n.pad_left;
+          const WindowSpan span(is.w, first, n.stride_w, os.w);
           for (int64_t oy = 0; oy < os.h; ++oy) {
             const int64_t iy = oy * n.stride_h - n.pad_top + ky * n.dilation_h;
             float* row = dst + oy * os.w;
@@ -53,8 +55,7 @@ void conv(const Graph& g, const Node& n, const Floats& in, Floats& out) {
               std::fill(row, row + os.w, 0.0f);
               continue;
             }
-            window_row(plane + iy * is.w, is.w, kx * n.dilation_w - n.pad_left, int64_t(n.stride_w),
-                       row, os.w);
+            window_row(plane + iy * is.w, first, int64_t(n.stride_w), span, row, os.w);
           }
         }
       }
