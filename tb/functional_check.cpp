@@ -40,12 +40,25 @@ std::vector<int8_t> FunctionalCheck::input_bytes(const Tensor& t, uint64_t seed)
   return bytes;
 }
 
-void FunctionalCheck::preload(TimedMemory& dram) const {
+FunctionalCheck::~FunctionalCheck() {
+  if (reference_thread_.joinable()) reference_thread_.join();
+}
+
+void FunctionalCheck::preload(TimedMemory& dram) {
   for (const DramImage::Blob& b : lowered_.dram.blobs) dram.write(b.addr, b.bytes.data(), b.bytes.size());
   for (const auto& [tensor, addr] : lowered_.dram.inputs) {
     const std::vector<int8_t> bytes = input_bytes(g_.tensors[tensor], seed_);
     dram.write(addr, bytes.data(), bytes.size());
   }
+  reference_started_ = true;
+  reference_thread_ = std::thread([this] {
+    try {
+      for (int t : g_.inputs) reference_.set_input(t, input_bytes(g_.tensors[t], seed_));
+      reference_.run();
+    } catch (...) {
+      reference_error_ = std::current_exception();
+    }
+  });
 }
 
 void FunctionalCheck::on_retire(uint32_t id, const TimedMemory& l2, const TimedMemory& dram) {
@@ -62,8 +75,12 @@ void FunctionalCheck::on_retire(uint32_t id, const TimedMemory& l2, const TimedM
 }
 
 void FunctionalCheck::finish() {
-  for (int t : g_.inputs) reference_.set_input(t, input_bytes(g_.tensors[t], seed_));
-  reference_.run();
+  if (!reference_started_) {
+    for (int t : g_.inputs) reference_.set_input(t, input_bytes(g_.tensors[t], seed_));
+    reference_.run();
+  }
+  if (reference_thread_.joinable()) reference_thread_.join();
+  if (reference_error_) std::rethrow_exception(reference_error_);
   for (size_t layer = 0; layer < captured_.size(); ++layer) {
     if (!is_captured_[layer]) continue;
     ++checked_;
