@@ -134,12 +134,13 @@ STRIDER_AVX2_TARGET
 void gemm_avx2(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, const int8_t* b,
                int64_t ldb, int32_t* c, int64_t ldc) {
   const int64_t pairs = (k + 1) / 2;
+  // Row i of A sign-extended to int16 (a zero after an odd k): int32 q of the row is the pair
+  // A[i][2q] (low half), A[i][2q + 1] (high half).
   std::vector<int32_t> pairs_a(size_t(m * pairs));
+  std::vector<int16_t> row(size_t(2 * pairs), 0);  // row[k] of an odd k stays 0
   for (int64_t i = 0; i < m; ++i) {
-    for (int64_t q = 0; q < pairs; ++q) {
-      const int16_t lo = a[i * lda + 2 * q], hi = 2 * q + 1 < k ? a[i * lda + 2 * q + 1] : 0;
-      pairs_a[size_t(i * pairs + q)] = int32_t(uint32_t(uint16_t(lo)) | (uint32_t(uint16_t(hi)) << 16));
-    }
+    for (int64_t s = 0; s < k; ++s) row[size_t(s)] = a[i * lda + s];
+    std::memcpy(&pairs_a[size_t(i * pairs)], row.data(), size_t(pairs) * 4);
   }
   // Every lane of a panel is written by pack_pairs.
   const std::unique_ptr<int32_t[]> panel(new int32_t[size_t(pairs * kAvx2Cols)]);
