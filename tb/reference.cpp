@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/int8_gemm.h"
+#include "common/requant_row.h"
 #include "planner/ir/value_ops.h"
 #include "strider/quant.h"
 #include "strider/vector_math.h"
@@ -16,19 +17,22 @@ namespace {
 
 using Bytes = std::vector<int8_t>;
 
-// The fused activation of `n` on a requantised value.
-int8_t post(const Node& n, int32_t v) {
+// The integer activation of `n`'s fused activation.
+PostAct post_act(const Node& n) {
   switch (n.activation) {
-    case Activation::kNone: return activate(v, PostAct::kNone, 0, 0);
-    case Activation::kRelu: return activate(v, PostAct::kRelu, 0, 0);
-    case Activation::kRelu6: return activate(v, PostAct::kClip, n.clip_min, n.clip_max);
-    case Activation::kClip: return activate(v, PostAct::kClip, n.clip_min, n.clip_max);
-    case Activation::kSigmoid: return activate(v, PostAct::kSigmoid, 0, 0);
-    case Activation::kHardSigmoid: return activate(v, PostAct::kHardSigmoid, 0, 0);
-    case Activation::kHardSwish: return activate(v, PostAct::kHardSwish, 0, 0);
+    case Activation::kNone: return PostAct::kNone;
+    case Activation::kRelu: return PostAct::kRelu;
+    case Activation::kRelu6: return PostAct::kClip;
+    case Activation::kClip: return PostAct::kClip;
+    case Activation::kSigmoid: return PostAct::kSigmoid;
+    case Activation::kHardSigmoid: return PostAct::kHardSigmoid;
+    case Activation::kHardSwish: return PostAct::kHardSwish;
   }
-  return saturate8(v);
+  return PostAct::kNone;
 }
+
+// The fused activation of `n` on a requantised value.
+int8_t post(const Node& n, int32_t v) { return activate(v, post_act(n), n.clip_min, n.clip_max); }
 
 // num / den rounded half away from zero (den > 0), from the truncated quotient and remainder.
 int32_t rounded_quotient(int64_t num, int64_t den) {
@@ -94,8 +98,8 @@ void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
                taps.data(), os.plane(), acc.data(), os.plane());
     int8_t* dst = &out[co0 * os.plane()];
     for (int64_t c = 0; c < cout_g; ++c) {
-      const Requant rq = n.requant_of(co0 + c);
-      for (int64_t i = c * os.plane(); i < (c + 1) * os.plane(); ++i) dst[i] = post(n, requantize(acc[i], rq));
+      requantize_row(&acc[c * os.plane()], os.plane(), n.requant_of(co0 + c), post_act(n),
+                     n.clip_min, n.clip_max, dst + c * os.plane());
     }
   }
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/int8_gemm.h"
+#include "common/requant_row.h"
 #include "common/window_row.h"
 #include "strider/quant.h"
 
@@ -254,9 +255,9 @@ void TileCompute::conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8
     } else {
       out.resize(base + acc_.size());
       for (uint32_t co = c0; co < c1; ++co) {
-        const Requant rq = op.requant_of(co);
         const size_t first = size_t(co - c0) * positions;
-        for (size_t i = first; i < first + positions; ++i) out[base + i] = finish(op, requantize(acc_[i], rq));
+        requantize_row(&acc_[first], int64_t(positions), op.requant_of(co), op.act, op.clip_min,
+                       op.clip_max, &out[base + first]);
       }
     }
     c0 = c1;
