@@ -161,11 +161,13 @@ void binary(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes
   const TensorShape& bs = g.tensors[n.inputs[1]].shape;
   const bool scalar = bs.elements() == 1;
   const bool per_channel = !scalar && bs.h == 1 && bs.w == 1 && as.plane() != 1;
+  std::vector<int32_t> v(a.size());
   for (int64_t i = 0; i < int64_t(a.size()); ++i) {
     const int32_t y = scalar ? b[0] : per_channel ? b[i / as.plane()] : b[i];
-    const int32_t v = n.op == OpType::kAdd ? a[i] + y : a[i] * y;
-    out[i] = post(n, requantize(v, n.requant_multiplier, n.requant_shift));
+    v[i] = n.op == OpType::kAdd ? a[i] + y : a[i] * y;
   }
+  requantize_row(v.data(), int64_t(v.size()), Requant{n.requant_multiplier, n.requant_shift},
+                 post_act(n), n.clip_min, n.clip_max, out.data());
 }
 
 // Softmax over each group of C / groups channels of every position with the integer exp of

@@ -117,24 +117,30 @@ void fully_connected(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t
   }
 }
 
+// Row by row: only the tile's rows of the operands are read (the second one broadcast over its
+// size-1 dimensions), the int32 results requantised as one row.
 void elementwise(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
-  const Operand a(op.input, l2);
-  const bool binary = op.input2.present();
-  const TensorRef& r = op.input2;  // broadcast over its size-1 dimensions
-  const Operand* b = nullptr;
-  std::unique_ptr<Operand> b_holder;
-  if (binary) b = (b_holder = std::make_unique<Operand>(op.input2, l2)).get();
+  const TensorRef& a = op.input;
+  const TensorRef& r = op.input2;
+  const bool binary = r.present();
+  const uint32_t w = op.output.w;
+  std::vector<int8_t> row_a(w), row_b(binary ? r.w : 0);
+  std::vector<int32_t> v(w);
   for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
     for (uint32_t y = op.row_begin; y < op.row_end; ++y) {
-      const int8_t* row = a.row(c, y);
-      for (uint32_t x = 0; x < op.output.w; ++x) {
-        int32_t v = row[x];
-        if (binary) {
-          const int32_t bv = b->at(r.c == 1 ? 0 : c, r.h == 1 ? 0 : y, r.w == 1 ? 0 : x);
-          v = op.op == OpCode::kAdd ? v + bv : v * bv;
+      l2.read(a.addr + a.offset(c, y, 0), row_a.data(), w);
+      for (uint32_t x = 0; x < w; ++x) v[x] = row_a[x];
+      if (binary) {
+        l2.read(r.addr + r.offset(r.c == 1 ? 0 : c, r.h == 1 ? 0 : y, 0), row_b.data(), r.w);
+        for (uint32_t x = 0; x < w; ++x) {
+          const int32_t bv = row_b[r.w == 1 ? 0 : x];
+          v[x] = op.op == OpCode::kAdd ? v[x] + bv : v[x] * bv;
         }
-        out.push_back(finish(op, requantize(v, op.requant_multiplier, op.requant_shift)));
       }
+      const size_t base = out.size();
+      out.resize(base + w);
+      requantize_row(v.data(), w, Requant{op.requant_multiplier, op.requant_shift}, op.act,
+                     op.clip_min, op.clip_max, &out[base]);
     }
   }
 }
