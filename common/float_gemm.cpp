@@ -17,13 +17,17 @@ namespace {
 
 constexpr int kRows = 4;   // rows of C per block
 constexpr int kCols = 24;  // columns of C per block
+constexpr int64_t kSlice = 256;  // values of s per pass over a block of C
 
 // One block of R rows x cols (<= 24) columns: the sums in registers (or a local array the
 // compiler vectorises), s in order.
 template <int R>
 void block_portable(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t k,
-                    float* c, int64_t ldc, int64_t cols) {
+                    float* c, int64_t ldc, int64_t cols, bool resume) {
   float acc[R][kCols] = {};
+  if (resume) {
+    for (int r = 0; r < R; ++r) std::copy(c + r * ldc, c + r * ldc + cols, acc[r]);
+  }
   for (int64_t s = 0; s < k; ++s) {
     const float* row = b + s * ldb;
     for (int r = 0; r < R; ++r) {
@@ -41,10 +45,11 @@ void block_portable(const float* a, int64_t lda, const float* b, int64_t ldb, in
 // The last of the V vectors is loaded and stored under `mask` (its lanes < cols), the others whole.
 template <int R, int V>
 STRIDER_AVX_TARGET void block_avx(const float* a, int64_t lda, const float* b, int64_t ldb,
-                                  int64_t k, float* c, int64_t ldc, __m256i mask) {
+                                  int64_t k, float* c, int64_t ldc, __m256i mask, bool resume) {
   __m256 acc[R][V];
   for (int r = 0; r < R; ++r) {
-    for (int v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_ps();
+    for (int v = 0; v < V - 1; ++v) acc[r][v] = resume ? _mm256_loadu_ps(c + r * ldc + 8 * v) : _mm256_setzero_ps();
+    acc[r][V - 1] = resume ? _mm256_maskload_ps(c + r * ldc + 8 * (V - 1), mask) : _mm256_setzero_ps();
   }
   for (int64_t s = 0; s < k; ++s) {
     __m256 x[V];
@@ -63,7 +68,8 @@ STRIDER_AVX_TARGET void block_avx(const float* a, int64_t lda, const float* b, i
 
 template <int V>
 STRIDER_AVX_TARGET void rows_avx(int64_t m, const float* a, int64_t lda, const float* b,
-                                 int64_t ldb, int64_t k, float* c, int64_t ldc, int64_t cols) {
+                                 int64_t ldb, int64_t k, float* c, int64_t ldc, int64_t cols,
+                                 bool resume) {
   const int64_t last = cols - 8 * (V - 1);  // lanes of the last vector, 1 to 8
   alignas(32) int32_t lanes[8];
   for (int l = 0; l < 8; ++l) lanes[l] = l < last ? -1 : 0;
@@ -73,16 +79,16 @@ STRIDER_AVX_TARGET void rows_avx(int64_t m, const float* a, int64_t lda, const f
     float* cr = c + i * ldc;
     switch (std::min<int64_t>(kRows, m - i)) {
       case 4:
-        block_avx<4, V>(ar, lda, b, ldb, k, cr, ldc, mask);
+        block_avx<4, V>(ar, lda, b, ldb, k, cr, ldc, mask, resume);
         break;
       case 3:
-        block_avx<3, V>(ar, lda, b, ldb, k, cr, ldc, mask);
+        block_avx<3, V>(ar, lda, b, ldb, k, cr, ldc, mask, resume);
         break;
       case 2:
-        block_avx<2, V>(ar, lda, b, ldb, k, cr, ldc, mask);
+        block_avx<2, V>(ar, lda, b, ldb, k, cr, ldc, mask, resume);
         break;
       default:
-        block_avx<1, V>(ar, lda, b, ldb, k, cr, ldc, mask);
+        block_avx<1, V>(ar, lda, b, ldb, k, cr, ldc, mask, resume);
         break;
     }
   }
@@ -90,22 +96,22 @@ STRIDER_AVX_TARGET void rows_avx(int64_t m, const float* a, int64_t lda, const f
 #endif
 
 void rows_portable(int64_t m, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t k,
-                   float* c, int64_t ldc, int64_t cols) {
+                   float* c, int64_t ldc, int64_t cols, bool resume) {
   for (int64_t i = 0; i < m; i += kRows) {
     const float* ar = a + i * lda;
     float* cr = c + i * ldc;
     switch (std::min<int64_t>(kRows, m - i)) {
       case 4:
-        block_portable<4>(ar, lda, b, ldb, k, cr, ldc, cols);
+        block_portable<4>(ar, lda, b, ldb, k, cr, ldc, cols, resume);
         break;
       case 3:
-        block_portable<3>(ar, lda, b, ldb, k, cr, ldc, cols);
+        block_portable<3>(ar, lda, b, ldb, k, cr, ldc, cols, resume);
         break;
       case 2:
-        block_portable<2>(ar, lda, b, ldb, k, cr, ldc, cols);
+        block_portable<2>(ar, lda, b, ldb, k, cr, ldc, cols, resume);
         break;
       default:
-        block_portable<1>(ar, lda, b, ldb, k, cr, ldc, cols);
+        block_portable<1>(ar, lda, b, ldb, k, cr, ldc, cols, resume);
         break;
     }
   }
@@ -140,25 +146,34 @@ void gemm_f32(FloatGemmKernel kernel, int64_t m, int64_t n, int64_t k, const flo
   if (m <= 0 || n <= 0) return;
   if (!float_gemm_kernel_available(kernel))
     throw std::logic_error("gemm_f32: kernel not available on this CPU");
+  // Column blocks of 24, the sum over s in slices of kSlice (the block of B stays in the L1
+  // cache while every row block runs over it): a slice after the first resumes from the float
+  // sums stored in C, which changes no bit of them.
   for (int64_t n0 = 0; n0 < n; n0 += kCols) {
     const int64_t cols = std::min<int64_t>(kCols, n - n0);
+    for (int64_t s0 = 0; s0 < k || s0 == 0; s0 += kSlice) {
+      const int64_t len = std::min<int64_t>(kSlice, k - s0);
+      const bool resume = s0 > 0;
+      const float* as = a + s0;
+      const float* bs = b + s0 * ldb + n0;
 #if STRIDER_FLOAT_GEMM_AVX
-    if (kernel == FloatGemmKernel::kAvx) {
-      switch ((cols + 7) / 8) {
-        case 3:
-          rows_avx<3>(m, a, lda, b + n0, ldb, k, c + n0, ldc, cols);
-          break;
-        case 2:
-          rows_avx<2>(m, a, lda, b + n0, ldb, k, c + n0, ldc, cols);
-          break;
-        default:
-          rows_avx<1>(m, a, lda, b + n0, ldb, k, c + n0, ldc, cols);
-          break;
+      if (kernel == FloatGemmKernel::kAvx) {
+        switch ((cols + 7) / 8) {
+          case 3:
+            rows_avx<3>(m, as, lda, bs, ldb, len, c + n0, ldc, cols, resume);
+            break;
+          case 2:
+            rows_avx<2>(m, as, lda, bs, ldb, len, c + n0, ldc, cols, resume);
+            break;
+          default:
+            rows_avx<1>(m, as, lda, bs, ldb, len, c + n0, ldc, cols, resume);
+            break;
+        }
+        continue;
       }
-      continue;
-    }
 #endif
-    rows_portable(m, a, lda, b + n0, ldb, k, c + n0, ldc, cols);
+      rows_portable(m, as, lda, bs, ldb, len, c + n0, ldc, cols, resume);
+    }
   }
 }
 

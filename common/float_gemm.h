@@ -5,7 +5,8 @@
 // rounded to float and then added (never a fused multiply-add). So every kernel, every blocking
 // and every split of C between threads gives the same bits, on every CPU.
 //
-// Kernels: blocks of 4 rows x 24 columns of C held in registers while s runs over k; with AVX
+// Kernels: blocks of 4 rows x 24 columns of C held in registers while s runs over a slice of
+// 256 (the next slice resumes from the float sums stored in C: the same bits); with AVX
 // (8 floats per vector, mul then add) where the CPU has it, else a portable loop over the same
 // blocks. Single-threaded; callers split C by columns or rows.
 #pragma once
