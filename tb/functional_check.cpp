@@ -53,8 +53,7 @@ void FunctionalCheck::preload(TimedMemory& dram) {
   reference_started_ = true;
   reference_thread_ = std::thread([this] {
     try {
-      for (int t : g_.inputs) reference_.set_input(t, input_bytes(g_.tensors[t], seed_));
-      reference_.run();
+      run_reference();
     } catch (...) {
       reference_error_ = std::current_exception();
     }
@@ -74,11 +73,27 @@ void FunctionalCheck::on_retire(uint32_t id, const TimedMemory& l2, const TimedM
   is_captured_[d.layer] = true;
 }
 
-void FunctionalCheck::finish() {
-  if (!reference_started_) {
-    for (int t : g_.inputs) reference_.set_input(t, input_bytes(g_.tensors[t], seed_));
-    reference_.run();
+// The reference values, then the fidelity of every compute layer's (finish() keeps the captured
+// layers') and of the graph outputs against the float network.
+void FunctionalCheck::run_reference() {
+  for (int t : g_.inputs) reference_.set_input(t, input_bytes(g_.tensors[t], seed_));
+  reference_.run();
+  layer_fidelity_.assign(is_compute_.size(), Fidelity());
+  for (size_t layer = 0; layer < is_compute_.size(); ++layer) {
+    if (!is_compute_[layer] || lowered_.layer_node[layer] < 0) continue;
+    const int out = g_.nodes[lowered_.layer_node[layer]].outputs[0];
+    const Tensor& t = g_.tensors[out];
+    if (t.scale <= 0 || t.float_data.empty()) continue;
+    layer_fidelity_[layer].add(t.float_data, reference_.value(out), t.scale);
   }
+  for (int out : g_.outputs) {
+    const Tensor& t = g_.tensors[out];
+    if (t.scale > 0 && !t.float_data.empty()) output_fidelity_.add(t.float_data, reference_.value(out), t.scale);
+  }
+}
+
+void FunctionalCheck::finish() {
+  if (!reference_started_) run_reference();
   if (reference_thread_.joinable()) reference_thread_.join();
   if (reference_error_) std::rethrow_exception(reference_error_);
   for (size_t layer = 0; layer < captured_.size(); ++layer) {
@@ -104,16 +119,8 @@ void FunctionalCheck::finish() {
     }
     details_.push_back(os.str());
   }
-  layer_fidelity_.assign(captured_.size(), Fidelity());
   for (size_t layer = 0; layer < captured_.size(); ++layer) {
-    if (!is_captured_[layer]) continue;
-    const Tensor& t = g_.tensors[g_.nodes[lowered_.layer_node[layer]].outputs[0]];
-    if (t.scale <= 0 || t.float_data.empty()) continue;
-    layer_fidelity_[layer].add(t.float_data, reference_.value(g_.nodes[lowered_.layer_node[layer]].outputs[0]), t.scale);
-  }
-  for (int out : g_.outputs) {
-    const Tensor& t = g_.tensors[out];
-    if (t.scale > 0 && !t.float_data.empty()) output_fidelity_.add(t.float_data, reference_.value(out), t.scale);
+    if (!is_captured_[layer]) layer_fidelity_[layer] = Fidelity();
   }
 }
 

@@ -7,8 +7,8 @@
 // the planner spilled); the memory cannot be reused before that, as the tensor's consumers have
 // not finished. The plain C++ Reference computes the whole network, layer by layer, on a thread
 // of its own started by preload() (it reads only the graph and the inputs, so it overlaps the
-// simulation); after the run finish() waits for it and compares every captured layer output byte
-// for byte.
+// simulation), and measures the fidelity there too; after the run finish() waits for it and
+// compares every captured layer output byte for byte.
 //
 // Inputs of a calibrated graph (planner/quant/calibrator.h) are its quantised calibration image
 // (Tensor::data); the fidelity of every captured layer's reference output against the float
@@ -70,6 +70,8 @@ class FunctionalCheck {
   const Fidelity& output_fidelity() const { return output_fidelity_; }
 
  private:
+  void run_reference();
+
   const Graph& g_;
   const Lowered& lowered_;
   uint64_t seed_;
