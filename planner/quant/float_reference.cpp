@@ -34,25 +34,26 @@ const Floats& params(const Graph& g, const Node& n, int tensor, const char* what
 
 // Convolution as one GEMM per group (common/float_gemm.h): the group's weights [cout_g x K]
 // times the im2col matrix [K x positions] (K = cin_g x kh x kw, virtual zero padding), plus the
-// bias. From 64 positions on, the positions are two blocks, each with its own im2col rows in
-// `scratch`, computed on up to `threads` threads: every output is the same ordered sum whichever
-// thread computes it and however the positions are split.
+// bias. Two tasks on up to `threads` threads, each with its own im2col rows in `scratch`: the
+// two halves of the groups, or for one group of 64 positions or more the two halves of the
+// positions. Every output is the same ordered sum whichever task computes it.
 void conv(const Graph& g, const Node& n, const float* wt, const Floats& in, Floats& out,
           std::vector<Floats>& scratch, int threads) {
   const Dims is(g.tensors[n.inputs[0]].shape), os(g.tensors[n.outputs[0]].shape);
   const Floats* bias = n.bias >= 0 ? &params(g, n, n.bias, "bias") : nullptr;
   const int64_t cin_g = is.c / n.groups, cout_g = os.c / n.groups;
   const int64_t kh = n.kernel_h, kw = n.kernel_w, k = cin_g * kh * kw, p = os.plane();
-  const int64_t split = p >= 64 ? (p / 2 + 3) / 4 * 4 : p;
-  const int blocks = split < p ? 2 : 1;
-  scratch.resize(size_t(blocks));
-  for (int64_t grp = 0; grp < n.groups; ++grp) {
-    parallel_for(blocks, threads, [&](int b) {
-      const int64_t p0 = b == 0 ? 0 : split, p1 = b == 0 ? split : p;
-      // The im2col rows of the output rows [y0, y1) that hold positions [p0, p1).
-      const int64_t y0 = p0 / os.w, y1 = (p1 - 1) / os.w + 1, width = (y1 - y0) * os.w;
-      Floats& col = scratch[size_t(b)];
-      col.resize(size_t(k * width));
+  const int64_t groups = n.groups, split = groups == 1 && p >= 64 ? (p / 2 + 3) / 4 * 4 : p;
+  const int tasks = groups > 1 || split < p ? 2 : 1;
+  scratch.resize(size_t(tasks));
+  parallel_for(tasks, threads, [&](int t) {
+    const int64_t g0 = groups * t / tasks, g1 = groups > 1 ? groups * (t + 1) / tasks : 1;
+    const int64_t p0 = groups > 1 || t == 0 ? 0 : split, p1 = groups > 1 || t == 1 ? p : split;
+    // The im2col rows of the output rows [y0, y1) that hold positions [p0, p1).
+    const int64_t y0 = p0 / os.w, y1 = (p1 - 1) / os.w + 1, width = (y1 - y0) * os.w;
+    Floats& col = scratch[size_t(t)];
+    col.resize(size_t(k * width));
+    for (int64_t grp = groups > 1 ? g0 : 0; grp < g1; ++grp) {
       for (int64_t ci = 0; ci < cin_g; ++ci) {
         const float* plane = &in[(grp * cin_g + ci) * is.plane()];
         for (int64_t ky = 0; ky < kh; ++ky) {
@@ -80,8 +81,8 @@ void conv(const Graph& g, const Node& n, const float* wt, const Floats& in, Floa
           for (int64_t i = 0; i < p1 - p0; ++i) o[co * p + i] += b0;
         }
       }
-    });
-  }
+    }
+  });
 }
 
 void fully_connected(const Graph& g, const Node& n, const float* wt, const Floats& in, Floats& out) {

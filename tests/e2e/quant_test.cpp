@@ -166,10 +166,10 @@ TEST(Quant, FloatReferenceComputesABatchImageByImage) {
   }
 }
 
-// The float reference on one thread and on two gives the same bits: tiny_cnn's convolutions of
-// 32 x 32 and 16 x 16 positions are split in two blocks of positions (64 positions and more),
-// conv3 and dw3 (8 x 8) are not. Materialised weights keep no float copy: float_weights() is
-// int8 x the channel's scale.
+// The float reference on one thread and on two gives the same bits: tiny_cnn's conv1, conv2a,
+// conv2b and conv3 (32 x 32 to 8 x 8: 64 positions and more) are split in two blocks of
+// positions, dw3 in two halves of its 16 groups. Materialised weights keep no float copy:
+// float_weights() is int8 x the channel's scale.
 TEST(Quant, FloatReferenceSameBitsOnOneOrTwoThreads) {
   Graph g = import_network(STRIDER_SOURCE_DIR "/configs/networks/tiny_cnn.yaml", ImportOptions());
   materialise_parameters(&g, 1);
