@@ -43,7 +43,7 @@ void gemm_portable(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda
 #define STRIDER_AVX2_TARGET __attribute__((target("avx2")))
 constexpr int64_t kAvx2Vectors = 3;                 // 8-column vectors per panel (24 columns)
 constexpr int64_t kAvx2Cols = 8 * kAvx2Vectors;
-constexpr int kAvx2Rows = 4;                        // rows of C per block
+constexpr int kAvx2Rows = 3;                        // rows of C per block (13 registers)
 
 // Columns [n0, n0 + cols) of B (k x n, cols <= 8 v) into `out`: for row pair q, 8 v int32 of
 // which lane j holds B[2q][n0 + j] (low int16) and B[2q + 1][n0 + j] (high int16), sign-extended.
@@ -72,10 +72,11 @@ void pack_pairs(const int8_t* b, int64_t ldb, int64_t k, int64_t n0, int64_t col
 }
 
 // C[R rows][cols] += the rows of A (as int16 pairs, row stride `pairs`) times one packed panel
-// of V vectors: vpmaddwd sums two int16 products into each int32 lane exactly.
+// of V vectors: vpmaddwd sums two int16 products into each int32 lane exactly. The last vector
+// of C is read and written under `mask` (its lanes < cols), the others whole.
 template <int R, int V>
 STRIDER_AVX2_TARGET void block_pairs(const int32_t* a, int64_t pairs, const int32_t* panel,
-                                     int32_t* c, int64_t ldc, int64_t cols) {
+                                     int32_t* c, int64_t ldc, __m256i mask) {
   __m256i acc[R][V];
   for (int r = 0; r < R; ++r) {
     for (int v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_si256();
@@ -90,39 +91,33 @@ STRIDER_AVX2_TARGET void block_pairs(const int32_t* a, int64_t pairs, const int3
     }
   }
   for (int r = 0; r < R; ++r) {
-    for (int v = 0; v < V; ++v) {
-      int32_t* dst = c + r * ldc + 8 * v;
-      const int64_t left = cols - 8 * v;
-      if (left >= 8) {
-        const __m256i old = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(dst));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), _mm256_add_epi32(old, acc[r][v]));
-      } else {
-        alignas(32) int32_t lanes[8];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), acc[r][v]);
-        for (int64_t l = 0; l < left; ++l) dst[l] += lanes[l];
-      }
+    for (int v = 0; v < V - 1; ++v) {
+      __m256i* dst = reinterpret_cast<__m256i*>(c + r * ldc + 8 * v);
+      _mm256_storeu_si256(dst, _mm256_add_epi32(_mm256_loadu_si256(dst), acc[r][v]));
     }
+    int* last = reinterpret_cast<int*>(c + r * ldc + 8 * (V - 1));
+    _mm256_maskstore_epi32(last, mask, _mm256_add_epi32(_mm256_maskload_epi32(last, mask), acc[r][V - 1]));
   }
 }
 
 template <int V>
 STRIDER_AVX2_TARGET void rows_pairs(int64_t m, const int32_t* a, int64_t pairs,
                                     const int32_t* panel, int32_t* c, int64_t ldc, int64_t cols) {
+  alignas(32) int32_t lanes[8];
+  for (int l = 0; l < 8; ++l) lanes[l] = l < cols - 8 * (V - 1) ? -1 : 0;
+  const __m256i mask = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes));
   for (int64_t i = 0; i < m; i += kAvx2Rows) {
     const int32_t* ar = a + i * pairs;
     int32_t* cr = c + i * ldc;
     switch (std::min<int64_t>(kAvx2Rows, m - i)) {
-      case 4:
-        block_pairs<4, V>(ar, pairs, panel, cr, ldc, cols);
-        break;
       case 3:
-        block_pairs<3, V>(ar, pairs, panel, cr, ldc, cols);
+        block_pairs<3, V>(ar, pairs, panel, cr, ldc, mask);
         break;
       case 2:
-        block_pairs<2, V>(ar, pairs, panel, cr, ldc, cols);
+        block_pairs<2, V>(ar, pairs, panel, cr, ldc, mask);
         break;
       default:
-        block_pairs<1, V>(ar, pairs, panel, cr, ldc, cols);
+        block_pairs<1, V>(ar, pairs, panel, cr, ldc, mask);
         break;
     }
   }

@@ -9,7 +9,7 @@
 // 4 x 64 block of C accumulates with vpdpbusd, which multiplies unsigned by signed bytes: B is
 // offset by +128 into uint8 and 128 x (row sum of A) is subtracted afterwards, so the result is
 // the same int32 sum (vpdpbusd does not saturate). On an AVX2 CPU without VNNI, B is packed in
-// panels of 24 columns holding pairs of rows as sign-extended int16 and each 4 x 24 block of C
+// panels of 24 columns holding pairs of rows as sign-extended int16 and each 3 x 24 block of C
 // accumulates with vpmaddwd (two int16 products summed into an int32 lane, exactly). Elsewhere a
 // portable loop (GCC clones, strider/simd.h) streams each row of A over B. Single-threaded,
 // deterministic: every kernel gives the same int32 sums.
