@@ -285,7 +285,12 @@ void FloatReference::run_node(const Node& n) {
                                       std::vector<Floats>& out_image) {
     if (!move_values(g_, n, in_image, out_image)) compute(n, in_image, out_image);
   });
-  if (n.activation != Activation::kNone) {
+  // The rectifiers as loops of their own (vectorised), the same values as activate().
+  if (n.activation == Activation::kRelu) {
+    for (float& v : out[0]) v = std::max(v, 0.0f);
+  } else if (n.activation == Activation::kRelu6) {
+    for (float& v : out[0]) v = std::clamp(v, 0.0f, 6.0f);
+  } else if (n.activation != Activation::kNone) {
     const size_t index = size_t(&n - g_.nodes.data());
     for (float& v : out[0]) v = activate(n, index, v);
   }
