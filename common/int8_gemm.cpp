@@ -40,6 +40,122 @@ void gemm_portable(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda
 }
 
 #if STRIDER_GEMM_VNNI
+#define STRIDER_AVX2_TARGET __attribute__((target("avx2")))
+constexpr int64_t kAvx2Vectors = 3;                 // 8-column vectors per panel (24 columns)
+constexpr int64_t kAvx2Cols = 8 * kAvx2Vectors;
+constexpr int kAvx2Rows = 3;                        // rows of C per block (13 registers)
+
+// Columns [n0, n0 + cols) of B (k x n, cols <= 8 v) into `out`: for row pair q, 8 v int32 of
+// which lane j holds B[2q][n0 + j] (low int16) and B[2q + 1][n0 + j] (high int16), sign-extended.
+// A row past k and columns past cols hold 0.
+STRIDER_AVX2_TARGET
+void pack_pairs(const int8_t* b, int64_t ldb, int64_t k, int64_t n0, int64_t cols, int64_t v,
+                int32_t* out) {
+  const int64_t pairs = (k + 1) / 2, width = 8 * v;
+  for (int64_t q = 0; q < pairs; ++q) {
+    const int8_t* r0 = b + 2 * q * ldb + n0;
+    const int8_t* r1 = 2 * q + 1 < k ? r0 + ldb : nullptr;
+    int32_t* dst = out + q * width;
+    int64_t l = 0;
+    for (; l + 8 <= cols; l += 8) {
+      const __m128i x0 = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(r0 + l));
+      const __m128i x1 = r1 ? _mm_loadl_epi64(reinterpret_cast<const __m128i*>(r1 + l))
+                            : _mm_setzero_si128();
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + l),
+                          _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(x0, x1)));
+    }
+    for (; l < width; ++l) {
+      const int16_t lo = l < cols ? r0[l] : 0, hi = l < cols && r1 ? r1[l] : 0;
+      dst[l] = int32_t(uint32_t(uint16_t(lo)) | (uint32_t(uint16_t(hi)) << 16));
+    }
+  }
+}
+
+// C[R rows][cols] += the rows of A (as int16 pairs, row stride `pairs`) times one packed panel
+// of V vectors: vpmaddwd sums two int16 products into each int32 lane exactly. The last vector
+// of C is read and written under `mask` (its lanes < cols), the others whole.
+template <int R, int V>
+STRIDER_AVX2_TARGET void block_pairs(const int32_t* a, int64_t pairs, const int32_t* panel,
+                                     int32_t* c, int64_t ldc, __m256i mask) {
+  __m256i acc[R][V];
+  for (int r = 0; r < R; ++r) {
+    for (int v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_si256();
+  }
+  for (int64_t q = 0; q < pairs; ++q) {
+    __m256i b[V];
+    for (int v = 0; v < V; ++v)
+      b[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + (q * V + v) * 8));
+    for (int r = 0; r < R; ++r) {
+      const __m256i x = _mm256_set1_epi32(a[r * pairs + q]);
+      for (int v = 0; v < V; ++v) acc[r][v] = _mm256_add_epi32(acc[r][v], _mm256_madd_epi16(b[v], x));
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int v = 0; v < V - 1; ++v) {
+      __m256i* dst = reinterpret_cast<__m256i*>(c + r * ldc + 8 * v);
+      _mm256_storeu_si256(dst, _mm256_add_epi32(_mm256_loadu_si256(dst), acc[r][v]));
+    }
+    int* last = reinterpret_cast<int*>(c + r * ldc + 8 * (V - 1));
+    _mm256_maskstore_epi32(last, mask, _mm256_add_epi32(_mm256_maskload_epi32(last, mask), acc[r][V - 1]));
+  }
+}
+
+template <int V>
+STRIDER_AVX2_TARGET void rows_pairs(int64_t m, const int32_t* a, int64_t pairs,
+                                    const int32_t* panel, int32_t* c, int64_t ldc, int64_t cols) {
+  alignas(32) int32_t lanes[8];
+  for (int l = 0; l < 8; ++l) lanes[l] = l < cols - 8 * (V - 1) ? -1 : 0;
+  const __m256i mask = _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes));
+  for (int64_t i = 0; i < m; i += kAvx2Rows) {
+    const int32_t* ar = a + i * pairs;
+    int32_t* cr = c + i * ldc;
+    switch (std::min<int64_t>(kAvx2Rows, m - i)) {
+      case 3:
+        block_pairs<3, V>(ar, pairs, panel, cr, ldc, mask);
+        break;
+      case 2:
+        block_pairs<2, V>(ar, pairs, panel, cr, ldc, mask);
+        break;
+      default:
+        block_pairs<1, V>(ar, pairs, panel, cr, ldc, mask);
+        break;
+    }
+  }
+}
+
+// B is packed one panel of 24 columns at a time (the last panel in as few 8-column vectors as
+// it needs) and every row block of A runs over it while it is in cache.
+STRIDER_AVX2_TARGET
+void gemm_avx2(int64_t m, int64_t n, int64_t k, const int8_t* a, int64_t lda, const int8_t* b,
+               int64_t ldb, int32_t* c, int64_t ldc) {
+  const int64_t pairs = (k + 1) / 2;
+  // Row i of A sign-extended to int16 (a zero after an odd k): int32 q of the row is the pair
+  // A[i][2q] (low half), A[i][2q + 1] (high half).
+  std::vector<int32_t> pairs_a(size_t(m * pairs));
+  std::vector<int16_t> row(size_t(2 * pairs), 0);  // row[k] of an odd k stays 0
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t s = 0; s < k; ++s) row[size_t(s)] = a[i * lda + s];
+    std::memcpy(&pairs_a[size_t(i * pairs)], row.data(), size_t(pairs) * 4);
+  }
+  // Every lane of a panel is written by pack_pairs.
+  const std::unique_ptr<int32_t[]> panel(new int32_t[size_t(pairs * kAvx2Cols)]);
+  for (int64_t n0 = 0; n0 < n; n0 += kAvx2Cols) {
+    const int64_t cols = std::min(kAvx2Cols, n - n0), v = (cols + 7) / 8;
+    pack_pairs(b, ldb, k, n0, cols, v, panel.get());
+    switch (v) {
+      case 3:
+        rows_pairs<3>(m, pairs_a.data(), pairs, panel.get(), c + n0, ldc, cols);
+        break;
+      case 2:
+        rows_pairs<2>(m, pairs_a.data(), pairs, panel.get(), c + n0, ldc, cols);
+        break;
+      default:
+        rows_pairs<1>(m, pairs_a.data(), pairs, panel.get(), c + n0, ldc, cols);
+        break;
+    }
+  }
+}
+
 constexpr int64_t kPanel = 64;              // columns of B per panel (4 vectors of 16 lanes)
 constexpr int64_t kQuadBytes = kPanel * 4;  // one panel's 4 rows of B, interleaved
 constexpr int kRows = 4;                    // rows of C per block
@@ -167,6 +283,12 @@ bool gemm_kernel_available(GemmKernel k) {
   switch (k) {
     case GemmKernel::kPortable:
       return true;
+    case GemmKernel::kAvx2:
+#if STRIDER_GEMM_VNNI
+      return __builtin_cpu_supports("avx2");
+#else
+      return false;
+#endif
     case GemmKernel::kAvx512Vnni:
 #if STRIDER_GEMM_VNNI
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
@@ -179,9 +301,9 @@ bool gemm_kernel_available(GemmKernel k) {
 }
 
 GemmKernel best_gemm_kernel() {
-  static const GemmKernel best = gemm_kernel_available(GemmKernel::kAvx512Vnni)
-                                     ? GemmKernel::kAvx512Vnni
-                                     : GemmKernel::kPortable;
+  static const GemmKernel best = gemm_kernel_available(GemmKernel::kAvx512Vnni) ? GemmKernel::kAvx512Vnni
+                                 : gemm_kernel_available(GemmKernel::kAvx2)     ? GemmKernel::kAvx2
+                                                                                : GemmKernel::kPortable;
   return best;
 }
 
@@ -197,6 +319,7 @@ void gemm_s8s32(GemmKernel kernel, int64_t m, int64_t n, int64_t k, const int8_t
     throw std::logic_error("gemm_s8s32: kernel not available on this CPU");
 #if STRIDER_GEMM_VNNI
   if (kernel == GemmKernel::kAvx512Vnni) return gemm_vnni(m, n, k, a, lda, b, ldb, c, ldc);
+  if (kernel == GemmKernel::kAvx2) return gemm_avx2(m, n, k, a, lda, b, ldb, c, ldc);
 #endif
   gemm_portable(m, n, k, a, lda, b, ldb, c, ldc);
 }

@@ -8,15 +8,18 @@
 // Kernels: on a CPU with AVX-512 VNNI, B is packed in panels of 64 columns x 4 rows and each
 // 4 x 64 block of C accumulates with vpdpbusd, which multiplies unsigned by signed bytes: B is
 // offset by +128 into uint8 and 128 x (row sum of A) is subtracted afterwards, so the result is
-// the same int32 sum (vpdpbusd does not saturate). Elsewhere a portable loop (GCC clones for
-// AVX2 / AVX-512, strider/simd.h) streams each row of A over B. Single-threaded, deterministic.
+// the same int32 sum (vpdpbusd does not saturate). On an AVX2 CPU without VNNI, B is packed in
+// panels of 24 columns holding pairs of rows as sign-extended int16 and each 3 x 24 block of C
+// accumulates with vpmaddwd (two int16 products summed into an int32 lane, exactly). Elsewhere a
+// portable loop (GCC clones, strider/simd.h) streams each row of A over B. Single-threaded,
+// deterministic: every kernel gives the same int32 sums.
 #pragma once
 
 #include <cstdint>
 
 namespace strider {
 
-enum class GemmKernel { kPortable, kAvx512Vnni };
+enum class GemmKernel { kPortable, kAvx2, kAvx512Vnni };
 
 // Whether this CPU (and build) can run `k`.
 bool gemm_kernel_available(GemmKernel k);

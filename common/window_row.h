@@ -1,8 +1,9 @@
 // WindowRow: one row of a convolution's window lines (im2col) with virtual zero padding, used by
 // the model's tiles (model/neuron/tile_compute.cpp) and the float reference
 // (planner/quant/float_reference.cpp): dst[x] = src[x * stride + first] for the x whose source
-// column lies inside [0, width), else 0. The inside columns are one contiguous range of x, so
-// the row is a zero prefix, a (strided) copy and a zero suffix, with no test per element.
+// column lies inside [0, width), else 0. The inside columns are one contiguous range of x
+// (WindowSpan, the same for every row of a kernel column: compute it once), so the row is a zero
+// prefix, a (strided) copy and a zero suffix, with no test per element.
 #pragma once
 
 #include <algorithm>
@@ -10,21 +11,36 @@
 
 namespace strider {
 
+// The x in [lo, hi) whose column x * stride + first lies inside [0, width), of x in [0, count).
+struct WindowSpan {
+  int64_t lo = 0, hi = 0;
+  WindowSpan(int64_t width, int64_t first, int64_t stride, int64_t count) {
+    // The first x whose column x * stride + first is at least `bound` (clamped to [0, count]).
+    const auto first_at_least = [&](int64_t bound) {
+      const int64_t need = bound - first;
+      if (need <= 0) return int64_t{0};
+      return std::min<int64_t>(stride == 1 ? need : (need + stride - 1) / stride, count);
+    };
+    lo = first_at_least(0);
+    hi = std::max(lo, first_at_least(width));
+  }
+};
+
+template <typename T>
+void window_row(const T* src, int64_t first, int64_t stride, const WindowSpan& s, T* dst,
+                int64_t count) {
+  std::fill(dst, dst + s.lo, T{0});
+  if (stride == 1) {
+    std::copy(src + s.lo + first, src + s.hi + first, dst + s.lo);
+  } else {
+    for (int64_t x = s.lo; x < s.hi; ++x) dst[x] = src[x * stride + first];
+  }
+  std::fill(dst + s.hi, dst + count, T{0});
+}
+
 template <typename T>
 void window_row(const T* src, int64_t width, int64_t first, int64_t stride, T* dst, int64_t count) {
-  // The first x whose column x * stride + first is at least `bound` (clamped to [0, count]).
-  const auto first_at_least = [&](int64_t bound) {
-    const int64_t need = bound - first;
-    return std::clamp<int64_t>(need <= 0 ? 0 : (need + stride - 1) / stride, 0, count);
-  };
-  const int64_t x_lo = first_at_least(0), x_hi = std::max(x_lo, first_at_least(width));
-  std::fill(dst, dst + x_lo, T{0});
-  if (stride == 1) {
-    if (x_hi > x_lo) std::copy(src + x_lo + first, src + x_hi + first, dst + x_lo);
-  } else {
-    for (int64_t x = x_lo; x < x_hi; ++x) dst[x] = src[x * stride + first];
-  }
-  std::fill(dst + x_hi, dst + count, T{0});
+  window_row(src, first, stride, WindowSpan(width, first, stride, count), dst, count);
 }
 
 }  // namespace strider

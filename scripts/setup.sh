@@ -8,7 +8,7 @@ packages=(
   libsystemc-dev libyaml-cpp-dev libboost-dev libboost-program-options-dev
   libgtest-dev libgmock-dev
   libonnx-dev protobuf-compiler libprotobuf-dev
-  nlohmann-json3-dev libeigen3-dev libssl-dev
+  nlohmann-json3-dev libssl-dev
   python3 python3-dev pybind11-dev python3-numpy python3-matplotlib bc time
 )
 # Only needed to regenerate the bundled ONNX graphs (scripts/export_models.py).

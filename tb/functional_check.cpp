@@ -40,12 +40,24 @@ std::vector<int8_t> FunctionalCheck::input_bytes(const Tensor& t, uint64_t seed)
   return bytes;
 }
 
-void FunctionalCheck::preload(TimedMemory& dram) const {
+FunctionalCheck::~FunctionalCheck() {
+  if (reference_thread_.joinable()) reference_thread_.join();
+}
+
+void FunctionalCheck::preload(TimedMemory& dram) {
   for (const DramImage::Blob& b : lowered_.dram.blobs) dram.write(b.addr, b.bytes.data(), b.bytes.size());
   for (const auto& [tensor, addr] : lowered_.dram.inputs) {
     const std::vector<int8_t> bytes = input_bytes(g_.tensors[tensor], seed_);
     dram.write(addr, bytes.data(), bytes.size());
   }
+  reference_started_ = true;
+  reference_thread_ = std::thread([this] {
+    try {
+      run_reference();
+    } catch (...) {
+      reference_error_ = std::current_exception();
+    }
+  });
 }
 
 void FunctionalCheck::on_retire(uint32_t id, const TimedMemory& l2, const TimedMemory& dram) {
@@ -61,9 +73,29 @@ void FunctionalCheck::on_retire(uint32_t id, const TimedMemory& l2, const TimedM
   is_captured_[d.layer] = true;
 }
 
-void FunctionalCheck::finish() {
+// The reference values, then the fidelity of every compute layer's (finish() keeps the captured
+// layers') and of the graph outputs against the float network.
+void FunctionalCheck::run_reference() {
   for (int t : g_.inputs) reference_.set_input(t, input_bytes(g_.tensors[t], seed_));
   reference_.run();
+  layer_fidelity_.assign(is_compute_.size(), Fidelity());
+  for (size_t layer = 0; layer < is_compute_.size(); ++layer) {
+    if (!is_compute_[layer] || lowered_.layer_node[layer] < 0) continue;
+    const int out = g_.nodes[lowered_.layer_node[layer]].outputs[0];
+    const Tensor& t = g_.tensors[out];
+    if (t.scale <= 0 || t.float_data.empty()) continue;
+    layer_fidelity_[layer].add(t.float_data, reference_.value(out), t.scale);
+  }
+  for (int out : g_.outputs) {
+    const Tensor& t = g_.tensors[out];
+    if (t.scale > 0 && !t.float_data.empty()) output_fidelity_.add(t.float_data, reference_.value(out), t.scale);
+  }
+}
+
+void FunctionalCheck::finish() {
+  if (!reference_started_) run_reference();
+  if (reference_thread_.joinable()) reference_thread_.join();
+  if (reference_error_) std::rethrow_exception(reference_error_);
   for (size_t layer = 0; layer < captured_.size(); ++layer) {
     if (!is_captured_[layer]) continue;
     ++checked_;
@@ -87,16 +119,8 @@ void FunctionalCheck::finish() {
     }
     details_.push_back(os.str());
   }
-  layer_fidelity_.assign(captured_.size(), Fidelity());
   for (size_t layer = 0; layer < captured_.size(); ++layer) {
-    if (!is_captured_[layer]) continue;
-    const Tensor& t = g_.tensors[g_.nodes[lowered_.layer_node[layer]].outputs[0]];
-    if (t.scale <= 0 || t.float_data.empty()) continue;
-    layer_fidelity_[layer].add(t.float_data, reference_.value(g_.nodes[lowered_.layer_node[layer]].outputs[0]), t.scale);
-  }
-  for (int out : g_.outputs) {
-    const Tensor& t = g_.tensors[out];
-    if (t.scale > 0 && !t.float_data.empty()) output_fidelity_.add(t.float_data, reference_.value(out), t.scale);
+    if (!is_captured_[layer]) layer_fidelity_[layer] = Fidelity();
   }
 }
 

@@ -5,8 +5,10 @@
 // observes descriptor retirements: when the last descriptor of a compute layer (a layer with
 // operation tiles) retires, it copies the layer's output tensor out of L2 (or DRAM, for a tensor
 // the planner spilled); the memory cannot be reused before that, as the tensor's consumers have
-// not finished. After the run it computes the whole network with the plain
-// C++ Reference and compares every captured layer output byte for byte.
+// not finished. The plain C++ Reference computes the whole network, layer by layer, on a thread
+// of its own started by preload() (it reads only the graph and the inputs, so it overlaps the
+// simulation), and measures the fidelity there too; after the run finish() waits for it and
+// compares every captured layer output byte for byte.
 //
 // Inputs of a calibrated graph (planner/quant/calibrator.h) are its quantised calibration image
 // (Tensor::data); the fidelity of every captured layer's reference output against the float
@@ -17,7 +19,9 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "model/common/timed_memory.h"
@@ -36,15 +40,19 @@ class FunctionalCheck {
   // RMS the requantisation is chosen for) from splitmix64 seeded with seed ^ FNV-1a(name).
   static std::vector<int8_t> input_bytes(const Tensor& t, uint64_t seed);
 
-  // Writes weights, biases and graph inputs to DRAM.
-  void preload(TimedMemory& dram) const;
+  // Writes weights, biases and graph inputs to DRAM, and starts the reference.
+  void preload(TimedMemory& dram);
+  ~FunctionalCheck();
+  FunctionalCheck(const FunctionalCheck&) = delete;
+  FunctionalCheck& operator=(const FunctionalCheck&) = delete;
 
   // Call when the controller retires descriptor `id`. When it is the last descriptor of a
   // compute layer (tiles, and any weight, band fill or spill moves) the layer's output is read
   // from `l2`, or from `dram` when the planner spilled it there.
   void on_retire(uint32_t id, const TimedMemory& l2, const TimedMemory& dram);
 
-  // Runs the reference and compares. Call once, after the simulation.
+  // Waits for the reference (running it here if preload() did not start it), rethrowing its
+  // error, and compares. Call once, after the simulation.
   void finish();
 
   uint64_t checked_tensors() const { return checked_; }
@@ -62,10 +70,15 @@ class FunctionalCheck {
   const Fidelity& output_fidelity() const { return output_fidelity_; }
 
  private:
+  void run_reference();
+
   const Graph& g_;
   const Lowered& lowered_;
   uint64_t seed_;
   Reference reference_;
+  std::thread reference_thread_;
+  std::exception_ptr reference_error_;
+  bool reference_started_ = false;
   std::vector<uint32_t> remaining_;  // per layer: descriptors not yet retired
   std::vector<bool> is_compute_;     // per layer: has operation tiles
   std::vector<std::vector<int8_t>> captured_;

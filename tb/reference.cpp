@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/int8_gemm.h"
+#include "common/requant_row.h"
 #include "planner/ir/value_ops.h"
 #include "strider/quant.h"
 #include "strider/vector_math.h"
@@ -16,19 +17,22 @@ namespace {
 
 using Bytes = std::vector<int8_t>;
 
-// The fused activation of `n` on a requantised value.
-int8_t post(const Node& n, int32_t v) {
+// The integer activation of `n`'s fused activation.
+PostAct post_act(const Node& n) {
   switch (n.activation) {
-    case Activation::kNone: return activate(v, PostAct::kNone, 0, 0);
-    case Activation::kRelu: return activate(v, PostAct::kRelu, 0, 0);
-    case Activation::kRelu6: return activate(v, PostAct::kClip, n.clip_min, n.clip_max);
-    case Activation::kClip: return activate(v, PostAct::kClip, n.clip_min, n.clip_max);
-    case Activation::kSigmoid: return activate(v, PostAct::kSigmoid, 0, 0);
-    case Activation::kHardSigmoid: return activate(v, PostAct::kHardSigmoid, 0, 0);
-    case Activation::kHardSwish: return activate(v, PostAct::kHardSwish, 0, 0);
+    case Activation::kNone: return PostAct::kNone;
+    case Activation::kRelu: return PostAct::kRelu;
+    case Activation::kRelu6: return PostAct::kClip;
+    case Activation::kClip: return PostAct::kClip;
+    case Activation::kSigmoid: return PostAct::kSigmoid;
+    case Activation::kHardSigmoid: return PostAct::kHardSigmoid;
+    case Activation::kHardSwish: return PostAct::kHardSwish;
   }
-  return saturate8(v);
+  return PostAct::kNone;
 }
+
+// The fused activation of `n` on a requantised value.
+int8_t post(const Node& n, int32_t v) { return activate(v, post_act(n), n.clip_min, n.clip_max); }
 
 // num / den rounded half away from zero (den > 0), from the truncated quotient and remainder.
 int32_t rounded_quotient(int64_t num, int64_t den) {
@@ -44,30 +48,42 @@ struct Dims {
   int64_t plane() const { return h * w; }
 };
 
-// Convolution by planes: for every (input channel, ky, kx) of a group the input plane is shifted
-// once into the `taps` plane of the output's size (virtual padding as zeros); the group's output
-// planes are then bias + weights x taps, one int32 matrix product (common/int8_gemm.h), and are
-// requantised after it.
+// Convolution by planes: every input plane of a group is copied once into a zero-bordered plane
+// covering every position a window reaches (the padding made real), from which each (input
+// channel, ky, kx) is shifted into the `taps` plane of the output's size without bounds tests;
+// the group's output planes are then bias + weights x taps, one int32 matrix product
+// (common/int8_gemm.h), and are requantised after it.
 void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
   const Dims is(g.tensors[n.inputs[0]].shape), os(g.tensors[n.outputs[0]].shape);
   const Bytes& wt = g.tensors[n.weights].data;
   const std::vector<int32_t>* bias = n.bias >= 0 ? &g.tensors[n.bias].bias : nullptr;
   const int64_t cin_g = is.c / n.groups, cout_g = os.c / n.groups;
   const int64_t kh = n.kernel_h, kw = n.kernel_w, taps_per_group = cin_g * kh * kw;
+  const int64_t sh = n.stride_h, sw = n.stride_w, dh = n.dilation_h, dw = n.dilation_w;
+  // The bordered plane: rows -pad_top .. (oh - 1) sh + (kh - 1) dh - pad_top, columns likewise.
+  const int64_t bh = (os.h - 1) * sh + (kh - 1) * dh + 1, bw = (os.w - 1) * sw + (kw - 1) * dw + 1;
+  Bytes bordered(size_t(bh * bw), 0);
+  const int64_t y_lo = std::max<int64_t>(0, n.pad_top), y_hi = std::min<int64_t>(bh, n.pad_top + is.h);
+  const int64_t x_lo = std::max<int64_t>(0, n.pad_left), x_hi = std::min<int64_t>(bw, n.pad_left + is.w);
   Bytes taps(size_t(taps_per_group * os.plane()));
   std::vector<int32_t> acc(size_t(cout_g * os.plane()));
   for (int64_t group = 0; group < n.groups; ++group) {
     for (int64_t ci = 0; ci < cin_g; ++ci) {
       const int8_t* plane = &in[(group * cin_g + ci) * is.plane()];
+      for (int64_t y = y_lo; y < y_hi && x_lo < x_hi; ++y) {  // the border stays zero
+        const int8_t* src = plane + (y - n.pad_top) * is.w - n.pad_left;
+        std::copy(src + x_lo, src + x_hi, &bordered[y * bw + x_lo]);
+      }
       for (int64_t ky = 0; ky < kh; ++ky) {
         for (int64_t kx = 0; kx < kw; ++kx) {
           int8_t* t = &taps[((ci * kh + ky) * kw + kx) * os.plane()];
           for (int64_t oy = 0; oy < os.h; ++oy) {
-            const int64_t iy = oy * n.stride_h + ky * n.dilation_h - n.pad_top;
-            for (int64_t ox = 0; ox < os.w; ++ox) {
-              const int64_t ix = ox * n.stride_w + kx * n.dilation_w - n.pad_left;
-              const bool inside = iy >= 0 && iy < is.h && ix >= 0 && ix < is.w;
-              t[oy * os.w + ox] = inside ? plane[iy * is.w + ix] : int8_t{0};
+            const int8_t* src = &bordered[(oy * sh + ky * dh) * bw + kx * dw];
+            int8_t* dst = t + oy * os.w;
+            if (sw == 1) {
+              std::copy(src, src + os.w, dst);
+            } else {
+              for (int64_t ox = 0; ox < os.w; ++ox) dst[ox] = src[ox * sw];
             }
           }
         }
@@ -82,8 +98,8 @@ void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
                taps.data(), os.plane(), acc.data(), os.plane());
     int8_t* dst = &out[co0 * os.plane()];
     for (int64_t c = 0; c < cout_g; ++c) {
-      const Requant rq = n.requant_of(co0 + c);
-      for (int64_t i = c * os.plane(); i < (c + 1) * os.plane(); ++i) dst[i] = post(n, requantize(acc[i], rq));
+      requantize_row(&acc[c * os.plane()], os.plane(), n.requant_of(co0 + c), post_act(n),
+                     n.clip_min, n.clip_max, dst + c * os.plane());
     }
   }
 }
@@ -145,11 +161,13 @@ void binary(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes
   const TensorShape& bs = g.tensors[n.inputs[1]].shape;
   const bool scalar = bs.elements() == 1;
   const bool per_channel = !scalar && bs.h == 1 && bs.w == 1 && as.plane() != 1;
+  std::vector<int32_t> v(a.size());
   for (int64_t i = 0; i < int64_t(a.size()); ++i) {
     const int32_t y = scalar ? b[0] : per_channel ? b[i / as.plane()] : b[i];
-    const int32_t v = n.op == OpType::kAdd ? a[i] + y : a[i] * y;
-    out[i] = post(n, requantize(v, n.requant_multiplier, n.requant_shift));
+    v[i] = n.op == OpType::kAdd ? a[i] + y : a[i] * y;
   }
+  requantize_row(v.data(), int64_t(v.size()), Requant{n.requant_multiplier, n.requant_shift},
+                 post_act(n), n.clip_min, n.clip_max, out.data());
 }
 
 // Softmax over each group of C / groups channels of every position with the integer exp of

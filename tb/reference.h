@@ -1,7 +1,8 @@
 // Reference: a plain C++ model of every Graph IR op, computing whole layers (not tiles) straight
 // from the Graph, to check the hardware model's functional mode against. It shares with the model
-// only the numeric contract of strider/quant.h (requantize, activate, round_away, saturate8) and
-// the int32 matrix product of common/int8_gemm.h (tested on its own against a plain loop); its
+// only the numeric contract of strider/quant.h (requantize, activate, round_away, saturate8),
+// the int32 matrix product of common/int8_gemm.h and the row requantisation of
+// common/requant_row.h (each tested on its own against the plain definition); its
 // data flow (windows, padding, groups) is written independently of model/neuron/tile_compute.cpp.
 //
 // A batch (N > 1) is computed image by image, each image's CHW block being contiguous (NCHW);

@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "planner/quant/float_reference.h"
 #include "strider/quant.h"
 
 namespace strider {
@@ -163,8 +164,10 @@ void dump_tensors(const Graph& g, const Lowered& lowered, const FunctionalCheck&
                                              : chw(w.shape);
       write_npy(base + ".weights.npy", "<i1", shape, w.data.data(), w.data.size());
       j["weights"] = {{"file", stem + ".weights.npy"}, {"shape", shape}};
-      if (!w.float_data.empty()) {
-        write_npy(base + ".weights.float.npy", "<f4", shape, w.float_data.data(), w.float_data.size() * 4);
+      std::vector<float> derived;
+      if (const float* fw = float_weights(w, derived)) {
+        const size_t count = w.float_data.empty() ? w.data.size() : w.float_data.size();
+        write_npy(base + ".weights.float.npy", "<f4", shape, fw, count * 4);
         j["weights"]["float_file"] = stem + ".weights.float.npy";
         std::vector<float> fb(size_t(g.tensors[n.outputs[0]].shape.c), 0.0f);
         if (n.bias >= 0) {

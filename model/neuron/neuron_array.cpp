@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "model/neuron/tile_compute.h"
 
 namespace strider {
 
@@ -42,7 +41,7 @@ void NeuronArray::run() {
         std::max(now + (w.pipeline_cycles - w.first_fill_write_cycles),
                  t.load_end + w.last_fill_compute_cycles);
     t.neuron_end = mac_end + cfg_.postop_cycles;
-    if (functional_) t.output = compute_tile(t.desc->op, l2_);
+    if (functional_) t.output = compute_.compute(t.desc->op, l2_);
     DescriptorRecord& r = record_.descriptors[t.desc->id];
     r.macs = w.macs;
     r.compute_cycles = w.compute_cycles;

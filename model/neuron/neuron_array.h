@@ -24,6 +24,7 @@
 #include "model/common/stats.h"
 #include "model/common/tile_token.h"
 #include "model/common/timed_memory.h"
+#include "model/neuron/tile_compute.h"
 #include "arch/arch_config.h"
 
 namespace strider {
@@ -42,6 +43,7 @@ class NeuronArray : public sc_core::sc_module {
   const ClockDomain& clock_;
   bool functional_;
   const TimedMemory& l2_;
+  TileCompute compute_;  // functional mode: the tiles' arithmetic, buffers kept between tiles
   LatencyFifo<TileToken>& in_;
   LatencyFifo<TileToken>& out_;
   RunRecord& record_;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/int8_gemm.h"
+#include "common/requant_row.h"
 #include "common/window_row.h"
 #include "strider/quant.h"
 
@@ -16,20 +17,27 @@ namespace {
 
 // One operand read out of L2 once: the channels and rows its buffer holds (a whole tensor or a
 // band of one), addressed in the tensor's own coordinates.
+void read_operand(const TensorRef& t, const TimedMemory& l2, std::vector<int8_t>& bytes) {
+  const uint64_t span = uint64_t(t.held_channels() - 1) * t.channel_stride +
+                        uint64_t(t.held_rows() - 1) * t.row_stride + uint64_t(t.w) * t.element_bytes;
+  bytes.resize(span);
+  l2.read(t.addr, bytes.data(), span);
+}
+
 class Operand {
  public:
   Operand(const TensorRef& t, const TimedMemory& l2) : t_(t) {
-    const uint64_t span = uint64_t(t.held_channels() - 1) * t.channel_stride +
-                          uint64_t(t.held_rows() - 1) * t.row_stride + uint64_t(t.w) * t.element_bytes;
-    bytes_.resize(span);
-    l2.read(t.addr, bytes_.data(), span);
+    read_operand(t, l2, own_);
+    bytes_ = own_.data();
   }
+  Operand(const TensorRef& t, const std::vector<int8_t>& bytes) : t_(t), bytes_(bytes.data()) {}
   const int8_t* row(uint32_t c, uint32_t y) const { return &bytes_[t_.offset(c, y, 0)]; }
   int8_t at(uint32_t c, uint32_t y, uint32_t x) const { return bytes_[t_.offset(c, y, x)]; }
 
  private:
   const TensorRef& t_;
-  std::vector<int8_t> bytes_;
+  std::vector<int8_t> own_;
+  const int8_t* bytes_;
 };
 
 std::vector<int8_t> read_all(const TensorRef& t, const TimedMemory& l2) {
@@ -51,73 +59,6 @@ int32_t div_round_away(int64_t num, int64_t den) {
 }
 
 int8_t finish(const OpDesc& op, int32_t v) { return activate(v, op.act, op.clip_min, op.clip_max); }
-
-// Convolution as the neurons see it: every output position of the tile is one neuron's line
-// holding its window (input channel, kernel row, kernel column; virtual padding as zeros), and
-// each output channel is the dot product of the broadcast kernel with every line. The lines are
-// built once per channel group, slot-major, and the tile's channels of that group accumulate as
-// one int32 matrix product (common/int8_gemm.h: kernels x lines); requantisation follows.
-void conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
-  const Operand in(op.input, l2);
-  const std::vector<int8_t> w = read_all(op.weights, l2), braw = read_all(op.bias, l2);
-  const uint32_t rows = op.row_end - op.row_begin, wo = op.output.w;
-  const uint64_t positions = uint64_t(rows) * wo;
-  const uint32_t cin_g = op.input.c / op.groups, cout_g = op.output.c / op.groups;
-  // Input channels of the group this tile reduces over (an input-channel block, or all).
-  const uint32_t i0 = op.in_ch_end ? op.in_ch_begin : 0, i1 = op.in_ch_end ? op.in_ch_end : cin_g;
-  const uint64_t slots = uint64_t(i1 - i0) * op.kernel_h * op.kernel_w;
-  std::vector<int8_t> psum;  // int32 little-endian partial sums of the tile
-  if (op.psum_mode & OpDesc::kPsumRead) psum = read_all(op.psum, l2);
-  // Every element is written before it is read: no zero fill (it cost as much as the MACs).
-  const std::unique_ptr<int8_t[]> lines(new int8_t[slots * positions]);
-  std::vector<int32_t> acc;
-  for (uint32_t c0 = op.ch_begin; c0 < op.ch_end;) {
-    const uint32_t g = c0 / cout_g, c1 = std::min(op.ch_end, (g + 1) * cout_g);
-    int8_t* dst = lines.get();
-    for (uint32_t ci = i0; ci < i1; ++ci) {
-      for (uint32_t ky = 0; ky < op.kernel_h; ++ky) {
-        for (uint32_t kx = 0; kx < op.kernel_w; ++kx) {
-          for (uint32_t y = op.row_begin; y < op.row_end; ++y, dst += wo) {
-            const int64_t iy = int64_t(y) * op.stride_h - op.pad_top + int64_t(ky) * op.dilation_h;
-            if (iy < 0 || iy >= op.input.h) {
-              std::fill(dst, dst + wo, int8_t{0});
-              continue;
-            }
-            window_row(in.row(g * cin_g + ci, uint32_t(iy)), op.input.w,
-                       int64_t(kx) * op.dilation_w - op.pad_left, op.stride_w, dst, wo);
-          }
-        }
-      }
-    }
-    // The group's channels: bias (or the partial sums read back), then + kernels x lines.
-    acc.resize(uint64_t(c1 - c0) * positions);
-    for (uint32_t co = c0; co < c1; ++co) {
-      int32_t* a = &acc[uint64_t(co - c0) * positions];
-      if (psum.empty()) {
-        std::fill(a, a + positions, int32_at(braw, co - op.ch_begin));
-      } else {
-        for (uint64_t p = 0; p < positions; ++p) a[p] = int32_at(psum, (co - op.ch_begin) * positions + p);
-      }
-    }
-    gemm_s8s32(c1 - c0, int64_t(positions), int64_t(slots), &w[(c0 - op.ch_begin) * slots],
-               int64_t(slots), lines.get(), int64_t(positions), acc.data(), int64_t(positions));
-    const size_t base = out.size();
-    if (op.psum_mode & OpDesc::kPsumWrite) {
-      out.resize(base + 4 * acc.size());
-      for (size_t i = 0; i < acc.size(); ++i) {
-        for (int b = 0; b < 4; ++b) out[base + 4 * i + b] = int8_t((uint32_t(acc[i]) >> (8 * b)) & 0xff);
-      }
-    } else {
-      out.resize(base + acc.size());
-      for (uint32_t co = c0; co < c1; ++co) {
-        const Requant rq = op.requant_of(co);
-        const size_t first = size_t(co - c0) * positions;
-        for (size_t i = first; i < first + positions; ++i) out[base + i] = finish(op, requantize(acc[i], rq));
-      }
-    }
-    c0 = c1;
-  }
-}
 
 // Max / average pooling over the valid part of each window (padding is virtual). With
 // count_include_pad the average divides by the window's positions inside the padded input.
@@ -176,24 +117,30 @@ void fully_connected(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t
   }
 }
 
+// Row by row: only the tile's rows of the operands are read (the second one broadcast over its
+// size-1 dimensions), the int32 results requantised as one row.
 void elementwise(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
-  const Operand a(op.input, l2);
-  const bool binary = op.input2.present();
-  const TensorRef& r = op.input2;  // broadcast over its size-1 dimensions
-  const Operand* b = nullptr;
-  std::unique_ptr<Operand> b_holder;
-  if (binary) b = (b_holder = std::make_unique<Operand>(op.input2, l2)).get();
+  const TensorRef& a = op.input;
+  const TensorRef& r = op.input2;
+  const bool binary = r.present();
+  const uint32_t w = op.output.w;
+  std::vector<int8_t> row_a(w), row_b(binary ? r.w : 0);
+  std::vector<int32_t> v(w);
   for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
     for (uint32_t y = op.row_begin; y < op.row_end; ++y) {
-      const int8_t* row = a.row(c, y);
-      for (uint32_t x = 0; x < op.output.w; ++x) {
-        int32_t v = row[x];
-        if (binary) {
-          const int32_t bv = b->at(r.c == 1 ? 0 : c, r.h == 1 ? 0 : y, r.w == 1 ? 0 : x);
-          v = op.op == OpCode::kAdd ? v + bv : v * bv;
+      l2.read(a.addr + a.offset(c, y, 0), row_a.data(), w);
+      for (uint32_t x = 0; x < w; ++x) v[x] = row_a[x];
+      if (binary) {
+        l2.read(r.addr + r.offset(r.c == 1 ? 0 : c, r.h == 1 ? 0 : y, 0), row_b.data(), r.w);
+        for (uint32_t x = 0; x < w; ++x) {
+          const int32_t bv = row_b[r.w == 1 ? 0 : x];
+          v[x] = op.op == OpCode::kAdd ? v[x] + bv : v[x] * bv;
         }
-        out.push_back(finish(op, requantize(v, op.requant_multiplier, op.requant_shift)));
       }
+      const size_t base = out.size();
+      out.resize(base + w);
+      requantize_row(v.data(), w, Requant{op.requant_multiplier, op.requant_shift}, op.act,
+                     op.clip_min, op.clip_max, &out[base]);
     }
   }
 }
@@ -223,7 +170,107 @@ void matmul(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
 
 }  // namespace
 
-std::vector<int8_t> compute_tile(const OpDesc& op, const TimedMemory& l2) {
+bool TileCompute::LinesKey::operator==(const LinesKey& o) const {
+  return input == o.input && kernel_h == o.kernel_h && kernel_w == o.kernel_w &&
+         stride_h == o.stride_h && stride_w == o.stride_w && pad_top == o.pad_top &&
+         pad_left == o.pad_left && dilation_h == o.dilation_h && dilation_w == o.dilation_w &&
+         groups == o.groups && row_begin == o.row_begin && row_end == o.row_end &&
+         output_c == o.output_c && output_w == o.output_w && group == o.group && i0 == o.i0 &&
+         i1 == o.i1;
+}
+
+// Every output position of the tile is one neuron's line holding its window (input channel,
+// kernel row, kernel column; virtual padding as zeros), stored slot-major: row s of the lines
+// is slot s of every position.
+const int8_t* TileCompute::lines(const OpDesc& op, uint32_t g, uint32_t i0, uint32_t i1) {
+  const LinesKey key{op.input,     op.kernel_h, op.kernel_w,  op.stride_h,  op.stride_w,
+                     op.pad_top,   op.pad_left, op.dilation_h, op.dilation_w, op.groups,
+                     op.row_begin, op.row_end,  op.output.c,  op.output.w,  g,
+                     i0,           i1};
+  if (lines_valid_ && key == lines_key_) return lines_.get();
+  const uint32_t wo = op.output.w, cin_g = op.input.c / op.groups;
+  const uint64_t size = uint64_t(i1 - i0) * op.kernel_h * op.kernel_w * (op.row_end - op.row_begin) * wo;
+  // Every element is written before it is read: no zero fill (it cost as much as the MACs).
+  if (size > lines_capacity_) {
+    lines_.reset(new int8_t[size]);
+    lines_capacity_ = size;
+  }
+  const Operand in(op.input, lines_in_);
+  int8_t* dst = lines_.get();
+  for (uint32_t ci = i0; ci < i1; ++ci) {
+    for (uint32_t ky = 0; ky < op.kernel_h; ++ky) {
+      for (uint32_t kx = 0; kx < op.kernel_w; ++kx) {
+        const int64_t first = int64_t(kx) * op.dilation_w - op.pad_left;
+        const WindowSpan span(op.input.w, first, op.stride_w, wo);
+        for (uint32_t y = op.row_begin; y < op.row_end; ++y, dst += wo) {
+          const int64_t iy = int64_t(y) * op.stride_h - op.pad_top + int64_t(ky) * op.dilation_h;
+          if (iy < 0 || iy >= op.input.h) {
+            std::fill(dst, dst + wo, int8_t{0});
+            continue;
+          }
+          window_row(in.row(g * cin_g + ci, uint32_t(iy)), first, op.stride_w, span, dst, wo);
+        }
+      }
+    }
+  }
+  lines_key_ = key;
+  lines_valid_ = true;
+  return lines_.get();
+}
+
+// Convolution as the neurons see it: each output channel is the dot product of the broadcast
+// kernel with every line. The lines are built once per channel group and the tile's channels
+// of that group accumulate as one int32 matrix product (common/int8_gemm.h: kernels x lines);
+// requantisation follows.
+void TileCompute::conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
+  // The input bytes; the lines kept from the previous tile stay valid only if they are the same.
+  read_operand(op.input, l2, in_);
+  if (in_ != lines_in_) {
+    lines_in_.swap(in_);
+    lines_valid_ = false;
+  }
+  const std::vector<int8_t> w = read_all(op.weights, l2), braw = read_all(op.bias, l2);
+  const uint64_t positions = uint64_t(op.row_end - op.row_begin) * op.output.w;
+  const uint32_t cin_g = op.input.c / op.groups, cout_g = op.output.c / op.groups;
+  // Input channels of the group this tile reduces over (an input-channel block, or all).
+  const uint32_t i0 = op.in_ch_end ? op.in_ch_begin : 0, i1 = op.in_ch_end ? op.in_ch_end : cin_g;
+  const uint64_t slots = uint64_t(i1 - i0) * op.kernel_h * op.kernel_w;
+  std::vector<int8_t> psum;  // int32 little-endian partial sums of the tile
+  if (op.psum_mode & OpDesc::kPsumRead) psum = read_all(op.psum, l2);
+  for (uint32_t c0 = op.ch_begin; c0 < op.ch_end;) {
+    const uint32_t g = c0 / cout_g, c1 = std::min(op.ch_end, (g + 1) * cout_g);
+    const int8_t* group_lines = lines(op, g, i0, i1);
+    // The group's channels: bias (or the partial sums read back), then + kernels x lines.
+    acc_.resize(uint64_t(c1 - c0) * positions);
+    for (uint32_t co = c0; co < c1; ++co) {
+      int32_t* a = &acc_[uint64_t(co - c0) * positions];
+      if (psum.empty()) {
+        std::fill(a, a + positions, int32_at(braw, co - op.ch_begin));
+      } else {
+        for (uint64_t p = 0; p < positions; ++p) a[p] = int32_at(psum, (co - op.ch_begin) * positions + p);
+      }
+    }
+    gemm_s8s32(c1 - c0, int64_t(positions), int64_t(slots), &w[(c0 - op.ch_begin) * slots],
+               int64_t(slots), group_lines, int64_t(positions), acc_.data(), int64_t(positions));
+    const size_t base = out.size();
+    if (op.psum_mode & OpDesc::kPsumWrite) {
+      out.resize(base + 4 * acc_.size());
+      for (size_t i = 0; i < acc_.size(); ++i) {
+        for (int b = 0; b < 4; ++b) out[base + 4 * i + b] = int8_t((uint32_t(acc_[i]) >> (8 * b)) & 0xff);
+      }
+    } else {
+      out.resize(base + acc_.size());
+      for (uint32_t co = c0; co < c1; ++co) {
+        const size_t first = size_t(co - c0) * positions;
+        requantize_row(&acc_[first], int64_t(positions), op.requant_of(co), op.act, op.clip_min,
+                       op.clip_max, &out[base + first]);
+      }
+    }
+    c0 = c1;
+  }
+}
+
+std::vector<int8_t> TileCompute::compute(const OpDesc& op, const TimedMemory& l2) {
   std::vector<int8_t> out;
   out.reserve(uint64_t(op.ch_end - op.ch_begin) * (op.row_end - op.row_begin) * op.output.w);
   switch (op.op) {
@@ -253,6 +300,11 @@ std::vector<int8_t> compute_tile(const OpDesc& op, const TimedMemory& l2) {
                              " runs on the vector unit");
   }
   return out;
+}
+
+std::vector<int8_t> compute_tile(const OpDesc& op, const TimedMemory& l2) {
+  TileCompute t;
+  return t.compute(op, l2);
 }
 
 }  // namespace strider

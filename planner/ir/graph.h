@@ -81,8 +81,10 @@ struct Tensor {
   std::vector<int32_t> bias;  // biases
   // Quantisation (planner/quant/calibrator.h): real value = int8 value x scale for activations
   // and weights (0: not calibrated). An already-quantised ONNX model (QuantizeLinear on the
-  // activation) sets an activation's scale at import; calibration keeps it. float_data: weights and biases in float as imported or
-  // derived by the calibrator; for activations, the float network's value on calibration image 0
+  // activation) sets an activation's scale at import; calibration keeps it. float_data: weights
+  // in float as imported (materialised or int8-imported weights have none:
+  // planner/quant/float_reference.h float_weights() derives them), biases as imported or derived
+  // by the calibrator; for activations, the float network's value on calibration image 0
   // (kept for the fidelity report). Graph inputs of a calibrated graph also hold their quantised
   // calibration image in `data`.
   double scale = 0.0;

@@ -2,15 +2,20 @@
 // data, and the per-node requantisation choice.
 //
 // Weights: uniform int8 in [-127, 127] from splitmix64 seeded with seed XOR FNV-1a(tensor name),
-// so a tensor's values do not depend on the order or presence of other tensors.
+// so a tensor's values do not depend on the order or presence of other tensors (they are
+// filled on up to 2 threads).
 // Requantisation: inputs are assumed to have an RMS of kNominalRms (32); an output element's
 // accumulator then has RMS sqrt(K) * rms(W) * 32 for reduction length K, and the scale
 // multiplier / 2^shift = 1 / (sqrt(K) * rms(W)) brings it back to RMS 32, a quarter of the int8
 // range, so outputs spread over the range without saturating on average. The multiplier is kept
 // in [2^14, 2^15) for precision. Biases: uniform in +-(accumulator RMS / 4).
+#include <algorithm>
 #include <cmath>
+#include <thread>
+#include <vector>
 
 #include "common/hash.h"
+#include "common/parallel_for.h"
 #include "planner/ir/graph.h"
 #include "strider/quant.h"
 
@@ -48,6 +53,18 @@ void choose_requant(double scale, Node* n) {
 }  // namespace
 
 void materialise_parameters(Graph* g, uint64_t seed) {
+  // The weights first, each tensor from its own seed, on up to 2 threads (the same bytes on any).
+  std::vector<int> unfilled;
+  for (const Node& n : g->nodes) {
+    const bool weighted = n.op == OpType::kConv || n.op == OpType::kFullyConnected ||
+                          n.op == OpType::kLayerNorm;
+    if (weighted && n.weights >= 0 && g->tensors.at(n.weights).data.empty() &&
+        std::find(unfilled.begin(), unfilled.end(), n.weights) == unfilled.end()) {
+      unfilled.push_back(n.weights);
+    }
+  }
+  const int threads = int(std::clamp(std::thread::hardware_concurrency(), 1u, 2u));
+  parallel_for(int(unfilled.size()), threads, [&](int i) { fill_weights(&g->tensors[unfilled[i]], seed); });
   for (Node& n : g->nodes) {
     if (n.op == OpType::kMatMul) {
       const double k = static_cast<double>(reduction_length(*g, n));

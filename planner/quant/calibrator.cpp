@@ -86,14 +86,12 @@ void prepare_parameters(Graph* g) {
       const bool rectified = n.activation == Activation::kRelu ||
                              n.activation == Activation::kRelu6 || n.activation == Activation::kClip;
       const double gain = rectified ? 2.0 : 1.0;
-      w.float_data.resize(w.data.size());
+      // No float copy: float_weights() (float_reference.h) derives int8 x scale when needed.
       for (size_t o = 0; o < out_c; ++o) {
-        double sum_sq = 0;
-        for (size_t i = 0; i < per; ++i) sum_sq += double(w.data[o * per + i]) * w.data[o * per + i];
-        const double rms = per ? std::sqrt(sum_sq / double(per)) : 0.0;
-        const double s = rms > 0 ? std::sqrt(gain / k) / rms : 1.0 / 127.0;
-        w.channel_scales[o] = s;
-        for (size_t i = 0; i < per; ++i) w.float_data[o * per + i] = float(w.data[o * per + i] * s);
+        int64_t sum_sq = 0;  // exact, so the same double as summing in double
+        for (size_t i = 0; i < per; ++i) sum_sq += int32_t(w.data[o * per + i]) * w.data[o * per + i];
+        const double rms = per ? std::sqrt(double(sum_sq) / double(per)) : 0.0;
+        w.channel_scales[o] = rms > 0 ? std::sqrt(gain / k) / rms : 1.0 / 127.0;
       }
       w.scale = *std::max_element(w.channel_scales.begin(), w.channel_scales.end());
     }

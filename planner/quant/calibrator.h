@@ -12,7 +12,8 @@
 //    round(w / scale[o]); one without (random, materialised weights) gets the variance-
 //    preserving scale sqrt(gain / K) / rms(int8 of channel o), gain 2 before a ReLU / ReLU6 /
 //    Clip (He) and 1 for a linear layer (LeCun; 2 there made mobilenet_v2's float network
-//    amplify perturbations), and float = int8 x scale[o], so the float network is a plausible
+//    amplify perturbations), and float = int8 x scale[o] (derived when needed by
+//    float_weights(), float_reference.h, never stored), so the float network is a plausible
 //    one; a bias without float data becomes int32 x scale[o] / 32 (the nominal
 //    input RMS of materialise_parameters).
 // 2. Float pass (FloatReference) over every calibration image: seeded synthetic images (smooth

@@ -1,12 +1,14 @@
 #include "planner/quant/float_reference.h"
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
+#include "common/float_gemm.h"
+#include "common/parallel_for.h"
 #include "common/window_row.h"
 #include "planner/ir/value_ops.h"
 
@@ -14,7 +16,6 @@ namespace strider {
 namespace {
 
 using Floats = std::vector<float>;
-using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 struct Dims {
   int64_t c, h, w;
@@ -31,53 +32,65 @@ const Floats& params(const Graph& g, const Node& n, int tensor, const char* what
   return f;
 }
 
-// Convolution as one GEMM per group: the group's weights [cout_g x K] times the im2col matrix
-// [K x positions] (K = cin_g x kh x kw, virtual zero padding), plus the bias.
-void conv(const Graph& g, const Node& n, const Floats& in, Floats& out) {
+// Convolution as one GEMM per group (common/float_gemm.h): the group's weights [cout_g x K]
+// times the im2col matrix [K x positions] (K = cin_g x kh x kw, virtual zero padding), plus the
+// bias. Two tasks on up to `threads` threads, each with its own im2col rows in `scratch`: the
+// two halves of the groups, or for one group of 64 positions or more the two halves of the
+// positions. Every output is the same ordered sum whichever task computes it.
+void conv(const Graph& g, const Node& n, const float* wt, const Floats& in, Floats& out,
+          std::vector<Floats>& scratch, int threads) {
   const Dims is(g.tensors[n.inputs[0]].shape), os(g.tensors[n.outputs[0]].shape);
-  const Floats& wt = params(g, n, n.weights, "weights");
   const Floats* bias = n.bias >= 0 ? &params(g, n, n.bias, "bias") : nullptr;
   const int64_t cin_g = is.c / n.groups, cout_g = os.c / n.groups;
   const int64_t kh = n.kernel_h, kw = n.kernel_w, k = cin_g * kh * kw, p = os.plane();
-  RowMajor col(k, p);
-  for (int64_t grp = 0; grp < n.groups; ++grp) {
-    for (int64_t ci = 0; ci < cin_g; ++ci) {
-      const float* plane = &in[(grp * cin_g + ci) * is.plane()];
-      for (int64_t ky = 0; ky < kh; ++ky) {
-        for (int64_t kx = 0; kx < kw; ++kx) {
-          float* dst = col.row((ci * kh + ky) * kw + kx).data();
-          for (int64_t oy = 0; oy < os.h; ++oy) {
-            const int64_t iy = oy * n.stride_h - n.pad_top + ky * n.dilation_h;
-            float* row = dst + oy * os.w;
-            if (iy < 0 || iy >= is.h) {
-              std::fill(row, row + os.w, 0.0f);
-              continue;
+  const int64_t groups = n.groups, split = groups == 1 && p >= 64 ? (p / 2 + 3) / 4 * 4 : p;
+  const int tasks = groups > 1 || split < p ? 2 : 1;
+  scratch.resize(size_t(tasks));
+  parallel_for(tasks, threads, [&](int t) {
+    const int64_t g0 = groups * t / tasks, g1 = groups > 1 ? groups * (t + 1) / tasks : 1;
+    const int64_t p0 = groups > 1 || t == 0 ? 0 : split, p1 = groups > 1 || t == 1 ? p : split;
+    // The im2col rows of the output rows [y0, y1) that hold positions [p0, p1).
+    const int64_t y0 = p0 / os.w, y1 = (p1 - 1) / os.w + 1, width = (y1 - y0) * os.w;
+    Floats& col = scratch[size_t(t)];
+    col.resize(size_t(k * width));
+    for (int64_t grp = groups > 1 ? g0 : 0; grp < g1; ++grp) {
+      for (int64_t ci = 0; ci < cin_g; ++ci) {
+        const float* plane = &in[(grp * cin_g + ci) * is.plane()];
+        for (int64_t ky = 0; ky < kh; ++ky) {
+          for (int64_t kx = 0; kx < kw; ++kx) {
+            float* dst = &col[size_t(((ci * kh + ky) * kw + kx) * width)];
+            const int64_t first = kx * n.dilation_w - n.pad_left;
+            const WindowSpan span(is.w, first, n.stride_w, os.w);
+            for (int64_t oy = y0; oy < y1; ++oy) {
+              const int64_t iy = oy * n.stride_h - n.pad_top + ky * n.dilation_h;
+              float* row = dst + (oy - y0) * os.w;
+              if (iy < 0 || iy >= is.h) {
+                std::fill(row, row + os.w, 0.0f);
+                continue;
+              }
+              window_row(plane + iy * is.w, first, int64_t(n.stride_w), span, row, os.w);
             }
-            window_row(plane + iy * is.w, is.w, kx * n.dilation_w - n.pad_left, int64_t(n.stride_w),
-                       row, os.w);
           }
         }
       }
+      float* o = &out[size_t(grp * cout_g * p + p0)];
+      gemm_f32(cout_g, p1 - p0, k, &wt[grp * cout_g * k], k, &col[size_t(p0 - y0 * os.w)], width, o, p);
+      if (bias) {
+        for (int64_t co = 0; co < cout_g; ++co) {
+          const float b0 = (*bias)[size_t(grp * cout_g + co)];
+          for (int64_t i = 0; i < p1 - p0; ++i) o[co * p + i] += b0;
+        }
+      }
     }
-    const Eigen::Map<const RowMajor> w(&wt[grp * cout_g * k], cout_g, k);
-    Eigen::Map<RowMajor> o(&out[grp * cout_g * p], cout_g, p);
-    o.noalias() = w * col;
-    if (bias) {
-      for (int64_t co = 0; co < cout_g; ++co) o.row(co).array() += (*bias)[grp * cout_g + co];
-    }
-  }
+  });
 }
 
-void fully_connected(const Graph& g, const Node& n, const Floats& in, Floats& out) {
-  const Floats& wt = params(g, n, n.weights, "weights");
+void fully_connected(const Graph& g, const Node& n, const float* wt, const Floats& in, Floats& out) {
   const int64_t k = int64_t(in.size()), features = int64_t(out.size());
-  const Eigen::Map<const RowMajor> w(wt.data(), features, k);
-  const Eigen::Map<const Eigen::VectorXf> x(in.data(), k);
-  Eigen::Map<Eigen::VectorXf> y(out.data(), features);
-  y.noalias() = w * x;
+  gemm_f32(features, 1, k, wt, k, in.data(), 1, out.data(), 1);
   if (n.bias >= 0) {
     const Floats& b = params(g, n, n.bias, "bias");
-    for (int64_t o = 0; o < features; ++o) y[o] += b[o];
+    for (int64_t o = 0; o < features; ++o) out[size_t(o)] += b[size_t(o)];
   }
 }
 
@@ -145,8 +158,28 @@ void softmax(const Graph& g, const Node& n, const Floats& in, Floats& out) {
 
 }  // namespace
 
-FloatReference::FloatReference(const Graph& g, std::vector<std::pair<float, float>> clip_bounds)
-    : g_(g), clip_bounds_(std::move(clip_bounds)), values_(g.tensors.size()) {}
+const float* float_weights(const Tensor& w, std::vector<float>& scratch) {
+  if (!w.float_data.empty()) return w.float_data.data();
+  if (w.data.empty() || w.channel_scales.empty()) return nullptr;
+  const size_t out_c = w.channel_scales.size(), per = w.data.size() / out_c;
+  scratch.resize(w.data.size());
+  for (size_t o = 0; o < out_c; ++o) {
+    const double s = w.channel_scales[o];
+    for (size_t i = o * per; i < (o + 1) * per; ++i) scratch[i] = float(w.data[i] * s);
+  }
+  return scratch.data();
+}
+
+int default_float_threads() {
+  return int(std::clamp(std::thread::hardware_concurrency(), 1u, 2u));
+}
+
+FloatReference::FloatReference(const Graph& g, std::vector<std::pair<float, float>> clip_bounds,
+                               int threads)
+    : g_(g),
+      clip_bounds_(std::move(clip_bounds)),
+      threads_(threads > 0 ? threads : default_float_threads()),
+      values_(g.tensors.size()) {}
 
 void FloatReference::set_input(int tensor, std::vector<float> values) {
   const Tensor& t = g_.tensors.at(tensor);
@@ -160,6 +193,16 @@ void FloatReference::set_input(int tensor, std::vector<float> values) {
 
 void FloatReference::run() {
   for (const Node& n : g_.nodes) run_node(n);
+}
+
+const float* FloatReference::weights_of(const Node& n) {
+  const Tensor& w = g_.tensors.at(n.weights);
+  const float* f = float_weights(w, weights_);
+  if (f == nullptr) {
+    throw std::runtime_error("float reference: node '" + n.name + "' has no float weights (tensor '" +
+                             w.name + "')");
+  }
+  return f;
 }
 
 float FloatReference::activate(const Node& n, size_t node_index, float x) const {
@@ -186,13 +229,13 @@ float FloatReference::activate(const Node& n, size_t node_index, float x) const 
 }
 
 void FloatReference::compute(const Node& n, const std::vector<const Floats*>& in,
-                             std::vector<Floats>& out) const {
+                             std::vector<Floats>& out) {
   switch (n.op) {
     case OpType::kConv:
-      conv(g_, n, *in[0], out[0]);
+      conv(g_, n, node_weights_, *in[0], out[0], columns_, threads_);
       break;
     case OpType::kFullyConnected:
-      fully_connected(g_, n, *in[0], out[0]);
+      fully_connected(g_, n, node_weights_, *in[0], out[0]);
       break;
     case OpType::kMaxPool:
     case OpType::kAvgPool:
@@ -233,13 +276,21 @@ void FloatReference::run_node(const Node& n) {
     }
     in.push_back(&values_[t]);
   }
+  // The float weights once per node (batch images share them).
+  const bool weighted = n.op == OpType::kConv || n.op == OpType::kFullyConnected;
+  node_weights_ = weighted ? weights_of(n) : nullptr;
   std::vector<Floats> out;
   for (int t : n.outputs) out.emplace_back(size_t(g_.tensors[t].shape.elements()), 0.0f);
   for_each_image(g_, n, in, out, [&](const std::vector<const Floats*>& in_image,
                                       std::vector<Floats>& out_image) {
     if (!move_values(g_, n, in_image, out_image)) compute(n, in_image, out_image);
   });
-  if (n.activation != Activation::kNone) {
+  // The rectifiers as loops of their own (vectorised), the same values as activate().
+  if (n.activation == Activation::kRelu) {
+    for (float& v : out[0]) v = std::max(v, 0.0f);
+  } else if (n.activation == Activation::kRelu6) {
+    for (float& v : out[0]) v = std::clamp(v, 0.0f, 6.0f);
+  } else if (n.activation != Activation::kNone) {
     const size_t index = size_t(&n - g_.nodes.data());
     for (float& v : out[0]) v = activate(n, index, v);
   }

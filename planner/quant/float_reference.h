@@ -1,7 +1,10 @@
 // FloatReference: the float network a quantised graph stands for, computed layer by layer on one
-// input (NCHW, a batch image by image as tb/reference.h does), for calibration and for the fidelity report. Weights and biases
-// are the float_data of the graph's weight and bias tensors (the calibrator fills them in when an
-// importer gave none). Convolutions and fully-connected layers are im2col + an Eigen float GEMM.
+// input (NCHW, a batch image by image as tb/reference.h does), for calibration and for the fidelity report. Weights are
+// float_weights() of the graph's weight tensors, biases the float_data of its bias tensors (the
+// calibrator fills them in when an importer gave none). Convolutions and fully-connected layers
+// are im2col + the float GEMM of common/float_gemm.h (each output summed in input order, the same
+// bits on every CPU); a convolution's two halves of positions run on up to `threads` threads,
+// with the same results on any number of threads.
 //
 // Semantics per op mirror the integer model's (tb/reference.h) without quantisation: pools over
 // the valid part of the window (average divisor as the integer model: the valid count, or with
@@ -18,10 +21,17 @@
 
 namespace strider {
 
+// The float weights of weight tensor `w` (in the order of its int8 data): its float_data when it
+// has them (imported float weights), else int8 x the output channel's scale (materialised
+// weights, of which the calibrator keeps no float copy) written to `scratch`; nullptr when it
+// has neither float data nor channel scales.
+const float* float_weights(const Tensor& w, std::vector<float>& scratch);
+
 class FloatReference {
  public:
   // clip_bounds[i]: the real [min, max] of node i's kClip activation (ignored for other nodes).
-  FloatReference(const Graph& g, std::vector<std::pair<float, float>> clip_bounds);
+  // threads: at most this many threads per convolution; 0: the CPU's (at most 2).
+  FloatReference(const Graph& g, std::vector<std::pair<float, float>> clip_bounds, int threads = 0);
 
   // Sets a graph input (shape.elements() values, CHW); throws naming the tensor on a bad size.
   void set_input(int tensor, std::vector<float> values);
@@ -37,12 +47,18 @@ class FloatReference {
   void run_node(const Node& n);
   // One image of a node that computes values (conv, fc, pools, add, mul, softmax, activation).
   void compute(const Node& n, const std::vector<const std::vector<float>*>& in,
-               std::vector<std::vector<float>>& out) const;
+               std::vector<std::vector<float>>& out);
   float activate(const Node& n, size_t node_index, float x) const;
+  // Node n's float weights (kept in weights_ when derived); throws naming the node when none.
+  const float* weights_of(const Node& n);
 
   const Graph& g_;
   std::vector<std::pair<float, float>> clip_bounds_;
+  int threads_;
   std::vector<std::vector<float>> values_;
+  std::vector<float> weights_;               // the current node's derived float weights
+  const float* node_weights_ = nullptr;      // the current node's float weights
+  std::vector<std::vector<float>> columns_;  // im2col rows per block of positions, reused
 };
 
 }  // namespace strider

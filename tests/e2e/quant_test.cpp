@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "planner/import/network_loader.h"
@@ -162,6 +163,39 @@ TEST(Quant, FloatReferenceComputesABatchImageByImage) {
     std::vector<float> expected = ra.value(int(t));
     expected.insert(expected.end(), rb.value(int(t)).begin(), rb.value(int(t)).end());
     EXPECT_EQ(rab.value(int(t)), expected) << g1.tensors[t].name;
+  }
+}
+
+// The float reference on one thread and on two gives the same bits: tiny_cnn's conv1, conv2a,
+// conv2b and conv3 (32 x 32 to 8 x 8: 64 positions and more) are split in two blocks of
+// positions, dw3 in two halves of its 16 groups. Materialised weights keep no float copy:
+// float_weights() is int8 x the channel's scale.
+TEST(Quant, FloatReferenceSameBitsOnOneOrTwoThreads) {
+  Graph g = import_network(STRIDER_SOURCE_DIR "/configs/networks/tiny_cnn.yaml", ImportOptions());
+  materialise_parameters(&g, 1);
+  fuse_activations(&g);
+  calibrate(&g, CalibrationOptions{7, 1});
+  const Tensor& w = g.tensors[g.nodes[0].weights];
+  EXPECT_TRUE(w.float_data.empty());
+  std::vector<float> derived;
+  const float* f = float_weights(w, derived);
+  ASSERT_NE(f, nullptr);
+  const size_t per = w.data.size() / w.channel_scales.size();  // 3 x 3 x 3 = 27
+  EXPECT_EQ(per, 27u);
+  EXPECT_EQ(f[per + 2], float(w.data[per + 2] * w.channel_scales[1]));
+  const int x = g.inputs[0];
+  FloatReference one(g, {}, 1), two(g, {}, 2);
+  for (FloatReference* r : {&one, &two}) {
+    r->set_input(x, calibration_image(g.tensors[x], 3, 0));
+    r->run();
+  }
+  for (size_t t = 0; t < g.tensors.size(); ++t) {
+    if (g.tensors[t].kind != TensorKind::kActivation) continue;
+    ASSERT_EQ(one.value(int(t)).size(), two.value(int(t)).size());
+    EXPECT_EQ(std::memcmp(one.value(int(t)).data(), two.value(int(t)).data(),
+                          one.value(int(t)).size() * sizeof(float)),
+              0)
+        << g.tensors[t].name;
   }
 }
 

@@ -67,16 +67,17 @@ inline int32_t round_away(double x) { return static_cast<int32_t>(x < 0 ? -std::
 
 // Applies the fused activation to an already requantised value and saturates to int8.
 inline int8_t activate(int32_t v, PostAct act, int32_t clip_min, int32_t clip_max) {
-  const double x = saturate8(v) / 16.0;  // the lookup table is indexed by the int8 value
+  // The lookup table is indexed by the int8 value.
+  const auto x = [v] { return saturate8(v) / 16.0; };
   switch (act) {
     case PostAct::kNone: return saturate8(v);
     case PostAct::kRelu: return saturate8(std::max(v, 0));
     case PostAct::kRelu6:
     case PostAct::kClip: return saturate8(std::clamp(v, clip_min, clip_max));
-    case PostAct::kSigmoid: return saturate8(round_away(127.0 / (1.0 + std::exp(-x))));
-    case PostAct::kHardSigmoid: return saturate8(round_away(127.0 * std::clamp(x / 6.0 + 0.5, 0.0, 1.0)));
+    case PostAct::kSigmoid: return saturate8(round_away(127.0 / (1.0 + std::exp(-x()))));
+    case PostAct::kHardSigmoid: return saturate8(round_away(127.0 * std::clamp(x() / 6.0 + 0.5, 0.0, 1.0)));
     case PostAct::kHardSwish:
-      return saturate8(round_away(16.0 * x * std::clamp(x / 6.0 + 0.5, 0.0, 1.0)));
+      return saturate8(round_away(16.0 * x() * std::clamp(x() / 6.0 + 0.5, 0.0, 1.0)));
   }
   return saturate8(v);
 }

@@ -2,8 +2,9 @@
 #include "planner/memory/exact/search_portfolio.h"
 
 #include <algorithm>
-#include <thread>
 #include <utility>
+
+#include "common/parallel_for.h"
 
 namespace strider::memory::exact {
 namespace {
@@ -33,18 +34,6 @@ int64_t SearchPortfolio::height_of(const std::vector<int64_t>& offsets) const {
   int64_t h = inst_.lower_bound_units();  // covers the buffers that are not searched
   for (int b = 0; b < inst_.num_buffers(); ++b) h = std::max(h, offsets[b] + inst_.size(b));
   return h;
-}
-
-template <typename F>
-void SearchPortfolio::for_each_task(int count, F f) {
-  std::atomic<int> next{0};
-  auto worker = [&] {
-    for (int i = next++; i < count; i = next++) f(i);
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < std::min(threads_, count); ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
 }
 
 void SearchPortfolio::merge(std::vector<Task>& tasks) {
@@ -129,7 +118,7 @@ int64_t SearchPortfolio::nodes() const {
 void SearchPortfolio::run(Clock::time_point deadline, int64_t max_budget) {
   // Greedy dives: the first leaf with no height limit never backtracks.
   std::vector<Task> tasks(kOrderCount);
-  for_each_task(kOrderCount, [&](int i) {
+  parallel_for(kOrderCount, threads_, [&](int i) {
     Task& t = tasks[i];
     t = {lo_, hi_, false, {}};
     if (searches_[i]->run(kNone, 0, deadline) == PackingSearch::Outcome::kFound) {
@@ -142,7 +131,7 @@ void SearchPortfolio::run(Clock::time_point deadline, int64_t max_budget) {
        lo_ < hi_ && Clock::now() < deadline && (max_budget <= 0 || budget <= max_budget);
        budget *= 2) {
     for (int i = 0; i < kOrderCount; ++i) stop_[i] = false;
-    for_each_task(kOrderCount, [&](int i) { tasks[i] = run_task(i, budget, deadline); });
+    parallel_for(kOrderCount, threads_, [&](int i) { tasks[i] = run_task(i, budget, deadline); });
     merge(tasks);
   }
 }

@@ -46,9 +46,6 @@ class SearchPortfolio {
     bool improved = false;
     std::vector<int64_t> offsets;
   };
-  // Runs f(i) for i in [0, count) on up to threads_ threads.
-  template <typename F>
-  void for_each_task(int count, F f);
   Task run_task(int i, int64_t budget, Clock::time_point deadline);
   void merge(std::vector<Task>& tasks);
   int64_t height_of(const std::vector<int64_t>& offsets) const;
