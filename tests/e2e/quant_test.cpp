@@ -344,5 +344,24 @@ TEST(PerChannelQuant, RandomWeightsGetAVariancePreservingScalePerChannel) {
   }
 }
 
+// A graph calibration does not cover (the transformer ops have no float reference yet:
+// calibration_supported) keeps the nominal requantisation; its summary says that no fidelity
+// was measured instead of printing the SQNR cap (200 dB) as if the int8 values were exact, and
+// layers.csv leaves the two columns empty.
+TEST(Quant, UncalibratedGraphSaysFidelityWasNotMeasured) {
+  Scratch dir("quant_uncalibrated");
+  run_strider(dir.str(), {"sim.functional=true", std::string("networks[0].path=") +
+                                                     STRIDER_SOURCE_DIR +
+                                                     "/tests/e2e/data/tiny_bert.onnx"});
+  const nlohmann::json j = read_json(dir.file("summary.json"));
+  EXPECT_EQ(j["functional"]["mismatches"], 0);
+  EXPECT_EQ(j["quant"].dump(),
+            "{\"calibrated\":false,\"reason\":\"no float reference for MatMul / LayerNorm / "
+            "GELU: nominal requantisation, fidelity not measured\"}");
+  for (const auto& row : read_csv(dir.file("layers.csv")).rows) {
+    EXPECT_EQ(row.at("sqnr_db"), "") << row.at("layer");
+  }
+}
+
 }  // namespace
 }  // namespace strider
