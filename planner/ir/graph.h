@@ -139,6 +139,10 @@ struct Node {
   int shuffle_groups = 1;  // ChannelShuffle
   bool transpose_b = false;  // MatMul: B stored K on channels, N on rows (see kMatMul)
   bool causal = false;       // Softmax: position m (row) sees channels n <= m of its group only
+  // Real factor on the output before the activation: a scalar Mul / Div the ONNX importer
+  // absorbed into this conv / fc / MatMul (attention's 1 / sqrt(d)). The float reference applies
+  // it; the calibrated requantisation carries it (the integer datapath has no separate step).
+  double output_factor = 1.0;
 
   // Reshape: target dims in ONNX Reshape form (0 copies the input dim, -1 is inferred), at most
   // four, mapped onto N, C, H, W with missing trailing dims 1 (e.g. {0, -1} is Flatten to

@@ -55,6 +55,35 @@ class ScaleGroups {
   std::vector<double> fixed_;
 };
 
+// LayerNorm's gamma and beta: one scale for the whole gamma, as the vector unit requantises
+// y x gamma + beta (y at 1/16) with one multiplier. Float gamma: max |gamma| / 127; random int8
+// gamma: 1 / rms, so the float gamma has RMS 1. A beta without float data is int32 x the
+// accumulator scale gamma_scale / 16.
+void prepare_layernorm(Graph* g, const Node& n) {
+  Tensor& w = g->tensors[n.weights];
+  double s = 1.0 / 127.0;
+  if (!w.float_data.empty()) {
+    float max_abs = 0;
+    for (float v : w.float_data) max_abs = std::max(max_abs, std::fabs(v));
+    if (max_abs > 0) s = double(max_abs) / 127.0;
+    w.data.resize(w.float_data.size());
+    for (size_t i = 0; i < w.data.size(); ++i) w.data[i] = saturate8(round_away(w.float_data[i] / s));
+  } else {
+    int64_t sum_sq = 0;
+    for (int8_t v : w.data) sum_sq += int32_t(v) * v;
+    const double rms = w.data.empty() ? 0.0 : std::sqrt(double(sum_sq) / double(w.data.size()));
+    if (rms > 0) s = 1.0 / rms;
+  }
+  w.scale = s;
+  w.channel_scales.assign(size_t(std::max<int64_t>(w.shape.n, 1)), s);
+  if (n.bias < 0) return;
+  Tensor& b = g->tensors[n.bias];
+  if (b.float_data.empty()) {
+    b.float_data.resize(b.bias.size());
+    for (size_t i = 0; i < b.bias.size(); ++i) b.float_data[i] = float(b.bias[i] * s * kLutScale);
+  }
+}
+
 // Step 1: float weights and biases, and weight scales, one per output channel (shape.n rows of
 // the weight tensor).
 void prepare_parameters(Graph* g) {
@@ -63,6 +92,10 @@ void prepare_parameters(Graph* g) {
     Tensor& w = g->tensors[n.weights];
     const size_t out_c = size_t(std::max<int64_t>(w.shape.n, 1));
     const size_t per = w.shape.elements() > 0 ? size_t(w.shape.elements()) / out_c : 0;
+    if (n.op == OpType::kLayerNorm) {
+      prepare_layernorm(g, n);
+      continue;
+    }
     if (w.channel_scales.size() == out_c && !w.float_data.empty()) {
       // The model's own quantisation (ONNX DequantizeLinear): int8 values and scales kept.
     } else if (!w.float_data.empty()) {
@@ -135,6 +168,10 @@ void constrain(const Graph& g, ScaleGroups& groups) {
       case OpType::kAdd:
         groups.join(n.inputs[0], n.inputs[1]);
         break;
+      case OpType::kGelu:  // strider/vector_math.h gelu(): 1/16 in and out
+        groups.fix(n.inputs[0], kLutScale);
+        groups.fix(out, kLutScale);
+        continue;
       default:
         break;
     }
@@ -236,6 +273,8 @@ void apply_scales(Graph* g) {
     const bool pool =
         n.op == OpType::kMaxPool || n.op == OpType::kAvgPool || n.op == OpType::kGlobalAvgPool;
     const double s_pre = pool ? s_in : lut_activation(n.activation) ? kLutScale : s_out;
+    // The requantisation's divisor: s_pre, over the output factor the importer folded in.
+    const double div = s_pre / n.output_factor;
     double m = 0;
     switch (n.op) {
       case OpType::kConv:
@@ -247,8 +286,8 @@ void apply_scales(Graph* g) {
         std::vector<double> s_acc(std::max<size_t>(out_c, 1), s_in * w.scale);
         for (size_t o = 0; o < out_c; ++o) s_acc[o] = s_in * w.channel_scales[o];
         n.channel_requant.clear();
-        for (size_t o = 0; o < out_c; ++o) n.channel_requant.push_back(quantize_multiplier(s_acc[o] / s_pre));
-        m = s_acc[0] / s_pre;
+        for (size_t o = 0; o < out_c; ++o) n.channel_requant.push_back(quantize_multiplier(s_acc[o] / div));
+        m = s_acc[0] / div;
         if (n.bias >= 0) {
           Tensor& b = g->tensors[n.bias];
           b.bias.resize(b.float_data.size());
@@ -261,11 +300,24 @@ void apply_scales(Graph* g) {
       }
       case OpType::kAdd:
       case OpType::kActivation:
-        m = s_in / s_pre;
+        m = s_in / div;
         break;
       case OpType::kMul:
-        m = s_in * g->tensors[n.inputs[1]].scale / s_pre;
+      case OpType::kMatMul:
+        m = s_in * g->tensors[n.inputs[1]].scale / div;
         break;
+      case OpType::kLayerNorm: {  // y (at 1/16) x gamma + beta
+        const double s_acc = kLutScale * g->tensors[n.weights].scale;
+        m = s_acc / div;
+        if (n.bias >= 0) {
+          Tensor& b = g->tensors[n.bias];
+          b.bias.resize(b.float_data.size());
+          for (size_t k = 0; k < b.bias.size(); ++k) {
+            b.bias[k] = int32_t(std::clamp<double>(std::round(b.float_data[k] / s_acc), INT32_MIN, INT32_MAX));
+          }
+        }
+        break;
+      }
       case OpType::kSoftmax:  // probability at 1/127 to the output scale
         m = kUnitScale / s_out;
         break;
@@ -316,13 +368,6 @@ std::vector<float> calibration_image(const Tensor& t, uint64_t seed, int index) 
     for (int64_t i = 0; i < h * w; ++i) p[i] = float((p[i] - mean) / sd);
   }
   return img;
-}
-
-bool calibration_supported(const Graph& g) {
-  for (const Node& n : g.nodes) {
-    if (n.op == OpType::kMatMul || n.op == OpType::kLayerNorm || n.op == OpType::kGelu) return false;
-  }
-  return true;
 }
 
 void calibrate(Graph* g, const CalibrationOptions& opt) {

@@ -15,15 +15,18 @@
 //    amplify perturbations), and float = int8 x scale[o] (derived when needed by
 //    float_weights(), float_reference.h, never stored), so the float network is a plausible
 //    one; a bias without float data becomes int32 x scale[o] / 32 (the nominal
-//    input RMS of materialise_parameters).
+//    input RMS of materialise_parameters). A LayerNorm's gamma has one scale (the vector unit
+//    requantises y x gamma + beta with one multiplier): max |gamma| / 127, or 1 / rms(int8) for
+//    random gamma; a beta without float data is int32 x scale / 16.
 // 2. Float pass (FloatReference) over every calibration image: seeded synthetic images (smooth
 //    random cosines plus noise, mean 0, standard deviation 1 per channel, from `seed`). Records
 //    max |x| of every activation tensor.
 // 3. Scales, one per activation tensor, real = int8 x scale. Tensors that must share a scale
 //    (the operands of Add; a view, pad, split, slice, shuffle, concat or pool and its input) form
 //    a group; some are fixed by the integer datapath: the lookup-table input of the sigmoid family
-//    (1/16), sigmoid / hard-sigmoid outputs (1/127), hard-swish output (1/16) and softmax input
-//    (1/16); a softmax output is free (its requantisation rescales the probability). A free group takes T / 127, T the clipping threshold that
+//    (1/16), sigmoid / hard-sigmoid outputs (1/127), hard-swish output (1/16), softmax input
+//    (1/16), GELU input and output (1/16: strider/vector_math.h gelu()); a LayerNorm's input is
+//    free (the integer LayerNorm normalises whatever the scale) and a softmax output is free (its requantisation rescales the probability). A free group takes T / 127, T the clipping threshold that
 //    minimises clipping plus rounding error on a sample of its members' values on image 0, with
 //    at most 0.5 % of them clipped (T = max |x| when no smaller threshold does better).
 //    A group with imported scales takes the model's scale instead (so a pool, view or Flatten the
@@ -39,7 +42,10 @@
 // 4. Requantisation of every node from the scales, multiplier / 2^shift ~= (quant.h):
 //    conv / fc: s_in x s_w[o] / s_pre per output channel o (Node::channel_requant; bias int32 =
 //    round(b[o] / (s_in x s_w[o]))); the per-tensor pair holds channel 0's;
-//    add: s_in / s_pre (both operands share s_in); mul: s_a x s_b / s_pre; softmax:
+//    add: s_in / s_pre (both operands share s_in); mul and MatMul of two activations:
+//    s_a x s_b / s_pre; LayerNorm: (1/16) x s_gamma / s_pre (beta int32 = round(beta /
+//    ((1/16) x s_gamma))); GELU does not requantise; a node's output_factor (a scalar the
+//    importer folded in) multiplies its requantisation; softmax:
 //    (1/127) / s_out (strider/vector_math.h softmax_prob); activation-only:
 //    s_in / s_pre; where s_pre is the scale before the fused activation (1/16 for the sigmoid
 //    family, else the output scale); pools do not requantise (s_pre = s_in). ReLU6 and Clip
@@ -66,11 +72,6 @@ struct CalibrationOptions {
 std::vector<float> calibration_image(const Tensor& t, uint64_t seed, int index);
 
 void calibrate(Graph* g, const CalibrationOptions& opt);
-
-// Whether the float reference runs every op of `g`. The transformer ops (MatMul of activations,
-// LayerNorm, GELU, per-head softmax) have no float reference yet: such graphs keep the nominal
-// requantisation of planner/ir/parameters.cpp and report no quantisation fidelity.
-bool calibration_supported(const Graph& g);
 
 // Step 4 alone: sets every node's requantisation, its bias (from the bias tensor's float_data)
 // and its ReLU6 / Clip bounds from the scales of the activation and weight tensors. Clip bounds

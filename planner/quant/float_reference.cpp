@@ -143,16 +143,70 @@ void binary(const Graph& g, const Node& n, const Floats& a, const Floats& b, Flo
   }
 }
 
+// Softmax over each group of C / groups channels of every position; a causal softmax lets row y
+// see the first y + 1 channels of its group (the others are 0), as tb/reference.cpp.
 void softmax(const Graph& g, const Node& n, const Floats& in, Floats& out) {
   const Dims s(g.tensors[n.inputs[0]].shape);
+  const int64_t per = s.c / n.groups;
   for (int64_t p = 0; p < s.plane(); ++p) {
-    float mx = -std::numeric_limits<float>::infinity();
-    for (int64_t c = 0; c < s.c; ++c) mx = std::max(mx, in[c * s.plane() + p]);
-    double sum = 0;
-    for (int64_t c = 0; c < s.c; ++c) sum += std::exp(double(in[c * s.plane() + p] - mx));
-    for (int64_t c = 0; c < s.c; ++c) {
-      out[c * s.plane() + p] = float(std::exp(double(in[c * s.plane() + p] - mx)) / sum);
+    const int64_t visible = n.causal ? std::min(per, p / s.w + 1) : per;
+    for (int64_t g0 = 0; g0 < s.c; g0 += per) {
+      float mx = -std::numeric_limits<float>::infinity();
+      for (int64_t c = 0; c < visible; ++c) mx = std::max(mx, in[(g0 + c) * s.plane() + p]);
+      double sum = 0;
+      for (int64_t c = 0; c < visible; ++c) sum += std::exp(double(in[(g0 + c) * s.plane() + p] - mx));
+      for (int64_t c = 0; c < per; ++c) {
+        out[(g0 + c) * s.plane() + p] =
+            c < visible ? float(std::exp(double(in[(g0 + c) * s.plane() + p] - mx)) / sum) : 0.0f;
+      }
     }
+  }
+}
+
+// MatMul of two activations, group by group, as tb/reference.cpp:
+// out[g N + j][p] = sum over k in order of A[g K + k][p] x B(g, k, j).
+void matmul(const Graph& g, const Node& n, const Floats& a, const Floats& b, Floats& out) {
+  const Dims as(g.tensors[n.inputs[0]].shape), bs(g.tensors[n.inputs[1]].shape),
+      os(g.tensors[n.outputs[0]].shape);
+  const int64_t k_len = as.c / n.groups, n_len = os.c / n.groups;
+  for (int64_t grp = 0; grp < n.groups; ++grp) {
+    for (int64_t j = 0; j < n_len; ++j) {
+      float* o = &out[size_t((grp * n_len + j) * os.plane())];
+      for (int64_t k = 0; k < k_len; ++k) {
+        const float y = n.transpose_b ? b[(grp * k_len + k) * bs.plane() + j]
+                                      : b[(grp * n_len + j) * bs.plane() + k];
+        const float* x = &a[size_t((grp * k_len + k) * as.plane())];
+        for (int64_t p = 0; p < as.plane(); ++p) o[p] += x[p] * y;
+      }
+    }
+  }
+}
+
+// LayerNorm of every position over the channels, (x - mean) / std (population variance, no
+// epsilon, like the integer one; 0 when the values are all equal), x gamma + beta.
+void layernorm(const Graph& g, const Node& n, const float* gamma, const Floats& in, Floats& out) {
+  const Dims s(g.tensors[n.inputs[0]].shape);
+  const Floats* beta = n.bias >= 0 ? &params(g, n, n.bias, "bias") : nullptr;
+  for (int64_t p = 0; p < s.plane(); ++p) {
+    double sum = 0, sum_sq = 0;
+    for (int64_t c = 0; c < s.c; ++c) sum += in[c * s.plane() + p];
+    const double mean = sum / double(s.c);
+    for (int64_t c = 0; c < s.c; ++c) {
+      const double d = in[c * s.plane() + p] - mean;
+      sum_sq += d * d;
+    }
+    const double sd = std::sqrt(sum_sq / double(s.c));
+    for (int64_t c = 0; c < s.c; ++c) {
+      const double y = sd > 0 ? (in[c * s.plane() + p] - mean) / sd : 0.0;
+      out[c * s.plane() + p] = float(y * gamma[c] + (beta ? (*beta)[size_t(c)] : 0.0f));
+    }
+  }
+}
+
+// GELU in its erf form: x Phi(x) = x (1 + erf(x / sqrt 2)) / 2.
+void gelu(const Floats& in, Floats& out) {
+  for (size_t i = 0; i < in.size(); ++i) {
+    out[i] = float(0.5 * in[i] * (1.0 + std::erf(in[i] / std::sqrt(2.0))));
   }
 }
 
@@ -253,10 +307,14 @@ void FloatReference::compute(const Node& n, const std::vector<const Floats*>& in
       softmax(g_, n, *in[0], out[0]);
       break;
     case OpType::kMatMul:
+      matmul(g_, n, *in[0], *in[1], out[0]);
+      break;
     case OpType::kLayerNorm:
+      layernorm(g_, n, node_weights_, *in[0], out[0]);
+      break;
     case OpType::kGelu:
-      throw std::runtime_error("float reference: node '" + n.name + "': op " + to_string(n.op) +
-                               " has no float reference (see calibration_supported)");
+      gelu(*in[0], out[0]);
+      break;
     case OpType::kConcat:
     case OpType::kReshape:
     case OpType::kSplit:
@@ -277,7 +335,8 @@ void FloatReference::run_node(const Node& n) {
     in.push_back(&values_[t]);
   }
   // The float weights once per node (batch images share them).
-  const bool weighted = n.op == OpType::kConv || n.op == OpType::kFullyConnected;
+  const bool weighted = n.op == OpType::kConv || n.op == OpType::kFullyConnected ||
+                        n.op == OpType::kLayerNorm;
   node_weights_ = weighted ? weights_of(n) : nullptr;
   std::vector<Floats> out;
   for (int t : n.outputs) out.emplace_back(size_t(g_.tensors[t].shape.elements()), 0.0f);
@@ -285,6 +344,9 @@ void FloatReference::run_node(const Node& n) {
                                       std::vector<Floats>& out_image) {
     if (!move_values(g_, n, in_image, out_image)) compute(n, in_image, out_image);
   });
+  if (n.output_factor != 1.0) {  // a scalar Mul / Div the importer folded into this node
+    for (float& v : out[0]) v = float(v * n.output_factor);
+  }
   // The rectifiers as loops of their own (vectorised), the same values as activate().
   if (n.activation == Activation::kRelu) {
     for (float& v : out[0]) v = std::max(v, 0.0f);

@@ -34,6 +34,8 @@ TEST(ImportTransformer, BertEncoderMacsByHand) {
     if (n.op == OpType::kMatMul) {
       EXPECT_EQ(n.groups, 12) << n.name;
       transposed += n.transpose_b;  // Q K^T reads K as stored: 64 channels per head, S rows
+      // The scores' Div by sqrt(64) = 8 is folded into Q K^T: its output factor 1/8.
+      EXPECT_EQ(n.output_factor, n.transpose_b ? 0.125 : 1.0) << n.name;
     }
     if (n.op == OpType::kSoftmax) {
       EXPECT_EQ(n.groups, 12);
@@ -98,6 +100,12 @@ TEST(ImportTransformer, VitB16MacsByHand) {
     }
     if (n.op == OpType::kSoftmax) {
       EXPECT_EQ(to_string(g.tensors[n.outputs[0]].shape), "1x2364x197x1");  // 12 x 197 keys
+    }
+    if (n.op == OpType::kMatMul) {
+      // nn.MultiheadAttention scales q by 64^-0.5 before Q K^T: the product carries it.
+      EXPECT_EQ(n.output_factor, n.transpose_b ? 0.125 : 1.0) << n.name;
+    } else {
+      EXPECT_EQ(n.output_factor, 1.0) << n.name;
     }
   }
 }
