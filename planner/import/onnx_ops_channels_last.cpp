@@ -24,15 +24,11 @@
 // real arithmetic; the network then has no extra op (like a folded BatchNormalization).
 #include <stdexcept>
 
-#include "planner/import/onnx_import_context.h"
+#include "planner/import/onnx_token_view.h"
 
 namespace strider {
 namespace onnx_import {
 namespace {
-
-bool is_view(const ValuePtr& v) {
-  return v->kind == Value::Kind::kActivation && !v->cstride.empty();
-}
 
 // An NCHW activation, or a graph input not used yet (it becomes one).
 bool plain_rank4(const ValuePtr& v) {

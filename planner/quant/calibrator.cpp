@@ -89,13 +89,13 @@ void prepare_layernorm(Graph* g, const Node& n) {
 void prepare_parameters(Graph* g) {
   for (const Node& n : g->nodes) {
     if (n.weights < 0) continue;
-    Tensor& w = g->tensors[n.weights];
-    const size_t out_c = size_t(std::max<int64_t>(w.shape.n, 1));
-    const size_t per = w.shape.elements() > 0 ? size_t(w.shape.elements()) / out_c : 0;
     if (n.op == OpType::kLayerNorm) {
       prepare_layernorm(g, n);
       continue;
     }
+    Tensor& w = g->tensors[n.weights];
+    const size_t out_c = size_t(std::max<int64_t>(w.shape.n, 1));
+    const size_t per = w.shape.elements() > 0 ? size_t(w.shape.elements()) / out_c : 0;
     if (w.channel_scales.size() == out_c && !w.float_data.empty()) {
       // The model's own quantisation (ONNX DequantizeLinear): int8 values and scales kept.
     } else if (!w.float_data.empty()) {

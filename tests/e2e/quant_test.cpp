@@ -31,6 +31,18 @@ int tensor(Graph& g, const std::string& name, TensorShape s, double scale) {
   return g.add_tensor(t);
 }
 
+// A weight (int8) or bias (int32) tensor with float values.
+int parameter(Graph& g, const std::string& name, TensorKind kind, TensorShape s,
+              std::vector<float> values) {
+  Tensor t;
+  t.name = name;
+  t.kind = kind;
+  t.element_bytes = kind == TensorKind::kBias ? 4 : 1;
+  t.shape = s;
+  t.float_data = std::move(values);
+  return g.add_tensor(t);
+}
+
 Node node(const std::string& name, OpType op, std::vector<int> in, int out) {
   Node n;
   n.name = name;
@@ -232,20 +244,9 @@ struct TwoChannelConv {
   TwoChannelConv() {
     x = tensor(g, "x", {1, 1, 1, 2}, 1.0 / 16);
     y = tensor(g, "y", {1, 2, 1, 2}, 1.0 / 8);
-    Tensor w;
-    w.name = "w";
-    w.kind = TensorKind::kWeight;
-    w.shape = {2, 1, 1, 1};
-    w.float_data = {0.5f, 2.0f};
-    Tensor b;
-    b.name = "b";
-    b.kind = TensorKind::kBias;
-    b.element_bytes = 4;
-    b.shape = {1, 2, 1, 1};
-    b.float_data = {0.25f, -1.0f};
     Node n = node("conv", OpType::kConv, {x}, y);
-    n.weights = g.add_tensor(w);
-    n.bias = g.add_tensor(b);
+    n.weights = parameter(g, "w", TensorKind::kWeight, {2, 1, 1, 1}, {0.5f, 2.0f});
+    n.bias = parameter(g, "b", TensorKind::kBias, {1, 2, 1, 1}, {0.25f, -1.0f});
     g.add_node(n);
     g.inputs = {x};
     g.outputs = {y};
@@ -353,19 +354,9 @@ TEST(Quant, FloatReferenceOfTransformerOpsByHand) {
   const int x = tensor(g, "x", {1, 2, 2, 1}, 0), ln = tensor(g, "ln", {1, 2, 2, 1}, 0);
   const int mm = tensor(g, "mm", {1, 2, 2, 1}, 0), sm = tensor(g, "sm", {1, 2, 2, 1}, 0);
   const int ge = tensor(g, "ge", {1, 2, 2, 1}, 0);
-  Tensor gamma;
-  gamma.name = "gamma";
-  gamma.kind = TensorKind::kWeight;
-  gamma.shape = {2, 1, 1, 1};
-  gamma.float_data = {2.0f, 0.5f};
-  Tensor beta;
-  beta.name = "beta";
-  beta.kind = TensorKind::kBias;
-  beta.shape = {2, 1, 1, 1};
-  beta.float_data = {1.0f, -1.0f};
   Node norm = node("ln", OpType::kLayerNorm, {x}, ln);
-  norm.weights = g.add_tensor(gamma);
-  norm.bias = g.add_tensor(beta);
+  norm.weights = parameter(g, "gamma", TensorKind::kWeight, {2, 1, 1, 1}, {2.0f, 0.5f});
+  norm.bias = parameter(g, "beta", TensorKind::kBias, {2, 1, 1, 1}, {1.0f, -1.0f});
   g.add_node(norm);
   Node matmul = node("mm", OpType::kMatMul, {ln, ln}, mm);  // out[j][p] = sum_k A[k][p] B[j][k]
   matmul.output_factor = 0.5;
