@@ -296,6 +296,7 @@ void Reference::compute(const Node& n, const std::vector<const Bytes*>& in,
     case OpType::kSplit:
     case OpType::kSlice:
     case OpType::kChannelShuffle:
+    case OpType::kGather:
     case OpType::kPad:
       break;  // moved by move_values
   }

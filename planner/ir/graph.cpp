@@ -131,6 +131,8 @@ const char* to_string(OpType op) {
       return "layernorm";
     case OpType::kGelu:
       return "gelu";
+    case OpType::kGather:
+      return "gather";
   }
   return "?";
 }

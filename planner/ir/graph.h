@@ -50,6 +50,23 @@ enum class OpType : uint8_t {
   kLayerNorm,  // over the channels of each position, then x gamma (weights, int8 per channel)
                // + beta (bias, int32), requantised
   kGelu,       // x * Phi(x), element-wise, same scale in and out
+  kGather,     // data movement: a fresh tensor (Node::gather_shape) whose elements are copied
+               // from the input as the 2-D blocks Node::gather lists (each image alike); every
+               // output element is written by exactly one block. Swin's window partition /
+               // reverse and cyclic shift. Lowered to L2 -> L2 moves (one per block).
+};
+
+// One 2-D block of a kGather, in elements of one image (planar CHW offsets): `rows` rows of
+// `row_len` elements, row r read at src + r x src_stride and written at dst + r x dst_stride
+// (with several rows, both strides at least row_len: the DMA's 2-D move).
+struct GatherBlock {
+  int64_t src = 0, dst = 0;
+  int64_t rows = 1, row_len = 0;
+  int64_t src_stride = 0, dst_stride = 0;
+  bool operator==(const GatherBlock& o) const {
+    return src == o.src && dst == o.dst && rows == o.rows && row_len == o.row_len &&
+           src_stride == o.src_stride && dst_stride == o.dst_stride;
+  }
 };
 
 enum class Activation : uint8_t { kNone, kRelu, kRelu6, kClip, kSigmoid, kHardSigmoid, kHardSwish };
@@ -148,6 +165,10 @@ struct Node {
   // four, mapped onto N, C, H, W with missing trailing dims 1 (e.g. {0, -1} is Flatten to
   // N x (C*H*W) x 1 x 1). Empty: same shape as the input (identity, dropout).
   std::vector<int64_t> reshape_dims;
+
+  // Gather: the output shape (N = the input's) and the blocks copied into it.
+  TensorShape gather_shape;
+  std::vector<GatherBlock> gather;
 };
 
 struct Graph {

@@ -1,5 +1,6 @@
 // Graph IR shape rules: the output shape of every op from its input and weight shapes, the
 // reduction length and the multiply-accumulate count of conv and fully-connected nodes.
+#include <algorithm>
 #include <stdexcept>
 
 #include "planner/ir/graph.h"
@@ -206,6 +207,46 @@ std::vector<TensorShape> range_outputs(const Graph& g, const Node& n) {
   return outs;
 }
 
+// Every block inside the input and the output image, every output element written once.
+TensorShape gather_output(const Graph& g, const Node& n) {
+  expect_inputs(n, 1);
+  const TensorShape& in = input_shape(g, n, 0);
+  TensorShape out = n.gather_shape;
+  out.n = in.n;
+  if (out.c < 1 || out.h < 1 || out.w < 1) fail(n, "empty gather shape " + to_string(out));
+  const int64_t in_size = in.elements() / in.n, out_size = out.elements() / out.n;
+  std::vector<char> written(static_cast<size_t>(out_size), 0);
+  for (size_t k = 0; k < n.gather.size(); ++k) {
+    const GatherBlock& b = n.gather[k];
+    const auto last = [&](int64_t base, int64_t stride) {
+      return base + (b.rows - 1) * stride + b.row_len - 1;
+    };
+    if (b.rows < 1 || b.row_len < 1 || b.src < 0 || b.dst < 0 ||
+        (b.rows > 1 && (b.src_stride < b.row_len || b.dst_stride < b.row_len)) || last(b.src, b.src_stride) >= in_size ||
+        last(b.dst, b.dst_stride) >= out_size) {
+      fail(n, "gather block " + std::to_string(k) + " (src " + std::to_string(b.src) + ", dst " +
+                  std::to_string(b.dst) + ", " + std::to_string(b.rows) + " x " +
+                  std::to_string(b.row_len) + ", strides " + std::to_string(b.src_stride) + " / " +
+                  std::to_string(b.dst_stride) + ") is outside input " + to_string(in) +
+                  " or output " + to_string(out));
+    }
+    for (int64_t r = 0; r < b.rows; ++r) {
+      for (int64_t i = 0; i < b.row_len; ++i) {
+        char& w = written[static_cast<size_t>(b.dst + r * b.dst_stride + i)];
+        if (w) fail(n, "gather block " + std::to_string(k) + " writes output element " +
+                           std::to_string(b.dst + r * b.dst_stride + i) + " a second time");
+        w = 1;
+      }
+    }
+  }
+  const int64_t covered = std::count(written.begin(), written.end(), char{1});
+  if (covered != out_size) {
+    fail(n, "gather blocks write " + std::to_string(covered) + " of the " +
+                std::to_string(out_size) + " output elements");
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<TensorShape> infer_output_shapes(const Graph& g, const Node& n) {
@@ -264,6 +305,8 @@ std::vector<TensorShape> infer_output_shapes(const Graph& g, const Node& n) {
     }
     case OpType::kMatMul:
       return {matmul_output(g, n)};
+    case OpType::kGather:
+      return {gather_output(g, n)};
     case OpType::kReshape:
       return {reshape_output(g, n)};
     case OpType::kSplit:

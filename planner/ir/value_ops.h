@@ -1,7 +1,7 @@
 // Value-level helpers shared by the int8 reference (tb/reference) and the float reference
 // (planner/quant/float_reference): how a node's operands are cut into images for a batch, and the
-// ops that only move values (concat, reshape, split, slice, channel shuffle, pad), which mean the
-// same whatever the element type. Tensors are NCHW with each image's CHW block contiguous.
+// ops that only move values (concat, reshape, split, slice, channel shuffle, gather, pad), which
+// mean the same whatever the element type. Tensors are NCHW with each image's CHW block contiguous.
 #pragma once
 
 #include <algorithm>
@@ -78,6 +78,14 @@ bool move_values(const Graph& g, const Node& n, const std::vector<const std::vec
       }
       return true;
     }
+    case OpType::kGather:
+      for (const GatherBlock& b : n.gather) {
+        for (int64_t r = 0; r < b.rows; ++r) {
+          std::copy_n(in[0]->begin() + b.src + r * b.src_stride, b.row_len,
+                      out[0].begin() + b.dst + r * b.dst_stride);
+        }
+      }
+      return true;
     case OpType::kPad: {
       const TensorShape& os = g.tensors[n.outputs[0]].shape;
       std::fill(out[0].begin(), out[0].end(), T{});

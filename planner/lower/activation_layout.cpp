@@ -18,6 +18,10 @@ bool moves_no_compute(const Node& n) {
          n.op == OpType::kConcat;
 }
 
+bool moves_by_dma(const Node& n) {
+  return n.op == OpType::kChannelShuffle || n.op == OpType::kGather;
+}
+
 ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order, uint64_t alignment,
                                   uint64_t capacity, const LowerOptions& opt, uint64_t spill_base) {
   const size_t nt = g.tensors.size();

@@ -33,6 +33,8 @@ struct ActivationLayout {
 // True for the nodes that compute nothing: views (reshape, flatten, split, slice) and concats
 // (whose inputs are produced in place, or copied).
 bool moves_no_compute(const Node& n);
+// Ops the DMA executes as L2 moves (channel shuffle, gather): no compute tiles, no weights.
+bool moves_by_dma(const Node& n);
 
 // Plans the activations of `g` for `order` into [0, capacity) with `alignment`. When they do not
 // fit and `spill_base` is non-zero, alias groups are moved to DRAM (from `spill_base` up), the

@@ -56,6 +56,7 @@ class Lowerer {
   void store_output(int tensor);
   void lower_view(const Node& n, int idx);
   void lower_shuffle(const Node& n, uint32_t layer);
+  void lower_gather(const Node& n, uint32_t layer);  // one 2-D move per block (kGather)
 
   // compute_lowering.cpp
   uint32_t weight_block(const Node& n) const;  // with the node's chosen mapping

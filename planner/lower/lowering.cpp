@@ -181,6 +181,37 @@ void Lowerer::lower_shuffle(const Node& n, uint32_t layer) {
   last_desc_[n.outputs[0]] = done;
 }
 
+void Lowerer::lower_gather(const Node& n, uint32_t layer) {
+  // One move per block and image. The first move waits for the input and for everything that
+  // must retire before this step may write memory (the previous step's fence: its ops and the
+  // moves reading memory it freed); the others wait for that first move only, so no descriptor
+  // carries thousands of dependencies.
+  const int in_t = n.inputs[0], out_t = n.outputs[0];
+  const uint64_t in_image = uint64_t(g_.tensors[in_t].bytes() / g_.tensors[in_t].shape.n);
+  const uint64_t out_image = uint64_t(g_.tensors[out_t].bytes() / g_.tensors[out_t].shape.n);
+  const MemSpace src = space(in_t), dst = space(out_t);
+  std::vector<uint32_t> deps = input_deps(n), done;
+  if (current_step_ >= 1) {
+    const std::vector<uint32_t>& fence = step_fence_[size_t(current_step_ - 1)];
+    deps.insert(deps.end(), fence.begin(), fence.end());
+  }
+  deps.insert(deps.end(), pending_readers_.begin(), pending_readers_.end());
+  if (last_op_ >= 0) deps.push_back(uint32_t(last_op_));
+  for (int64_t i = 0; i < g_.tensors[out_t].shape.n; ++i) {
+    for (const GatherBlock& b : n.gather) {
+      done.push_back(move(layer, src, layout_.tensor_addr[in_t] + i * in_image + uint64_t(b.src),
+                          dst, layout_.tensor_addr[out_t] + i * out_image + uint64_t(b.dst),
+                          uint32_t(b.rows), uint32_t(b.row_len),
+                          uint32_t(b.rows > 1 ? b.src_stride : 0),
+                          uint32_t(b.rows > 1 ? b.dst_stride : 0),
+                          done.empty() ? deps : std::vector<uint32_t>{done.front()}));
+    }
+    out_.layers[layer].copy_bytes += out_image;
+  }
+  pending_readers_.insert(pending_readers_.end(), done.begin(), done.end());
+  last_desc_[out_t] = done;
+}
+
 Lowered Lowerer::run() {
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<int> order =
@@ -204,6 +235,8 @@ Lowered Lowerer::run() {
       out_.step_layer.push_back(static_cast<int>(layer));
       if (n.op == OpType::kChannelShuffle) {
         lower_shuffle(n, layer);
+      } else if (n.op == OpType::kGather) {
+        lower_gather(n, layer);
       } else {
         lower_compute(n, layer);
       }

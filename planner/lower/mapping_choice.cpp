@@ -33,7 +33,7 @@ void Lowerer::choose_mappings() {
   node_mapping_.assign(g_.nodes.size(), Mapping::kPositions);
   const std::string& want = arch_.lowering.mapping;
   for (const Node& n : g_.nodes) {
-    if (moves_no_compute(n) || n.op == OpType::kChannelShuffle) continue;
+    if (moves_no_compute(n) || moves_by_dma(n)) continue;
     const size_t i = &n - g_.nodes.data();
     if (n.op == OpType::kFullyConnected) {
       node_mapping_[i] = Mapping::kChannels;

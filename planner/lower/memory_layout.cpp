@@ -29,7 +29,7 @@ uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 uint64_t Lowerer::min_band_bytes(bool input, std::string* worst, bool partial_sums) const {
   uint64_t need = 0;
   for (const Node& n : g_.nodes) {
-    if (moves_no_compute(n) || n.op == OpType::kChannelShuffle) continue;
+    if (moves_no_compute(n) || moves_by_dma(n)) continue;
     const uint64_t before = need;
     const uint32_t c1 = channel_local(n) || partial_sums ? 1 : weight_block(n);
     if (input) {

@@ -148,6 +148,7 @@ void constrain(const Graph& g, ScaleGroups& groups) {
       case OpType::kSplit:
       case OpType::kSlice:
       case OpType::kChannelShuffle:
+      case OpType::kGather:
       case OpType::kPad:
       case OpType::kConcat:
         for (int i : n.inputs) groups.join(n.inputs[0], i);

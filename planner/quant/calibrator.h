@@ -22,8 +22,8 @@
 //    random cosines plus noise, mean 0, standard deviation 1 per channel, from `seed`). Records
 //    max |x| of every activation tensor.
 // 3. Scales, one per activation tensor, real = int8 x scale. Tensors that must share a scale
-//    (the operands of Add; a view, pad, split, slice, shuffle, concat or pool and its input) form
-//    a group; some are fixed by the integer datapath: the lookup-table input of the sigmoid family
+//    (the operands of Add; a view, pad, split, slice, shuffle, gather, concat or pool and its
+//    input) form a group; some are fixed by the integer datapath: the lookup-table input of the sigmoid family
 //    (1/16), sigmoid / hard-sigmoid outputs (1/127), hard-swish output (1/16), softmax input
 //    (1/16), GELU input and output (1/16: strider/vector_math.h gelu()); a LayerNorm's input is
 //    free (the integer LayerNorm normalises whatever the scale) and a softmax output is free (its requantisation rescales the probability). A free group takes T / 127, T the clipping threshold that

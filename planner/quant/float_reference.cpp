@@ -320,6 +320,7 @@ void FloatReference::compute(const Node& n, const std::vector<const Floats*>& in
     case OpType::kSplit:
     case OpType::kSlice:
     case OpType::kChannelShuffle:
+    case OpType::kGather:
     case OpType::kPad:
       break;  // moved by move_values
   }

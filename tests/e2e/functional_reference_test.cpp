@@ -1,7 +1,7 @@
 // The functional reference (tb/reference.h) on hand-computed layers: exact values, with the
 // arithmetic in comments, for convolution with padding/stride/bias/requantisation, average and
-// max pooling (rounding half away from zero, count_include_pad), broadcast add, channel shuffle
-// and softmax. These pin the numeric contract the model is checked against.
+// max pooling (rounding half away from zero, count_include_pad), broadcast add, channel shuffle,
+// gather and softmax. These pin the numeric contract the model is checked against.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -144,6 +144,16 @@ TEST(FunctionalReference, ChannelShuffleAndSoftmax) {
   // exp(0) = 1 twice and exp(-1) = 0.3679 twice: p = 1 / 2.7358 = 0.3655 -> 46.42 -> 46 and
   // 0.1345 -> 17.08 -> 17 (scale 1/127).
   EXPECT_EQ(ref.value(s), (std::vector<int8_t>{46, 46, 17, 17}));
+}
+
+TEST(FunctionalReference, GatherCopiesItsBlocks) {
+  // 1..9 in a 3x3 plane; a cyclic shift by one row and one column (torch.roll by -1, -1) is
+  // four blocks: rows 1-2 x cols 1-2 to the top left, rows 1-2 x col 0 to the right column,
+  // row 0 x cols 1-2 to the bottom row, and element (0, 0) to the bottom right corner.
+  OneNode t(OpType::kGather, {1, 1, 3, 3});
+  t.n.gather_shape = {1, 1, 3, 3};
+  t.n.gather = {{4, 0, 2, 2, 3, 3}, {3, 2, 2, 1, 3, 3}, {1, 6, 1, 2, 0, 0}, {0, 8, 1, 1, 0, 0}};
+  EXPECT_EQ(t.run(), (std::vector<int8_t>{5, 6, 4, 8, 9, 7, 2, 3, 1}));
 }
 
 }  // namespace

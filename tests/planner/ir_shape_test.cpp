@@ -174,6 +174,33 @@ TEST_F(ShapeTest, GlobalPoolActivationSoftmaxShuffle) {
             "node 'n' (activation): has 2 inputs, expected 1");
 }
 
+TEST_F(ShapeTest, GatherBlocksMustWriteEveryOutputElementOnce) {
+  const int x = input({1, 2, 4, 4});
+  // Window partition of 2 channels of 4x4 into 2x2 windows: output channel w x 2 + c holds
+  // window w (row-major) of channel c as a 2x2 plane; one block per (window, channel).
+  Node n = node(OpType::kGather, {x});
+  n.gather_shape = {1, 8, 2, 2};
+  for (int64_t w = 0; w < 4; ++w) {
+    for (int64_t c = 0; c < 2; ++c) {
+      n.gather.push_back({c * 16 + (w / 2) * 8 + (w % 2) * 2, (w * 2 + c) * 4, 2, 2, 4, 2});
+    }
+  }
+  EXPECT_EQ(shape_of(n), "1x8x2x2");
+  EXPECT_EQ(node_macs(g_, n), 0);
+  Node twice = n;
+  twice.gather[1].dst = 0;  // block 1 writes block 0's elements
+  EXPECT_EQ(error_of(twice), "node 'n' (gather): gather block 1 writes output element 0 a second time");
+  Node missing = n;
+  missing.gather.pop_back();
+  EXPECT_EQ(error_of(missing), "node 'n' (gather): gather blocks write 28 of the 32 output elements");
+  Node outside = n;
+  outside.gather[7].src = 30;  // last element 30 + 1 x 4 + 1 = 35 > 31
+  EXPECT_EQ(error_of(outside),
+            "node 'n' (gather): gather block 7 (src 30, dst 28, 2 x 2, strides 4 / 2) is outside "
+            "input 1x2x4x4 or output 1x8x2x2");
+  EXPECT_STREQ(to_string(OpType::kGather), "gather");
+}
+
 TEST_F(ShapeTest, AddMulBroadcast) {
   const int a = input({1, 16, 8, 8}, "a");
   const int per_channel = input({1, 16, 1, 1}, "b");

@@ -62,6 +62,51 @@ TEST(Lowering, TwoConvsOnTinyMatchTheHandDerivedList) {
   EXPECT_EQ(l.list.arch_fingerprint, arch.fingerprint());
 }
 
+// Window partition of x (2 x 4 x 4) into four 2x2 windows (y: 8 x 2 x 2, channel w x 2 + c):
+// one 2-D L2 -> L2 move per (window, channel), 2 rows of 2 bytes, strides 4 and 2.
+TEST(Lowering, GatherIsOneMovePerBlock) {
+  const ArchConfig arch = load_arch(kDir + "/configs/arch/tiny.yaml");
+  Graph g;
+  Tensor x;
+  x.name = "x";
+  x.shape = {1, 2, 4, 4};
+  Tensor y = x;
+  y.name = "y";
+  y.shape = {1, 8, 2, 2};
+  g.inputs = {g.add_tensor(x)};
+  g.outputs = {g.add_tensor(y)};
+  Node n;
+  n.name = "partition";
+  n.op = OpType::kGather;
+  n.inputs = g.inputs;
+  n.outputs = g.outputs;
+  n.gather_shape = y.shape;
+  for (int64_t w = 0; w < 4; ++w) {
+    for (int64_t c = 0; c < 2; ++c) {
+      n.gather.push_back({c * 16 + (w / 2) * 8 + (w % 2) * 2, (w * 2 + c) * 4, 2, 2, 4, 2});
+    }
+  }
+  g.add_node(n);
+  validate(g);
+  LowerOptions opt;
+  opt.allocator = "naive";
+  const Lowered l = lower(g, arch, opt);
+  const auto& d = l.list.descriptors;
+  EXPECT_EQ(l.list.layers, (std::vector<std::string>{"input:x", "partition", "output:y"}));
+  ASSERT_EQ(d.size(), 10u);  // input load, 8 block moves, output store
+  // x (32 B) at L2 0, y (32 B) at 32 (naive, 16-byte aligned).
+  for (uint32_t k = 0; k < 8; ++k) {
+    const GatherBlock& b = n.gather[k];
+    EXPECT_EQ(d[1 + k].move, (MoveDesc{MemSpace::kL2, MemSpace::kL2, uint64_t(b.src),
+                                       32 + uint64_t(b.dst), 2, 2, 4, 2}))
+        << "block " << k;
+    // The first move waits for the input load; the others for the first move only.
+    EXPECT_EQ(d[1 + k].deps, k == 0 ? std::vector<uint32_t>{0} : std::vector<uint32_t>{1});
+  }
+  EXPECT_EQ(d[9].deps, (std::vector<uint32_t>{1, 2, 3, 4, 5, 6, 7, 8}));  // store waits for all
+  EXPECT_EQ(l.layers[1].copy_bytes, 32u);
+}
+
 TEST(Lowering, SpilledTensorsRunInRowBands) {
   ArchConfig arch = load_arch(kDir + "/configs/arch/tiny.yaml");
   const Graph g = load_network(kDir + "/configs/networks/tiny_cnn.yaml", 0, 0, 1);
