@@ -41,6 +41,16 @@ struct Value {
   // tensor: element (i0, i1, ...) of `dims` is channel sum(i_k cstride_k), position (row x W +
   // column) sum(i_k pstride_k). Empty: the canonical NCHW reading of `dims`.
   std::vector<int64_t> cstride, pstride;
+  // kPattern kPieces (Swin's cyclic shift and patch merging, onnx_token_view.h): the value is
+  // assembled from strided pieces of IR tensors, copied (one kGather) when an op reads it.
+  // Piece element (i0, i1, ...) is element offset + sum(i_k (cstride_k x H x W + pstride_k)) of
+  // `tensor` and lands at index (at_k + i_k) of the value.
+  struct Piece {
+    int tensor = -1;
+    std::vector<int64_t> dims, cstride, pstride, at;
+    int64_t offset = 0;
+  };
+  std::vector<Piece> pieces;
   int pattern = 0;                 // kPattern: which step
   std::shared_ptr<Value> source;   // kPattern: the activation the pattern started from
   bool causal = false;             // kPattern: a causal mask was applied
@@ -152,6 +162,12 @@ void import_cast(Importer& im);
 void import_constant_of_shape(Importer& im);
 void import_expand(Importer& im);  // of a constant (a no-op broadcast of a parameter)
 void import_where(Importer& im);   // folded on constants, else import_transformer
+// Constant folding of N-D constants (onnx_ops_fold.cpp).
+void import_range(Importer& im);
+void import_not(Importer& im);
+void import_scatter_nd(Importer& im);
+ValuePtr fold_transpose(Importer& im, const Value& c, const std::vector<int64_t>& perm);
+ValuePtr fold_concat(Importer& im, size_t axis);  // of the node's inputs (constants with data)
 // QDQ form (onnx_ops_quant.cpp): QuantizeLinear / DequantizeLinear pairs on activations record
 // the activation's scale and vanish; DequantizeLinear (of int8 or QuantizeLinear'd float
 // constants) gives weights with the model's scales. refuse_qoperator fails on the operator form

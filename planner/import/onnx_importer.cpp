@@ -43,7 +43,10 @@ const std::map<std::string, Handler>& handlers() {
       {"Erf", import_transformer},
       {"Expand", import_expand},
       {"LayerNormalization", import_transformer},
-      {"Pow", import_transformer},
+      {"Pow", [](Importer& im) {  // of constants: folded; else a decomposed LayerNorm's
+         if (!im.is_activation(0) && !im.is_activation(1)) return import_binary(im);
+         import_transformer(im);
+       }},
       {"Sqrt", import_transformer},
       {"Where", import_where},
       {"Flatten", import_reshape},
@@ -56,6 +59,9 @@ const std::map<std::string, Handler>& handlers() {
       {"MatMul", import_matmul},
       {"MaxPool", [](Importer& im) { import_pool(im, true); }},
       {"Mod", import_binary},
+      {"Not", import_not},
+      {"Range", import_range},
+      {"ScatterND", import_scatter_nd},
       {"Mul", import_binary},
       {"Pad", import_pad},
       {"QuantizeLinear", import_quantize},

@@ -204,16 +204,8 @@ bool channels_last_claims(Importer& im) {
 }
 
 void import_channels_last(Importer& im) {
-  if (im.node().op_type() == "Reshape") {
-    try {
-      return import_transformer(im);  // a view when the windows need no data movement
-    } catch (const std::runtime_error& e) {
-      throw std::runtime_error(std::string(e.what()) +
-                               "; Swin window attention (window partition / reverse, cyclic "
-                               "shift, relative position bias, shifted-window masks) is not "
-                               "supported");
-    }
-  }
+  // A view, or a kGather where the windows are apart in memory (onnx_ops_transformer.cpp).
+  if (im.node().op_type() == "Reshape") return import_transformer(im);
   if (im.node().op_type() == "Transpose") return import_nhwc_transpose(im);
   if (im.node().op_type() == "Pad") return im.bind_alias(0, im.input(0));  // all pads zero
   import_layer_scale(im);

@@ -145,16 +145,7 @@ void import_transpose(Importer& im) {
   for (int64_t p : perm) out.push_back(in->dims[static_cast<size_t>(p)]);
   if (!im.is_activation(0)) {
     const ValuePtr c = im.constant(0);
-    if (c->has_data && c->dims.size() == 2 && perm == std::vector<int64_t>{1, 0}) {
-      std::vector<double> data(c->data.size());
-      for (int64_t r = 0; r < c->dims[0]; ++r) {
-        for (int64_t q = 0; q < c->dims[1]; ++q)
-          data[q * c->dims[0] + r] = c->data[r * c->dims[1] + q];
-      }
-      im.bind(0, im.make_constant(out, data));
-      return;
-    }
-    if (c->has_data) im.fail("folding a transpose needs a 2-D constant");
+    if (c->has_data) return im.bind(0, fold_transpose(im, *c, perm));
     auto v = std::make_shared<Value>(*c);
     v->dims = out;
     im.bind(0, v);

@@ -42,6 +42,7 @@ ValuePtr fold_binary(Importer& im, const Value& a, const Value& b, const std::st
     if (op == "Sub") r = x - y;
     if (op == "Mul") r = x * y;
     if (op == "Equal") r = x == y ? 1 : 0;
+    if (op == "Pow") r = std::pow(x, y);  // Swin's head_dim ** -0.5
     if (op == "Div") {
       if (y == 0) im.fail("division by zero while folding constants");
       r = x / y;
@@ -137,7 +138,7 @@ void import_concat(Importer& im) {
   const ValuePtr first = im.input(0);
   const int64_t axis = normalise_axis(im, im.attr_int("axis", 1), first->dims.size());
   if (all_constant) {
-    if (first->dims.size() != 1) im.fail("folding a concat of constants needs 1-D constants");
+    if (first->dims.size() != 1) return im.bind(0, fold_concat(im, static_cast<size_t>(axis)));
     std::vector<double> data;
     for (size_t k = 0; k < count; ++k) {
       const ValuePtr v = im.constant_data(k);

@@ -79,15 +79,39 @@ void import_gemm_view(Importer& im) {
 // Slice of a token sequence along its last axis (channels): a channel range (kSlice), e.g. the
 // Q, K and V thirds of nn.MultiheadAttention's packed projection.
 void import_slice_view(Importer& im) {
-  const View x = view_of(im, 0);
   const std::vector<int64_t> starts = im.ints_input(1), ends = im.ints_input(2);
   std::vector<int64_t> axes = im.has_input(3) ? im.ints_input(3) : std::vector<int64_t>{};
   const std::vector<int64_t> steps = im.has_input(4) ? im.ints_input(4) : std::vector<int64_t>{};
   if (axes.empty()) {
     for (size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
   }
+  // Slices along positions (Swin's cyclic shift, patch merging) and of pieces: pieces.
+  const ValuePtr in = im.input(0);
+  const size_t rank = in->dims.size();
+  bool on_positions = in->kind == Value::Kind::kPattern && in->pattern == kPieces;
+  for (size_t j = 0; j < axes.size() && j < starts.size() && j < ends.size(); ++j) {
+    const size_t k = axis_of(im, axes[j], rank);
+    const int64_t n = in->dims[k];
+    const bool whole = (starts[j] == 0 || starts[j] <= -n) && ends[j] >= n &&
+                       (steps.empty() || steps[j] == 1);
+    on_positions = on_positions || (k + 1 != rank && !whole);
+  }
+  if (on_positions && starts.size() == ends.size() && axes.size() == starts.size() &&
+      (steps.empty() || steps.size() == starts.size()) &&
+      slice_pieces(im, starts, ends, axes, steps)) {
+    return;
+  }
+  const View x = view_of(im, 0);
   const size_t last = x.rank() - 1;
   const int64_t d = x.dims[last];
+  // Slices that keep every element (Swin's x[:, :H, :W, :] after the window reverse): no-ops.
+  bool whole = starts.size() == ends.size() && axes.size() == starts.size();
+  for (size_t k = 0; whole && k < starts.size(); ++k) {
+    const int64_t n = x.dims[axis_of(im, axes[k], x.rank())];
+    whole = (starts[k] == 0 || starts[k] <= -n) && ends[k] >= n &&
+            (steps.empty() || steps[k] == 1);
+  }
+  if (whole) return im.bind_alias(0, x.v);
   if (starts.size() != 1 || ends.size() != 1 || axes.size() != 1 ||
       axis_of(im, axes[0], x.rank()) != last || (!steps.empty() && steps[0] != 1) ||
       !channels_last(im, x)) {
@@ -114,6 +138,26 @@ void import_gather_view(Importer& im) {
   const ValuePtr idx = const_or_null(im, 1);
   const size_t axis = axis_of(im, im.attr_int("axis", 0), x.rank());
   const TensorShape& s = im.graph().tensors[x.tensor].shape;
+  if (idx && idx->has_data && idx->dims.empty() && x.ps[axis] == 0 && x.cs[axis] > 0) {
+    // Index i of an axis on channels (Swin's packed Q / K / V [3, ..]): the channel range the
+    // other axes read from channel i x stride on (kSlice, no data moves).
+    const int64_t i = to_int64(idx->data[0]) < 0 ? to_int64(idx->data[0]) + x.dims[axis]
+                                                 : to_int64(idx->data[0]);
+    if (i < 0 || i >= x.dims[axis]) im.fail("Gather index out of range");
+    std::vector<int64_t> dims, cs, ps;
+    int64_t extent = 1;
+    for (size_t k = 0; k < x.rank(); ++k) {
+      if (k == axis) continue;
+      dims.push_back(x.dims[k]), cs.push_back(x.cs[k]), ps.push_back(x.ps[k]);
+      extent += (x.dims[k] - 1) * x.cs[k];
+    }
+    Node n = im.new_node(OpType::kSlice);
+    n.inputs = {x.tensor};
+    n.channel_begin = {i * x.cs[axis]};
+    n.channel_end = {i * x.cs[axis] + extent};
+    emit_view(im, n, dims, cs, ps);
+    return;
+  }
   if (!idx || !idx->has_data || idx->elements() != 1 || !idx->dims.empty() ||
       axis + 2 != x.rank() || !channels_last(im, x) || x.ps[axis] != 1 || s.w != 1 ||
       s.h != x.dims[axis] || to_int64(idx->data[0]) != 0) {
@@ -134,6 +178,17 @@ void import_gather_view(Importer& im) {
 // embedding Add that follows (import_binary_view): both enter there as one learned [S + 1, D]
 // tensor, read from DRAM like an input (class token + position 0 on row 0).
 void import_concat_view(Importer& im) {
+  bool activations = true;
+  for (size_t i = 0; i < im.num_inputs(); ++i) {
+    const ValuePtr v = im.input(i);
+    activations = activations && (v->kind == Value::Kind::kActivation ||
+                                  (v->kind == Value::Kind::kPattern && v->pattern == kPieces));
+  }
+  // Concat of views and pieces (Swin's cyclic shift, patch merging): pieces.
+  if (activations && im.num_inputs() >= 2 &&
+      concat_pieces(im, axis_of(im, im.attr_int("axis", 0), im.input(0)->dims.size()))) {
+    return;
+  }
   const ValuePtr cls = im.num_inputs() == 2 ? const_or_null(im, 0) : nullptr;
   const View x = view_of(im, 1);
   const size_t axis = axis_of(im, im.attr_int("axis", 0), x.rank());
@@ -174,17 +229,20 @@ void import_matmul_views(Importer& im) {
     const ValuePtr v = im.input(k);
     if (v->kind == Value::Kind::kPattern) factor *= v->factor, v->factor = 1.0;
   }
-  const View a = view_of(im, 0);
+  View a = view_of(im, 0);
   if (a.rank() < 2) im.fail("the first operand has rank " + std::to_string(a.rank()));
   const ValuePtr bc = const_or_null(im, 1);
   if (bc) {  // x W: a 1x1 convolution over every position
-    if (bc->dims.size() != 2 || bc->dims[0] != a.dims.back() || !channels_last(im, a)) {
+    if (bc->dims.size() != 2 || bc->dims[0] != a.dims.back()) {
       im.fail("MatMul of " + dims_list(a.dims) + " by constant " + dims_list(bc->dims) +
-              " needs [.., K] with K on channels by [K, N]");
+              " needs [.., K] by [K, N]");
     }
+    // Tokens whose channels are not all on the channels of one tensor (Swin's attention output,
+    // windows and heads on channels) are copied into token layout first.
+    if (!channels_last(im, a)) a = token_layout(im, a, "/tokens");
     return emit_linear(im, a, *bc, false, nullptr);
   }
-  const View b = view_of(im, 1);
+  View b = view_of(im, 1);
   if (b.rank() != a.rank()) im.fail("operands of rank " + std::to_string(a.rank()) + " and " +
                                     std::to_string(b.rank()) + " (broadcasting is not supported)");
   const size_t r = a.rank();
@@ -196,9 +254,12 @@ void import_matmul_views(Importer& im) {
     if (a.dims[k] != b.dims[k]) im.fail("batch dims " + dims_list(a.dims) + " and " +
                                         dims_list(b.dims) + " differ (broadcasting is not supported)");
   }
+  // Operands not in a grouped form (Swin's windows on positions) are copied into one: B in the
+  // orientation that copies in fewer blocks.
   int64_t ga = 0, gb = 0;
   if (!grouped_form(im, a, r - 2, r - 1, &ga)) {
-    im.fail("operand A " + dims_list(a.dims) + " is not rows on positions, columns on channels");
+    a = grouped_layout(im, a, false, "/a");
+    grouped_form(im, a, r - 2, r - 1, &ga);
   }
   Node n = im.new_node(OpType::kMatMul);
   n.groups = static_cast<int>(ga);
@@ -208,7 +269,9 @@ void import_matmul_views(Importer& im) {
   } else if (grouped_form(im, b, r - 1, r - 2, &gb)) {
     n.transpose_b = true;
   } else {
-    im.fail("operand B " + dims_list(b.dims) + " is not in a layout the neuron array reads");
+    n.transpose_b = copy_block_count(im, b, true) < copy_block_count(im, b, false);
+    b = grouped_layout(im, b, n.transpose_b, "/b");
+    grouped_form(im, b, n.transpose_b ? r - 1 : r - 2, n.transpose_b ? r - 2 : r - 1, &gb);
   }
   if (ga != gb) im.fail("operands have " + std::to_string(ga) + " and " + std::to_string(gb) + " groups");
   n.inputs = {a.tensor, b.tensor};
@@ -266,35 +329,77 @@ void import_reshape_view(Importer& im) {
   for (size_t k = 0; k < shape.size(); ++k) {
     if (shape[k] != 1) new_axes.push_back(k);
   }
-  std::vector<int64_t> cs(shape.size(), 0), ps(shape.size(), 0);
-  size_t i = 0, j = 0;
-  while (i < old_axes.size() && j < new_axes.size()) {
+  // Chunks [i, i2) of old axes matching [j, j2) of new axes.
+  struct Chunk {
+    size_t i, i2, j, j2;
+    bool contiguous;
+  };
+  std::vector<Chunk> chunks;
+  bool contiguous = true;
+  for (size_t i = 0, j = 0; i < old_axes.size() && j < new_axes.size();) {
     size_t i2 = i + 1, j2 = j + 1;
     int64_t po = x.dims[old_axes[i]], pn = shape[new_axes[j]];
     while (po != pn) {
       if (po < pn) po *= x.dims[old_axes[i2++]];
       else pn *= shape[new_axes[j2++]];
     }
-    // The chunk's old axes must be contiguous in both stride spaces.
+    // The chunk's old axes must be contiguous in both stride spaces to stay a view.
     const size_t inner = old_axes[i2 - 1];
     int64_t step = 1;
+    bool ok = true;
     for (size_t k = i2; k-- > i;) {
       const size_t a = old_axes[k];
-      if (x.cs[a] != x.cs[inner] * step || x.ps[a] != x.ps[inner] * step) {
-        im.fail("reshape of " + dims_list(x.dims) + " to " + dims_list(shape) +
-                " merges axes that are not contiguous in memory (a real transpose)");
-      }
+      ok = ok && x.cs[a] == x.cs[inner] * step && x.ps[a] == x.ps[inner] * step;
       step *= x.dims[a];
     }
-    step = 1;
-    for (size_t k = j2; k-- > j;) {
-      const size_t a = new_axes[k];
-      cs[a] = x.cs[inner] * step, ps[a] = x.ps[inner] * step;
-      step *= shape[a];
-    }
+    chunks.push_back({i, i2, j, j2, ok});
+    contiguous = contiguous && ok;
     i = i2, j = j2;
   }
-  bind_view(im, 0, x.tensor, shape, cs, ps);
+  std::vector<int64_t> cs(shape.size(), 0), ps(shape.size(), 0);
+  if (contiguous) {
+    for (const Chunk& c : chunks) {
+      const size_t inner = old_axes[c.i2 - 1];
+      int64_t step = 1;
+      for (size_t k = c.j2; k-- > c.j;) {
+        const size_t a = new_axes[k];
+        cs[a] = x.cs[inner] * step, ps[a] = x.ps[inner] * step;
+        step *= shape[a];
+      }
+    }
+    return bind_view(im, 0, x.tensor, shape, cs, ps);
+  }
+  // A merge of axes apart in memory (Swin's window partition and reverse): the reshaped value
+  // is copied into its natural layout (a kGather). A chunk merging old axes into one new axis
+  // copies along the old axes; one splitting an old axis along the new ones.
+  TensorShape out;
+  natural_layout(shape, &cs, &ps, &out);
+  const TensorShape& in = im.graph().tensors[x.tensor].shape;
+  const int64_t in_plane = in.h * in.w, out_plane = out.h * out.w;
+  std::vector<CopyAxis> axes;
+  for (const Chunk& c : chunks) {
+    if (c.j2 - c.j == 1) {
+      const size_t a = new_axes[c.j];
+      int64_t step = 1;
+      for (size_t k = c.i2; k-- > c.i;) {
+        const size_t o = old_axes[k];
+        axes.push_back({x.dims[o], x.cs[o] * in_plane + x.ps[o], (cs[a] * out_plane + ps[a]) * step});
+        step *= x.dims[o];
+      }
+    } else if (c.i2 - c.i == 1) {
+      const size_t o = old_axes[c.i];
+      int64_t step = 1;
+      for (size_t k = c.j2; k-- > c.j;) {
+        const size_t a = new_axes[k];
+        axes.push_back({shape[a], (x.cs[o] * in_plane + x.ps[o]) * step, cs[a] * out_plane + ps[a]});
+        step *= shape[a];
+      }
+    } else {
+      im.fail("reshape of " + dims_list(x.dims) + " to " + dims_list(shape) +
+              " both splits and merges axes that are not contiguous in memory");
+    }
+  }
+  bind_view(im, 0, gather_copy(im, x.tensor, std::move(axes), out, ""), shape, cs, ps);
 }
 
 void import_transpose_view(Importer& im) {
@@ -344,6 +449,78 @@ void emit_add_learned(Importer& im, const ValuePtr& x, const Value& c) {
   emit_view(im, n, v.dims, v.cs, v.ps);
 }
 
+// True when constant dims `c` broadcast to `x` (numpy rules, c not of higher rank).
+bool broadcasts_to(const std::vector<int64_t>& c, const std::vector<int64_t>& x) {
+  if (c.size() > x.size()) return false;
+  for (size_t k = 0; k < c.size(); ++k) {
+    const int64_t d = c[c.size() - 1 - k];
+    if (d != 1 && d != x[x.size() - 1 - k]) return false;
+  }
+  return true;
+}
+
+// Add of a tensor broadcast over some axes of the scores (Swin's relative position bias
+// [1, heads, 49, 49] over the windows, its shifted-window mask [1, windows, 1, 49, 49] over the
+// heads): the compact tensor is a network input read from DRAM, replicated in L2 into the
+// scores' layout by a kGather (source stride 0 along the broadcast axes), then added
+// element-wise (kAdd). A parameter without data takes its values from the run's seed; a
+// constant with data (the mask: 0 or -100) keeps them (Tensor::float_data, which calibration
+// uses instead of a calibration image; int8 at kActivationScale until then, -100 saturating to
+// -128: a masked score sits at the bottom of the softmax's input range).
+void emit_add_broadcast(Importer& im, const ValuePtr& x, const Value& c) {
+  const View v = view_value(im, x);
+  const TensorShape& xs = im.graph().tensors[v.tensor].shape;
+  if (product(v.dims, 0, v.rank()) != xs.elements()) {
+    im.fail("Add of " + dims_list(c.dims) + " to " + dims_list(v.dims) +
+            ", a view of part of its tensor");
+  }
+  std::vector<int64_t> cdims(v.rank() - c.dims.size(), 1), ccs, cps;
+  cdims.insert(cdims.end(), c.dims.begin(), c.dims.end());
+  Tensor t;
+  t.name = c.name;
+  const bool full = cdims == v.dims && !c.has_data;  // learned, in the scores' own layout
+  if (full) {
+    t.shape = xs;
+    ccs = v.cs, cps = v.ps;
+  } else {
+    natural_layout(cdims, &ccs, &cps, &t.shape);
+  }
+  const int64_t cplane = t.shape.h * t.shape.w, xplane = xs.h * xs.w;
+  if (c.has_data) {
+    t.data.resize(static_cast<size_t>(t.shape.elements()));
+    t.float_data.resize(t.data.size());
+    std::vector<int64_t> idx(cdims.size(), 0);
+    for (size_t i = 0; i < c.data.size(); ++i) {
+      int64_t at = 0;
+      for (size_t k = 0; k < cdims.size(); ++k) at += idx[k] * (ccs[k] * cplane + cps[k]);
+      const double q = std::round(c.data[i] * kActivationScale);
+      t.float_data[size_t(at)] = static_cast<float>(c.data[i]);
+      t.data[size_t(at)] = static_cast<int8_t>(std::clamp(q, -128.0, 127.0));
+      for (size_t k = cdims.size(); k-- > 0;) {
+        if (++idx[k] < cdims[k]) break;
+        idx[k] = 0;
+      }
+    }
+  }
+  int compact = im.graph().find_tensor(c.name);
+  if (compact < 0) {
+    compact = im.graph().add_tensor(t);
+    im.graph().inputs.push_back(compact);
+  }
+  int operand = compact;
+  if (!full) {
+    std::vector<CopyAxis> axes;
+    for (size_t k = 0; k < v.rank(); ++k) {
+      axes.push_back({v.dims[k], cdims[k] == 1 ? 0 : ccs[k] * cplane + cps[k],
+                      v.cs[k] * xplane + v.ps[k]});
+    }
+    operand = gather_copy(im, compact, std::move(axes), xs, "/broadcast");
+  }
+  Node n = im.new_node(OpType::kAdd);
+  n.inputs = {v.tensor, operand};
+  emit_view(im, n, v.dims, v.cs, v.ps);
+}
+
 // Mul / Div / Add / Sub with at least one view or pattern operand.
 void import_binary_view(Importer& im) {
   const std::string& type = im.node().op_type();
@@ -353,6 +530,11 @@ void import_binary_view(Importer& im) {
   const ValuePtr x = c1 ? in0 : in1;  // the non-constant operand (when one is constant)
   const int p = x->kind == Value::Kind::kPattern ? x->pattern : kNone;
   if (c) {
+    if (type == "Add" && p == kNone && c->dims.size() >= 2 && c->dims.back() > 1 &&
+        broadcasts_to(c->dims, x->dims) && !causal_mask(*c, true) &&
+        (c->dims != x->dims || !channels_last(im, view_value(im, x)))) {
+      return emit_add_broadcast(im, x, *c);
+    }
     if (type == "Add" && c->dims == x->dims && (p == kTokens || p == kNone)) {
       return emit_add_learned(im, x, *c);
     }
@@ -458,6 +640,12 @@ bool transformer_claims(Importer& im) {
 
 void import_transformer(Importer& im) {
   const std::string& type = im.node().op_type();
+  if (type != "Slice" && type != "Concat") {  // pieces are copied for any other reader
+    for (size_t k = 0; k < im.num_inputs(); ++k) {
+      const ValuePtr v = im.has_input(k) ? im.input(k) : nullptr;
+      if (v && v->kind == Value::Kind::kPattern && v->pattern == kPieces) view_value(im, v);
+    }
+  }
   if (type == "MatMul") return import_matmul_views(im);
   if (type == "Reshape" || type == "Flatten" || type == "Squeeze" || type == "Unsqueeze") {
     return import_reshape_view(im);

@@ -383,7 +383,11 @@ void calibrate(Graph* g, const CalibrationOptions& opt) {
   std::vector<std::vector<float>> first;
   for (int image = 0; image < std::max(opt.images, 1); ++image) {
     FloatReference ref(*g, clip_bounds);
-    for (int t : g->inputs) ref.set_input(t, calibration_image(g->tensors[t], opt.seed, image));
+    // A graph input with float values of its own is a constant (Swin's attention mask).
+    for (int t : g->inputs) {
+      const Tensor& x = g->tensors[t];
+      ref.set_input(t, x.float_data.empty() ? calibration_image(x, opt.seed, image) : x.float_data);
+    }
     ref.run();
     for (size_t t = 0; t < g->tensors.size(); ++t) {
       for (float v : ref.value(int(t))) max_abs[t] = std::max(max_abs[t], double(std::fabs(v)));

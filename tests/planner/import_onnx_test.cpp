@@ -249,9 +249,9 @@ TEST(ImportOnnx, ErrorsNameFileNodeAndOp) {
             "Add, AveragePool, BatchNormalization, Cast, Clip, Concat, Constant, "
             "ConstantOfShape, Conv, DequantizeLinear, Div, Dropout, Equal, Erf, Expand, Flatten, "
             "Gather, Gemm, GlobalAveragePool, HardSigmoid, HardSwish, Identity, "
-            "LayerNormalization, MatMul, MaxPool, Mod, Mul, Pad, Pow, QuantizeLinear, "
-            "ReduceMean, Relu, Reshape, Shape, Sigmoid, Slice, Softmax, Split, Sqrt, Squeeze, Sub, "
-            "Transpose, Unsqueeze, Where");
+            "LayerNormalization, MatMul, MaxPool, Mod, Mul, Not, Pad, Pow, QuantizeLinear, "
+            "Range, ReduceMean, Relu, Reshape, ScatterND, Shape, Sigmoid, Slice, Softmax, Split, "
+            "Sqrt, Squeeze, Sub, Transpose, Unsqueeze, Where");
   const std::vector<ErrorCase> cases = {
       {"err_unsupported",
        "node 'my_erf' (Erf): Erf is supported only inside a GELU of a token sequence (x * 0.5 * "

@@ -258,7 +258,7 @@ def errors():
          out, [ints("s", [1]), ints("e", [4]), ints("a", [2])])
     save("err_transpose", [helper.make_node("Transpose", ["x"], ["o"], name="hw",
                                             perm=[0, 1, 3, 2])], x, out)
-    save("err_window_partition",
+    save("window_partition",
          [helper.make_node("Transpose", ["x"], ["t0"], name="nhwc", perm=[0, 2, 3, 1]),
           helper.make_node("Pad", ["t0", "zeros"], ["t"], name="pad_to_windows"),
           helper.make_node("Reshape", ["t", "s6"], ["r6"], name="windows"),
