@@ -7,10 +7,16 @@ data (Strider fills weights with deterministic pseudo-random int8 values from a 
 GoogLeNet and Inception v3 are exported without their auxiliary heads. vit_b_16 is exported with
 gradients enabled (transformer_models.export_vit: no nn.MultiheadAttention fast path).
 tiny_convnext is a reduced torchvision ConvNeXt (two stages of one block, 16 and 32 channels,
-32x32 input, 10 classes) for the end-to-end functional test (tests/e2e/data). tiny_qdq_cnn is a
-small CNN quantised by PyTorch's quantisation-aware training tools and exported with its
-parameters as QuantizeLinear / DequantizeLinear pairs (scripts/qdq_models.py), the QDQ import
-fixture:
+32x32 input, 10 classes) and tiny_swin a reduced Swin Transformer (stages of two and one blocks,
+16 and 32 channels, 4x4 windows, 32x32 input, 10 classes) for the end-to-end functional tests
+(tests/e2e/data); tiny_swin_params the same with its parameters, for the float reference's
+check against PyTorch (tests/planner/data):
+
+    /usr/bin/python3 scripts/export_models.py --out-dir tests/planner/data tiny_swin_params
+
+tiny_qdq_cnn is a small CNN quantised by PyTorch's quantisation-aware training tools and
+exported with its parameters as QuantizeLinear / DequantizeLinear pairs (scripts/qdq_models.py),
+the QDQ import fixture:
 
     /usr/bin/python3 scripts/export_models.py --out-dir tests/e2e/data tiny_qdq_cnn
 
@@ -43,8 +49,46 @@ def tiny_convnext():
     return ConvNeXt([CNBlockConfig(16, 32, 1), CNBlockConfig(32, None, 1)], num_classes=10)
 
 
+def tiny_swin():
+    # Two stages: 8x8 tokens of 16 channels with 4x4 windows (block 0 plain, block 1 shifted by
+    # 2: cyclic shift and masks), patch merging to 4x4 x 32, one block whose window covers the
+    # whole map (no shift).
+    from torchvision.models.swin_transformer import SwinTransformer
+    return SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 1], num_heads=[2, 4],
+                           window_size=[4, 4], stochastic_depth_prob=0.0, num_classes=10)
+
+
 # name -> (builder, input height and width): reduced models for tests
-REDUCED = {"tiny_convnext": (tiny_convnext, 32)}
+REDUCED = {"tiny_convnext": (tiny_convnext, 32), "tiny_swin": (tiny_swin, 32)}
+
+
+def export_tiny_swin_params(path):
+    """tiny_swin with its (random, seed 0) parameters and, printed, its logits for the input
+    x[c][y][x] = sin(0.37 (1024 c + 32 y + x)): the float reference of the imported graph must
+    give them (tests/planner/import_swin_test.cpp)."""
+    torch.manual_seed(0)
+    model = tiny_swin().eval()
+    # Parameters of unit-scale effect (not the tiny initial ones, under which attention is
+    # nearly uniform and the logits barely depend on windows, shift, bias or mask).
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "relative_position_bias_table" in name:
+                p.normal_(0.0, 1.0)
+            elif p.dim() > 1:
+                p.normal_(0.0, 1.0 / p[0].numel() ** 0.5 * 2.0)
+            elif name.endswith("weight"):
+                p.normal_(1.0, 0.2)
+            else:
+                p.normal_(0.0, 0.2)
+    i = torch.arange(3 * 32 * 32, dtype=torch.float64)
+    x = torch.sin(0.37 * i).reshape(1, 3, 32, 32).float()
+    with torch.no_grad():
+        torch.onnx.export(model, x, path, export_params=True, opset_version=13,
+                          input_names=["input"], output_names=["logits"],
+                          do_constant_folding=True)
+        logits = model(x)[0].tolist()
+    print(f"{path}: {os.path.getsize(path)} bytes; logits " +
+          ", ".join(f"{v:.9f}" for v in logits))
 
 
 def export(name, out_dir, opset, seq=128):
@@ -53,6 +97,9 @@ def export(name, out_dir, opset, seq=128):
         return
     if name == "tiny_vit":
         export_tiny_vit(os.path.normpath(os.path.join(out_dir, "tiny_vit.onnx")))
+        return
+    if name == "tiny_swin_params":
+        export_tiny_swin_params(os.path.normpath(os.path.join(out_dir, "tiny_swin_params.onnx")))
         return
     if name == "tiny_qdq_cnn":
         export_tiny_qdq_cnn(os.path.normpath(os.path.join(out_dir, "tiny_qdq_cnn.onnx")))
