@@ -24,7 +24,7 @@ std::vector<int64_t> row_major_strides(const std::vector<int64_t>& dims) {
 void import_range(Importer& im) {
   const double start = im.constant_data(0)->data.at(0), limit = im.constant_data(1)->data.at(0);
   const double delta = im.constant_data(2)->data.at(0);
-  if (delta == 0) im.fail("Range with delta 0");
+  if (delta == 0) im.fail("Range with delta 0 (expected a non-zero step)");
   const double n = std::max(0.0, std::ceil((limit - start) / delta));
   if (n > double(kMaxFolded)) im.fail("Range of " + std::to_string(n) + " elements is too large");
   std::vector<double> data(static_cast<size_t>(n));
@@ -59,7 +59,10 @@ void import_scatter_nd(Importer& im) {
     for (size_t k = 0; k < q; ++k) {
       int64_t i = to_int64(idx->data[t * q + k]);
       if (i < 0) i += data->dims[k];
-      if (i < 0 || i >= data->dims[k]) im.fail("ScatterND index out of range");
+      if (i < 0 || i >= data->dims[k]) {
+        im.fail("ScatterND index " + std::to_string(to_int64(idx->data[t * q + k])) +
+                " out of range for dim " + std::to_string(k) + " of " + dims_list(data->dims));
+      }
       at += i * stride[k];
     }
     std::copy_n(upd->data.begin() + t * slice, slice, out.begin() + at);

@@ -52,7 +52,8 @@ void assemble(Importer& im, const ValuePtr& v) {
   n.gather_shape = shape;
   for (const Value::Piece& p : v->pieces) {
     if (source >= 0 && p.tensor != source) {
-      im.fail("'" + v->name + "' is assembled from pieces of several tensors (not supported)");
+      im.fail("'" + v->name + "' joins slices of several tensors (supported: slices and concats "
+              "of one tensor, as torch.roll and patch merging)");
     }
     source = p.tensor;
     const TensorShape& in = im.graph().tensors[p.tensor].shape;

@@ -19,8 +19,9 @@
 //    requantises y x gamma + beta with one multiplier): max |gamma| / 127, or 1 / rms(int8) for
 //    random gamma; a beta without float data is int32 x scale / 16.
 // 2. Float pass (FloatReference) over every calibration image: seeded synthetic images (smooth
-//    random cosines plus noise, mean 0, standard deviation 1 per channel, from `seed`). Records
-//    max |x| of every activation tensor.
+//    random cosines plus noise, mean 0, standard deviation 1 per channel, from `seed`); a graph
+//    input that already holds float values is a constant the importer made an input (Swin's
+//    attention mask) and keeps them. Records max |x| of every activation tensor.
 // 3. Scales, one per activation tensor, real = int8 x scale. Tensors that must share a scale
 //    (the operands of Add; a view, pad, split, slice, shuffle, gather, concat or pool and its
 //    input) form a group; some are fixed by the integer datapath: the lookup-table input of the sigmoid family

@@ -305,6 +305,11 @@ TEST(ImportOnnx, ErrorsNameFileNodeAndOp) {
        "node 'r' (Reshape): shape [1099511627776, 1099511627776] has more than 1099511627776 "
        "elements"},
       {"err_perm", "node 't' (Transpose): perm [0, 1, 1, 3] is not a permutation of the 4 dims"},
+      {"err_scatternd", "node 'sc' (ScatterND): ScatterND index 5 out of range for dim 0 of [4]"},
+      {"err_range", "node 'range' (Range): Range with delta 0 (expected a non-zero step)"},
+      {"err_pieces",
+       "node 'back' (Transpose): 'c' joins slices of several tensors (supported: slices and "
+       "concats of one tensor, as torch.roll and patch merging)"},
   };
   for (const ErrorCase& c : cases) {
     const std::string path = kData + c.file + ".onnx";

@@ -293,6 +293,22 @@ def errors():
          [ints("s", [2**40, 2**40])])
     save("err_perm", [helper.make_node("Transpose", ["x"], ["o"], name="t", perm=[0, 1, 1, 3])],
          x, out)
+    # Constant folding (Swin's mask arithmetic) and pieces (its cyclic shift).
+    save("err_scatternd", [helper.make_node("ScatterND", ["d", "i", "u"], ["m"], name="sc"),
+                           helper.make_node("Add", ["x", "m"], ["o"], name="a")], x, out,
+         [init("d", np.zeros(4, np.float32)), ints("i", [[5]]), init("u", np.ones(1, np.float32))])
+    save("err_range", [helper.make_node("Range", ["s0", "s4", "s0"], ["r"], name="range"),
+                       helper.make_node("Add", ["x", "r"], ["o"], name="a")], x, out,
+         [ints("s0", 0), ints("s4", 4)])
+    save("err_pieces",
+         [helper.make_node("Relu", ["x"], ["y"], name="relu"),
+          helper.make_node("Transpose", ["x"], ["tx"], name="tx", perm=[0, 2, 3, 1]),
+          helper.make_node("Transpose", ["y"], ["ty"], name="ty", perm=[0, 2, 3, 1]),
+          helper.make_node("Slice", ["tx", "s0", "s4", "s1"], ["a"], name="top"),
+          helper.make_node("Slice", ["ty", "s4", "s8", "s1"], ["b"], name="bottom"),
+          helper.make_node("Concat", ["a", "b"], ["c"], name="cat", axis=1),
+          helper.make_node("Transpose", ["c"], ["o"], name="back", perm=[0, 3, 1, 2])], x, out,
+         [ints("s0", [0]), ints("s4", [4]), ints("s8", [8]), ints("s1", [1])])
     short = TensorProto(name="w", data_type=F, dims=[2, 4, 1, 1], raw_data=b"\0" * 12)
     save("err_raw_size", [helper.make_node("Conv", ["x", "w"], ["o"], name="c")], x, out,
          [short])
