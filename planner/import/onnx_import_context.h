@@ -1,7 +1,9 @@
 // Internal to the ONNX importer: the value table and per-node helpers shared by the op handlers
 // (onnx_import_context.cpp: values, attributes, emission; onnx_ops_compute.cpp: conv, pools,
 // gemm, batch norm; onnx_ops_tensor.cpp: activations, element-wise, shape and layout ops and
-// constant folding; onnx_ops_quant.cpp: QuantizeLinear / DequantizeLinear).
+// constant folding; onnx_ops_fold.cpp: folding of N-D constants; onnx_ops_quant.cpp:
+// QuantizeLinear / DequantizeLinear; onnx_ops_transformer.cpp, onnx_token_view.cpp,
+// onnx_gather.cpp: transformer graphs, their strided views and Swin's copies).
 #pragma once
 
 #include <onnx/onnx_pb.h>

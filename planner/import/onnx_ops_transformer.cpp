@@ -22,9 +22,15 @@
 // projection -> kSlice; the class-token Concat and position-embedding Add -> kPad (one zero row
 // on top) + kAdd of a learned [S + 1, D] network input; Gather of token 0 -> a 1x1 kMaxPool
 // with row stride S.
+// Swin Transformers: a reshape merging axes apart in memory (window partition / reverse), a
+// MatMul operand or Linear input in no readable layout, Slices along positions with their
+// Concats (cyclic shift, patch merging) and constants broadcast over the scores (relative
+// position bias, shifted-window masks) become kGather copies (onnx_gather.h); Gather of an index
+// on a channel axis (the packed Q / K / V) is a kSlice.
 #include <algorithm>
 #include <cmath>
 
+#include "planner/import/onnx_gather.h"
 #include "planner/import/onnx_token_view.h"
 
 namespace strider {
@@ -446,78 +452,6 @@ void emit_add_learned(Importer& im, const ValuePtr& x, const Value& c) {
   im.graph().inputs.push_back(learned);
   Node n = im.new_node(OpType::kAdd);
   n.inputs = {v.tensor, learned};
-  emit_view(im, n, v.dims, v.cs, v.ps);
-}
-
-// True when constant dims `c` broadcast to `x` (numpy rules, c not of higher rank).
-bool broadcasts_to(const std::vector<int64_t>& c, const std::vector<int64_t>& x) {
-  if (c.size() > x.size()) return false;
-  for (size_t k = 0; k < c.size(); ++k) {
-    const int64_t d = c[c.size() - 1 - k];
-    if (d != 1 && d != x[x.size() - 1 - k]) return false;
-  }
-  return true;
-}
-
-// Add of a tensor broadcast over some axes of the scores (Swin's relative position bias
-// [1, heads, 49, 49] over the windows, its shifted-window mask [1, windows, 1, 49, 49] over the
-// heads): the compact tensor is a network input read from DRAM, replicated in L2 into the
-// scores' layout by a kGather (source stride 0 along the broadcast axes), then added
-// element-wise (kAdd). A parameter without data takes its values from the run's seed; a
-// constant with data (the mask: 0 or -100) keeps them (Tensor::float_data, which calibration
-// uses instead of a calibration image; int8 at kActivationScale until then, -100 saturating to
-// -128: a masked score sits at the bottom of the softmax's input range).
-void emit_add_broadcast(Importer& im, const ValuePtr& x, const Value& c) {
-  const View v = view_value(im, x);
-  const TensorShape& xs = im.graph().tensors[v.tensor].shape;
-  if (product(v.dims, 0, v.rank()) != xs.elements()) {
-    im.fail("Add of " + dims_list(c.dims) + " to " + dims_list(v.dims) +
-            ", a view of part of its tensor");
-  }
-  std::vector<int64_t> cdims(v.rank() - c.dims.size(), 1), ccs, cps;
-  cdims.insert(cdims.end(), c.dims.begin(), c.dims.end());
-  Tensor t;
-  t.name = c.name;
-  const bool full = cdims == v.dims && !c.has_data;  // learned, in the scores' own layout
-  if (full) {
-    t.shape = xs;
-    ccs = v.cs, cps = v.ps;
-  } else {
-    natural_layout(cdims, &ccs, &cps, &t.shape);
-  }
-  const int64_t cplane = t.shape.h * t.shape.w, xplane = xs.h * xs.w;
-  if (c.has_data) {
-    t.data.resize(static_cast<size_t>(t.shape.elements()));
-    t.float_data.resize(t.data.size());
-    std::vector<int64_t> idx(cdims.size(), 0);
-    for (size_t i = 0; i < c.data.size(); ++i) {
-      int64_t at = 0;
-      for (size_t k = 0; k < cdims.size(); ++k) at += idx[k] * (ccs[k] * cplane + cps[k]);
-      const double q = std::round(c.data[i] * kActivationScale);
-      t.float_data[size_t(at)] = static_cast<float>(c.data[i]);
-      t.data[size_t(at)] = static_cast<int8_t>(std::clamp(q, -128.0, 127.0));
-      for (size_t k = cdims.size(); k-- > 0;) {
-        if (++idx[k] < cdims[k]) break;
-        idx[k] = 0;
-      }
-    }
-  }
-  int compact = im.graph().find_tensor(c.name);
-  if (compact < 0) {
-    compact = im.graph().add_tensor(t);
-    im.graph().inputs.push_back(compact);
-  }
-  int operand = compact;
-  if (!full) {
-    std::vector<CopyAxis> axes;
-    for (size_t k = 0; k < v.rank(); ++k) {
-      axes.push_back({v.dims[k], cdims[k] == 1 ? 0 : ccs[k] * cplane + cps[k],
-                      v.cs[k] * xplane + v.ps[k]});
-    }
-    operand = gather_copy(im, compact, std::move(axes), xs, "/broadcast");
-  }
-  Node n = im.new_node(OpType::kAdd);
-  n.inputs = {v.tensor, operand};
   emit_view(im, n, v.dims, v.cs, v.ps);
 }
 

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "planner/import/onnx_import_context.h"
-#include "planner/ir/strided_copy.h"
 
 namespace strider {
 namespace onnx_import {
@@ -46,12 +45,7 @@ struct View {
 // An activation read through strides of its own (not the canonical NCHW reading).
 bool is_view(const ValuePtr& v);
 
-// Slice (any axes, positive steps) and Concat of views or pieces into a kPieces pattern; false
-// (nothing bound) when the operands are not views / pieces or the slice is not supported.
-bool slice_pieces(Importer& im, const std::vector<int64_t>& starts,
-                  const std::vector<int64_t>& ends, const std::vector<int64_t>& axes,
-                  const std::vector<int64_t>& steps);
-bool concat_pieces(Importer& im, size_t axis);
+
 
 // The strides of an activation value: its own, or those of the canonical NCHW reading of its
 // dims. A scaled or masked score stands for the scores themselves.
@@ -82,27 +76,7 @@ std::vector<int64_t> grouped_strides(const std::vector<int64_t>& dims, std::vect
 // The last axis runs over all channels of the tensor (stride 1), every other axis over positions.
 bool channels_last(Importer& im, const View& v);
 
-// Data movement (Swin's windows). gather_copy: a kGather node named after the ONNX node +
-// `suffix` copying IR tensor `tensor` into a fresh tensor of shape `shape` along `axes`
-// (element offsets; planner/ir/strided_copy.h cuts the copy into 2-D blocks); returns the new
-// tensor. materialise: view `v` copied so that element (i0, i1, ...) lands on channel
-// sum(i_k dcs_k), position sum(i_k dps_k) of the copy; returns the view of the copy.
-int gather_copy(Importer& im, int tensor, std::vector<CopyAxis> axes, const TensorShape& shape,
-                const std::string& suffix);
-View materialise(Importer& im, const View& v, std::vector<int64_t> dcs, std::vector<int64_t> dps,
-                 const TensorShape& shape, const std::string& suffix);
-// The layout a copy of `dims` takes (token layout): the last axis on channels, the others on
-// positions (row-major), C = last dim, H = the product of the others, W = 1; a rank-4
-// [1, H, W, C] as C x H x W (the NHWC view of a planar activation).
-void natural_layout(const std::vector<int64_t>& dims, std::vector<int64_t>* cs,
-                    std::vector<int64_t>* ps, TensorShape* shape);
-// `v` copied into its natural layout.
-View token_layout(Importer& im, const View& v, const std::string& suffix);
-// `v` copied into grouped form (grouped_form with row = r - 2, col = r - 1; with `transposed`
-// row = r - 1, col = r - 2: a MatMul's B stored K on channels).
-View grouped_layout(Importer& im, const View& v, bool transposed, const std::string& suffix);
-// The number of 2-D blocks grouped_layout would copy.
-size_t copy_block_count(Importer& im, const View& v, bool transposed);
+
 
 // Emits `n` (single output) and binds output 0 as a view with the given strides.
 int emit_view(Importer& im, Node n, std::vector<int64_t> dims, std::vector<int64_t> cs,
