@@ -1,9 +1,10 @@
 // ONNX importer: the data movement of Swin-style graphs (torchvision swin_t), as kGather copies
 // (graph.h) of views (onnx_token_view.h) into fresh tensors, made only where an op cannot read
 // its operand through strides:
-//   - materialise / token_layout / grouped_layout: a view copied into the layout an op needs
-//     (the window partition and reverse into token or planar layout, Q / K / V into the
-//     grouped layout of a MatMul, the attention output back to tokens for a Linear);
+//   - materialise / token_layout / grouped_layout / linear_layout: a view (or compound view,
+//     onnx_token_view.h CView) copied into the layout an op needs (the window partition into
+//     token layout, Q / K / V into the grouped layout of a MatMul, the attention output into
+//     the windows' planar layout for the projection, so that the window reverse is a view);
 //   - pieces: Slices along positions and Concats of them (torch.roll's Slice + Concat, patch
 //     merging's stride-2 slices) collected as strided pieces of one tensor and assembled by one
 //     copy when an op reads the value (view_value);
@@ -42,60 +43,124 @@ void natural_layout(const std::vector<int64_t>& dims, std::vector<int64_t>* cs,
   if (r == 4 && dims[0] == 1) *shape = TensorShape{1, dims[3], dims[1], dims[2]};
 }
 
-View token_layout(Importer& im, const View& v, const std::string& suffix) {
+namespace {
+
+void grouped_target(const std::vector<int64_t>& v, bool transposed, std::vector<int64_t>* cs,
+                    std::vector<int64_t>* ps, TensorShape* shape) {
+  const size_t r = v.size();
+  std::vector<int64_t> dims = v;
+  if (transposed) std::swap(dims[r - 1], dims[r - 2]);
+  *cs = grouped_strides(dims, ps);
+  if (transposed) std::swap((*cs)[r - 1], (*cs)[r - 2]), std::swap((*ps)[r - 1], (*ps)[r - 2]);
+  const int64_t rows = transposed ? v[r - 1] : v[r - 2];
+  *shape = TensorShape{1, product(v, 0, r) / rows, rows, 1};
+}
+
+std::vector<std::vector<SubAxis>> simple_axes(const std::vector<int64_t>& dims,
+                                              const std::vector<int64_t>& cs,
+                                              const std::vector<int64_t>& ps) {
+  std::vector<std::vector<SubAxis>> axes;
+  for (size_t k = 0; k < dims.size(); ++k) axes.push_back({{dims[k], cs[k], ps[k]}});
+  return axes;
+}
+
+// The copy of `v` into a tensor of `shape` whose logical axis k is the sub-axes dest[k]: both
+// sides' sub-axes of an axis cut to a common refinement, innermost first.
+std::vector<CopyAxis> copy_axes(Importer& im, const CView& v,
+                                const std::vector<std::vector<SubAxis>>& dest,
+                                const TensorShape& shape) {
+  const TensorShape& in = im.graph().tensors[v.tensor].shape;
+  const int64_t in_plane = in.h * in.w, out_plane = shape.h * shape.w;
+  std::vector<CopyAxis> axes;
+  for (size_t k = 0; k < v.rank(); ++k) {
+    std::vector<SubAxis> src = v.axes[k], dst = dest[k];
+    while (!src.empty() && !dst.empty()) {
+      SubAxis& a = src.back();
+      SubAxis& b = dst.back();
+      const int64_t sa = a.cs * in_plane + a.ps, sb = b.cs * out_plane + b.ps;
+      const int64_t n = std::min(a.size, b.size);
+      if (a.size % n != 0 || b.size % n != 0) {
+        im.fail("cannot copy " + dims_list(v.dims) + ": axis " + std::to_string(k) +
+                " is cut differently on the two sides");
+      }
+      axes.push_back({n, sa, sb});
+      a.size /= n, b.size /= n;
+      a.cs *= n, a.ps *= n, b.cs *= n, b.ps *= n;
+      if (a.size == 1) src.pop_back();
+      if (b.size == 1) dst.pop_back();
+    }
+  }
+  return axes;
+}
+
+CView materialise_into(Importer& im, const CView& v, std::vector<std::vector<SubAxis>> dest,
+                       const TensorShape& shape, const std::string& suffix) {
+  CView r = v;
+  r.tensor = gather_copy(im, v.tensor, copy_axes(im, v, dest, shape), shape, suffix);
+  r.axes = std::move(dest);
+  r.v = nullptr;
+  return r;
+}
+
+}  // namespace
+
+View materialise(Importer& im, const CView& v, std::vector<int64_t> dcs, std::vector<int64_t> dps,
+                 const TensorShape& shape, const std::string& suffix) {
+  View r;
+  as_view(materialise_into(im, v, simple_axes(v.dims, dcs, dps), shape, suffix), &r);
+  return r;
+}
+
+View token_layout(Importer& im, const CView& v, const std::string& suffix) {
   std::vector<int64_t> cs, ps;
   TensorShape shape;
   natural_layout(v.dims, &cs, &ps, &shape);
   return materialise(im, v, std::move(cs), std::move(ps), shape, suffix);
 }
 
-namespace {
-
-void grouped_target(const View& v, bool transposed, std::vector<int64_t>* cs,
-                    std::vector<int64_t>* ps, TensorShape* shape) {
-  const size_t r = v.rank();
-  std::vector<int64_t> dims = v.dims;
-  if (transposed) std::swap(dims[r - 1], dims[r - 2]);
-  *cs = grouped_strides(dims, ps);
-  if (transposed) std::swap((*cs)[r - 1], (*cs)[r - 2]), std::swap((*ps)[r - 1], (*ps)[r - 2]);
-  const int64_t rows = transposed ? v.dims[r - 1] : v.dims[r - 2];
-  *shape = TensorShape{1, product(v.dims, 0, r) / rows, rows, 1};
-}
-
-std::vector<CopyAxis> copy_axes(Importer& im, const View& v, const std::vector<int64_t>& dcs,
-                                const std::vector<int64_t>& dps, const TensorShape& shape) {
-  const TensorShape& in = im.graph().tensors[v.tensor].shape;
-  const int64_t in_plane = in.h * in.w, out_plane = shape.h * shape.w;
-  std::vector<CopyAxis> axes;
-  for (size_t k = 0; k < v.rank(); ++k) {
-    axes.push_back({v.dims[k], v.cs[k] * in_plane + v.ps[k], dcs[k] * out_plane + dps[k]});
+void note_windows(Importer& im, const CView& v) {
+  if (v.rank() < 2 || !channels_last(im, v)) return;
+  Importer::WindowLayout w;
+  for (size_t k = 0; k + 1 < v.rank(); ++k) {
+    w.dims.push_back(v.dims[k]);
+    w.parts.push_back(static_cast<int64_t>(v.axes[k].size()));
+    for (const SubAxis& a : v.axes[k]) w.sub_dims.push_back(a.size), w.sub_ps.push_back(a.ps);
   }
-  return axes;
+  const TensorShape& s = im.graph().tensors[v.tensor].shape;
+  w.h = s.h, w.w = s.w;
+  if (product(w.dims, 0, w.dims.size()) == s.h * s.w) im.window_layouts().push_back(w);
 }
 
-}  // namespace
+CView linear_layout(Importer& im, const CView& v, const std::string& suffix) {
+  const std::vector<int64_t> lead(v.dims.begin(), v.dims.end() - 1);
+  for (auto it = im.window_layouts().rbegin(); it != im.window_layouts().rend(); ++it) {
+    if (it->dims != lead) continue;
+    std::vector<std::vector<SubAxis>> dest;
+    size_t at = 0;
+    for (int64_t n : it->parts) {
+      std::vector<SubAxis> axis;
+      for (int64_t j = 0; j < n; ++j, ++at) axis.push_back({it->sub_dims[at], 0, it->sub_ps[at]});
+      dest.push_back(axis);
+    }
+    dest.push_back({{v.dims.back(), 1, 0}});
+    return materialise_into(im, v, std::move(dest), TensorShape{1, v.dims.back(), it->h, it->w},
+                            suffix);
+  }
+  return as_cview(token_layout(im, v, suffix));
+}
 
-View grouped_layout(Importer& im, const View& v, bool transposed, const std::string& suffix) {
+View grouped_layout(Importer& im, const CView& v, bool transposed, const std::string& suffix) {
   std::vector<int64_t> cs, ps;
   TensorShape shape;
-  grouped_target(v, transposed, &cs, &ps, &shape);
+  grouped_target(v.dims, transposed, &cs, &ps, &shape);
   return materialise(im, v, std::move(cs), std::move(ps), shape, suffix);
 }
 
-View materialise(Importer& im, const View& v, std::vector<int64_t> dcs, std::vector<int64_t> dps,
-                 const TensorShape& shape, const std::string& suffix) {
-  View r = v;
-  r.tensor = gather_copy(im, v.tensor, copy_axes(im, v, dcs, dps, shape), shape, suffix);
-  r.cs = std::move(dcs), r.ps = std::move(dps);
-  r.v = nullptr;
-  return r;
-}
-
-size_t copy_block_count(Importer& im, const View& v, bool transposed) {
+size_t copy_block_count(Importer& im, const CView& v, bool transposed) {
   std::vector<int64_t> cs, ps;
   TensorShape shape;
-  grouped_target(v, transposed, &cs, &ps, &shape);
-  return copy_blocks(copy_axes(im, v, cs, ps, shape)).size();
+  grouped_target(v.dims, transposed, &cs, &ps, &shape);
+  return copy_blocks(copy_axes(im, v, simple_axes(v.dims, cs, ps), shape)).size();
 }
 
 namespace {

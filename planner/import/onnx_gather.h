@@ -18,20 +18,26 @@ namespace onnx_import {
 // sum(i_k dcs_k), position sum(i_k dps_k) of the copy; returns the view of the copy.
 int gather_copy(Importer& im, int tensor, std::vector<CopyAxis> axes, const TensorShape& shape,
                 const std::string& suffix);
-View materialise(Importer& im, const View& v, std::vector<int64_t> dcs, std::vector<int64_t> dps,
-                 const TensorShape& shape, const std::string& suffix);
+View materialise(Importer& im, const CView& v, std::vector<int64_t> dcs,
+                 std::vector<int64_t> dps, const TensorShape& shape, const std::string& suffix);
 // The layout a copy of `dims` takes (token layout): the last axis on channels, the others on
 // positions (row-major), C = last dim, H = the product of the others, W = 1; a rank-4
 // [1, H, W, C] as C x H x W (the NHWC view of a planar activation).
 void natural_layout(const std::vector<int64_t>& dims, std::vector<int64_t>* cs,
                     std::vector<int64_t>* ps, TensorShape* shape);
 // `v` copied into its natural layout.
-View token_layout(Importer& im, const View& v, const std::string& suffix);
+View token_layout(Importer& im, const CView& v, const std::string& suffix);
+// A compound view read by a Linear, [.., C] with C on channels and windows on positions (a
+// window partition): remembered, so that a later Linear input with the same leading axes
+// (the attention output, windows and heads on channels) is copied into the same windowed
+// planar layout (linear_layout) and the window reverse after it reads it without a copy.
+void note_windows(Importer& im, const CView& v);
+CView linear_layout(Importer& im, const CView& v, const std::string& suffix);
 // `v` copied into grouped form (grouped_form with row = r - 2, col = r - 1; with `transposed`
 // row = r - 1, col = r - 2: a MatMul's B stored K on channels).
-View grouped_layout(Importer& im, const View& v, bool transposed, const std::string& suffix);
+View grouped_layout(Importer& im, const CView& v, bool transposed, const std::string& suffix);
 // The number of 2-D blocks grouped_layout would copy.
-size_t copy_block_count(Importer& im, const View& v, bool transposed);
+size_t copy_block_count(Importer& im, const CView& v, bool transposed);
 
 // Slice (any axes, positive steps) and Concat of views or pieces into a kPieces pattern; false
 // (nothing bound) when the operands are not views / pieces or the slice is not supported.

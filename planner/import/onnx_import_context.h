@@ -43,6 +43,10 @@ struct Value {
   // tensor: element (i0, i1, ...) of `dims` is channel sum(i_k cstride_k), position (row x W +
   // column) sum(i_k pstride_k). Empty: the canonical NCHW reading of `dims`.
   std::vector<int64_t> cstride, pstride;
+  // A compound view (Swin's windows, onnx_token_view.h CView): logical axis k is parts[k]
+  // sub-axes, outermost first, of sizes sub_dims and strides sub_cs / sub_ps (cstride and
+  // pstride stay empty); copied into a plain layout only when an op cannot read it.
+  std::vector<int64_t> parts, sub_dims, sub_cs, sub_ps;
   // kPattern kPieces (Swin's cyclic shift and patch merging, onnx_token_view.h): the value is
   // assembled from strided pieces of IR tensors, copied (one kGather) when an op reads it.
   // Piece element (i0, i1, ...) is element offset + sum(i_k (cstride_k x H x W + pstride_k)) of
@@ -118,6 +122,14 @@ class Importer {
   void drop_float_data(int tensor) { float_data_.erase(tensor); }
   int consumers_of(const std::string& value) const;
   Graph& graph() { return graph_; }
+  // Window partitions seen: where a copy for a Linear may put its tokens so that the window
+  // reverse that follows needs none (onnx_gather.cpp token_layout).
+  struct WindowLayout {
+    std::vector<int64_t> dims;                    // the leading logical axes, e.g. [64, 49]
+    std::vector<int64_t> parts, sub_dims, sub_ps;  // their sub-axes (on positions)
+    int64_t h = 0, w = 0;                          // of the planar tensor they read
+  };
+  std::vector<WindowLayout>& window_layouts() { return window_layouts_; }
   ValuePtr output_value(size_t k) const;  // the value bound to output k (nullptr if none)
   int opset() const { return opset_; }
 
@@ -136,6 +148,7 @@ class Importer {
   std::map<std::string, int> use_count_;
   std::map<int, std::vector<double>> float_data_;  // IR weight / bias tensor -> float values
   std::map<int, std::vector<double>> weight_scales_;  // IR weight tensor -> the model's scales
+  std::vector<WindowLayout> window_layouts_;
   const onnx::NodeProto* node_ = nullptr;
   std::string node_name_;
   std::vector<std::string> node_names_;

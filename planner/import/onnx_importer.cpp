@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "planner/import/onnx_import_context.h"
+#include "planner/import/onnx_token_view.h"
 #include "planner/src/input_file.h"
 
 namespace strider {
@@ -178,6 +179,15 @@ void Importer::finish(const onnx::GraphProto& g) {
     if (v->kind != Value::Kind::kActivation) {
       throw std::runtime_error(path_ + ": graph output '" + out.name() +
                                "' is not an activation (constant or shuffle intermediate)");
+    }
+    if (!v->parts.empty()) {  // a compound view: copied, named after the node producing it
+      for (const onnx::NodeProto& n : g.node()) {
+        for (const std::string& o : n.output()) {
+          if (o == out.name()) node_ = &n, node_name_ = n.name();
+        }
+      }
+      view_value(*this, v);
+      node_ = nullptr;
     }
     graph_.outputs.push_back(v->tensor);
   }

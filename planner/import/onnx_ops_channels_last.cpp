@@ -34,7 +34,7 @@ namespace {
 bool plain_rank4(const ValuePtr& v) {
   const bool pending = v->kind == Value::Kind::kPending;
   return (pending || v->kind == Value::Kind::kActivation) && v->cstride.empty() &&
-         v->dims.size() == 4;
+         v->parts.empty() && v->dims.size() == 4;
 }
 
 std::vector<int64_t> perm_of(Importer& im, size_t rank) {
@@ -157,6 +157,7 @@ bool channels_last_claims(Importer& im) {
   const std::string& type = im.node().op_type();
   if (type == "Transpose" && im.num_inputs() == 1) {
     const ValuePtr in = im.input(0);
+    if (!in->parts.empty()) return false;  // a compound view (onnx_token_view.h CView)
     if (!plain_rank4(in) && !(is_view(in) && in->dims.size() == 4)) return false;
     const std::vector<int64_t> perm = perm_of(im, 4);
     if (in->cstride.empty()) {

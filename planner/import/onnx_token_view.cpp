@@ -10,13 +10,14 @@ namespace strider {
 namespace onnx_import {
 
 bool is_view(const ValuePtr& v) {
-  return v->kind == Value::Kind::kActivation && !v->cstride.empty();
+  return v->kind == Value::Kind::kActivation && (!v->cstride.empty() || !v->parts.empty());
 }
 
-// The strides of an activation value: its own, or those of the canonical NCHW reading of its
-// dims. A scaled or masked score stands for the scores themselves; pieces are assembled.
-View view_value(Importer& im, ValuePtr v) {
-  View r;
+namespace {
+
+// The activation a value stands for: pieces are assembled, a scaled or masked score stands for
+// the scores themselves (its scale absorbed by the producer, Node::output_factor).
+ValuePtr unwrap(Importer& im, ValuePtr v) {
   if (v->kind == Value::Kind::kPattern && v->pattern == kPieces) assemble(im, v);
   if (v->kind == Value::Kind::kPattern) {
     if (v->pattern == kTokens) {
@@ -28,10 +29,35 @@ View view_value(Importer& im, ValuePtr v) {
     }
     const double factor = v->factor;
     v->factor = 1.0;  // folded once, however often the score is read
-    v = v->source;    // the scale is absorbed by the producer (Node::output_factor)
+    v = v->source;
     if (factor != 1.0) absorb_scalar(im, v, factor);
   }
   if (v->kind != Value::Kind::kActivation) im.fail("input '" + v->name + "' must be an activation");
+  return v;
+}
+
+// A graph input [1, S, D] (or [S, D]) not used yet becomes a token sequence C = D, H = S.
+ValuePtr input_value(Importer& im, size_t k) {
+  const ValuePtr v = im.input(k);
+  if (v->kind == Value::Kind::kPending && v->dims.size() <= 3) {
+    const size_t r = v->dims.size();
+    Tensor t;
+    t.name = v->name;
+    t.shape = TensorShape{1, v->dims.back(), r >= 2 ? v->dims[r - 2] : 1, 1};
+    v->tensor = im.graph().add_tensor(t);
+    v->kind = Value::Kind::kActivation;
+    im.graph().inputs.push_back(v->tensor);
+    v->cstride.assign(r, 0);
+    v->pstride.assign(r, 0);
+    v->cstride.back() = 1;
+    if (r >= 2) v->pstride[r - 2] = 1;
+  }
+  if (v->kind == Value::Kind::kPending) im.activation(k);
+  return v;
+}
+
+View plain_view(Importer& im, const ValuePtr& v) {
+  View r;
   r.v = v;
   r.tensor = v->tensor;
   r.dims = v->dims;
@@ -48,24 +74,107 @@ View view_value(Importer& im, ValuePtr v) {
   return r;
 }
 
-// Input k as a view; a graph input [1, S, D] (or [S, D]) becomes a token sequence C = D, H = S.
-View view_of(Importer& im, size_t k) {
-  const ValuePtr v = im.input(k);
-  if (v->kind == Value::Kind::kPending && v->dims.size() <= 3) {
-    const size_t r = v->dims.size();
-    Tensor t;
-    t.name = v->name;
-    t.shape = TensorShape{1, v->dims.back(), r >= 2 ? v->dims[r - 2] : 1, 1};
-    v->tensor = im.graph().add_tensor(t);
-    v->kind = Value::Kind::kActivation;
-    im.graph().inputs.push_back(v->tensor);
-    v->cstride.assign(r, 0);
-    v->pstride.assign(r, 0);
-    v->cstride.back() = 1;
-    if (r >= 2) v->pstride[r - 2] = 1;
+CView compound_view(const ValuePtr& v) {
+  CView c;
+  c.v = v;
+  c.tensor = v->tensor;
+  c.dims = v->dims;
+  size_t at = 0;
+  for (int64_t n : v->parts) {
+    std::vector<SubAxis> axis;
+    for (int64_t j = 0; j < n; ++j, ++at) {
+      axis.push_back({v->sub_dims[at], v->sub_cs[at], v->sub_ps[at]});
+    }
+    c.axes.push_back(axis);
   }
-  if (v->kind == Value::Kind::kPending) im.activation(k);
-  return view_value(im, v);
+  return c;
+}
+
+}  // namespace
+
+// The strides of an activation value: its own, or those of the canonical NCHW reading of its
+// dims; a compound view is copied into its natural layout first (once: the value becomes the
+// copy's view).
+View view_value(Importer& im, ValuePtr v) {
+  v = unwrap(im, v);
+  if (!v->parts.empty()) {
+    const View copy = token_layout(im, compound_view(v), "/copy");
+    v->tensor = copy.tensor;
+    v->cstride = copy.cs, v->pstride = copy.ps;
+    v->parts.clear(), v->sub_dims.clear(), v->sub_cs.clear(), v->sub_ps.clear();
+  }
+  return plain_view(im, v);
+}
+
+View view_of(Importer& im, size_t k) { return view_value(im, input_value(im, k)); }
+
+CView as_cview(const View& v) {
+  CView c;
+  c.v = v.v;
+  c.tensor = v.tensor;
+  c.dims = v.dims;
+  for (size_t k = 0; k < v.rank(); ++k) c.axes.push_back({{v.dims[k], v.cs[k], v.ps[k]}});
+  return c;
+}
+
+bool as_view(const CView& c, View* v) {
+  for (const std::vector<SubAxis>& a : c.axes) {
+    if (a.size() != 1) return false;
+  }
+  if (v) {
+    *v = View();
+    v->v = c.v;
+    v->tensor = c.tensor;
+    v->dims = c.dims;
+    for (const std::vector<SubAxis>& a : c.axes) v->cs.push_back(a[0].cs), v->ps.push_back(a[0].ps);
+  }
+  return true;
+}
+
+CView cview_value(Importer& im, ValuePtr v) {
+  v = unwrap(im, v);
+  return v->parts.empty() ? as_cview(plain_view(im, v)) : compound_view(v);
+}
+
+CView cview_of(Importer& im, size_t k) { return cview_value(im, input_value(im, k)); }
+
+void bind_cview(Importer& im, size_t out, CView c) {
+  bool simple = true;
+  for (std::vector<SubAxis>& axis : c.axes) {
+    // Sub-axes of size 1 dropped, an outer sub-axis continuing its inner neighbour merged.
+    std::vector<SubAxis> kept;
+    for (const SubAxis& a : axis) {
+      if (a.size == 1) continue;
+      if (!kept.empty()) {
+        const SubAxis& outer = kept.back();
+        if (outer.cs == a.cs * a.size && outer.ps == a.ps * a.size) {
+          kept.back() = {outer.size * a.size, a.cs, a.ps};
+          continue;
+        }
+      }
+      kept.push_back(a);
+    }
+    if (kept.empty()) kept.push_back({1, 0, 0});
+    axis = kept;
+    simple = simple && axis.size() == 1;
+  }
+  auto v = std::make_shared<Value>();
+  v->kind = Value::Kind::kActivation;
+  v->tensor = c.tensor;
+  v->dims = c.dims;
+  if (simple) {
+    for (const std::vector<SubAxis>& axis : c.axes) {
+      v->cstride.push_back(axis[0].cs), v->pstride.push_back(axis[0].ps);
+    }
+  } else {
+    for (const std::vector<SubAxis>& axis : c.axes) {
+      v->parts.push_back(static_cast<int64_t>(axis.size()));
+      for (const SubAxis& a : axis) {
+        v->sub_dims.push_back(a.size), v->sub_cs.push_back(a.cs), v->sub_ps.push_back(a.ps);
+      }
+    }
+  }
+  im.bind(out, v);
 }
 
 void bind_view(Importer& im, size_t out, int tensor, std::vector<int64_t> dims,
@@ -133,6 +242,18 @@ bool channels_last(Importer& im, const View& v) {
   if (im.graph().tensors[v.tensor].shape.c != v.dims.back()) return false;
   for (size_t k = 0; k + 1 < v.rank(); ++k) {
     if (v.dims[k] > 1 && v.cs[k] != 0) return false;
+  }
+  return true;
+}
+
+bool channels_last(Importer& im, const CView& v) {
+  const std::vector<SubAxis>& last = v.axes.back();
+  if (last.size() != 1 || last[0].cs != 1 || last[0].ps != 0) return false;
+  if (im.graph().tensors[v.tensor].shape.c != v.dims.back()) return false;
+  for (size_t k = 0; k + 1 < v.rank(); ++k) {
+    for (const SubAxis& a : v.axes[k]) {
+      if (a.size > 1 && a.cs != 0) return false;
+    }
   }
   return true;
 }

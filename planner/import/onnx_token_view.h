@@ -42,8 +42,39 @@ struct View {
   size_t rank() const { return dims.size(); }
 };
 
+// A view whose logical axes may each be several sub-axes (outermost first): a reshape that
+// merges axes apart in memory (Swin's window partition: [.., 8, 7, 8, 7, C] with the window
+// axes first -> [64, 49, C]) keeps the strides of the merged axes instead of copying. Reshape,
+// transpose, a Gather of an index on channels, a bias Add and the copies (onnx_gather.h) take
+// it as it is; a MatMul copies it into the layout it reads; any other reader gets a copy in
+// natural layout (view_value). The window reverse after the projection Linear is one: its
+// input was copied into the windows' planar layout (onnx_gather.h linear_layout).
+struct SubAxis {
+  int64_t size = 1, cs = 0, ps = 0;
+};
+struct CView {
+  ValuePtr v;
+  int tensor = -1;
+  std::vector<int64_t> dims;
+  std::vector<std::vector<SubAxis>> axes;  // per logical axis, outermost sub-axis first
+  size_t rank() const { return dims.size(); }
+};
+
 // An activation read through strides of its own (not the canonical NCHW reading).
 bool is_view(const ValuePtr& v);
+
+// Input k / value v as a CView (nothing copied); a plain View as a CView.
+CView cview_value(Importer& im, ValuePtr v);
+CView cview_of(Importer& im, size_t k);
+CView as_cview(const View& v);
+// True when every axis of `c` is one sub-axis; then *v (if given) is its plain view.
+bool as_view(const CView& c, View* v);
+// Binds output `out` to `c`: a plain view when every axis is one sub-axis after merging
+// contiguous ones, else a compound view.
+void bind_cview(Importer& im, size_t out, CView c);
+// The last axis runs over all channels of the tensor (one sub-axis, stride 1), every other
+// sub-axis over positions.
+bool channels_last(Importer& im, const CView& v);
 
 
 

@@ -57,12 +57,12 @@ TEST(Swin, TinySwinMatchesReferenceWithTimingCycles) {
   // the same and the mask Add (14); patch merging LayerNorm + Linear (2); block 2 as block 0
   // (13); head LayerNorm, global pool, Linear (3): 47.
   EXPECT_EQ(functional.checked, 47u);
-  // Gathers (import_swin_test.cpp): 7 in block 0, 10 in block 1, 1 for patch merging; each
-  // writes its whole output once: block 0 six of 1024 B (partition, Q, K, V, tokens, reverse)
-  // and the bias (2 heads x 16 x 16 x 4 windows = 2048 B): 8192; block 1 adds the two shifts
-  // (1024 each) and the mask broadcast (2048): 12288; patch merging 64 x 4 x 4 = 1024.
-  EXPECT_EQ(functional.gather_layers, 18u);
-  EXPECT_EQ(functional.gather_bytes, 8192u + 12288u + 1024u);
+  // Gathers (import_swin_test.cpp): 6 in block 0, 9 in block 1, 1 for patch merging; each
+  // writes its whole output once: block 0 five of 1024 B (partition, Q, K, V, the attention
+  // output) and the bias (2 heads x 16 x 16 x 4 windows = 2048 B): 7168; block 1 adds the two
+  // shifts (1024 each) and the mask broadcast (2048): 11264; patch merging 64 x 4 x 4 = 1024.
+  EXPECT_EQ(functional.gather_layers, 16u);
+  EXPECT_EQ(functional.gather_bytes, 7168u + 11264u + 1024u);
   EXPECT_EQ(functional.gather_moves, functional.gather_blocks);  // one move per block
 }
 

@@ -69,8 +69,9 @@ TEST(ImportChannelsLast, LayerScaleWithoutConvIsAnError) {
 TEST(ImportChannelsLast, SwinWindowPartitionIsAGather) {
   // NHWC [1, 8, 8, 4] -> Pad by zeros (a no-op on the view) -> [1, 2, 4, 2, 4, 4] -> windows
   // first [1, 2, 2, 4, 4, 4] -> [4, 16, 4]: the 4x4 windows are not contiguous in the planar
-  // 4 x 8 x 8 tensor (plane 64), so the reshape copies them into token layout (C = 4, H = 4
-  // windows x 16 tokens, W = 1). Copy axes (size, source stride, destination stride): window
+  // 4 x 8 x 8 tensor (plane 64), so the reshape is a compound view, copied into token layout
+  // (C = 4, H = 4 windows x 16 tokens, W = 1) as the graph output (a node reading it would
+  // copy it likewise). Copy axes (size, source stride, destination stride): window
   // row (2, 32, 32), window column (2, 4, 16), row in window (4, 8, 4), column in window
   // (4, 1, 1), channel (4, 64, 64). Channel and window row merge into (8, 32, 32), the rows of
   // each block; the column in window is the row of 4 bytes; one block per (window column, row
@@ -79,7 +80,7 @@ TEST(ImportChannelsLast, SwinWindowPartitionIsAGather) {
   ASSERT_EQ(g.nodes.size(), 1u);
   const Node& n = g.nodes[0];
   EXPECT_EQ(n.op, OpType::kGather);
-  EXPECT_EQ(n.name, "partition");
+  EXPECT_EQ(n.name, "partition/copy");
   EXPECT_EQ(g.tensors[n.outputs[0]].shape, (TensorShape{1, 4, 64, 1}));
   EXPECT_EQ(n.gather, (std::vector<GatherBlock>{{0, 0, 8, 4, 32, 32},
                                                 {8, 4, 8, 4, 32, 32},

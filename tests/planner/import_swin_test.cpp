@@ -78,12 +78,29 @@ TEST(ImportSwin, TinySwinFloatReferenceGivesPytorchLogits) {
 
 TEST(ImportSwin, TinySwinCopiesAndMask) {
   const Graph g = import_onnx(kE2e + "tiny_swin.onnx");
-  // Copies: block 0: partition, Q, K (MatMul operands), bias broadcast, V, attention output to
-  // tokens, reverse (7); block 1 adds the cyclic shift before and after and the mask broadcast
-  // (10); patch merging (1); the last stage's one window needs none.
+  // Copies: block 0: the window partition into token layout, Q, K (MatMul operands), bias
+  // broadcast, V, the attention output into the windows' planar layout (6; the window reverse
+  // after the projection is then a view); block 1 adds the cyclic shift before and after and
+  // the mask broadcast (9); patch merging (1); the last stage's one window needs none.
   EXPECT_EQ(std::count_if(g.nodes.begin(), g.nodes.end(),
                           [](const Node& n) { return n.op == OpType::kGather; }),
-            18);
+            16);
+  // The QKV Linear reads the tokens window by window (16 x 64 x 1), the projection the planar
+  // 16 x 8 x 8 map the attention output was copied into.
+  const Node& qkv = node_named(g, "/features/features.1/features.1.0/attn/MatMul");
+  EXPECT_EQ(g.tensors[qkv.inputs[0]].shape, (TensorShape{1, 16, 64, 1}));
+  const Node& proj = node_named(g, "/features/features.1/features.1.0/attn/MatMul_3");
+  EXPECT_EQ(g.tensors[proj.inputs[0]].shape, (TensorShape{1, 16, 8, 8}));
+  // Q of window w, head h, column d (channel 16 w + 8 h + d, row = token t of the window) from
+  // channel 8 h + d, row 16 w + t of the QKV output's first 16 channels (plane 64): axes window
+  // (4, 16, 256), head (2, 512, 128), token (16, 1, 1), column (8, 64, 16). Head and column
+  // merge into (16, 64, 16), the rows of each block; the token is the row of 16 bytes; one
+  // block per window.
+  const Node& q = node_named(g, "/features/features.1/features.1.0/attn/MatMul_1/a");
+  EXPECT_EQ(q.gather, (std::vector<GatherBlock>{{0, 0, 16, 16, 64, 16},
+                                                {16, 256, 16, 16, 64, 16},
+                                                {32, 512, 16, 16, 64, 16},
+                                                {48, 768, 16, 16, 64, 16}}));
   // Patch merging: 4 stride-2 pieces of the planar 16 x 8 x 8 map (x[0::2, 0::2],
   // x[1::2, 0::2], x[0::2, 1::2], x[1::2, 1::2]) to channels [16 k, 16 k + 16) of 64 x 4 x 4.
   // Axes (size, src, dst): row (4, 16, 4), column (4, 2, 1), channel (16, 64, 16). Channel and
