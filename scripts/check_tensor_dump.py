@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Recomputes every layer of a `strider run --dump-tensors DIR` dump independently with PyTorch
-# (conv, pools, element-wise ops, activations) and the int8 requantisation rules of
+# (conv, pools, element-wise ops, activations, softmax over all channels, GELU) and the int8 requantisation rules of
 # planner/include/strider/quant.h; prints each layer that differs and exits 1 if any does.
 # Every parameter comes from the dump JSON: rounding mode (must be half_away_from_zero), the
 # requantisation multiplier and shift (per output channel when the JSON has channel_requant),
@@ -84,12 +84,18 @@ for e in json.load(open(os.path.join(d, 'index.json'))):
     elif op == 'softmax':
         # The integer exp and rounding the JSON's quant.softmax spells out.
         x = ins[0]; mx = np.maximum(x.max(axis=1, keepdims=True), -128); dd = np.minimum(x - mx, 0)
-        t = dd * 5909; i = t >> 16; f = t - i * 65536
+        t = dd * j['quant']['input_multiplier']; i = t >> 24; f = (t - i * (1 << 24)) >> 8
         q = ((((((5206 * f) >> 16) + 14712) * f) >> 16) + 45617) * f >> 16
         pq = (65536 + q) >> 1
         ex = np.where(-i > 16, 0, pq >> np.minimum(-i, 62))
         sm = ex.sum(axis=1, keepdims=True)
         ref = np.minimum(127, ((254 * ex * m) // sm + (np.int64(1) << s)) >> (s + 1))
+    elif op == 'gelu':
+        x = ins[0]; z = np.minimum((np.abs(x) * j['quant']['input_multiplier']) >> 8, 4 << 16)
+        a = (((((((5119 * z) >> 16) + 64) * z) >> 16) + 15099) * z >> 16) + 18245
+        b = ((a * z) >> 16) + 65536; q2 = (b * b) >> 16; q4 = (q2 * q2) >> 16
+        erf = 65536 - (np.int64(1) << 32) // q4
+        ref = np.clip(rq(x * (65536 + np.sign(x) * erf), m, s + 17), -128, 127)
     else:
         print('skip', op); continue
     n += 1

@@ -183,7 +183,7 @@ void softmax(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
       for (int64_t k = 0; k < visible; ++k) mx = std::max<int32_t>(mx, in[(g0 + k) * s.plane() + p]);
       int64_t sum = 0;
       for (int64_t k = 0; k < per; ++k) {
-        e[k] = k < visible ? exp_q15(in[(g0 + k) * s.plane() + p] - mx) : 0;
+        e[k] = k < visible ? exp_q15(in[(g0 + k) * s.plane() + p] - mx, n.input_multiplier) : 0;
         sum += e[k];
       }
       for (int64_t k = 0; k < per; ++k) out[(g0 + k) * s.plane() + p] =
@@ -289,7 +289,9 @@ void Reference::compute(const Node& n, const std::vector<const Bytes*>& in,
     case OpType::kMatMul: matmul(g_, n, *in[0], *in[1], out[0]); break;
     case OpType::kLayerNorm: layernorm(g_, n, *in[0], out[0]); break;
     case OpType::kGelu:
-      for (size_t i = 0; i < out[0].size(); ++i) out[0][i] = gelu((*in[0])[i]);
+      for (size_t i = 0; i < out[0].size(); ++i) {
+        out[0][i] = gelu((*in[0])[i], n.input_multiplier, n.requant_multiplier, n.requant_shift);
+      }
       break;
     case OpType::kConcat:
     case OpType::kReshape:

@@ -49,7 +49,7 @@ enum class OpType : uint8_t {
                // or with transpose_b [G*K, N] (at channel g*K+k, row n). Requantised.
   kLayerNorm,  // over the channels of each position, then x gamma (weights, int8 per channel)
                // + beta (bias, int32), requantised
-  kGelu,       // x * Phi(x), element-wise, same scale in and out
+  kGelu,       // x * Phi(x), element-wise, requantised to the output scale
 };
 
 enum class Activation : uint8_t { kNone, kRelu, kRelu6, kClip, kSigmoid, kHardSigmoid, kHardSwish };
@@ -126,6 +126,9 @@ struct Node {
   int32_t clip_min = -128, clip_max = 127;  // int8 domain, for kClip and kRelu6 ([0, 96])
   int32_t requant_multiplier = 1;
   int32_t requant_shift = 0;
+  // Softmax / GELU: the input scale in Q24 (OpDesc::input_multiplier, strider/vector_math.h),
+  // set by materialise_parameters (nominal 1/16) and by calibration; 0 for other ops.
+  int32_t input_multiplier = 0;
   // Conv / fc: one requantisation per output channel (weights with per-channel scales), which
   // then replaces requant_multiplier / requant_shift; empty: the per-tensor pair.
   std::vector<Requant> channel_requant;

@@ -218,6 +218,14 @@ class Validator {
     if (o.clip_min > o.clip_max) {
       fail("op.clip_min", str(o.clip_min) + " exceeds clip_max " + std::to_string(o.clip_max));
     }
+    const bool scaled_input = o.op == OpCode::kSoftmax || o.op == OpCode::kGelu;
+    if (scaled_input && o.input_multiplier <= 0) {
+      fail("op.input_multiplier", std::to_string(o.input_multiplier) + ", expected the input scale in Q24 (> 0) for " +
+                                      to_string(o.op));
+    } else if (!scaled_input && o.input_multiplier != 0) {
+      fail("op.input_multiplier", std::to_string(o.input_multiplier) + " given for " + to_string(o.op) +
+                                      ", expected 0 (only softmax and gelu take an input scale)");
+    }
     if (!o.channel_requant.empty()) {
       if (o.op != OpCode::kConv && o.op != OpCode::kFullyConnected) {
         fail("op.channel_requant", std::string("given for ") + to_string(o.op) +

@@ -9,11 +9,14 @@
 #include "common/hash.h"
 #include "planner/quant/float_reference.h"
 #include "strider/quant.h"
+#include "strider/vector_math.h"
 
 namespace strider {
 namespace {
 
 constexpr double kLutScale = 1.0 / 16;    // int8 input of the sigmoid-family lookup tables
+// The normalised value of the integer LayerNorm, before gamma (strider/vector_math.h).
+constexpr double kLayerNormScale = 1.0 / (1 << kLayerNormFracBits);
 constexpr double kUnitScale = 1.0 / 127;  // sigmoid / hard-sigmoid outputs
 constexpr double kNominalRms = 32.0;      // materialise_parameters' input RMS
 
@@ -56,7 +59,7 @@ class ScaleGroups {
 };
 
 // LayerNorm's gamma and beta: one scale for the whole gamma, as the vector unit requantises
-// y x gamma + beta (y at 1/16) with one multiplier. Float gamma: max |gamma| / 127; random int8
+// y x gamma + beta (y at kLayerNormScale) with one multiplier. Float gamma: max |gamma| / 127; random int8
 // gamma: 1 / rms, so the float gamma has RMS 1. A beta without float data is int32 x the
 // accumulator scale gamma_scale / 16.
 void prepare_layernorm(Graph* g, const Node& n) {
@@ -80,7 +83,7 @@ void prepare_layernorm(Graph* g, const Node& n) {
   Tensor& b = g->tensors[n.bias];
   if (b.float_data.empty()) {
     b.float_data.resize(b.bias.size());
-    for (size_t i = 0; i < b.bias.size(); ++i) b.float_data[i] = float(b.bias[i] * s * kLutScale);
+    for (size_t i = 0; i < b.bias.size(); ++i) b.float_data[i] = float(b.bias[i] * s * kLayerNormScale);
   }
 }
 
@@ -153,8 +156,8 @@ void constrain(const Graph& g, ScaleGroups& groups) {
         for (int i : n.inputs) groups.join(n.inputs[0], i);
         for (int o : n.outputs) groups.join(n.inputs[0], o);
         continue;
-      case OpType::kSoftmax:  // the output scale is free: the op requantises from 1/127
-        groups.fix(n.inputs[0], kLutScale);
+      case OpType::kSoftmax:  // both scales free: exp reads the input scale, the probability at
+      case OpType::kGelu:     // 1/127 (GELU: x Phi(x) at the input scale) is requantised
         continue;
       case OpType::kMaxPool:
       case OpType::kAvgPool:
@@ -168,10 +171,6 @@ void constrain(const Graph& g, ScaleGroups& groups) {
       case OpType::kAdd:
         groups.join(n.inputs[0], n.inputs[1]);
         break;
-      case OpType::kGelu:  // strider/vector_math.h gelu(): 1/16 in and out
-        groups.fix(n.inputs[0], kLutScale);
-        groups.fix(out, kLutScale);
-        continue;
       default:
         break;
     }
@@ -306,8 +305,8 @@ void apply_scales(Graph* g) {
       case OpType::kMatMul:
         m = s_in * g->tensors[n.inputs[1]].scale / div;
         break;
-      case OpType::kLayerNorm: {  // y (at 1/16) x gamma + beta
-        const double s_acc = kLutScale * g->tensors[n.weights].scale;
+      case OpType::kLayerNorm: {  // y (at kLayerNormScale) x gamma + beta
+        const double s_acc = kLayerNormScale * g->tensors[n.weights].scale;
         m = s_acc / div;
         if (n.bias >= 0) {
           Tensor& b = g->tensors[n.bias];
@@ -318,8 +317,13 @@ void apply_scales(Graph* g) {
         }
         break;
       }
-      case OpType::kSoftmax:  // probability at 1/127 to the output scale
+      case OpType::kSoftmax:  // exp at the input scale; probability at 1/127 to the output scale
+        n.input_multiplier = softmax_input_multiplier(s_in);
         m = kUnitScale / s_out;
+        break;
+      case OpType::kGelu:  // x Phi(x) at the input scale to the output scale
+        n.input_multiplier = gelu_input_multiplier(s_in);
+        m = s_in / div;
         break;
       default:
         break;

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "strider/vector_math.h"
 #include "tb/reference.h"
 
 namespace strider {
@@ -133,6 +134,7 @@ TEST(FunctionalReference, ChannelShuffleAndSoftmax) {
   Node softmax;
   softmax.name = "softmax";
   softmax.op = OpType::kSoftmax;
+  softmax.input_multiplier = kNominalSoftmaxMultiplier;  // input at 1/16
   softmax.inputs = {y};
   softmax.outputs = {s};
   Reference ref(g);
