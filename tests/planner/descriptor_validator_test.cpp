@@ -115,6 +115,29 @@ TEST(DescriptorValidator, ChannelRequantShiftOutOfRangeIsRefused) {
                             "shift 0..62");
 }
 
+// Softmax and GELU read their input at the scale input_multiplier gives (format 4); no other op
+// takes one.
+TEST(DescriptorValidator, InputMultiplierOnlyForSoftmaxAndGelu) {
+  DescriptorList l = planned().list;
+  Descriptor& c = first(l, DescKind::kOp);
+  c.op.input_multiplier = 741455;
+  EXPECT_EQ(refusal(l), "t.strd: descriptor list refused: descriptor " + std::to_string(c.id) +
+                            " (layer 'conv1', conv): op.input_multiplier: 741455 given for conv, "
+                            "expected 0 (only softmax and gelu take an input scale)");
+  Graph g = load_network(std::string(STRIDER_SOURCE_DIR) + "/tests/e2e/data/tiny_bert.onnx", 0, 0, 1);
+  materialise_parameters(&g, 1);
+  fuse_activations(&g);
+  DescriptorList bert = lower(g, planned().arch, LowerOptions()).list;
+  EXPECT_EQ(refusal(bert), "(accepted)");
+  Descriptor& s = first(bert, DescKind::kOp, OpCode::kSoftmax);
+  EXPECT_EQ(s.op.input_multiplier, 1512775);  // nominal 1/16: round(2^24 log2(e) / 16)
+  s.op.input_multiplier = 0;
+  EXPECT_EQ(refusal(bert), "t.strd: descriptor list refused: descriptor " + std::to_string(s.id) +
+                               " (layer '" + bert.layers[s.layer] +
+                               "', softmax): op.input_multiplier: 0, expected the input scale in "
+                               "Q24 (> 0) for softmax");
+}
+
 TEST(DescriptorValidator, SecondOperandBroadcastsOnlyOverSizeOneDimensions) {
   DescriptorList l = planned().list;
   Descriptor& a = first(l, DescKind::kOp, OpCode::kAdd);
