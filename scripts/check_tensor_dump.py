@@ -78,9 +78,9 @@ for e in json.load(open(os.path.join(d, 'index.json'))):
         a = ins[0]
         if op != 'activation':
             bb = ins[1]
-            v = a + bb if op == 'add' else a * bb
+            v = a * m + bb * j['quant']['input2_multiplier'] if op == 'add' else a * bb
         else: v = a
-        ref = act(rq(v, m, s), j)
+        ref = act(rq(v, 1 if op == 'add' else m, s), j)
     elif op == 'softmax':
         # The integer exp and rounding the JSON's quant.softmax spells out.
         # Over each group of C / groups channels; a causal row y sees channels 0 .. y of a group.

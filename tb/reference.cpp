@@ -162,11 +162,12 @@ void binary(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes
   const bool scalar = bs.elements() == 1;
   const bool per_channel = !scalar && bs.h == 1 && bs.w == 1 && as.plane() != 1;
   std::vector<int32_t> v(a.size());
+  const bool add = n.op == OpType::kAdd;  // a x m + b x m2, then the shift alone
   for (int64_t i = 0; i < int64_t(a.size()); ++i) {
     const int32_t y = scalar ? b[0] : per_channel ? b[i / as.plane()] : b[i];
-    v[i] = n.op == OpType::kAdd ? a[i] + y : a[i] * y;
+    v[i] = add ? a[i] * n.requant_multiplier + y * n.input2_multiplier : a[i] * y;
   }
-  requantize_row(v.data(), int64_t(v.size()), Requant{n.requant_multiplier, n.requant_shift},
+  requantize_row(v.data(), int64_t(v.size()), Requant{add ? 1 : n.requant_multiplier, n.requant_shift},
                  post_act(n), n.clip_min, n.clip_max, out.data());
 }
 

@@ -22,7 +22,8 @@ nlohmann::json numerics(const Graph& g, const Node& n) {
   j["rounding"] = "half_away_from_zero";
   j["requant_formula"] =
       "saturate_int8(act(round_half_away_from_zero(v * multiplier / 2^shift))), v = bias + "
-      "sum(in * w) for conv / fc, a + b for add, a * b for mul, a for activation; pools do not "
+      "sum(in * w) for conv / fc, a * multiplier + b * input2_multiplier for add (then multiplier "
+      "1), a * b for mul, a for activation; pools do not "
       "requantise; with channel_requant, output channel c uses its multiplier[c] and shift[c]";
   j["zero_point"] = 0;  // symmetric int8 everywhere
   nlohmann::json scales = nlohmann::json::array();
@@ -34,7 +35,11 @@ nlohmann::json numerics(const Graph& g, const Node& n) {
     j["weight_scale"] = w.scale;
     if (!w.channel_scales.empty()) j["weight_channel_scales"] = w.channel_scales;
   }
-  if (n.op == OpType::kAdd) j["operands"] = "both operands share input_scales[0]; v = a + b";
+  if (n.op == OpType::kAdd) {
+    j["operands"] = "each at its own scale: v = a * requant.multiplier + b * input2_multiplier, "
+                    "out = round_half_away_from_zero(v / 2^requant.shift)";
+    j["input2_multiplier"] = n.input2_multiplier;
+  }
   if (n.op == OpType::kMul) j["operands"] = "v = a * b at input_scales[0] x input_scales[1]";
   if (n.op == OpType::kSoftmax || n.op == OpType::kGelu) j["input_multiplier"] = n.input_multiplier;
   if (n.op == OpType::kSoftmax) {

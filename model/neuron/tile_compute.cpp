@@ -129,18 +129,20 @@ void elementwise(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& o
   for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
     for (uint32_t y = op.row_begin; y < op.row_end; ++y) {
       l2.read(a.addr + a.offset(c, y, 0), row_a.data(), w);
-      for (uint32_t x = 0; x < w; ++x) v[x] = row_a[x];
+      // Add scales each operand by its multiplier and shifts the sum (multiplier 1 after it).
+      const bool add = op.op == OpCode::kAdd;
+      for (uint32_t x = 0; x < w; ++x) v[x] = add ? row_a[x] * op.requant_multiplier : row_a[x];
       if (binary) {
         l2.read(r.addr + r.offset(r.c == 1 ? 0 : c, r.h == 1 ? 0 : y, 0), row_b.data(), r.w);
         for (uint32_t x = 0; x < w; ++x) {
           const int32_t bv = row_b[r.w == 1 ? 0 : x];
-          v[x] = op.op == OpCode::kAdd ? v[x] + bv : v[x] * bv;
+          v[x] = add ? v[x] + bv * op.input2_multiplier : v[x] * bv;
         }
       }
       const size_t base = out.size();
       out.resize(base + w);
-      requantize_row(v.data(), w, Requant{op.requant_multiplier, op.requant_shift}, op.act,
-                     op.clip_min, op.clip_max, &out[base]);
+      requantize_row(v.data(), w, Requant{add ? 1 : op.requant_multiplier, op.requant_shift},
+                     op.act, op.clip_min, op.clip_max, &out[base]);
     }
   }
 }

@@ -129,6 +129,9 @@ struct Node {
   // Softmax / GELU: the input scale in Q24 (OpDesc::input_multiplier, strider/vector_math.h),
   // set by materialise_parameters (nominal 1/16) and by calibration; 0 for other ops.
   int32_t input_multiplier = 0;
+  // Add: the second operand's multiplier, requant_multiplier the first's (OpDesc::kAdd): set
+  // equal by materialise_parameters (operands at one scale) and per operand by calibration.
+  int32_t input2_multiplier = 0;
   // Conv / fc: one requantisation per output channel (weights with per-channel scales), which
   // then replaces requant_multiplier / requant_shift; empty: the per-tensor pair.
   std::vector<Requant> channel_requant;

@@ -70,6 +70,7 @@ void materialise_parameters(Graph* g, uint64_t seed) {
   for (Node& n : g->nodes) {
     if (n.input_multiplier == 0 && n.op == OpType::kSoftmax) n.input_multiplier = kNominalSoftmaxMultiplier;
     if (n.input_multiplier == 0 && n.op == OpType::kGelu) n.input_multiplier = kNominalGeluMultiplier;
+    if (n.input2_multiplier == 0 && n.op == OpType::kAdd) n.input2_multiplier = n.requant_multiplier;
     if (n.op == OpType::kMatMul) {
       const double k = static_cast<double>(reduction_length(*g, n));
       choose_requant(1.0 / (std::sqrt(k) * kNominalRms), &n);

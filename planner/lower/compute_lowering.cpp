@@ -170,6 +170,7 @@ OpDesc Lowerer::base_op(const Node& n, bool placed) const {
   b.requant_multiplier = n.requant_multiplier;
   b.requant_shift = n.requant_shift;
   b.input_multiplier = n.input_multiplier;
+  b.input2_multiplier = n.input2_multiplier;
   b.row_begin = 0;
   b.row_end = b.output.h;
   return b;

@@ -168,9 +168,6 @@ void constrain(const Graph& g, ScaleGroups& groups) {
           groups.join(n.inputs[0], out);
         }
         break;
-      case OpType::kAdd:
-        groups.join(n.inputs[0], n.inputs[1]);
-        break;
       default:
         break;
     }
@@ -239,7 +236,7 @@ std::vector<double> imported_group_scales(Graph* g, ScaleGroups& groups,
     const std::string why =
         fixed != 0.0 ? "the integer datapath fixes it (lookup-table input or sigmoid output)"
                      : "it shares one scale with '" + g->tensors[size_t(holder[r])].name +
-                           "' (Add operands, concat, pool, view) and the largest is kept";
+                           "' (concat, pool, view) and the largest is kept";
     g->warnings.push_back("calibration: tensor '" + g->tensors[t].name + "' takes scale " +
                           std::to_string(fixed != 0.0 ? fixed : scale[r]) +
                           " instead of the model's " + std::to_string(imported[t]) + ": " + why);
@@ -297,7 +294,14 @@ void apply_scales(Graph* g) {
         }
         break;
       }
-      case OpType::kAdd:
+      case OpType::kAdd: {  // a x s_a / s_pre + b x s_b / s_pre, one shift (the larger's)
+        const double ma = s_in / div, mb = g->tensors[n.inputs[1]].scale / div;
+        const Requant r = quantize_multiplier(std::max(ma, mb));
+        n.requant_multiplier = int32_t(std::llround(std::ldexp(ma, r.shift)));
+        n.input2_multiplier = int32_t(std::llround(std::ldexp(mb, r.shift)));
+        n.requant_shift = r.shift;
+        break;
+      }
       case OpType::kActivation:
         m = s_in / div;
         break;

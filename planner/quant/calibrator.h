@@ -22,7 +22,8 @@
 //    random cosines plus noise, mean 0, standard deviation 1 per channel, from `seed`). Records
 //    max |x| of every activation tensor.
 // 3. Scales, one per activation tensor, real = int8 x scale. Tensors that must share a scale
-//    (the operands of Add; a view, pad, split, slice, shuffle, concat or pool and its input) form
+//    (a view, pad, split, slice, shuffle, concat or pool and its input; not the operands of Add,
+//    which scales each by its own multiplier, OpDesc::input2_multiplier) form
 //    a group; some are fixed by the integer datapath: the lookup-table input of the sigmoid family
 //    (1/16), sigmoid / hard-sigmoid outputs (1/127), hard-swish output (1/16); a LayerNorm's
 //    input is free (the integer LayerNorm normalises whatever the scale), so are the softmax's
@@ -32,19 +33,16 @@
 //    minimises clipping plus rounding error on a sample of its members' values on image 0, with
 //    at most 0.5 % of them clipped (T = max |x| when no smaller threshold does better).
 //    A group with imported scales takes the model's scale instead (so a pool, view or Flatten the
-//    model left unquantised inherits its input's). Members imported with different scales (a
-//    residual Add whose operands PyTorch quantised separately): the datapath's Add reads both
-//    operands at one scale and has no per-operand rescale (as TFLite's or onnxruntime's integer
-//    Add does), and inserting requantisation layers would change the timed network, so the group
-//    takes the largest of its imported scales (the coarsest: no member's range shrinks, so
-//    nothing the model kept in range clips; the finer operand loses resolution), each producer
-//    requantises to it (its requantisation follows from the scales), the Add's output keeps its
-//    own imported scale, and every moved scale is reported in Graph::warnings. A scale the
-//    datapath fixes wins over an imported one (also reported).
+//    model left unquantised inherits its input's). Members imported with different scales (the
+//    inputs of a concat the model quantised separately) take the largest of them (the
+//    coarsest: nothing the model kept in range clips; the finer member loses resolution), each
+//    producer requantises to it, and every moved scale is reported in Graph::warnings. A scale
+//    the datapath fixes wins over an imported one (also reported).
 // 4. Requantisation of every node from the scales, multiplier / 2^shift ~= (quant.h):
 //    conv / fc: s_in x s_w[o] / s_pre per output channel o (Node::channel_requant; bias int32 =
 //    round(b[o] / (s_in x s_w[o]))); the per-tensor pair holds channel 0's;
-//    add: s_in / s_pre (both operands share s_in); mul and MatMul of two activations:
+//    add: s_a / s_pre and s_b / s_pre with one shift (the larger multiplier in [2^14, 2^15),
+//    Node::requant_multiplier and input2_multiplier); mul and MatMul of two activations:
 //    s_a x s_b / s_pre; LayerNorm: (1/256) x s_gamma / s_pre (beta int32 = round(beta /
 //    ((1/256) x s_gamma)), 1/256 the normalised value's scale, strider/vector_math.h);
 //    GELU: s_in / s_out, input multiplier 2^24 s_in / sqrt 2; a

@@ -113,12 +113,19 @@ TEST(FunctionalReference, AddBroadcastsPerChannelAndSaturates) {
   n.op = OpType::kAdd;
   n.inputs = {a, b};
   n.outputs = {y};
+  n.input2_multiplier = 1;  // operands at one scale: a x 1 + b x 1, shift 0
   Reference ref(g);
   ref.set_input(a, {10, 20, -30, 40});
   ref.set_input(b, {5, -100});
   ref.run_node(n);
   // 10 + 5, 20 + 5, -30 - 100, 40 - 100 = 15, 25, -130 (saturates to -128), -60.
   EXPECT_EQ(ref.value(y), (std::vector<int8_t>{15, 25, -128, -60}));
+  // b at half a's scale: (2 a + b) / 2, rounded half away from zero: 25 / 2 = 12.5 -> 13,
+  // 45 / 2 = 22.5 -> 23, -160 / 2 = -80, -20 / 2 = -10.
+  n.requant_multiplier = 2;
+  n.requant_shift = 1;
+  ref.run_node(n);
+  EXPECT_EQ(ref.value(y), (std::vector<int8_t>{13, 23, -80, -10}));
 }
 
 TEST(FunctionalReference, ChannelShuffleAndSoftmax) {

@@ -138,6 +138,24 @@ TEST(DescriptorValidator, InputMultiplierOnlyForSoftmaxAndGelu) {
                                "Q24 (> 0) for softmax");
 }
 
+// Add scales each operand by its own multiplier (format 4); a x m + b x m2 must stay in int32.
+TEST(DescriptorValidator, AddOperandMultipliersAreBounded) {
+  DescriptorList l = planned().list;
+  Descriptor& a = first(l, DescKind::kOp, OpCode::kAdd);
+  EXPECT_EQ(a.op.input2_multiplier, a.op.requant_multiplier);  // uncalibrated: one scale
+  a.op.input2_multiplier = (1 << 23) + 1;
+  EXPECT_EQ(refusal(l), "t.strd: descriptor list refused: descriptor " + std::to_string(a.id) +
+                            " (layer '" + l.layers[a.layer] +
+                            "', add): op.input2_multiplier: 8388609, expected an operand "
+                            "multiplier 0..2^23 for add");
+  a.op.input2_multiplier = 1;
+  Descriptor& c = first(l, DescKind::kOp);
+  c.op.input2_multiplier = 3;
+  EXPECT_EQ(refusal(l), "t.strd: descriptor list refused: descriptor " + std::to_string(c.id) +
+                            " (layer 'conv1', conv): op.input2_multiplier: 3 given for conv, "
+                            "expected 0 (only add scales its second operand)");
+}
+
 TEST(DescriptorValidator, SecondOperandBroadcastsOnlyOverSizeOneDimensions) {
   DescriptorList l = planned().list;
   Descriptor& a = first(l, DescKind::kOp, OpCode::kAdd);

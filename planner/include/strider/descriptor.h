@@ -22,7 +22,8 @@ namespace strider {
 // Version 2: a SHA-256 trailer in the binary form; op codes kMatMul, kLayerNorm, kGelu and
 // OpDesc::flags (transformer networks); OpDesc::mapping.
 // Version 3: OpDesc::channel_requant (per-output-channel requantisation of conv / fc).
-// Version 4: OpDesc::input_multiplier (the calibrated input scale of Softmax and GELU).
+// Version 4: OpDesc::input_multiplier (the calibrated input scale of Softmax and GELU) and
+// OpDesc::input2_multiplier (Add operands at different scales).
 constexpr uint32_t kDescriptorFormatVersion = 4;
 
 // Requantisation of an int32 value to int8: round_half_away(v x multiplier / 2^shift)
@@ -44,7 +45,8 @@ enum class OpCode : uint8_t {
   kMaxPool = 2,
   kAvgPool = 3,
   kGlobalAvgPool = 4,
-  kAdd = 5,
+  kAdd = 5,             // requantize(a x requant_multiplier + b x input2_multiplier, 1,
+                        // requant_shift): each operand at its own scale (strider/quant.h)
   kMul = 6,
   kActivation = 7,      // element-wise activation only
   kSoftmax = 8,         // vector unit: over each group of input.c / groups channels, exp of
@@ -127,6 +129,9 @@ struct OpDesc {
   // Softmax / GELU: the input scale in Q24 as strider/vector_math.h uses it (softmax:
   // 2^24 log2(e) s_in, GELU: 2^24 s_in / sqrt 2); 0 for every other op.
   int32_t input_multiplier = 0;
+  // Add: the second operand's multiplier (the first's is requant_multiplier, the shift shared);
+  // 0 for every other op.
+  int32_t input2_multiplier = 0;
   // Per-output-channel requantisation (conv / fc with per-channel weight scales): one entry per
   // channel of the tile, [ch_begin, ch_end) in order; empty: requant_multiplier / requant_shift
   // for every channel. Carried in the descriptor like the per-tensor pair (the controller's
