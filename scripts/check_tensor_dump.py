@@ -38,7 +38,7 @@ bad = 0; n = 0
 for e in json.load(open(os.path.join(d, 'index.json'))):
     j = json.load(open(os.path.join(d, e['stem'] + '.json')))
     ins = [np.load(os.path.join(d, i['file'])).astype(np.int64) for i in j['inputs']]
-    out = np.load(os.path.join(d, j['output']['file'])).astype(np.int64)
+    out_raw = np.load(os.path.join(d, j['output']['file'])); out = out_raw.astype(np.int64)
     op = j['op']; m = j['requant']['multiplier']; s = j['requant']['shift']
     if j['quant']['rounding'] != 'half_away_from_zero': raise SystemExit(f"{j['layer']}: unknown rounding {j['quant']['rounding']}")
     p = j['padding']
@@ -94,7 +94,8 @@ for e in json.load(open(os.path.join(d, 'index.json'))):
         pq = (65536 + q) >> 1
         ex = np.where(-i > 16, 0, pq >> np.minimum(-i, 62))
         ex = np.where(hide, 0, ex); sm = ex.sum(axis=1, keepdims=True)
-        ref = np.minimum(127, ((254 * ex * m) // sm + (np.int64(1) << s)) >> (s + 1)).reshape(x0.shape)
+        top = 255 if out_raw.dtype == np.uint8 else 127  # uint8 probabilities: base 1/255
+        ref = np.minimum(top, ((2 * top * ex * m) // sm + (np.int64(1) << s)) >> (s + 1)).reshape(x0.shape)
     elif op == 'gelu':
         x = ins[0]; z = np.minimum((np.abs(x) * j['quant']['input_multiplier']) >> 8, 4 << 16)
         a = (((((((5119 * z) >> 16) + 64) * z) >> 16) + 15099) * z >> 16) + 18245

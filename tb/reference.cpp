@@ -176,6 +176,7 @@ void binary(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes
 void softmax(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
   const Dims s(g.tensors[n.inputs[0]].shape);
   const int64_t per = s.c / n.groups;
+  const bool u8 = g.tensors[n.outputs[0]].is_unsigned;  // uint8 probabilities
   std::vector<int64_t> e(per);
   for (int64_t p = 0; p < s.plane(); ++p) {
     const int64_t visible = n.causal ? std::min(per, p / s.w + 1) : per;
@@ -187,8 +188,11 @@ void softmax(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
         e[k] = k < visible ? exp_q15(in[(g0 + k) * s.plane() + p] - mx, n.input_multiplier) : 0;
         sum += e[k];
       }
-      for (int64_t k = 0; k < per; ++k) out[(g0 + k) * s.plane() + p] =
-          softmax_prob(e[k], sum, n.requant_multiplier, n.requant_shift);
+      for (int64_t k = 0; k < per; ++k) {
+        out[(g0 + k) * s.plane() + p] =
+            u8 ? int8_t(softmax_prob_u8(e[k], sum, n.requant_multiplier, n.requant_shift))
+               : softmax_prob(e[k], sum, n.requant_multiplier, n.requant_shift);
+      }
     }
   }
 }
@@ -198,6 +202,7 @@ void matmul(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes
   const Dims as(g.tensors[n.inputs[0]].shape), bs(g.tensors[n.inputs[1]].shape),
       os(g.tensors[n.outputs[0]].shape);
   const int64_t k_len = as.c / n.groups, n_len = os.c / n.groups;
+  const bool ua = g.tensors[n.inputs[0]].is_unsigned;  // A holds uint8 probabilities
   for (int64_t grp = 0; grp < n.groups; ++grp) {
     for (int64_t j = 0; j < n_len; ++j) {
       for (int64_t p = 0; p < as.plane(); ++p) {
@@ -205,7 +210,8 @@ void matmul(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes
         for (int64_t k = 0; k < k_len; ++k) {
           const int8_t y = n.transpose_b ? b[(grp * k_len + k) * bs.plane() + j]
                                          : b[(grp * n_len + j) * bs.plane() + k];
-          acc += int32_t(a[(grp * k_len + k) * as.plane() + p]) * y;
+          const int8_t av = a[(grp * k_len + k) * as.plane() + p];
+          acc += (ua ? int32_t(uint8_t(av)) : int32_t(av)) * y;
         }
         out[(grp * n_len + j) * os.plane() + p] = post(n, requantize(acc, n.requant_multiplier, n.requant_shift));
       }

@@ -48,7 +48,8 @@ nlohmann::json numerics(const Graph& g, const Node& n) {
         "t = d * input_multiplier (Q24 of d s_in log2 e), i = floor(t / 2^24), f = (t - i * 2^24) "
         ">> 8, p = (2^16 + (((((5206 f >> 16) + 14712) f >> 16) + 45617) f >> 16)) >> 1, "
         "e = p >> -i, 0 when -i > 16), out = min(127, (floor(254 e m / sum(e)) + 2^s) >> (s + 1)) "
-        "with (m, s) = requant";
+        "with (m, s) = requant; a uint8 output (its .npy is <u1: probabilities read only by "
+        "MatMuls, which take them unsigned) is min(255, (floor(510 e m / sum(e)) + 2^s) >> (s + 1))";
   }
   if (n.op == OpType::kGelu) {
     j["gelu"] =
@@ -167,7 +168,7 @@ void dump_tensors(const Graph& g, const Lowered& lowered, const FunctionalCheck&
       const Tensor& t = g.tensors[n.inputs[k]];
       const std::vector<int8_t>& v = check.reference().value(n.inputs[k]);
       const std::string file = stem + ".input" + std::to_string(k) + ".npy";
-      write_npy(dir + "/" + file, "<i1", chw(t.shape), v.data(), v.size());
+      write_npy(dir + "/" + file, t.is_unsigned ? "<u1" : "<i1", chw(t.shape), v.data(), v.size());
       j["inputs"].push_back({{"file", file}, {"tensor", t.name}, {"shape", chw(t.shape)}});
       if (!t.float_data.empty()) {
         const std::string ffile = stem + ".input" + std::to_string(k) + ".float.npy";
@@ -210,7 +211,7 @@ void dump_tensors(const Graph& g, const Lowered& lowered, const FunctionalCheck&
       j["bias"] = {{"file", stem + ".bias.npy"}, {"shape", {out_c}}};
     }
     const Tensor& out = g.tensors[n.outputs[0]];
-    write_npy(base + ".output.npy", "<i1", chw(out.shape), output.data(), output.size());
+    write_npy(base + ".output.npy", out.is_unsigned ? "<u1" : "<i1", chw(out.shape), output.data(), output.size());
     j["output"] = {{"file", stem + ".output.npy"}, {"tensor", out.name}, {"shape", chw(out.shape)}};
     if (!out.float_data.empty()) {
       write_npy(base + ".output.float.npy", "<f4", chw(out.shape), out.float_data.data(),

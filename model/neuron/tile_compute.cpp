@@ -149,11 +149,13 @@ void elementwise(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& o
 
 // Matrix multiply of two activations: output channel c = g N + n of position p reduces
 // A[g K + k][p] x B(g, k, n) over k; B(g, k, n) is input2[g N + n][k], or input2[g K + k][n] with
-// kTransposeB (positions of B are its rows x columns). No bias; requantised like a conv.
+// kTransposeB (positions of B are its rows x columns); A is uint8 with kUnsigned. No bias;
+// requantised like a conv.
 void matmul(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
   const Operand a(op.input, l2), b(op.input2, l2);
   const uint32_t k_len = op.input.c / op.groups, n_len = op.output.c / op.groups;
   const bool tb = op.flags & OpDesc::kTransposeB;
+  const bool ua = op.flags & OpDesc::kUnsigned;  // A holds uint8 (softmax probabilities)
   const uint32_t bw = op.input2.w;
   for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
     const uint32_t g = c / n_len, n = c % n_len;
@@ -162,7 +164,8 @@ void matmul(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
         int32_t acc = 0;
         for (uint32_t k = 0; k < k_len; ++k) {
           const int8_t bv = tb ? b.at(g * k_len + k, n / bw, n % bw) : b.at(c, k / bw, k % bw);
-          acc += int32_t(a.at(g * k_len + k, y, x)) * bv;
+          const int8_t av = a.at(g * k_len + k, y, x);
+          acc += (ua ? int32_t(uint8_t(av)) : int32_t(av)) * bv;
         }
         out.push_back(finish(op, requantize(acc, op.requant_multiplier, op.requant_shift)));
       }

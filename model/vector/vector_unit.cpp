@@ -42,6 +42,7 @@ void softmax(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) 
   const Reader in(op.input, l2);
   const uint32_t per = op.input.c / std::max<uint32_t>(1, op.groups);
   const bool causal = op.flags & OpDesc::kCausal;
+  const bool unsigned_out = op.flags & OpDesc::kUnsigned;  // uint8 probabilities
   std::vector<int32_t> e(per);
   for (uint32_t y = op.row_begin; y < op.row_end; ++y) {
     for (uint32_t x = 0; x < op.output.w; ++x) {
@@ -60,7 +61,8 @@ void softmax(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) 
           const uint32_t c = g0 + n;
           if (c >= op.ch_begin && c < op.ch_end) {
             out[tile_index(op, c, y, x)] =
-                softmax_prob(e[n], sum, op.requant_multiplier, op.requant_shift);
+                unsigned_out ? int8_t(softmax_prob_u8(e[n], sum, op.requant_multiplier, op.requant_shift))
+                             : softmax_prob(e[n], sum, op.requant_multiplier, op.requant_shift);
           }
         }
       }

@@ -94,6 +94,9 @@ struct Tensor {
   // whole tensor. Set at import from an already-quantised ONNX model (DequantizeLinear weights,
   // with `data` its int8 values); calibration keeps them.
   std::vector<double> channel_scales;
+  // uint8 values, real = uint8 x scale: the probabilities of a softmax read only as a MatMul's
+  // first operand (materialise_parameters; OpDesc::kUnsigned). Every other tensor is int8.
+  bool is_unsigned = false;
   int64_t bytes() const { return shape.elements() * element_bytes; }
 };
 

@@ -218,6 +218,10 @@ class Validator {
     if (o.clip_min > o.clip_max) {
       fail("op.clip_min", str(o.clip_min) + " exceeds clip_max " + std::to_string(o.clip_max));
     }
+    if ((o.flags & OpDesc::kUnsigned) && o.op != OpCode::kSoftmax && o.op != OpCode::kMatMul) {
+      fail("op.flags", std::string("unsigned (4) given for ") + to_string(o.op) +
+                           ", expected only for softmax (output) and matmul (input)");
+    }
     const bool scaled_input = o.op == OpCode::kSoftmax || o.op == OpCode::kGelu;
     if (scaled_input && o.input_multiplier <= 0) {
       fail("op.input_multiplier", std::to_string(o.input_multiplier) + ", expected the input scale in Q24 (> 0) for " +

@@ -321,9 +321,9 @@ void apply_scales(Graph* g) {
         }
         break;
       }
-      case OpType::kSoftmax:  // exp at the input scale; probability at 1/127 to the output scale
-        n.input_multiplier = softmax_input_multiplier(s_in);
-        m = kUnitScale / s_out;
+      case OpType::kSoftmax:  // exp at the input scale; probability at 1/127 (uint8: 1/255) to
+        n.input_multiplier = softmax_input_multiplier(s_in);  // the output scale
+        m = (g->tensors[n.outputs[0]].is_unsigned ? 1.0 / 255 : kUnitScale) / s_out;
         break;
       case OpType::kGelu:  // x Phi(x) at the input scale to the output scale
         n.input_multiplier = gelu_input_multiplier(s_in);
@@ -432,7 +432,7 @@ void calibrate(Graph* g, const CalibrationOptions& opt) {
     const double fixed = groups.fixed(int(t)), m = group_max[r];
     x.scale = fixed != 0.0                       ? fixed
               : group_imported[size_t(r)] != 0.0 ? group_imported[size_t(r)]
-              : m > 0                            ? m / 127.0
+              : m > 0                            ? m / (x.is_unsigned ? 255.0 : 127.0)
                                                  : kLutScale;
     x.float_data = std::move(first[t]);
   }

@@ -47,7 +47,8 @@
 //    ((1/256) x s_gamma)), 1/256 the normalised value's scale, strider/vector_math.h);
 //    GELU: s_in / s_out, input multiplier 2^24 s_in / sqrt 2; a
 //    node's output_factor (a scalar the importer folded in) multiplies its requantisation;
-//    softmax: (1/127) / s_out (strider/vector_math.h softmax_prob), input multiplier
+//    softmax: (1/127) / s_out (strider/vector_math.h softmax_prob; uint8 probabilities,
+//    Tensor::is_unsigned: (1/255) / s_out and a free group takes T / 255), input multiplier
 //    2^24 log2(e) s_in; activation-only:
 //    s_in / s_pre; where s_pre is the scale before the fused activation (1/16 for the sigmoid
 //    family, else the output scale); pools do not requantise (s_pre = s_in). ReLU6 and Clip

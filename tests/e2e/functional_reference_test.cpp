@@ -128,6 +128,36 @@ TEST(FunctionalReference, AddBroadcastsPerChannelAndSaturates) {
   EXPECT_EQ(ref.value(y), (std::vector<int8_t>{13, 23, -80, -10}));
 }
 
+// A softmax read only by a MatMul writes uint8 probabilities (Tensor::is_unsigned) and the MatMul
+// reads them unsigned.
+TEST(FunctionalReference, UnsignedProbabilitiesIntoMatMul) {
+  Graph g;
+  const int x = activation(g, "x", {1, 2, 1, 1}), p = activation(g, "p", {1, 2, 1, 1});
+  const int b = activation(g, "b", {1, 1, 1, 2}), y = activation(g, "y", {1, 1, 1, 1});
+  g.tensors[p].is_unsigned = true;
+  Node softmax;
+  softmax.name = "softmax";
+  softmax.op = OpType::kSoftmax;
+  softmax.input_multiplier = kNominalSoftmaxMultiplier;  // input at 1/16
+  softmax.inputs = {x};
+  softmax.outputs = {p};
+  Node matmul;
+  matmul.name = "matmul";
+  matmul.op = OpType::kMatMul;  // out[n][m] = sum_k A[k][m] B[n][k], N = 1, K = 2
+  matmul.inputs = {p, b};
+  matmul.outputs = {y};
+  Reference ref(g);
+  ref.set_input(x, {16, 0});
+  ref.set_input(b, {1, -1});
+  ref.run_node(softmax);
+  // exp(0) = 32768, exp(-1) = 12053 (Q15), sum 44821: 510 x 32768 / 44821 = 372.9 -> (372 + 1)
+  // >> 1 = 186 (255 x 0.7311 = 186.4) and 69; 186 is the byte -70 as int8.
+  EXPECT_EQ(ref.value(p), (std::vector<int8_t>{-70, 69}));
+  ref.run_node(matmul);
+  // 186 x 1 + 69 x -1 = 117 (read as int8 it would be -70 - 69 = -139, saturated to -128).
+  EXPECT_EQ(ref.value(y), (std::vector<int8_t>{117}));
+}
+
 TEST(FunctionalReference, ChannelShuffleAndSoftmax) {
   Graph g;
   const int x = activation(g, "x", {1, 4, 1, 1}), y = activation(g, "y", {1, 4, 1, 1});

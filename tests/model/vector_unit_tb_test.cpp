@@ -41,7 +41,9 @@ Descriptor tile(uint32_t id, OpCode op, uint32_t c, uint32_t h, uint32_t groups 
   d.op.groups = groups;
   d.op.flags = causal ? OpDesc::kCausal : 0;
   // Softmax reads its input at 1/32, GELU at 1/8 and writes at 1/16 (requantisation 1/2).
+  // Odd-numbered softmax tiles write uint8 probabilities (kUnsigned).
   if (op == OpCode::kSoftmax) d.op.input_multiplier = softmax_input_multiplier(1.0 / 32);
+  if (op == OpCode::kSoftmax && id % 2) d.op.flags |= OpDesc::kUnsigned;
   if (op == OpCode::kGelu) {
     d.op.input_multiplier = gelu_input_multiplier(1.0 / 8);
     d.op.requant_multiplier = 16384;
@@ -76,7 +78,10 @@ std::vector<int8_t> expected(const OpDesc& op, const std::vector<int8_t>& x,
         for (uint32_t k = 0; k < vis; ++k) sum += exp_q15(x[(g0 + k) * h + t] - mx, op.input_multiplier);
         for (uint32_t k = 0; k < per; ++k) {
           const int64_t e = k < vis ? exp_q15(x[(g0 + k) * h + t] - mx, op.input_multiplier) : 0;
-          y[(g0 + k) * h + t] = softmax_prob(e, sum);
+          y[(g0 + k) * h + t] =
+              (op.flags & OpDesc::kUnsigned)
+                  ? int8_t(softmax_prob_u8(e, sum, op.requant_multiplier, op.requant_shift))
+                  : softmax_prob(e, sum, op.requant_multiplier, op.requant_shift);
         }
       }
     } else {

@@ -131,6 +131,17 @@ TEST(DescriptorValidator, InputMultiplierOnlyForSoftmaxAndGelu) {
   EXPECT_EQ(refusal(bert), "(accepted)");
   Descriptor& s = first(bert, DescKind::kOp, OpCode::kSoftmax);
   EXPECT_EQ(s.op.input_multiplier, 1512775);  // nominal 1/16: round(2^24 log2(e) / 16)
+  // Its probabilities are read only by the next MatMul: uint8 on both sides.
+  EXPECT_EQ(s.op.flags & OpDesc::kUnsigned, OpDesc::kUnsigned);
+  EXPECT_EQ(first(bert, DescKind::kOp, OpCode::kMatMul).op.flags & OpDesc::kUnsigned, 0);  // Q K^T
+  int unsigned_matmuls = 0;  // attention x V, /blocks.{0,1}/attn/MatMul_1
+  for (const Descriptor& d : bert.descriptors) {
+    if (d.kind != DescKind::kOp || d.op.op != OpCode::kMatMul) continue;
+    const bool av = bert.layers[d.layer].find("MatMul_1") != std::string::npos;
+    EXPECT_EQ(d.op.flags & OpDesc::kUnsigned, av ? OpDesc::kUnsigned : 0) << bert.layers[d.layer];
+    unsigned_matmuls += av;
+  }
+  EXPECT_EQ(unsigned_matmuls, 2);
   s.op.input_multiplier = 0;
   EXPECT_EQ(refusal(bert), "t.strd: descriptor list refused: descriptor " + std::to_string(s.id) +
                                " (layer '" + bert.layers[s.layer] +
@@ -154,6 +165,11 @@ TEST(DescriptorValidator, AddOperandMultipliersAreBounded) {
   EXPECT_EQ(refusal(l), "t.strd: descriptor list refused: descriptor " + std::to_string(c.id) +
                             " (layer 'conv1', conv): op.input2_multiplier: 3 given for conv, "
                             "expected 0 (only add scales its second operand)");
+  c.op.input2_multiplier = 0;
+  c.op.flags = OpDesc::kUnsigned;
+  EXPECT_EQ(refusal(l), "t.strd: descriptor list refused: descriptor " + std::to_string(c.id) +
+                            " (layer 'conv1', conv): op.flags: unsigned (4) given for conv, "
+                            "expected only for softmax (output) and matmul (input)");
 }
 
 TEST(DescriptorValidator, SecondOperandBroadcastsOnlyOverSizeOneDimensions) {

@@ -75,6 +75,16 @@ TEST(VectorMath, SoftmaxProbAndLayerNormValue) {
   EXPECT_EQ(softmax_prob(32768, 32768), 127);
   EXPECT_EQ(softmax_prob(16384, 32768), 64);  // 63.5 rounds up
   EXPECT_EQ(softmax_prob(0, 32768), 0);
+  // uint8 probabilities at 1/255: (floor(510 e m / sum) + 2^s) >> (s + 1).
+  EXPECT_EQ(softmax_prob_u8(32768, 32768, 1, 0), 255);  // 510 + 1 >> 1
+  EXPECT_EQ(softmax_prob_u8(16384, 32768, 1, 0), 128);  // 127.5 rounds up
+  // exp(-1) against 1 + exp(-1): 510 x 12053 / 44821 = 137.1 -> (137 + 1) >> 1 = 69
+  // (255 x 0.2689 = 68.6).
+  EXPECT_EQ(softmax_prob_u8(12053, 32768 + 12053, 1, 0), 69);
+  // Requantised by 16384 / 2^10 = 16: 510 x 100 x 16384 / 65536 = 12,750; (12,750 + 1024) >> 11
+  // = 6 (255 x 100 / 65536 x 16 = 6.2).
+  EXPECT_EQ(softmax_prob_u8(100, 65536, 16384, 10), 6);
+  EXPECT_EQ(softmax_prob_u8(32768, 32768, 3, 0), 255);  // saturates at 255
   EXPECT_EQ(layernorm_value(10, 20), 128);    // 2560 / 20 (y at 1/256)
   EXPECT_EQ(layernorm_value(-7, 4), -448);    // -1792 / 4
   EXPECT_EQ(layernorm_value(1, 512), 1);      // 0.5 rounds away from zero

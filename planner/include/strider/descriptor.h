@@ -155,6 +155,9 @@ struct OpDesc {
   Mapping mapping = Mapping::kPositions;
   static constexpr uint8_t kTransposeB = 1;  // MatMul: B stored K on channels, N on rows
   static constexpr uint8_t kCausal = 2;      // Softmax: row m sees channels n <= m of its group
+  // Softmax: the output is uint8 (strider/vector_math.h softmax_prob_u8); MatMul: input (A) is
+  // uint8. Every other tensor is int8.
+  static constexpr uint8_t kUnsigned = 4;
   uint8_t flags = 0;
   bool operator==(const OpDesc& o) const;
 };

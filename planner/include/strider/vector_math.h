@@ -14,6 +14,11 @@
 // probability requantised from scale 1/127 to the op's output scale (1/127) x 2^s / m in one
 // rounding; computed as (floor(254 e m / sum) + 2^s) >> (s + 1), exact for e <= 2^15,
 // m < 2^31, 0 <= s <= 62. (m, s) = (1, 0) is softmax_prob(e, sum).
+// softmax_prob_u8(e, sum, m, s): the same for an unsigned (uint8) output, the probability at
+// scale 1/255: round(255 e m / (sum 2^s)) half up, saturated to 255, computed as
+// (floor(510 e m / sum) + 2^s) >> (s + 1) (exact for e <= 2^15, m < 2^31). A softmax whose
+// probabilities only MatMuls read writes them unsigned: a probability is never negative, and
+// the sign bit would cost one bit of resolution (Tensor::is_unsigned, OpDesc::kUnsigned).
 // isqrt(v): floor(sqrt(v)) by the bitwise (digit-by-digit) method.
 // LayerNorm of D values x: s = sum x, d_i = D x_i - s (D times the centred value, exact),
 // r = isqrt(sum d_i^2 / D) (= D x std, floored), y_i = round(256 d_i / r) half away from zero
@@ -75,6 +80,13 @@ inline int8_t softmax_prob(int64_t e, int64_t sum, int32_t multiplier, int32_t s
   const int s = shift < 0 ? 0 : shift > 62 ? 62 : shift;
   const uint64_t q = (uint64_t(e) * 254u * uint64_t(multiplier) / uint64_t(sum) + (uint64_t{1} << s)) >> (s + 1);
   return static_cast<int8_t>(q > 127 ? 127 : q);
+}
+
+inline uint8_t softmax_prob_u8(int64_t e, int64_t sum, int32_t multiplier, int32_t shift) {
+  if (sum <= 0 || e <= 0 || multiplier <= 0) return 0;
+  const int s = shift < 0 ? 0 : shift > 62 ? 62 : shift;
+  const uint64_t q = (uint64_t(e) * 510u * uint64_t(multiplier) / uint64_t(sum) + (uint64_t{1} << s)) >> (s + 1);
+  return static_cast<uint8_t>(q > 255 ? 255 : q);
 }
 
 inline uint64_t isqrt(uint64_t v) {
