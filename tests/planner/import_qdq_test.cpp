@@ -63,6 +63,33 @@ TEST(ImportQdq, HandBuiltInt8WeightsKeepTheirValuesAndScales) {
   EXPECT_EQ(f.channel_scales, (std::vector<double>{0.125, 0.0625}));
 }
 
+// The operator form (QLinearConv, QLinearMatMul; onnx_qoperator.h) of qdq_int8 without its ReLU
+// imports with the same int8 weights, per-channel scales, bias and activation scales.
+TEST(ImportQdq, OperatorFormImportsLikeQdq) {
+  Graph g = import_onnx(kData + "qoperator_int8.onnx");
+  EXPECT_EQ(op_counts(g), (std::map<std::string, int>{{"conv", 1}, {"fc", 1}, {"reshape", 1}}));
+  const Node& conv = node_named(g, "conv");
+  const Node& fc = node_named(g, "fc");
+  EXPECT_EQ(tensor_named(g, "x").scale, double(0.05f));
+  EXPECT_EQ(g.tensors[size_t(conv.outputs[0])].scale, double(0.1f));
+  EXPECT_EQ(g.tensors[size_t(fc.outputs[0])].scale, double(0.5f));
+  const Tensor& w = g.tensors[size_t(conv.weights)];
+  EXPECT_EQ(ints(w.data), (std::vector<int>{-3, -2, -1, 0, 1, 2}));
+  EXPECT_EQ(w.channel_scales, (std::vector<double>{0.5, 0.25}));
+  // Bias int32 [40, -8] at s_x x s_w[o] = 0.05 x 0.5 = 0.025 and 0.0125 (float32 products):
+  // 1.0 and -0.1.
+  EXPECT_EQ(g.tensors[size_t(conv.bias)].float_data,
+            (std::vector<float>{40 * (0.05f * 0.5f), -8 * (0.05f * 0.25f)}));
+  // QLinearMatMul's B [K = 4][N = 2], per-column scales: IR rows [1, 2, 127, 0], [-1, -2, -128, 5].
+  const Tensor& f = g.tensors[size_t(fc.weights)];
+  EXPECT_EQ(ints(f.data), (std::vector<int>{1, 2, 127, 0, -1, -2, -128, 5}));
+  EXPECT_EQ(f.channel_scales, (std::vector<double>{0.125, 0.0625}));
+  // Calibration keeps every scale the model gave: nothing left to calibrate, no warning.
+  prepare(&g);
+  EXPECT_EQ(g.tensors[size_t(node_named(g, "fc").outputs[0])].scale, double(0.5f));
+  EXPECT_TRUE(g.warnings.empty());
+}
+
 TEST(ImportQdq, FloatWeightsThroughQuantizeLinearRoundAsOnnx) {
   const Graph g = import_onnx(kData + "qdq_per_tensor.onnx");
   const Tensor& w = g.tensors[size_t(node_named(g, "conv").weights)];
@@ -287,11 +314,11 @@ TEST(ImportQdq, ErrorsNameTheNodeTheValueAndTheSymmetricInt8Datapath) {
             "node 'dqw' (DequantizeLinear): zero point 'zw' is 1 at index 1; " + sym +
                 " (quantise with qscheme torch.per_tensor_symmetric or "
                 "torch.per_channel_symmetric)");
-  EXPECT_EQ(error_of("err_qlinearconv"),
-            "node 'qconv' (QLinearConv): the quantised operator form (QLinearConv) is not "
-            "supported: export the model in QDQ form instead (QuantizeLinear / DequantizeLinear "
-            "around float ops, as torch.onnx.export writes a fake-quantised model or "
-            "onnxruntime's quantize_static with QuantFormat.QDQ)");
+  EXPECT_EQ(error_of("err_convinteger"),
+            "node 'iconv' (ConvInteger): the quantised operator form (ConvInteger) is not "
+            "supported beyond QLinearConv and QLinearMatMul: export the model in QDQ form instead "
+            "(QuantizeLinear / DequantizeLinear around float ops, as torch.onnx.export writes a "
+            "fake-quantised model or onnxruntime's quantize_static with QuantFormat.QDQ)");
 }
 
 }  // namespace
