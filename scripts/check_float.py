@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Checks Strider's float network (the calibrator's C++ float reference) layer by layer with
 PyTorch, independently of the C++ code: for every layer of a `strider run --dump-tensors DIR`
-dump of a calibrated run (functional mode), recomputes the layer in float64 from the dumped float
-inputs, weights and biases and compares with the dumped float output (relative error of the
-layer, max |torch - strider| / max |torch|, must be under --tol). Also prints the int8 network's
+dump of a calibrated run (functional mode), recomputes the layer (conv, fc, pools, add, mul,
+activations, grouped / causal softmax, MatMul of two activations, LayerNorm, GELU) in float64
+from the dumped float inputs, weights and biases and compares with the dumped float output
+(relative error of the layer, max |torch - strider| / max |torch|, must be under --tol). Also prints the int8 network's
 SQNR against the float one per layer (from the dumped int8 output and the output scale).
 Usage: /usr/bin/python3 scripts/check_float.py DIR [--tol 1e-4]
 Exit status 1 when a layer differs."""
@@ -55,11 +56,30 @@ def layer(d, j):
         y = ins[0] * ins[1]
     elif op == 'activation':
         y = ins[0]
-    elif op == 'softmax':
-        return torch.softmax(ins[0], dim=1)
+    elif op == 'softmax':  # over each group of C / groups channels; causal: row y sees y + 1
+        x = ins[0]; c, h, w = x.shape[1], x.shape[2], x.shape[3]; per = c // j['groups']
+        x = x.reshape(j['groups'], per, h, w).clone()
+        if j.get('causal'):
+            hide = torch.arange(per).reshape(per, 1, 1) > torch.arange(h).reshape(1, h, 1)
+            x = x.masked_fill(hide.expand(per, h, w).unsqueeze(0), -math.inf)
+        return torch.softmax(x, dim=1).reshape(ins[0].shape)
+    elif op == 'matmul':  # out[g N + n][m] = sum_k A[g K + k][m] B(g, k, n), m over positions
+        g = j['groups']; a, b = ins[0], ins[1]
+        k_len = a.shape[1] // g; m = a.shape[2] * a.shape[3]
+        A = a.reshape(g, k_len, m)
+        # B(g, k, n) = input2[g N + n][k], or input2[g K + k][n] with transpose_b
+        B = b.reshape(g, k_len, -1) if j['transpose_b'] else b.reshape(g, -1, k_len).transpose(1, 2)
+        y = torch.einsum('gkm,gkn->gnm', A, B).reshape(1, -1, a.shape[2], a.shape[3])
+    elif op == 'layernorm':  # over the channels of each position, no epsilon, x gamma + beta
+        x = ins[0]; mu = x.mean(dim=1, keepdim=True); var = ((x - mu) ** 2).mean(dim=1, keepdim=True)
+        sd = torch.sqrt(var); z = torch.where(sd > 0, (x - mu) / torch.where(sd > 0, sd, 1.0), 0.0)
+        gamma = load(j['weights']['float_file']).reshape(1, -1, 1, 1)
+        y = z * gamma + load(j['weights']['bias_float_file']).reshape(1, -1, 1, 1)
+    elif op == 'gelu':
+        x = ins[0]; y = x * 0.5 * (1 + torch.erf(x / math.sqrt(2)))
     else:
         return None
-    return act(y, j)
+    return act(y * j.get('output_factor', 1.0), j)  # a scalar the importer folded in
 
 
 def main():

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Recomputes every layer of a `strider run --dump-tensors DIR` dump independently with PyTorch
-# (conv, pools, element-wise ops, activations) and the int8 requantisation rules of
+# (conv, pools, element-wise ops, activations, grouped / causal softmax, GELU) and the int8 requantisation rules of
 # planner/include/strider/quant.h; prints each layer that differs and exits 1 if any does.
 # Every parameter comes from the dump JSON: rounding mode (must be half_away_from_zero), the
 # requantisation multiplier and shift (per output channel when the JSON has channel_requant),
@@ -38,7 +38,7 @@ bad = 0; n = 0
 for e in json.load(open(os.path.join(d, 'index.json'))):
     j = json.load(open(os.path.join(d, e['stem'] + '.json')))
     ins = [np.load(os.path.join(d, i['file'])).astype(np.int64) for i in j['inputs']]
-    out = np.load(os.path.join(d, j['output']['file'])).astype(np.int64)
+    out_raw = np.load(os.path.join(d, j['output']['file'])); out = out_raw.astype(np.int64)
     op = j['op']; m = j['requant']['multiplier']; s = j['requant']['shift']
     if j['quant']['rounding'] != 'half_away_from_zero': raise SystemExit(f"{j['layer']}: unknown rounding {j['quant']['rounding']}")
     p = j['padding']
@@ -78,18 +78,30 @@ for e in json.load(open(os.path.join(d, 'index.json'))):
         a = ins[0]
         if op != 'activation':
             bb = ins[1]
-            v = a + bb if op == 'add' else a * bb
+            v = a * m + bb * j['quant']['input2_multiplier'] if op == 'add' else a * bb
         else: v = a
-        ref = act(rq(v, m, s), j)
+        ref = act(rq(v, 1 if op == 'add' else m, s), j)
     elif op == 'softmax':
         # The integer exp and rounding the JSON's quant.softmax spells out.
-        x = ins[0]; mx = np.maximum(x.max(axis=1, keepdims=True), -128); dd = np.minimum(x - mx, 0)
-        t = dd * 5909; i = t >> 16; f = t - i * 65536
+        # Over each group of C / groups channels; a causal row y sees channels 0 .. y of a group.
+        x0 = ins[0]; g = j['groups']; c, h, w = x0.shape[1], x0.shape[2], x0.shape[3]
+        x = x0.reshape(g, c // g, h, w)
+        hide = np.zeros((1, c // g, h, w), dtype=bool)
+        if j.get('causal'): hide |= (np.arange(c // g).reshape(1, -1, 1, 1) > np.arange(h).reshape(1, 1, -1, 1))
+        mx = np.maximum(np.where(hide, -128, x).max(axis=1, keepdims=True), -128); dd = np.minimum(x - mx, 0)
+        t = dd * j['quant']['input_multiplier']; i = t >> 24; f = (t - i * (1 << 24)) >> 8
         q = ((((((5206 * f) >> 16) + 14712) * f) >> 16) + 45617) * f >> 16
         pq = (65536 + q) >> 1
         ex = np.where(-i > 16, 0, pq >> np.minimum(-i, 62))
-        sm = ex.sum(axis=1, keepdims=True)
-        ref = np.minimum(127, ((254 * ex * m) // sm + (np.int64(1) << s)) >> (s + 1))
+        ex = np.where(hide, 0, ex); sm = ex.sum(axis=1, keepdims=True)
+        top = 255 if out_raw.dtype == np.uint8 else 127  # uint8 probabilities: base 1/255
+        ref = np.minimum(top, ((2 * top * ex * m) // sm + (np.int64(1) << s)) >> (s + 1)).reshape(x0.shape)
+    elif op == 'gelu':
+        x = ins[0]; z = np.minimum((np.abs(x) * j['quant']['input_multiplier']) >> 8, 4 << 16)
+        a = (((((((5119 * z) >> 16) + 64) * z) >> 16) + 15099) * z >> 16) + 18245
+        b = ((a * z) >> 16) + 65536; q2 = (b * b) >> 16; q4 = (q2 * q2) >> 16
+        erf = 65536 - (np.int64(1) << 32) // q4
+        ref = np.clip(rq(x * (65536 + np.sign(x) * erf), m, s + 17), -128, 127)
     else:
         print('skip', op); continue
     n += 1

@@ -84,11 +84,11 @@ void FunctionalCheck::run_reference() {
     const int out = g_.nodes[lowered_.layer_node[layer]].outputs[0];
     const Tensor& t = g_.tensors[out];
     if (t.scale <= 0 || t.float_data.empty()) continue;
-    layer_fidelity_[layer].add(t.float_data, reference_.value(out), t.scale);
+    layer_fidelity_[layer].add(t.float_data, reference_.value(out), t.scale, t.is_unsigned);
   }
   for (int out : g_.outputs) {
     const Tensor& t = g_.tensors[out];
-    if (t.scale > 0 && !t.float_data.empty()) output_fidelity_.add(t.float_data, reference_.value(out), t.scale);
+    if (t.scale > 0 && !t.float_data.empty()) output_fidelity_.add(t.float_data, reference_.value(out), t.scale, t.is_unsigned);
   }
 }
 

@@ -162,11 +162,12 @@ void binary(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes
   const bool scalar = bs.elements() == 1;
   const bool per_channel = !scalar && bs.h == 1 && bs.w == 1 && as.plane() != 1;
   std::vector<int32_t> v(a.size());
+  const bool add = n.op == OpType::kAdd;  // a x m + b x m2, then the shift alone
   for (int64_t i = 0; i < int64_t(a.size()); ++i) {
     const int32_t y = scalar ? b[0] : per_channel ? b[i / as.plane()] : b[i];
-    v[i] = n.op == OpType::kAdd ? a[i] + y : a[i] * y;
+    v[i] = add ? a[i] * n.requant_multiplier + y * n.input2_multiplier : a[i] * y;
   }
-  requantize_row(v.data(), int64_t(v.size()), Requant{n.requant_multiplier, n.requant_shift},
+  requantize_row(v.data(), int64_t(v.size()), Requant{add ? 1 : n.requant_multiplier, n.requant_shift},
                  post_act(n), n.clip_min, n.clip_max, out.data());
 }
 
@@ -175,6 +176,7 @@ void binary(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes
 void softmax(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
   const Dims s(g.tensors[n.inputs[0]].shape);
   const int64_t per = s.c / n.groups;
+  const bool u8 = g.tensors[n.outputs[0]].is_unsigned;  // uint8 probabilities
   std::vector<int64_t> e(per);
   for (int64_t p = 0; p < s.plane(); ++p) {
     const int64_t visible = n.causal ? std::min(per, p / s.w + 1) : per;
@@ -183,11 +185,14 @@ void softmax(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
       for (int64_t k = 0; k < visible; ++k) mx = std::max<int32_t>(mx, in[(g0 + k) * s.plane() + p]);
       int64_t sum = 0;
       for (int64_t k = 0; k < per; ++k) {
-        e[k] = k < visible ? exp_q15(in[(g0 + k) * s.plane() + p] - mx) : 0;
+        e[k] = k < visible ? exp_q15(in[(g0 + k) * s.plane() + p] - mx, n.input_multiplier) : 0;
         sum += e[k];
       }
-      for (int64_t k = 0; k < per; ++k) out[(g0 + k) * s.plane() + p] =
-          softmax_prob(e[k], sum, n.requant_multiplier, n.requant_shift);
+      for (int64_t k = 0; k < per; ++k) {
+        out[(g0 + k) * s.plane() + p] =
+            u8 ? int8_t(softmax_prob_u8(e[k], sum, n.requant_multiplier, n.requant_shift))
+               : softmax_prob(e[k], sum, n.requant_multiplier, n.requant_shift);
+      }
     }
   }
 }
@@ -197,6 +202,7 @@ void matmul(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes
   const Dims as(g.tensors[n.inputs[0]].shape), bs(g.tensors[n.inputs[1]].shape),
       os(g.tensors[n.outputs[0]].shape);
   const int64_t k_len = as.c / n.groups, n_len = os.c / n.groups;
+  const bool ua = g.tensors[n.inputs[0]].is_unsigned;  // A holds uint8 probabilities
   for (int64_t grp = 0; grp < n.groups; ++grp) {
     for (int64_t j = 0; j < n_len; ++j) {
       for (int64_t p = 0; p < as.plane(); ++p) {
@@ -204,7 +210,8 @@ void matmul(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes
         for (int64_t k = 0; k < k_len; ++k) {
           const int8_t y = n.transpose_b ? b[(grp * k_len + k) * bs.plane() + j]
                                          : b[(grp * n_len + j) * bs.plane() + k];
-          acc += int32_t(a[(grp * k_len + k) * as.plane() + p]) * y;
+          const int8_t av = a[(grp * k_len + k) * as.plane() + p];
+          acc += (ua ? int32_t(uint8_t(av)) : int32_t(av)) * y;
         }
         out[(grp * n_len + j) * os.plane() + p] = post(n, requantize(acc, n.requant_multiplier, n.requant_shift));
       }
@@ -289,7 +296,9 @@ void Reference::compute(const Node& n, const std::vector<const Bytes*>& in,
     case OpType::kMatMul: matmul(g_, n, *in[0], *in[1], out[0]); break;
     case OpType::kLayerNorm: layernorm(g_, n, *in[0], out[0]); break;
     case OpType::kGelu:
-      for (size_t i = 0; i < out[0].size(); ++i) out[0][i] = gelu((*in[0])[i]);
+      for (size_t i = 0; i < out[0].size(); ++i) {
+        out[0][i] = gelu((*in[0])[i], n.input_multiplier, n.requant_multiplier, n.requant_shift);
+      }
       break;
     case OpType::kConcat:
     case OpType::kReshape:

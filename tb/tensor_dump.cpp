@@ -22,7 +22,8 @@ nlohmann::json numerics(const Graph& g, const Node& n) {
   j["rounding"] = "half_away_from_zero";
   j["requant_formula"] =
       "saturate_int8(act(round_half_away_from_zero(v * multiplier / 2^shift))), v = bias + "
-      "sum(in * w) for conv / fc, a + b for add, a * b for mul, a for activation; pools do not "
+      "sum(in * w) for conv / fc, a * multiplier + b * input2_multiplier for add (then multiplier "
+      "1), a * b for mul, a for activation; pools do not "
       "requantise; with channel_requant, output channel c uses its multiplier[c] and shift[c]";
   j["zero_point"] = 0;  // symmetric int8 everywhere
   nlohmann::json scales = nlohmann::json::array();
@@ -34,15 +35,28 @@ nlohmann::json numerics(const Graph& g, const Node& n) {
     j["weight_scale"] = w.scale;
     if (!w.channel_scales.empty()) j["weight_channel_scales"] = w.channel_scales;
   }
-  if (n.op == OpType::kAdd) j["operands"] = "both operands share input_scales[0]; v = a + b";
+  if (n.op == OpType::kAdd) {
+    j["operands"] = "each at its own scale: v = a * requant.multiplier + b * input2_multiplier, "
+                    "out = round_half_away_from_zero(v / 2^requant.shift)";
+    j["input2_multiplier"] = n.input2_multiplier;
+  }
   if (n.op == OpType::kMul) j["operands"] = "v = a * b at input_scales[0] x input_scales[1]";
+  if (n.op == OpType::kSoftmax || n.op == OpType::kGelu) j["input_multiplier"] = n.input_multiplier;
   if (n.op == OpType::kSoftmax) {
     j["softmax"] =
-        "per position and channel group: d = q - max(q) (int8 at 1/16), e = exp_q15(d) "
-        "(strider/vector_math.h: t = d * 5909 (Q16), i = floor(t / 2^16), f = t - i * 2^16, "
-        "p = (2^16 + (((((5206 f >> 16) + 14712) f >> 16) + 45617) f >> 16)) >> 1, e = p >> -i, "
-        "0 when -i > 16), out = min(127, (floor(254 e m / sum(e)) + 2^s) >> (s + 1)) with "
-        "(m, s) = requant";
+        "per position and channel group: d = q - max(q), e = exp_q15(d) (strider/vector_math.h: "
+        "t = d * input_multiplier (Q24 of d s_in log2 e), i = floor(t / 2^24), f = (t - i * 2^24) "
+        ">> 8, p = (2^16 + (((((5206 f >> 16) + 14712) f >> 16) + 45617) f >> 16)) >> 1, "
+        "e = p >> -i, 0 when -i > 16), out = min(127, (floor(254 e m / sum(e)) + 2^s) >> (s + 1)) "
+        "with (m, s) = requant; a uint8 output (its .npy is <u1: probabilities read only by "
+        "MatMuls, which take them unsigned) is min(255, (floor(510 e m / sum(e)) + 2^s) >> (s + 1))";
+  }
+  if (n.op == OpType::kGelu) {
+    j["gelu"] =
+        "z = min((|q| * input_multiplier) >> 8, 4 * 2^16) (Q16 of |x| / sqrt 2), erf = 2^16 - "
+        "2^32 / q4 with a = (((((5119 z >> 16) + 64) z >> 16) + 15099) z >> 16) + 18245, "
+        "b = (a z >> 16) + 2^16, q2 = b^2 >> 16, q4 = q2^2 >> 16; v = q * (2^16 + sign(q) erf), "
+        "out = saturate_int8(round_half_away_from_zero(v * m / 2^(s + 17))) with (m, s) = requant";
   }
   if (n.op == OpType::kAvgPool || n.op == OpType::kGlobalAvgPool) {
     j["pool_divisor"] =
@@ -143,6 +157,8 @@ void dump_tensors(const Graph& g, const Lowered& lowered, const FunctionalCheck&
     // A scalar the importer folded in (attention's 1 / sqrt(d)): the float layer is the op's
     // value x output_factor; the requantisation above already carries it.
     if (n.output_factor != 1.0) j["output_factor"] = n.output_factor;
+    if (n.op == OpType::kMatMul) j["transpose_b"] = n.transpose_b;  // B(g, k, n): see OpCode::kMatMul
+    if (n.op == OpType::kSoftmax) j["causal"] = n.causal;  // row y sees channels n <= y of a group
     j["activation"] = to_string(n.activation);
     j["clip"] = {n.clip_min, n.clip_max};
     j["activation_scale"] = kActivationScale;
@@ -152,7 +168,7 @@ void dump_tensors(const Graph& g, const Lowered& lowered, const FunctionalCheck&
       const Tensor& t = g.tensors[n.inputs[k]];
       const std::vector<int8_t>& v = check.reference().value(n.inputs[k]);
       const std::string file = stem + ".input" + std::to_string(k) + ".npy";
-      write_npy(dir + "/" + file, "<i1", chw(t.shape), v.data(), v.size());
+      write_npy(dir + "/" + file, t.is_unsigned ? "<u1" : "<i1", chw(t.shape), v.data(), v.size());
       j["inputs"].push_back({{"file", file}, {"tensor", t.name}, {"shape", chw(t.shape)}});
       if (!t.float_data.empty()) {
         const std::string ffile = stem + ".input" + std::to_string(k) + ".float.npy";
@@ -195,7 +211,7 @@ void dump_tensors(const Graph& g, const Lowered& lowered, const FunctionalCheck&
       j["bias"] = {{"file", stem + ".bias.npy"}, {"shape", {out_c}}};
     }
     const Tensor& out = g.tensors[n.outputs[0]];
-    write_npy(base + ".output.npy", "<i1", chw(out.shape), output.data(), output.size());
+    write_npy(base + ".output.npy", out.is_unsigned ? "<u1" : "<i1", chw(out.shape), output.data(), output.size());
     j["output"] = {{"file", stem + ".output.npy"}, {"tensor", out.name}, {"shape", chw(out.shape)}};
     if (!out.float_data.empty()) {
       write_npy(base + ".output.float.npy", "<f4", chw(out.shape), out.float_data.data(),

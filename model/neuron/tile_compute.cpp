@@ -129,29 +129,33 @@ void elementwise(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& o
   for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
     for (uint32_t y = op.row_begin; y < op.row_end; ++y) {
       l2.read(a.addr + a.offset(c, y, 0), row_a.data(), w);
-      for (uint32_t x = 0; x < w; ++x) v[x] = row_a[x];
+      // Add scales each operand by its multiplier and shifts the sum (multiplier 1 after it).
+      const bool add = op.op == OpCode::kAdd;
+      for (uint32_t x = 0; x < w; ++x) v[x] = add ? row_a[x] * op.requant_multiplier : row_a[x];
       if (binary) {
         l2.read(r.addr + r.offset(r.c == 1 ? 0 : c, r.h == 1 ? 0 : y, 0), row_b.data(), r.w);
         for (uint32_t x = 0; x < w; ++x) {
           const int32_t bv = row_b[r.w == 1 ? 0 : x];
-          v[x] = op.op == OpCode::kAdd ? v[x] + bv : v[x] * bv;
+          v[x] = add ? v[x] + bv * op.input2_multiplier : v[x] * bv;
         }
       }
       const size_t base = out.size();
       out.resize(base + w);
-      requantize_row(v.data(), w, Requant{op.requant_multiplier, op.requant_shift}, op.act,
-                     op.clip_min, op.clip_max, &out[base]);
+      requantize_row(v.data(), w, Requant{add ? 1 : op.requant_multiplier, op.requant_shift},
+                     op.act, op.clip_min, op.clip_max, &out[base]);
     }
   }
 }
 
 // Matrix multiply of two activations: output channel c = g N + n of position p reduces
 // A[g K + k][p] x B(g, k, n) over k; B(g, k, n) is input2[g N + n][k], or input2[g K + k][n] with
-// kTransposeB (positions of B are its rows x columns). No bias; requantised like a conv.
+// kTransposeB (positions of B are its rows x columns); A is uint8 with kUnsigned. No bias;
+// requantised like a conv.
 void matmul(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
   const Operand a(op.input, l2), b(op.input2, l2);
   const uint32_t k_len = op.input.c / op.groups, n_len = op.output.c / op.groups;
   const bool tb = op.flags & OpDesc::kTransposeB;
+  const bool ua = op.flags & OpDesc::kUnsigned;  // A holds uint8 (softmax probabilities)
   const uint32_t bw = op.input2.w;
   for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
     const uint32_t g = c / n_len, n = c % n_len;
@@ -160,7 +164,8 @@ void matmul(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
         int32_t acc = 0;
         for (uint32_t k = 0; k < k_len; ++k) {
           const int8_t bv = tb ? b.at(g * k_len + k, n / bw, n % bw) : b.at(c, k / bw, k % bw);
-          acc += int32_t(a.at(g * k_len + k, y, x)) * bv;
+          const int8_t av = a.at(g * k_len + k, y, x);
+          acc += (ua ? int32_t(uint8_t(av)) : int32_t(av)) * bv;
         }
         out.push_back(finish(op, requantize(acc, op.requant_multiplier, op.requant_shift)));
       }

@@ -42,6 +42,7 @@ void softmax(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) 
   const Reader in(op.input, l2);
   const uint32_t per = op.input.c / std::max<uint32_t>(1, op.groups);
   const bool causal = op.flags & OpDesc::kCausal;
+  const bool unsigned_out = op.flags & OpDesc::kUnsigned;  // uint8 probabilities
   std::vector<int32_t> e(per);
   for (uint32_t y = op.row_begin; y < op.row_end; ++y) {
     for (uint32_t x = 0; x < op.output.w; ++x) {
@@ -53,14 +54,15 @@ void softmax(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) 
         for (uint32_t n = 0; n < visible; ++n) mx = std::max<int32_t>(mx, in.at(g0 + n, y, x));
         int64_t sum = 0;
         for (uint32_t n = 0; n < per; ++n) {
-          e[n] = n < visible ? exp_q15(in.at(g0 + n, y, x) - mx) : 0;
+          e[n] = n < visible ? exp_q15(in.at(g0 + n, y, x) - mx, op.input_multiplier) : 0;
           sum += e[n];
         }
         for (uint32_t n = 0; n < per; ++n) {
           const uint32_t c = g0 + n;
           if (c >= op.ch_begin && c < op.ch_end) {
             out[tile_index(op, c, y, x)] =
-                softmax_prob(e[n], sum, op.requant_multiplier, op.requant_shift);
+                unsigned_out ? int8_t(softmax_prob_u8(e[n], sum, op.requant_multiplier, op.requant_shift))
+                             : softmax_prob(e[n], sum, op.requant_multiplier, op.requant_shift);
           }
         }
       }
@@ -96,7 +98,8 @@ void gelu_tile(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out
   const Reader in(op.input, l2);
   for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
     for (uint32_t y = op.row_begin; y < op.row_end; ++y) {
-      for (uint32_t x = 0; x < op.output.w; ++x) out[tile_index(op, c, y, x)] = gelu(in.at(c, y, x));
+      for (uint32_t x = 0; x < op.output.w; ++x) out[tile_index(op, c, y, x)] =
+          gelu(in.at(c, y, x), op.input_multiplier, op.requant_multiplier, op.requant_shift);
     }
   }
 }

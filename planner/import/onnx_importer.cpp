@@ -10,6 +10,7 @@
 
 #include "planner/import/onnx_import_context.h"
 #include "planner/import/onnx_token_view.h"
+#include "planner/import/onnx_qoperator.h"
 #include "planner/src/input_file.h"
 
 namespace strider {
@@ -239,6 +240,7 @@ void Importer::quantise() {
 Graph Importer::run() {
   onnx::ModelProto model;
   load(&model);
+  expand_qoperator(model.mutable_graph(), path_);
   const onnx::GraphProto& g = model.graph();
   for (const auto& op : model.opset_import()) {
     if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = static_cast<int>(op.version());

@@ -11,8 +11,9 @@
 //   gives the weights int8 x scale with the model's scales (per tensor, or per output channel)
 //   attached; conv / fc nodes keep them (Importer::take_weight_scales). DequantizeLinear of an
 //   int32 constant (a bias at s_in x s_w) gives its float values.
-// - The operator form (QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger, QLinearAdd, ...)
-//   is refused with the advice to export QDQ instead.
+// - The operator form: QLinearConv and QLinearMatMul arrive rewritten into this form
+//   (onnx_qoperator.h); the rest (ConvInteger, MatMulInteger, QLinearAdd, ...) is refused with
+//   the advice to export QDQ instead.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -214,7 +215,8 @@ bool refuse_qoperator(Importer& im) {
     return false;
   }
   im.fail("the quantised operator form (" + type +
-          ") is not supported: export the model in QDQ form instead (QuantizeLinear / "
+          ") is not supported beyond QLinearConv and QLinearMatMul: export the model in QDQ "
+          "form instead (QuantizeLinear / "
           "DequantizeLinear around float ops, as torch.onnx.export writes a fake-quantised model "
           "or onnxruntime's quantize_static with QuantFormat.QDQ)");
 }

@@ -49,7 +49,7 @@ enum class OpType : uint8_t {
                // or with transpose_b [G*K, N] (at channel g*K+k, row n). Requantised.
   kLayerNorm,  // over the channels of each position, then x gamma (weights, int8 per channel)
                // + beta (bias, int32), requantised
-  kGelu,       // x * Phi(x), element-wise, same scale in and out
+  kGelu,       // x * Phi(x), element-wise, requantised to the output scale
   kGather,     // data movement: a fresh tensor (Node::gather_shape) whose elements are copied
                // from the input as the 2-D blocks Node::gather lists (each image alike); every
                // output element is written by exactly one block. Swin's window partition /
@@ -111,6 +111,9 @@ struct Tensor {
   // whole tensor. Set at import from an already-quantised ONNX model (DequantizeLinear weights,
   // with `data` its int8 values); calibration keeps them.
   std::vector<double> channel_scales;
+  // uint8 values, real = uint8 x scale: the probabilities of a softmax read only as a MatMul's
+  // first operand (materialise_parameters; OpDesc::kUnsigned). Every other tensor is int8.
+  bool is_unsigned = false;
   int64_t bytes() const { return shape.elements() * element_bytes; }
 };
 
@@ -143,6 +146,12 @@ struct Node {
   int32_t clip_min = -128, clip_max = 127;  // int8 domain, for kClip and kRelu6 ([0, 96])
   int32_t requant_multiplier = 1;
   int32_t requant_shift = 0;
+  // Softmax / GELU: the input scale in Q24 (OpDesc::input_multiplier, strider/vector_math.h),
+  // set by materialise_parameters (nominal 1/16) and by calibration; 0 for other ops.
+  int32_t input_multiplier = 0;
+  // Add: the second operand's multiplier, requant_multiplier the first's (OpDesc::kAdd): set
+  // equal by materialise_parameters (operands at one scale) and per operand by calibration.
+  int32_t input2_multiplier = 0;
   // Conv / fc: one requantisation per output channel (weights with per-channel scales), which
   // then replaces requant_multiplier / requant_shift; empty: the per-tensor pair.
   std::vector<Requant> channel_requant;

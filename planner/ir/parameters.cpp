@@ -8,7 +8,9 @@
 // accumulator then has RMS sqrt(K) * rms(W) * 32 for reduction length K, and the scale
 // multiplier / 2^shift = 1 / (sqrt(K) * rms(W)) brings it back to RMS 32, a quarter of the int8
 // range, so outputs spread over the range without saturating on average. The multiplier is kept
-// in [2^14, 2^15) for precision. Biases: uniform in +-(accumulator RMS / 4).
+// in [2^14, 2^15) for precision. Biases: uniform in +-(accumulator RMS / 4). Softmax and GELU
+// read their input at the nominal scale 1/16 (strider/vector_math.h); a softmax read only by
+// MatMuls writes uint8 probabilities.
 #include <algorithm>
 #include <cmath>
 #include <thread>
@@ -18,6 +20,7 @@
 #include "common/parallel_for.h"
 #include "planner/ir/graph.h"
 #include "strider/quant.h"
+#include "strider/vector_math.h"
 
 namespace strider {
 namespace {
@@ -50,9 +53,29 @@ void choose_requant(double scale, Node* n) {
   n->requant_shift = r.shift;
 }
 
+// A softmax's probabilities are uint8 when every reader is a MatMul taking them as its first
+// operand (the neuron array multiplies uint8 x int8 there); a graph output or any other reader
+// keeps them int8.
+void mark_unsigned_probabilities(Graph* g) {
+  std::vector<int> readers(g->tensors.size(), 0), matmul_a(g->tensors.size(), 0);
+  for (const Node& n : g->nodes) {
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      ++readers[size_t(n.inputs[k])];
+      if (k == 0 && n.op == OpType::kMatMul) ++matmul_a[size_t(n.inputs[k])];
+    }
+  }
+  for (int t : g->outputs) ++readers[size_t(t)];
+  for (const Node& n : g->nodes) {
+    if (n.op != OpType::kSoftmax) continue;
+    const size_t t = size_t(n.outputs[0]);
+    g->tensors[t].is_unsigned = readers[t] > 0 && readers[t] == matmul_a[t];
+  }
+}
+
 }  // namespace
 
 void materialise_parameters(Graph* g, uint64_t seed) {
+  mark_unsigned_probabilities(g);
   // The weights first, each tensor from its own seed, on up to 2 threads (the same bytes on any).
   std::vector<int> unfilled;
   for (const Node& n : g->nodes) {
@@ -66,6 +89,9 @@ void materialise_parameters(Graph* g, uint64_t seed) {
   const int threads = int(std::clamp(std::thread::hardware_concurrency(), 1u, 2u));
   parallel_for(int(unfilled.size()), threads, [&](int i) { fill_weights(&g->tensors[unfilled[i]], seed); });
   for (Node& n : g->nodes) {
+    if (n.input_multiplier == 0 && n.op == OpType::kSoftmax) n.input_multiplier = kNominalSoftmaxMultiplier;
+    if (n.input_multiplier == 0 && n.op == OpType::kGelu) n.input_multiplier = kNominalGeluMultiplier;
+    if (n.input2_multiplier == 0 && n.op == OpType::kAdd) n.input2_multiplier = n.requant_multiplier;
     if (n.op == OpType::kMatMul) {
       const double k = static_cast<double>(reduction_length(*g, n));
       choose_requant(1.0 / (std::sqrt(k) * kNominalRms), &n);
@@ -74,7 +100,8 @@ void materialise_parameters(Graph* g, uint64_t seed) {
     if (n.op == OpType::kLayerNorm && n.weights >= 0) {
       Tensor& w = g->tensors.at(n.weights);
       if (w.data.empty()) fill_weights(&w, seed);
-      const double acc_rms = kActivationScale * weight_rms(w);
+      // The normalised value has RMS 1, 2^kLayerNormFracBits in the integer LayerNorm.
+      const double acc_rms = double(1 << kLayerNormFracBits) * weight_rms(w);
       if (n.bias >= 0 && g->tensors.at(n.bias).bias.empty()) {
         fill_bias(&g->tensors.at(n.bias), seed, static_cast<int64_t>(acc_rms / 4.0));
       }

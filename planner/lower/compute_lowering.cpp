@@ -157,7 +157,11 @@ OpDesc Lowerer::base_op(const Node& n, bool placed) const {
   b.dilation_w = static_cast<uint16_t>(n.dilation_w);
   b.groups = static_cast<uint32_t>(n.groups);
   b.count_include_pad = n.count_include_pad;
-  b.flags = uint8_t((n.transpose_b ? OpDesc::kTransposeB : 0) | (n.causal ? OpDesc::kCausal : 0));
+  // kUnsigned: a softmax writing uint8 probabilities, a MatMul reading them as A.
+  const bool u = (n.op == OpType::kSoftmax && g_.tensors[n.outputs[0]].is_unsigned) ||
+                 (n.op == OpType::kMatMul && g_.tensors[n.inputs[0]].is_unsigned);
+  b.flags = uint8_t((n.transpose_b ? OpDesc::kTransposeB : 0) | (n.causal ? OpDesc::kCausal : 0) |
+                    (u ? OpDesc::kUnsigned : 0));
   if (n.op == OpType::kPad) {
     // Explicit zero padding: each output is the one input element under a 1x1 window, or 0 in
     // the padding (an average over no element); requantisation and activation do not apply.
@@ -169,6 +173,8 @@ OpDesc Lowerer::base_op(const Node& n, bool placed) const {
   b.clip_max = n.clip_max;
   b.requant_multiplier = n.requant_multiplier;
   b.requant_shift = n.requant_shift;
+  b.input_multiplier = n.input_multiplier;
+  b.input2_multiplier = n.input2_multiplier;
   b.row_begin = 0;
   b.row_end = b.output.h;
   return b;

@@ -218,6 +218,32 @@ class Validator {
     if (o.clip_min > o.clip_max) {
       fail("op.clip_min", str(o.clip_min) + " exceeds clip_max " + std::to_string(o.clip_max));
     }
+    if ((o.flags & OpDesc::kUnsigned) && o.op != OpCode::kSoftmax && o.op != OpCode::kMatMul) {
+      fail("op.flags", std::string("unsigned (4) given for ") + to_string(o.op) +
+                           ", expected only for softmax (output) and matmul (input)");
+    }
+    const bool scaled_input = o.op == OpCode::kSoftmax || o.op == OpCode::kGelu;
+    if (scaled_input && o.input_multiplier <= 0) {
+      fail("op.input_multiplier", std::to_string(o.input_multiplier) + ", expected the input scale in Q24 (> 0) for " +
+                                      to_string(o.op));
+    } else if (!scaled_input && o.input_multiplier != 0) {
+      fail("op.input_multiplier", std::to_string(o.input_multiplier) + " given for " + to_string(o.op) +
+                                      ", expected 0 (only softmax and gelu take an input scale)");
+    }
+    if (o.op == OpCode::kAdd) {
+      // a x m + b x m2 of int8 operands stays inside int32.
+      constexpr int32_t kMaxOperandMultiplier = int32_t{1} << 23;
+      for (const auto& [field, m] : {std::pair<const char*, int32_t>{"op.requant_multiplier", o.requant_multiplier},
+                                     {"op.input2_multiplier", o.input2_multiplier}}) {
+        if (m < 0 || m > kMaxOperandMultiplier) {
+          fail(field, std::to_string(m) + ", expected an operand multiplier 0..2^23 for add");
+          break;
+        }
+      }
+    } else if (o.input2_multiplier != 0) {
+      fail("op.input2_multiplier", std::to_string(o.input2_multiplier) + " given for " + to_string(o.op) +
+                                       ", expected 0 (only add scales its second operand)");
+    }
     if (!o.channel_requant.empty()) {
       if (o.op != OpCode::kConv && o.op != OpCode::kFullyConnected) {
         fail("op.channel_requant", std::string("given for ") + to_string(o.op) +

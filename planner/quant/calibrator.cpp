@@ -9,11 +9,14 @@
 #include "common/hash.h"
 #include "planner/quant/float_reference.h"
 #include "strider/quant.h"
+#include "strider/vector_math.h"
 
 namespace strider {
 namespace {
 
 constexpr double kLutScale = 1.0 / 16;    // int8 input of the sigmoid-family lookup tables
+// The normalised value of the integer LayerNorm, before gamma (strider/vector_math.h).
+constexpr double kLayerNormScale = 1.0 / (1 << kLayerNormFracBits);
 constexpr double kUnitScale = 1.0 / 127;  // sigmoid / hard-sigmoid outputs
 constexpr double kNominalRms = 32.0;      // materialise_parameters' input RMS
 
@@ -56,7 +59,7 @@ class ScaleGroups {
 };
 
 // LayerNorm's gamma and beta: one scale for the whole gamma, as the vector unit requantises
-// y x gamma + beta (y at 1/16) with one multiplier. Float gamma: max |gamma| / 127; random int8
+// y x gamma + beta (y at kLayerNormScale) with one multiplier. Float gamma: max |gamma| / 127; random int8
 // gamma: 1 / rms, so the float gamma has RMS 1. A beta without float data is int32 x the
 // accumulator scale gamma_scale / 16.
 void prepare_layernorm(Graph* g, const Node& n) {
@@ -80,7 +83,7 @@ void prepare_layernorm(Graph* g, const Node& n) {
   Tensor& b = g->tensors[n.bias];
   if (b.float_data.empty()) {
     b.float_data.resize(b.bias.size());
-    for (size_t i = 0; i < b.bias.size(); ++i) b.float_data[i] = float(b.bias[i] * s * kLutScale);
+    for (size_t i = 0; i < b.bias.size(); ++i) b.float_data[i] = float(b.bias[i] * s * kLayerNormScale);
   }
 }
 
@@ -154,8 +157,8 @@ void constrain(const Graph& g, ScaleGroups& groups) {
         for (int i : n.inputs) groups.join(n.inputs[0], i);
         for (int o : n.outputs) groups.join(n.inputs[0], o);
         continue;
-      case OpType::kSoftmax:  // the output scale is free: the op requantises from 1/127
-        groups.fix(n.inputs[0], kLutScale);
+      case OpType::kSoftmax:  // both scales free: exp reads the input scale, the probability at
+      case OpType::kGelu:     // 1/127 (GELU: x Phi(x) at the input scale) is requantised
         continue;
       case OpType::kMaxPool:
       case OpType::kAvgPool:
@@ -166,13 +169,6 @@ void constrain(const Graph& g, ScaleGroups& groups) {
           groups.join(n.inputs[0], out);
         }
         break;
-      case OpType::kAdd:
-        groups.join(n.inputs[0], n.inputs[1]);
-        break;
-      case OpType::kGelu:  // strider/vector_math.h gelu(): 1/16 in and out
-        groups.fix(n.inputs[0], kLutScale);
-        groups.fix(out, kLutScale);
-        continue;
       default:
         break;
     }
@@ -241,7 +237,7 @@ std::vector<double> imported_group_scales(Graph* g, ScaleGroups& groups,
     const std::string why =
         fixed != 0.0 ? "the integer datapath fixes it (lookup-table input or sigmoid output)"
                      : "it shares one scale with '" + g->tensors[size_t(holder[r])].name +
-                           "' (Add operands, concat, pool, view) and the largest is kept";
+                           "' (concat, pool, view) and the largest is kept";
     g->warnings.push_back("calibration: tensor '" + g->tensors[t].name + "' takes scale " +
                           std::to_string(fixed != 0.0 ? fixed : scale[r]) +
                           " instead of the model's " + std::to_string(imported[t]) + ": " + why);
@@ -299,7 +295,14 @@ void apply_scales(Graph* g) {
         }
         break;
       }
-      case OpType::kAdd:
+      case OpType::kAdd: {  // a x s_a / s_pre + b x s_b / s_pre, one shift (the larger's)
+        const double ma = s_in / div, mb = g->tensors[n.inputs[1]].scale / div;
+        const Requant r = quantize_multiplier(std::max(ma, mb));
+        n.requant_multiplier = int32_t(std::llround(std::ldexp(ma, r.shift)));
+        n.input2_multiplier = int32_t(std::llround(std::ldexp(mb, r.shift)));
+        n.requant_shift = r.shift;
+        break;
+      }
       case OpType::kActivation:
         m = s_in / div;
         break;
@@ -307,8 +310,8 @@ void apply_scales(Graph* g) {
       case OpType::kMatMul:
         m = s_in * g->tensors[n.inputs[1]].scale / div;
         break;
-      case OpType::kLayerNorm: {  // y (at 1/16) x gamma + beta
-        const double s_acc = kLutScale * g->tensors[n.weights].scale;
+      case OpType::kLayerNorm: {  // y (at kLayerNormScale) x gamma + beta
+        const double s_acc = kLayerNormScale * g->tensors[n.weights].scale;
         m = s_acc / div;
         if (n.bias >= 0) {
           Tensor& b = g->tensors[n.bias];
@@ -319,8 +322,13 @@ void apply_scales(Graph* g) {
         }
         break;
       }
-      case OpType::kSoftmax:  // probability at 1/127 to the output scale
-        m = kUnitScale / s_out;
+      case OpType::kSoftmax:  // exp at the input scale; probability at 1/127 (uint8: 1/255) to
+        n.input_multiplier = softmax_input_multiplier(s_in);  // the output scale
+        m = (g->tensors[n.outputs[0]].is_unsigned ? 1.0 / 255 : kUnitScale) / s_out;
+        break;
+      case OpType::kGelu:  // x Phi(x) at the input scale to the output scale
+        n.input_multiplier = gelu_input_multiplier(s_in);
+        m = s_in / div;
         break;
       default:
         break;
@@ -429,7 +437,7 @@ void calibrate(Graph* g, const CalibrationOptions& opt) {
     const double fixed = groups.fixed(int(t)), m = group_max[r];
     x.scale = fixed != 0.0                       ? fixed
               : group_imported[size_t(r)] != 0.0 ? group_imported[size_t(r)]
-              : m > 0                            ? m / 127.0
+              : m > 0                            ? m / (x.is_unsigned ? 255.0 : 127.0)
                                                  : kLutScale;
     x.float_data = std::move(first[t]);
   }

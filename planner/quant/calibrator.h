@@ -17,37 +17,40 @@
 //    one; a bias without float data becomes int32 x scale[o] / 32 (the nominal
 //    input RMS of materialise_parameters). A LayerNorm's gamma has one scale (the vector unit
 //    requantises y x gamma + beta with one multiplier): max |gamma| / 127, or 1 / rms(int8) for
-//    random gamma; a beta without float data is int32 x scale / 16.
+//    random gamma; a beta without float data is int32 x scale / 256.
 // 2. Float pass (FloatReference) over every calibration image: seeded synthetic images (smooth
 //    random cosines plus noise, mean 0, standard deviation 1 per channel, from `seed`); a graph
 //    input that already holds float values is a constant the importer made an input (Swin's
 //    attention mask) and keeps them. Records max |x| of every activation tensor.
 // 3. Scales, one per activation tensor, real = int8 x scale. Tensors that must share a scale
-//    (the operands of Add; a view, pad, split, slice, shuffle, gather, concat or pool and its
-//    input) form a group; some are fixed by the integer datapath: the lookup-table input of the sigmoid family
-//    (1/16), sigmoid / hard-sigmoid outputs (1/127), hard-swish output (1/16), softmax input
-//    (1/16), GELU input and output (1/16: strider/vector_math.h gelu()); a LayerNorm's input is
-//    free (the integer LayerNorm normalises whatever the scale) and a softmax output is free (its requantisation rescales the probability). A free group takes T / 127, T the clipping threshold that
+//    (a view, pad, split, slice, shuffle, gather, concat or pool and its input; not the operands
+//    of Add, which scales each by its own multiplier, OpDesc::input2_multiplier) form
+//    a group; some are fixed by the integer datapath: the lookup-table input of the sigmoid family
+//    (1/16), sigmoid / hard-sigmoid outputs (1/127), hard-swish output (1/16); a LayerNorm's
+//    input is free (the integer LayerNorm normalises whatever the scale), so are the softmax's
+//    and GELU's input and output (the vector unit reads the input scale from
+//    OpDesc::input_multiplier and requantises its result). A free group takes T / 127, T the
+//    clipping threshold that
 //    minimises clipping plus rounding error on a sample of its members' values on image 0, with
 //    at most 0.5 % of them clipped (T = max |x| when no smaller threshold does better).
 //    A group with imported scales takes the model's scale instead (so a pool, view or Flatten the
-//    model left unquantised inherits its input's). Members imported with different scales (a
-//    residual Add whose operands PyTorch quantised separately): the datapath's Add reads both
-//    operands at one scale and has no per-operand rescale (as TFLite's or onnxruntime's integer
-//    Add does), and inserting requantisation layers would change the timed network, so the group
-//    takes the largest of its imported scales (the coarsest: no member's range shrinks, so
-//    nothing the model kept in range clips; the finer operand loses resolution), each producer
-//    requantises to it (its requantisation follows from the scales), the Add's output keeps its
-//    own imported scale, and every moved scale is reported in Graph::warnings. A scale the
-//    datapath fixes wins over an imported one (also reported).
+//    model left unquantised inherits its input's). Members imported with different scales (the
+//    inputs of a concat the model quantised separately) take the largest of them (the
+//    coarsest: nothing the model kept in range clips; the finer member loses resolution), each
+//    producer requantises to it, and every moved scale is reported in Graph::warnings. A scale
+//    the datapath fixes wins over an imported one (also reported).
 // 4. Requantisation of every node from the scales, multiplier / 2^shift ~= (quant.h):
 //    conv / fc: s_in x s_w[o] / s_pre per output channel o (Node::channel_requant; bias int32 =
 //    round(b[o] / (s_in x s_w[o]))); the per-tensor pair holds channel 0's;
-//    add: s_in / s_pre (both operands share s_in); mul and MatMul of two activations:
-//    s_a x s_b / s_pre; LayerNorm: (1/16) x s_gamma / s_pre (beta int32 = round(beta /
-//    ((1/16) x s_gamma))); GELU does not requantise; a node's output_factor (a scalar the
-//    importer folded in) multiplies its requantisation; softmax:
-//    (1/127) / s_out (strider/vector_math.h softmax_prob); activation-only:
+//    add: s_a / s_pre and s_b / s_pre with one shift (the larger multiplier in [2^14, 2^15),
+//    Node::requant_multiplier and input2_multiplier); mul and MatMul of two activations:
+//    s_a x s_b / s_pre; LayerNorm: (1/256) x s_gamma / s_pre (beta int32 = round(beta /
+//    ((1/256) x s_gamma)), 1/256 the normalised value's scale, strider/vector_math.h);
+//    GELU: s_in / s_out, input multiplier 2^24 s_in / sqrt 2; a
+//    node's output_factor (a scalar the importer folded in) multiplies its requantisation;
+//    softmax: (1/127) / s_out (strider/vector_math.h softmax_prob; uint8 probabilities,
+//    Tensor::is_unsigned: (1/255) / s_out and a free group takes T / 255), input multiplier
+//    2^24 log2(e) s_in; activation-only:
 //    s_in / s_pre; where s_pre is the scale before the fused activation (1/16 for the sigmoid
 //    family, else the output scale); pools do not requantise (s_pre = s_in). ReLU6 and Clip
 //    bounds become round(bound / s_pre), clamped to int8.

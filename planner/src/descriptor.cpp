@@ -29,6 +29,7 @@ bool OpDesc::operator==(const OpDesc& o) const {
          groups == o.groups && count_include_pad == o.count_include_pad && act == o.act &&
          clip_min == o.clip_min && clip_max == o.clip_max &&
          requant_multiplier == o.requant_multiplier && requant_shift == o.requant_shift &&
+         input_multiplier == o.input_multiplier && input2_multiplier == o.input2_multiplier &&
          channel_requant == o.channel_requant && row_begin == o.row_begin && row_end == o.row_end && ch_begin == o.ch_begin &&
          ch_end == o.ch_end && in_ch_begin == o.in_ch_begin && in_ch_end == o.in_ch_end &&
          psum_mode == o.psum_mode && psum == o.psum && mapping == o.mapping &&

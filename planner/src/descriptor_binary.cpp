@@ -85,6 +85,8 @@ void put(ByteWriter& w, const OpDesc& o) {
   w.i32(o.clip_max);
   w.i32(o.requant_multiplier);
   w.i32(o.requant_shift);
+  w.i32(o.input_multiplier);
+  w.i32(o.input2_multiplier);
   for (uint32_t v : {o.row_begin, o.row_end, o.ch_begin, o.ch_end, o.in_ch_begin, o.in_ch_end}) {
     w.u<uint32_t>(v);
   }
@@ -114,6 +116,8 @@ OpDesc get_op(ByteReader& r) {
   o.clip_max = r.i32();
   o.requant_multiplier = r.i32();
   o.requant_shift = r.i32();
+  o.input_multiplier = r.i32();
+  o.input2_multiplier = r.i32();
   for (uint32_t* v : {&o.row_begin, &o.row_end, &o.ch_begin, &o.ch_end, &o.in_ch_begin,
                       &o.in_ch_end}) {
     *v = r.u<uint32_t>();
@@ -123,7 +127,7 @@ OpDesc get_op(ByteReader& r) {
   o.psum = get_ref(r);
   o.mapping = r.enumeration<Mapping>(2, "mapping");
   o.flags = r.u<uint8_t>();
-  if (o.flags > 3) r.fail("flags are " + std::to_string(o.flags) + ", expected 0..3", 1);
+  if (o.flags > 7) r.fail("flags are " + std::to_string(o.flags) + ", expected 0..7", 1);
   const uint32_t per_channel = r.u<uint32_t>();
   if (per_channel != 0 && (o.ch_end < o.ch_begin || per_channel != o.ch_end - o.ch_begin)) {
     r.fail(std::to_string(per_channel) + " channel requantisations for channels [" +

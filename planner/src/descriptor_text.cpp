@@ -112,6 +112,8 @@ void emit_op(YAML::Emitter& e, const OpDesc& o) {
     emit_ref(e, "psum", o.psum);
   }
   if (o.flags) e << YAML::Key << "flags" << YAML::Value << int(o.flags);
+  if (o.input_multiplier) e << YAML::Key << "input_multiplier" << YAML::Value << o.input_multiplier;
+  if (o.input2_multiplier) e << YAML::Key << "input2_multiplier" << YAML::Value << o.input2_multiplier;
   if (!o.channel_requant.empty()) {
     e << YAML::Key << "channel_requant" << YAML::Value << YAML::Flow << YAML::BeginSeq;
     for (const Requant& q : o.channel_requant) {
@@ -148,9 +150,11 @@ OpDesc parse_op(const YAML::Node& m) {
     o.psum_mode = static_cast<uint8_t>(mode);
     o.psum = parse_ref(m, "psum");
   }
+  if (m["input_multiplier"]) o.input_multiplier = m["input_multiplier"].as<int32_t>();
+  if (m["input2_multiplier"]) o.input2_multiplier = m["input2_multiplier"].as<int32_t>();
   if (m["flags"]) {
     const unsigned flags = m["flags"].as<unsigned>();
-    if (flags > 3) throw YAML::Exception(m["flags"].Mark(), "flags: expected 0..3");
+    if (flags > 7) throw YAML::Exception(m["flags"].Mark(), "flags: expected 0..7");
     o.flags = static_cast<uint8_t>(flags);
   }
   if (YAML::Node q = m["channel_requant"]) {

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "strider/vector_math.h"
 #include "tb/reference.h"
 
 namespace strider {
@@ -112,12 +113,49 @@ TEST(FunctionalReference, AddBroadcastsPerChannelAndSaturates) {
   n.op = OpType::kAdd;
   n.inputs = {a, b};
   n.outputs = {y};
+  n.input2_multiplier = 1;  // operands at one scale: a x 1 + b x 1, shift 0
   Reference ref(g);
   ref.set_input(a, {10, 20, -30, 40});
   ref.set_input(b, {5, -100});
   ref.run_node(n);
   // 10 + 5, 20 + 5, -30 - 100, 40 - 100 = 15, 25, -130 (saturates to -128), -60.
   EXPECT_EQ(ref.value(y), (std::vector<int8_t>{15, 25, -128, -60}));
+  // b at half a's scale: (2 a + b) / 2, rounded half away from zero: 25 / 2 = 12.5 -> 13,
+  // 45 / 2 = 22.5 -> 23, -160 / 2 = -80, -20 / 2 = -10.
+  n.requant_multiplier = 2;
+  n.requant_shift = 1;
+  ref.run_node(n);
+  EXPECT_EQ(ref.value(y), (std::vector<int8_t>{13, 23, -80, -10}));
+}
+
+// A softmax read only by a MatMul writes uint8 probabilities (Tensor::is_unsigned) and the MatMul
+// reads them unsigned.
+TEST(FunctionalReference, UnsignedProbabilitiesIntoMatMul) {
+  Graph g;
+  const int x = activation(g, "x", {1, 2, 1, 1}), p = activation(g, "p", {1, 2, 1, 1});
+  const int b = activation(g, "b", {1, 1, 1, 2}), y = activation(g, "y", {1, 1, 1, 1});
+  g.tensors[p].is_unsigned = true;
+  Node softmax;
+  softmax.name = "softmax";
+  softmax.op = OpType::kSoftmax;
+  softmax.input_multiplier = kNominalSoftmaxMultiplier;  // input at 1/16
+  softmax.inputs = {x};
+  softmax.outputs = {p};
+  Node matmul;
+  matmul.name = "matmul";
+  matmul.op = OpType::kMatMul;  // out[n][m] = sum_k A[k][m] B[n][k], N = 1, K = 2
+  matmul.inputs = {p, b};
+  matmul.outputs = {y};
+  Reference ref(g);
+  ref.set_input(x, {16, 0});
+  ref.set_input(b, {1, -1});
+  ref.run_node(softmax);
+  // exp(0) = 32768, exp(-1) = 12053 (Q15), sum 44821: 510 x 32768 / 44821 = 372.9 -> (372 + 1)
+  // >> 1 = 186 (255 x 0.7311 = 186.4) and 69; 186 is the byte -70 as int8.
+  EXPECT_EQ(ref.value(p), (std::vector<int8_t>{-70, 69}));
+  ref.run_node(matmul);
+  // 186 x 1 + 69 x -1 = 117 (read as int8 it would be -70 - 69 = -139, saturated to -128).
+  EXPECT_EQ(ref.value(y), (std::vector<int8_t>{117}));
 }
 
 TEST(FunctionalReference, ChannelShuffleAndSoftmax) {
@@ -133,6 +171,7 @@ TEST(FunctionalReference, ChannelShuffleAndSoftmax) {
   Node softmax;
   softmax.name = "softmax";
   softmax.op = OpType::kSoftmax;
+  softmax.input_multiplier = kNominalSoftmaxMultiplier;  // input at 1/16
   softmax.inputs = {y};
   softmax.outputs = {s};
   Reference ref(g);

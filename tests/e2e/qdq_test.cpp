@@ -46,11 +46,12 @@ TEST(Qdq, TinyQdqCnnMatchesReferenceWithTimingCycles) {
   // Compute layers: 3 convs (ReLU fused), the Add, MaxPool, Pad, AveragePool, the fc: 8 (the
   // Flatten is a view).
   EXPECT_EQ(functional.checked, 8u);
-  // Output SQNR against the float network on calibration image 0 (seed 1), as measured: 37.66 dB
-  // (README; summary.json quant.output_sqnr_db).
+  // Output SQNR against the float network on calibration image 0 (seed 1), as measured: 39.51 dB
+  // (README; summary.json quant.output_sqnr_db); 37.66 dB when the Add's operands had to share
+  // the larger of their imported scales.
   std::printf("tiny_qdq_cnn: output SQNR %.2f dB against the float network\n",
               functional.output_sqnr_db);
-  EXPECT_NEAR(functional.output_sqnr_db, 37.66, 0.01);
+  EXPECT_NEAR(functional.output_sqnr_db, 39.51, 0.01);
 }
 
 }  // namespace

@@ -40,6 +40,15 @@ Descriptor tile(uint32_t id, OpCode op, uint32_t c, uint32_t h, uint32_t groups 
   d.op.ch_end = c;
   d.op.groups = groups;
   d.op.flags = causal ? OpDesc::kCausal : 0;
+  // Softmax reads its input at 1/32, GELU at 1/8 and writes at 1/16 (requantisation 1/2).
+  // Odd-numbered softmax tiles write uint8 probabilities (kUnsigned).
+  if (op == OpCode::kSoftmax) d.op.input_multiplier = softmax_input_multiplier(1.0 / 32);
+  if (op == OpCode::kSoftmax && id % 2) d.op.flags |= OpDesc::kUnsigned;
+  if (op == OpCode::kGelu) {
+    d.op.input_multiplier = gelu_input_multiplier(1.0 / 8);
+    d.op.requant_multiplier = 16384;
+    d.op.requant_shift = 15;
+  }
   if (op == OpCode::kLayerNorm) {
     d.op.weights = TensorRef{MemSpace::kL2, kGamma, c, 1, 1, 1, 1, 1};
     d.op.bias = TensorRef{MemSpace::kL2, kBeta, c, 1, 1, 4, 4, 4};
@@ -56,7 +65,9 @@ std::vector<int8_t> expected(const OpDesc& op, const std::vector<int8_t>& x,
   std::vector<int8_t> y(x.size());
   for (uint32_t t = 0; t < h; ++t) {
     if (op.op == OpCode::kGelu) {
-      for (uint32_t k = 0; k < c; ++k) y[k * h + t] = gelu(x[k * h + t]);
+      for (uint32_t k = 0; k < c; ++k) {
+        y[k * h + t] = gelu(x[k * h + t], op.input_multiplier, op.requant_multiplier, op.requant_shift);
+      }
     } else if (op.op == OpCode::kSoftmax) {
       const uint32_t per = c / op.groups;
       const uint32_t vis = (op.flags & OpDesc::kCausal) ? std::min(per, t + 1) : per;
@@ -64,10 +75,13 @@ std::vector<int8_t> expected(const OpDesc& op, const std::vector<int8_t>& x,
         int32_t mx = -128;
         int64_t sum = 0;
         for (uint32_t k = 0; k < vis; ++k) mx = std::max<int32_t>(mx, x[(g0 + k) * h + t]);
-        for (uint32_t k = 0; k < vis; ++k) sum += exp_q15(x[(g0 + k) * h + t] - mx);
+        for (uint32_t k = 0; k < vis; ++k) sum += exp_q15(x[(g0 + k) * h + t] - mx, op.input_multiplier);
         for (uint32_t k = 0; k < per; ++k) {
-          const int64_t e = k < vis ? exp_q15(x[(g0 + k) * h + t] - mx) : 0;
-          y[(g0 + k) * h + t] = softmax_prob(e, sum);
+          const int64_t e = k < vis ? exp_q15(x[(g0 + k) * h + t] - mx, op.input_multiplier) : 0;
+          y[(g0 + k) * h + t] =
+              (op.flags & OpDesc::kUnsigned)
+                  ? int8_t(softmax_prob_u8(e, sum, op.requant_multiplier, op.requant_shift))
+                  : softmax_prob(e, sum, op.requant_multiplier, op.requant_shift);
         }
       }
     } else {

@@ -115,6 +115,63 @@ TEST(DescriptorValidator, ChannelRequantShiftOutOfRangeIsRefused) {
                             "shift 0..62");
 }
 
+// Softmax and GELU read their input at the scale input_multiplier gives (format 4); no other op
+// takes one.
+TEST(DescriptorValidator, InputMultiplierOnlyForSoftmaxAndGelu) {
+  DescriptorList l = planned().list;
+  Descriptor& c = first(l, DescKind::kOp);
+  c.op.input_multiplier = 741455;
+  EXPECT_EQ(refusal(l), "t.strd: descriptor list refused: descriptor " + std::to_string(c.id) +
+                            " (layer 'conv1', conv): op.input_multiplier: 741455 given for conv, "
+                            "expected 0 (only softmax and gelu take an input scale)");
+  Graph g = load_network(std::string(STRIDER_SOURCE_DIR) + "/tests/e2e/data/tiny_bert.onnx", 0, 0, 1);
+  materialise_parameters(&g, 1);
+  fuse_activations(&g);
+  DescriptorList bert = lower(g, planned().arch, LowerOptions()).list;
+  EXPECT_EQ(refusal(bert), "(accepted)");
+  Descriptor& s = first(bert, DescKind::kOp, OpCode::kSoftmax);
+  EXPECT_EQ(s.op.input_multiplier, 1512775);  // nominal 1/16: round(2^24 log2(e) / 16)
+  // Its probabilities are read only by the next MatMul: uint8 on both sides.
+  EXPECT_EQ(s.op.flags & OpDesc::kUnsigned, OpDesc::kUnsigned);
+  EXPECT_EQ(first(bert, DescKind::kOp, OpCode::kMatMul).op.flags & OpDesc::kUnsigned, 0);  // Q K^T
+  int unsigned_matmuls = 0;  // attention x V, /blocks.{0,1}/attn/MatMul_1
+  for (const Descriptor& d : bert.descriptors) {
+    if (d.kind != DescKind::kOp || d.op.op != OpCode::kMatMul) continue;
+    const bool av = bert.layers[d.layer].find("MatMul_1") != std::string::npos;
+    EXPECT_EQ(d.op.flags & OpDesc::kUnsigned, av ? OpDesc::kUnsigned : 0) << bert.layers[d.layer];
+    unsigned_matmuls += av;
+  }
+  EXPECT_EQ(unsigned_matmuls, 2);
+  s.op.input_multiplier = 0;
+  EXPECT_EQ(refusal(bert), "t.strd: descriptor list refused: descriptor " + std::to_string(s.id) +
+                               " (layer '" + bert.layers[s.layer] +
+                               "', softmax): op.input_multiplier: 0, expected the input scale in "
+                               "Q24 (> 0) for softmax");
+}
+
+// Add scales each operand by its own multiplier (format 4); a x m + b x m2 must stay in int32.
+TEST(DescriptorValidator, AddOperandMultipliersAreBounded) {
+  DescriptorList l = planned().list;
+  Descriptor& a = first(l, DescKind::kOp, OpCode::kAdd);
+  EXPECT_EQ(a.op.input2_multiplier, a.op.requant_multiplier);  // uncalibrated: one scale
+  a.op.input2_multiplier = (1 << 23) + 1;
+  EXPECT_EQ(refusal(l), "t.strd: descriptor list refused: descriptor " + std::to_string(a.id) +
+                            " (layer '" + l.layers[a.layer] +
+                            "', add): op.input2_multiplier: 8388609, expected an operand "
+                            "multiplier 0..2^23 for add");
+  a.op.input2_multiplier = 1;
+  Descriptor& c = first(l, DescKind::kOp);
+  c.op.input2_multiplier = 3;
+  EXPECT_EQ(refusal(l), "t.strd: descriptor list refused: descriptor " + std::to_string(c.id) +
+                            " (layer 'conv1', conv): op.input2_multiplier: 3 given for conv, "
+                            "expected 0 (only add scales its second operand)");
+  c.op.input2_multiplier = 0;
+  c.op.flags = OpDesc::kUnsigned;
+  EXPECT_EQ(refusal(l), "t.strd: descriptor list refused: descriptor " + std::to_string(c.id) +
+                            " (layer 'conv1', conv): op.flags: unsigned (4) given for conv, "
+                            "expected only for softmax (output) and matmul (input)");
+}
+
 TEST(DescriptorValidator, SecondOperandBroadcastsOnlyOverSizeOneDimensions) {
   DescriptorList l = planned().list;
   Descriptor& a = first(l, DescKind::kOp, OpCode::kAdd);

@@ -63,6 +63,33 @@ TEST(ImportQdq, HandBuiltInt8WeightsKeepTheirValuesAndScales) {
   EXPECT_EQ(f.channel_scales, (std::vector<double>{0.125, 0.0625}));
 }
 
+// The operator form (QLinearConv, QLinearMatMul; onnx_qoperator.h) of qdq_int8 without its ReLU
+// imports with the same int8 weights, per-channel scales, bias and activation scales.
+TEST(ImportQdq, OperatorFormImportsLikeQdq) {
+  Graph g = import_onnx(kData + "qoperator_int8.onnx");
+  EXPECT_EQ(op_counts(g), (std::map<std::string, int>{{"conv", 1}, {"fc", 1}, {"reshape", 1}}));
+  const Node& conv = node_named(g, "conv");
+  const Node& fc = node_named(g, "fc");
+  EXPECT_EQ(tensor_named(g, "x").scale, double(0.05f));
+  EXPECT_EQ(g.tensors[size_t(conv.outputs[0])].scale, double(0.1f));
+  EXPECT_EQ(g.tensors[size_t(fc.outputs[0])].scale, double(0.5f));
+  const Tensor& w = g.tensors[size_t(conv.weights)];
+  EXPECT_EQ(ints(w.data), (std::vector<int>{-3, -2, -1, 0, 1, 2}));
+  EXPECT_EQ(w.channel_scales, (std::vector<double>{0.5, 0.25}));
+  // Bias int32 [40, -8] at s_x x s_w[o] = 0.05 x 0.5 = 0.025 and 0.0125 (float32 products):
+  // 1.0 and -0.1.
+  EXPECT_EQ(g.tensors[size_t(conv.bias)].float_data,
+            (std::vector<float>{40 * (0.05f * 0.5f), -8 * (0.05f * 0.25f)}));
+  // QLinearMatMul's B [K = 4][N = 2], per-column scales: IR rows [1, 2, 127, 0], [-1, -2, -128, 5].
+  const Tensor& f = g.tensors[size_t(fc.weights)];
+  EXPECT_EQ(ints(f.data), (std::vector<int>{1, 2, 127, 0, -1, -2, -128, 5}));
+  EXPECT_EQ(f.channel_scales, (std::vector<double>{0.125, 0.0625}));
+  // Calibration keeps every scale the model gave: nothing left to calibrate, no warning.
+  prepare(&g);
+  EXPECT_EQ(g.tensors[size_t(node_named(g, "fc").outputs[0])].scale, double(0.5f));
+  EXPECT_TRUE(g.warnings.empty());
+}
+
 TEST(ImportQdq, FloatWeightsThroughQuantizeLinearRoundAsOnnx) {
   const Graph g = import_onnx(kData + "qdq_per_tensor.onnx");
   const Tensor& w = g.tensors[size_t(node_named(g, "conv").weights)];
@@ -165,9 +192,9 @@ TEST(ImportQdq, PytorchQatModelImportsWithItsOwnScales) {
   EXPECT_EQ(activations, 6);  // input, 3 ReLUs, the Add, the fc output
 }
 
-// Calibration keeps the model's scales; the residual Add's operands (ReLU 1 at 0.01732, ReLU 2 at
-// 0.006525) must share one, so ReLU 2 takes the larger, with a warning; the pools, pad and
-// Flatten the model left unquantised inherit their input's scale.
+// Calibration keeps the model's scales, the residual Add's operands too (ReLU 1 at 0.01732,
+// ReLU 2 at 0.006525: the Add scales each by its own multiplier), without a warning; the pools,
+// pad and Flatten the model left unquantised inherit their input's scale.
 TEST(ImportQdq, PytorchQatModelCalibratesWithItsScales) {
   const OnnxFile onnx_file(kTinyQdq);
   Graph g = import_onnx(kTinyQdq);
@@ -184,7 +211,7 @@ TEST(ImportQdq, PytorchQatModelCalibratesWithItsScales) {
   ASSERT_GT(s1, s2);
   EXPECT_EQ(tensor_named(g, "input").scale, s_in);
   EXPECT_EQ(tensor_named(g, "/conv1/Relu_output_0").scale, s1);
-  EXPECT_EQ(tensor_named(g, "/conv2/Relu_output_0").scale, s1);
+  EXPECT_EQ(tensor_named(g, "/conv2/Relu_output_0").scale, s2);
   EXPECT_EQ(tensor_named(g, "/Add_output_0").scale, s_add);
   EXPECT_EQ(tensor_named(g, "/maxpool/MaxPool_output_0").scale, s_add);
   EXPECT_EQ(tensor_named(g, "/conv3/Relu_output_0").scale, s3);
@@ -192,12 +219,13 @@ TEST(ImportQdq, PytorchQatModelCalibratesWithItsScales) {
   EXPECT_EQ(tensor_named(g, "/avgpool/AveragePool_output_0").scale, s3);
   EXPECT_EQ(tensor_named(g, "/Flatten_output_0").scale, s3);
   EXPECT_EQ(tensor_named(g, "/fc/Gemm_output_0").scale, s_fc);
-  ASSERT_EQ(g.warnings.size(), 1u);
-  EXPECT_EQ(g.warnings[0],
-            "calibration: tensor '/conv2/Relu_output_0' takes scale " + std::to_string(s1) +
-                " instead of the model's " + std::to_string(s2) +
-                ": it shares one scale with '/conv1/Relu_output_0' (Add operands, concat, pool, "
-                "view) and the largest is kept");
+  EXPECT_TRUE(g.warnings.empty());
+  // The Add: s1 / s_add and s2 / s_add at the larger's shift.
+  const Node& add = node_named(g, "/Add");
+  const Requant r = quantize_multiplier(s1 / s_add);
+  EXPECT_EQ(add.requant_multiplier, r.multiplier);
+  EXPECT_EQ(add.requant_shift, r.shift);
+  EXPECT_EQ(add.input2_multiplier, std::llround(std::ldexp(s2 / s_add, r.shift)));
   // The weights keep the model's int8 values and scales through calibration.
   const Tensor& w = g.tensors[size_t(node_named(g, "/fc/Gemm").weights)];
   const std::vector<float>& sf = onnx_file.floats.at("fc.weight_fake_quant.scale");
@@ -286,11 +314,11 @@ TEST(ImportQdq, ErrorsNameTheNodeTheValueAndTheSymmetricInt8Datapath) {
             "node 'dqw' (DequantizeLinear): zero point 'zw' is 1 at index 1; " + sym +
                 " (quantise with qscheme torch.per_tensor_symmetric or "
                 "torch.per_channel_symmetric)");
-  EXPECT_EQ(error_of("err_qlinearconv"),
-            "node 'qconv' (QLinearConv): the quantised operator form (QLinearConv) is not "
-            "supported: export the model in QDQ form instead (QuantizeLinear / DequantizeLinear "
-            "around float ops, as torch.onnx.export writes a fake-quantised model or "
-            "onnxruntime's quantize_static with QuantFormat.QDQ)");
+  EXPECT_EQ(error_of("err_convinteger"),
+            "node 'iconv' (ConvInteger): the quantised operator form (ConvInteger) is not "
+            "supported beyond QLinearConv and QLinearMatMul: export the model in QDQ form instead "
+            "(QuantizeLinear / DequantizeLinear around float ops, as torch.onnx.export writes a "
+            "fake-quantised model or onnxruntime's quantize_static with QuantFormat.QDQ)");
 }
 
 }  // namespace

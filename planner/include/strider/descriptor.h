@@ -22,7 +22,9 @@ namespace strider {
 // Version 2: a SHA-256 trailer in the binary form; op codes kMatMul, kLayerNorm, kGelu and
 // OpDesc::flags (transformer networks); OpDesc::mapping.
 // Version 3: OpDesc::channel_requant (per-output-channel requantisation of conv / fc).
-constexpr uint32_t kDescriptorFormatVersion = 3;
+// Version 4: OpDesc::input_multiplier (the calibrated input scale of Softmax and GELU) and
+// OpDesc::input2_multiplier (Add operands at different scales).
+constexpr uint32_t kDescriptorFormatVersion = 4;
 
 // Requantisation of an int32 value to int8: round_half_away(v x multiplier / 2^shift)
 // (strider/quant.h).
@@ -43,18 +45,21 @@ enum class OpCode : uint8_t {
   kMaxPool = 2,
   kAvgPool = 3,
   kGlobalAvgPool = 4,
-  kAdd = 5,
+  kAdd = 5,             // requantize(a x requant_multiplier + b x input2_multiplier, 1,
+                        // requant_shift): each operand at its own scale (strider/quant.h)
   kMul = 6,
   kActivation = 7,      // element-wise activation only
-  kSoftmax = 8,         // vector unit: over each group of input.c / groups channels, the
-                        // probability at 1/127 requantised by requant (vector_math.h)
+  kSoftmax = 8,         // vector unit: over each group of input.c / groups channels, exp of
+                        // the input at the scale input_multiplier gives, the probability at
+                        // 1/127 requantised by requant (vector_math.h)
   // A matrix multiply of two activations on the neuron array, the second operand (input2) read
   // from L2 like weights (no DRAM staging): out[g*N + n][m] = sum_k A[g*K + k][m] B(g, k, n),
   // B(g, k, n) = input2[g*N + n][k], or input2[g*K + k][n] with kTransposeB; groups = G. Timed as
   // a 1x1 convolution over the positions m (rows of A) with N output channels per group.
   kMatMul = 9,
   kLayerNorm = 10,      // vector unit: over the channels of each position, x gamma + beta
-  kGelu = 11,           // vector unit: element-wise x Phi(x)
+  kGelu = 11,           // vector unit: element-wise x Phi(x), the input at the scale
+                        // input_multiplier gives, requantised by requant (vector_math.h)
 };
 
 // Ops executed by the vector unit instead of the neuron array.
@@ -121,6 +126,12 @@ struct OpDesc {
   int32_t clip_min = -128, clip_max = 127;
   int32_t requant_multiplier = 1;
   int32_t requant_shift = 0;
+  // Softmax / GELU: the input scale in Q24 as strider/vector_math.h uses it (softmax:
+  // 2^24 log2(e) s_in, GELU: 2^24 s_in / sqrt 2); 0 for every other op.
+  int32_t input_multiplier = 0;
+  // Add: the second operand's multiplier (the first's is requant_multiplier, the shift shared);
+  // 0 for every other op.
+  int32_t input2_multiplier = 0;
   // Per-output-channel requantisation (conv / fc with per-channel weight scales): one entry per
   // channel of the tile, [ch_begin, ch_end) in order; empty: requant_multiplier / requant_shift
   // for every channel. Carried in the descriptor like the per-tensor pair (the controller's
@@ -144,6 +155,9 @@ struct OpDesc {
   Mapping mapping = Mapping::kPositions;
   static constexpr uint8_t kTransposeB = 1;  // MatMul: B stored K on channels, N on rows
   static constexpr uint8_t kCausal = 2;      // Softmax: row m sees channels n <= m of its group
+  // Softmax: the output is uint8 (strider/vector_math.h softmax_prob_u8); MatMul: input (A) is
+  // uint8. Every other tensor is int8.
+  static constexpr uint8_t kUnsigned = 4;
   uint8_t flags = 0;
   bool operator==(const OpDesc& o) const;
 };

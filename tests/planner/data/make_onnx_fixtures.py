@@ -389,10 +389,37 @@ def qdq():
           helper.make_node("Conv", ["x", "wd"], ["o"], name="conv")], x, out,
          [init("wq", np.ones((2, 4, 3, 3), i8)), init("sw", np.full(2, 0.01, np.float32)),
           init("zw", np.array([0, 1], i8))])
-    save("err_qlinearconv",
-         [helper.make_node("QLinearConv", ["x", "s", "z", "wq", "s", "z", "s", "z"], ["o"],
-                           name="qconv")], x, out,
-         [scale, zero, init("wq", np.ones((2, 4, 3, 3), i8))])
+    save("err_convinteger",
+         [helper.make_node("ConvInteger", ["xq", "wq"], ["o"], name="iconv")], x, out,
+         [init("xq", np.ones((1, 4, 3, 3), i8)), init("wq", np.ones((2, 4, 3, 3), i8))])
+    qoperator()
+
+
+def qoperator():
+    """The operator form of qdq_int8 without its ReLU (tests/planner/import_qdq_test.cpp):
+    QuantizeLinear, QLinearConv (the same int8 weights, per-channel scales and int32 bias),
+    DequantizeLinear, Flatten, QuantizeLinear, QLinearMatMul (the same [K = 4][N = 2] weights,
+    per-column scales), DequantizeLinear."""
+    i8, i32 = np.int8, np.int32
+    wq = (np.arange(2 * 3 * 1 * 1) - 3).astype(i8).reshape(2, 3, 1, 1)
+    fq = np.array([[1, -1], [2, -2], [127, -128], [0, 5]], i8)
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "sx", "z"], ["xq"], name="qx"),
+        helper.make_node("QLinearConv", ["xq", "sx", "z", "wq", "sw", "zw", "sr", "z", "bq"],
+                         ["rq"], name="conv", kernel_shape=[1, 1]),
+        helper.make_node("DequantizeLinear", ["rq", "sr", "z"], ["rd"], name="dqr"),
+        helper.make_node("Flatten", ["rd"], ["f"], name="flat"),
+        helper.make_node("QuantizeLinear", ["f", "sr", "z"], ["fq8"], name="qf"),
+        helper.make_node("QLinearMatMul", ["fq8", "sr", "z", "fq", "sf", "zf", "so", "z"],
+                         ["oq"], name="fc"),
+        helper.make_node("DequantizeLinear", ["oq", "so", "z"], ["o"], name="dqo"),
+    ]
+    inits = [init("sx", np.float32(0.05)), init("z", i8(0)), init("wq", wq),
+             init("sw", np.array([0.5, 0.25], np.float32)), init("zw", np.zeros(2, i8)),
+             init("bq", np.array([40, -8], i32)), init("sr", np.float32(0.1)), init("fq", fq),
+             init("sf", np.array([0.125, 0.0625], np.float32)), init("zf", np.zeros(2, i8)),
+             init("so", np.float32(0.5))]
+    save("qoperator_int8", nodes, [vi("x", [1, 3, 1, 2])], [vi("o", None)], inits)
 
 
 def vit_errors():
