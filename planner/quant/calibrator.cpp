@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/hash.h"
+#include "planner/quant/fidelity.h"
 #include "planner/quant/float_reference.h"
 #include "strider/quant.h"
 #include "strider/vector_math.h"
@@ -387,6 +388,18 @@ void calibrate(Graph* g, const CalibrationOptions& opt) {
   }
   prepare_parameters(g);
   const std::vector<std::pair<float, float>> clip_bounds = real_clip_bounds(*g);
+  ScaleGroups groups(*g);
+  constrain(*g, groups);
+  // Softmax inputs (and their group): a value kMaskedLogit or more below zero is an additive mask
+  // (Swin's -100), not a logit: it neither sets the scale nor enters the threshold's sample, and
+  // saturates to -128 (exp of it is below 2^-16 at any scale the unmasked logits set).
+  std::vector<char> logits(g->tensors.size(), 0);
+  for (const Node& n : g->nodes) {
+    if (n.op == OpType::kSoftmax) logits[size_t(groups.find(n.inputs[0]))] = 1;
+  }
+  const auto counts = [&](size_t t, float v) {
+    return !(logits[size_t(groups.find(int(t)))] && v <= -kMaskedLogit);
+  };
   std::vector<double> max_abs(g->tensors.size(), 0.0);
   std::vector<std::vector<float>> first;
   for (int image = 0; image < std::max(opt.images, 1); ++image) {
@@ -398,12 +411,12 @@ void calibrate(Graph* g, const CalibrationOptions& opt) {
     }
     ref.run();
     for (size_t t = 0; t < g->tensors.size(); ++t) {
-      for (float v : ref.value(int(t))) max_abs[t] = std::max(max_abs[t], double(std::fabs(v)));
+      for (float v : ref.value(int(t))) {
+        if (counts(t, v)) max_abs[t] = std::max(max_abs[t], double(std::fabs(v)));
+      }
     }
     if (image == 0) first = std::move(ref.values());
   }
-  ScaleGroups groups(*g);
-  constrain(*g, groups);
   const std::vector<double> group_imported = imported_group_scales(g, groups, imported);
   std::vector<double> group_max(g->tensors.size(), 0.0);
   for (size_t t = 0; t < g->tensors.size(); ++t) {
@@ -423,8 +436,9 @@ void calibrate(Graph* g, const CalibrationOptions& opt) {
     const int r = groups.find(int(t));
     if (groups.fixed(int(t)) != 0.0 || group_imported[size_t(r)] != 0.0) continue;
     const uint64_t stride = std::max<uint64_t>(1, group_values[r] / 65536);
-    for (size_t i = 0; i < first[t].size(); i += stride)
-      samples[r].push_back(std::fabs(first[t][i]));
+    for (size_t i = 0; i < first[t].size(); i += stride) {
+      if (counts(t, first[t][i])) samples[r].push_back(std::fabs(first[t][i]));
+    }
   }
   for (size_t t = 0; t < g->tensors.size(); ++t) {
     Tensor& x = g->tensors[t];

@@ -32,7 +32,10 @@
 //    OpDesc::input_multiplier and requantises its result). A free group takes T / 127, T the
 //    clipping threshold that
 //    minimises clipping plus rounding error on a sample of its members' values on image 0, with
-//    at most 0.5 % of them clipped (T = max |x| when no smaller threshold does better).
+//    at most 0.5 % of them clipped (T = max |x| when no smaller threshold does better). In the
+//    group of a softmax input, values of -50 or below are additive masks (Swin's -100; exp(-50)
+//    = 2e-22): they are left out of max |x| and the sample and saturate to -128, so the logits
+//    keep their resolution.
 //    A group with imported scales takes the model's scale instead (so a pool, view or Flatten the
 //    model left unquantised inherits its input's). Members imported with different scales (the
 //    inputs of a concat the model quantised separately) take the largest of them (the

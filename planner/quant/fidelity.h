@@ -12,13 +12,18 @@
 namespace strider {
 
 constexpr double kMaxSqnrDb = 200.0;
+// A softmax input this far below zero is an additive mask (Swin's -100), not a logit:
+// exp(-50) = 2e-22. Calibration leaves such values out of the scale (they saturate to -128 by
+// design) and the fidelity of a softmax input leaves them out too.
+constexpr double kMaskedLogit = 50.0;
 
 struct Fidelity {
   double signal = 0, noise = 0;  // sum f^2, sum (f - q s)^2
   uint64_t values = 0, saturated = 0;
-  // q: int8 values, or uint8 ones (their bytes) when is_unsigned.
+  // q: int8 values, or uint8 ones (their bytes) when is_unsigned; logits: a softmax input,
+  // whose masked values (f <= -kMaskedLogit) are not counted.
   void add(const std::vector<float>& f, const std::vector<int8_t>& q, double scale,
-           bool is_unsigned = false);
+           bool is_unsigned = false, bool logits = false);
   double sqnr_db() const;
   double saturated_fraction() const { return values ? double(saturated) / double(values) : 0.0; }
 };

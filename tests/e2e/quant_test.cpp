@@ -165,6 +165,35 @@ TEST(Quant, FidelityOfUint8Values) {
   EXPECT_NEAR(f.sqnr_db(), 36.26, 0.01);
 }
 
+// An additive mask in a softmax input (Swin's -100 on masked window pairs) does not set the
+// scale: the logits keep their resolution and the masked values saturate to -128; the fidelity
+// of the softmax input leaves them out.
+TEST(Quant, SoftmaxInputMaskDoesNotSetTheScale) {
+  Graph g;
+  const int x = tensor(g, "x", {1, 4, 2, 1}, 0), p = tensor(g, "p", {1, 4, 2, 1}, 0);
+  // A graph input with float values of its own is a constant (calibrator.h step 2); channel-major
+  // [c][row]: channel 1 row 0 and channel 3 are masked.
+  g.tensors[x].float_data = {1.0f, 2.0f, -100.0f, 0.5f, 0.25f, -0.75f, -100.0f, -100.0f};
+  g.add_node(node("softmax", OpType::kSoftmax, {x}, p));
+  g.inputs = {x};
+  g.outputs = {p};
+  materialise_parameters(&g, 1);
+  calibrate(&g, CalibrationOptions{1, 1});
+  // Five logits, max |x| = 2; no threshold below it clips at most 0.5 % of five values: 2 / 127.
+  EXPECT_EQ(g.tensors[x].scale, 2.0 / 127);
+  // x / (2 / 127) = 63.5 -> 64, 127, -6350 -> -128, 31.75 -> 32, 15.875 -> 16, -47.625 -> -48.
+  EXPECT_EQ(g.tensors[x].data, (std::vector<int8_t>{64, 127, -128, 32, 16, -48, -128, -128}));
+  Fidelity masked, plain;
+  masked.add(g.tensors[x].float_data, g.tensors[x].data, g.tensors[x].scale, false, true);
+  plain.add(g.tensors[x].float_data, g.tensors[x].data, g.tensors[x].scale);
+  EXPECT_EQ(masked.values, 5u);
+  EXPECT_EQ(masked.saturated, 0u);
+  EXPECT_GT(masked.sqnr_db(), 40.0);  // rounding error only
+  EXPECT_EQ(plain.values, 8u);
+  EXPECT_EQ(plain.saturated, 3u);
+  EXPECT_LT(plain.sqnr_db(), 1.0);  // the three -100s, read back as -2.02
+}
+
 // The float reference computes a batch image by image: tiny_cnn at N = 2 on images A and B gives,
 // for every tensor, A's batch-1 values followed by B's, bit for bit (the weights are the same
 // seeded tensors in both graphs).
