@@ -24,6 +24,7 @@ runs=(
   "vit_b_16|configs/runs/vit_b_16.yaml"
   "bert_encoder|configs/runs/bert_encoder.yaml"
   "gpt2_decoder|configs/runs/gpt2_decoder.yaml"
+  "swin_t|configs/runs/swin_t.yaml"
 )
 for model in "$@"; do runs+=("$(basename "$model" .onnx)|$default --set networks[0].path=$(realpath "$model")"); done
 echo "| network | output SQNR (dB) | worst layer (dB) | max saturated | mismatches |"
