@@ -135,5 +135,12 @@ bool scalar_near(const ValuePtr& c, double x);
 // A constant [.., S, S] mask with data: true where key n > query m (the future) and only there.
 bool causal_mask(const Value& c, bool additive);
 
+// Layout ops of views (onnx_ops_view_layout.cpp), dispatched by import_transformer.
+void import_slice_view(Importer& im);
+void import_gather_view(Importer& im);
+void import_concat_view(Importer& im);
+void import_reshape_view(Importer& im);
+void import_transpose_view(Importer& im);
+
 }  // namespace onnx_import
 }  // namespace strider
