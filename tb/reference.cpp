@@ -190,8 +190,7 @@ void softmax(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
       }
       for (int64_t k = 0; k < per; ++k) {
         out[(g0 + k) * s.plane() + p] =
-            u8 ? int8_t(softmax_prob_u8(e[k], sum, n.requant_multiplier, n.requant_shift))
-               : softmax_prob(e[k], sum, n.requant_multiplier, n.requant_shift);
+            softmax_byte(e[k], sum, n.requant_multiplier, n.requant_shift, u8);
       }
     }
   }

@@ -61,8 +61,7 @@ void softmax(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) 
           const uint32_t c = g0 + n;
           if (c >= op.ch_begin && c < op.ch_end) {
             out[tile_index(op, c, y, x)] =
-                unsigned_out ? int8_t(softmax_prob_u8(e[n], sum, op.requant_multiplier, op.requant_shift))
-                             : softmax_prob(e[n], sum, op.requant_multiplier, op.requant_shift);
+                softmax_byte(e[n], sum, op.requant_multiplier, op.requant_shift, unsigned_out);
           }
         }
       }

@@ -78,10 +78,8 @@ std::vector<int8_t> expected(const OpDesc& op, const std::vector<int8_t>& x,
         for (uint32_t k = 0; k < vis; ++k) sum += exp_q15(x[(g0 + k) * h + t] - mx, op.input_multiplier);
         for (uint32_t k = 0; k < per; ++k) {
           const int64_t e = k < vis ? exp_q15(x[(g0 + k) * h + t] - mx, op.input_multiplier) : 0;
-          y[(g0 + k) * h + t] =
-              (op.flags & OpDesc::kUnsigned)
-                  ? int8_t(softmax_prob_u8(e, sum, op.requant_multiplier, op.requant_shift))
-                  : softmax_prob(e, sum, op.requant_multiplier, op.requant_shift);
+          y[(g0 + k) * h + t] = softmax_byte(e, sum, op.requant_multiplier, op.requant_shift,
+                                             op.flags & OpDesc::kUnsigned);
         }
       }
     } else {

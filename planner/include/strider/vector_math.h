@@ -75,18 +75,26 @@ inline int8_t softmax_prob(int64_t e, int64_t sum) {
   return static_cast<int8_t>((e * 254 + sum) / (2 * sum));
 }
 
-inline int8_t softmax_prob(int64_t e, int64_t sum, int32_t multiplier, int32_t shift) {
+// round(top e m / (sum 2^s)) half up, saturated to top (127: int8, 255: uint8).
+inline uint64_t softmax_level(int64_t e, int64_t sum, int32_t multiplier, int32_t shift, uint64_t top) {
   if (sum <= 0 || e <= 0 || multiplier <= 0) return 0;
   const int s = shift < 0 ? 0 : shift > 62 ? 62 : shift;
-  const uint64_t q = (uint64_t(e) * 254u * uint64_t(multiplier) / uint64_t(sum) + (uint64_t{1} << s)) >> (s + 1);
-  return static_cast<int8_t>(q > 127 ? 127 : q);
+  const uint64_t q = (uint64_t(e) * 2 * top * uint64_t(multiplier) / uint64_t(sum) + (uint64_t{1} << s)) >> (s + 1);
+  return q > top ? top : q;
+}
+
+inline int8_t softmax_prob(int64_t e, int64_t sum, int32_t multiplier, int32_t shift) {
+  return static_cast<int8_t>(softmax_level(e, sum, multiplier, shift, 127));
 }
 
 inline uint8_t softmax_prob_u8(int64_t e, int64_t sum, int32_t multiplier, int32_t shift) {
-  if (sum <= 0 || e <= 0 || multiplier <= 0) return 0;
-  const int s = shift < 0 ? 0 : shift > 62 ? 62 : shift;
-  const uint64_t q = (uint64_t(e) * 510u * uint64_t(multiplier) / uint64_t(sum) + (uint64_t{1} << s)) >> (s + 1);
-  return static_cast<uint8_t>(q > 255 ? 255 : q);
+  return static_cast<uint8_t>(softmax_level(e, sum, multiplier, shift, 255));
+}
+
+// The byte a softmax writes: softmax_prob, or softmax_prob_u8's bits with an unsigned output.
+inline int8_t softmax_byte(int64_t e, int64_t sum, int32_t multiplier, int32_t shift, bool unsigned_out) {
+  return unsigned_out ? static_cast<int8_t>(softmax_prob_u8(e, sum, multiplier, shift))
+                      : softmax_prob(e, sum, multiplier, shift);
 }
 
 inline uint64_t isqrt(uint64_t v) {
