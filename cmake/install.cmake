@@ -11,7 +11,7 @@ install(TARGETS ${strider_libraries} strider_planner strider_tb strider
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(DIRECTORY arch common timing model tb planner DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/strider
+install(DIRECTORY core model tb planner DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/strider
         FILES_MATCHING PATTERN "*.h")
 install(DIRECTORY configs DESTINATION ${CMAKE_INSTALL_DATADIR}/strider)
 

@@ -19,7 +19,7 @@ set(STRIDER_PYTHON_INSTALL_DIR "lib/python3/dist-packages" CACHE STRING
 set(python_dir ${CMAKE_BINARY_DIR}/python/strider)
 
 pybind11_add_module(strider_python MODULE ${CMAKE_SOURCE_DIR}/python/strider_module.cpp
-                    ${CMAKE_SOURCE_DIR}/common/csv.cpp)
+                    ${CMAKE_SOURCE_DIR}/core/common/csv.cpp)
 set_target_properties(strider_python PROPERTIES OUTPUT_NAME _strider
                       LIBRARY_OUTPUT_DIRECTORY ${python_dir})
 target_include_directories(strider_python PRIVATE ${CMAKE_SOURCE_DIR})

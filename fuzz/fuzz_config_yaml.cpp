@@ -1,4 +1,4 @@
-// libFuzzer target for the config readers (arch/config_loader.h): every input is loaded
+// libFuzzer target for the config readers (core/arch/config_loader.h): every input is loaded
 // both as an arch file (load_arch) and as a run file (load_run). Lines starting with "#set " (YAML
 // comments, so the parse is unchanged) are also passed as `--set` overrides, which fuzzes the
 // override parser. The run file sits next to arch.yaml (configs/arch/tiny.yaml's content) and
@@ -19,7 +19,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "fuzz/fuzz_input.h"
-#include "arch/config_loader.h"
+#include "core/arch/config_loader.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// libFuzzer target for the descriptor list readers (strider/descriptor.h): every input is read
+// libFuzzer target for the descriptor list readers (core/contract/descriptor.h): every input is read
 // both as the binary form (read_binary) and as the text form (read_text). A list that reads must
 // pass check() or be rejected by it with an exception, and must round-trip exactly through both
 // forms (write_binary -> read_binary, to_text -> read_text); a mismatch aborts. Since format
@@ -12,8 +12,8 @@
 #include <string>
 
 #include "fuzz/fuzz_input.h"
-#include "planner/src/sha256.h"
-#include "strider/descriptor.h"
+#include "core/common/sha256.h"
+#include "core/contract/descriptor.h"
 
 namespace {
 

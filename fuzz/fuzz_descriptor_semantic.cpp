@@ -3,7 +3,7 @@
 // seed arch, lowered once per process). Each 8-byte record picks a descriptor, a field and a way
 // to change it (set a value, flip bits, set an extreme). The mutated list must either be refused
 // with a DescriptorError whose every line names a descriptor and its layer and field (or the
-// list), or be accepted, in which case every op tile's closed-form cost (timing/tile_work, what
+// list), or be accepted, in which case every op tile's closed-form cost (core/timing/tile_work, what
 // the units wait) must stay within what its size allows: no hang, no crash, no absurd figure.
 // (SystemC elaborates once per process, so the full simulator is not run here.)
 #include <cstdio>
@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "arch/saturating.h"
+#include "core/common/saturating.h"
 #include "fuzz/fuzz_input.h"
 #include "planner/import/network_loader.h"
 #include "planner/lower/descriptor_validator.h"
 #include "planner/lower/legalise.h"
 #include "planner/lower/lowering.h"
-#include "timing/tile_work.h"
+#include "core/timing/tile_work.h"
 
 namespace {
 

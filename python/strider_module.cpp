@@ -17,7 +17,7 @@
 #include <tuple>
 #include <vector>
 
-#include "common/csv.h"
+#include "core/common/csv.h"
 
 extern char** environ;
 

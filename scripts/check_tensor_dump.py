@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Recomputes every layer of a `strider run --dump-tensors DIR` dump independently with PyTorch
 # (conv, pools, element-wise ops, activations, grouped / causal softmax, GELU) and the int8 requantisation rules of
-# planner/include/strider/quant.h; prints each layer that differs and exits 1 if any does.
+# core/contract/quant.h; prints each layer that differs and exits 1 if any does.
 # Every parameter comes from the dump JSON: rounding mode (must be half_away_from_zero), the
 # requantisation multiplier and shift (per output channel when the JSON has channel_requant),
 # clip bounds, and for the sigmoid family the dumped lookup

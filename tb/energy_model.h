@@ -4,7 +4,7 @@
 // loads from its DescriptorRecord, as the load unit and the neurons recorded them (the e2e tests
 // check the sums against neurons.acc_updates, line_buffer.write_bytes and kernel.load_bytes); plus the stat `vector.ops` (the vector unit's
 // lane operations; 0 while no unit registers it).
-// The energy of each action is arch/energy_presets.h's ActionEnergy.
+// The energy of each action is core/arch/energy_presets.h's ActionEnergy.
 //
 // Actions and what they count (unit in brackets):
 //   mac            useful int8 MACs, neurons.macs                                     [neurons]
@@ -34,8 +34,8 @@
 #include <string>
 #include <vector>
 
-#include "arch/arch_config.h"
-#include "arch/energy_presets.h"
+#include "core/arch/arch_config.h"
+#include "core/arch/energy_presets.h"
 #include "model/common/run_record.h"
 
 namespace strider {

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "common/hash.h"
+#include "core/common/hash.h"
 
 namespace strider {
 namespace {

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "arch/strict_number.h"
+#include "core/arch/strict_number.h"
 #include "planner/import/network_loader.h"
 #include "tb/cli_args.h"
 #include "planner/ir/graph.h"

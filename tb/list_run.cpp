@@ -6,9 +6,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "arch/config_loader.h"
-#include "arch/strict_number.h"
-#include "planner/src/input_file.h"
+#include "core/arch/config_loader.h"
+#include "core/arch/strict_number.h"
+#include "core/common/input_file.h"
 #include "tb/resource_limits.h"
 
 namespace strider {

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "planner/src/sha256.h"
+#include "core/common/sha256.h"
 #include "tb/version.h"
 
 namespace strider {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "arch/strict_number.h"
+#include "core/arch/strict_number.h"
 #include "planner/memory/allocator.h"
 #include "planner/memory/pack_job.h"
 #include "tb/cli_args.h"

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "arch/config_loader.h"
-#include "common/csv.h"
+#include "core/arch/config_loader.h"
+#include "core/common/csv.h"
 #include "tb/cli_args.h"
 #include "tb/commands.h"
 #include "tb/output_dir.h"

@@ -6,11 +6,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "common/int8_gemm.h"
-#include "common/requant_row.h"
+#include "core/common/int8_gemm.h"
+#include "core/common/requant_row.h"
 #include "planner/ir/value_ops.h"
-#include "strider/quant.h"
-#include "strider/vector_math.h"
+#include "core/contract/quant.h"
+#include "core/contract/vector_math.h"
 
 namespace strider {
 namespace {
@@ -52,7 +52,7 @@ struct Dims {
 // covering every position a window reaches (the padding made real), from which each (input
 // channel, ky, kx) is shifted into the `taps` plane of the output's size without bounds tests;
 // the group's output planes are then bias + weights x taps, one int32 matrix product
-// (common/int8_gemm.h), and are requantised after it.
+// (core/common/int8_gemm.h), and are requantised after it.
 void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
   const Dims is(g.tensors[n.inputs[0]].shape), os(g.tensors[n.outputs[0]].shape);
   const Bytes& wt = g.tensors[n.weights].data;
@@ -172,7 +172,7 @@ void binary(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes
 }
 
 // Softmax over each group of C / groups channels of every position with the integer exp of
-// strider/vector_math.h; a causal softmax lets row y see the first y + 1 channels of a group.
+// core/contract/vector_math.h; a causal softmax lets row y see the first y + 1 channels of a group.
 void softmax(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
   const Dims s(g.tensors[n.inputs[0]].shape);
   const int64_t per = s.c / n.groups;
@@ -218,7 +218,7 @@ void matmul(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes
   }
 }
 
-// LayerNorm of every position over the channels (strider/vector_math.h), x gamma + beta.
+// LayerNorm of every position over the channels (core/contract/vector_math.h), x gamma + beta.
 void layernorm(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
   const Dims s(g.tensors[n.inputs[0]].shape);
   const Bytes& gamma = g.tensors[n.weights].data;

@@ -1,8 +1,8 @@
 // Reference: a plain C++ model of every Graph IR op, computing whole layers (not tiles) straight
 // from the Graph, to check the hardware model's functional mode against. It shares with the model
-// only the numeric contract of strider/quant.h (requantize, activate, round_away, saturate8),
-// the int32 matrix product of common/int8_gemm.h and the row requantisation of
-// common/requant_row.h (each tested on its own against the plain definition); its
+// only the numeric contract of core/contract/quant.h (requantize, activate, round_away, saturate8),
+// the int32 matrix product of core/common/int8_gemm.h and the row requantisation of
+// core/common/requant_row.h (each tested on its own against the plain definition); its
 // data flow (windows, padding, groups) is written independently of model/neuron/tile_compute.cpp.
 //
 // A batch (N > 1) is computed image by image, each image's CHW block being contiguous (NCHW);
@@ -16,7 +16,7 @@
 // - Add / Mul (second operand may broadcast per channel or be a scalar) and Activation:
 //   requantize(a op b, multiplier, shift), then the fused activation.
 // - Softmax over each group of channels (causal: row y sees the group's first y + 1 channels),
-//   LayerNorm over the channels, GELU: the integer functions of strider/vector_math.h
+//   LayerNorm over the channels, GELU: the integer functions of core/contract/vector_math.h
 //   (probabilities at scale 1/127; LayerNorm requantised after x gamma + beta).
 // - MatMul of two activations: int32 sum over the inner dimension per group, then requantize.
 // - Concat, Split, Slice, ChannelShuffle, Pad and Reshape move bytes only.

@@ -12,14 +12,14 @@
 #include <set>
 #include <sstream>
 
-#include "arch/config_error.h"
-#include "arch/strict_number.h"
+#include "core/arch/config_error.h"
+#include "core/arch/strict_number.h"
 #include "tb/cli_args.h"
 #include "tb/sweep_figures.h"
 #include "tb/sweep_results.h"
 #include "tb/sweep_runner.h"
 #include "tb/sweep_spec.h"
-#include "planner/src/input_file.h"
+#include "core/common/input_file.h"
 
 namespace strider {
 namespace {

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "arch/config_writer.h"
-#include "common/csv.h"
+#include "core/arch/config_writer.h"
+#include "core/common/csv.h"
 #include "tb/output_dir.h"
 #include "tb/trace_writer.h"
 #include "tb/version.h"

@@ -19,10 +19,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "arch/run_config.h"
-#include "arch/saturating.h"
+#include "core/arch/run_config.h"
+#include "core/common/saturating.h"
 #include "planner/ir/graph.h"
-#include "strider/descriptor.h"
+#include "core/contract/descriptor.h"
 
 namespace strider {
 

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <optional>
 
-#include "arch/config_loader.h"
+#include "core/arch/config_loader.h"
 #include "tb/cli_args.h"
 #include "tb/commands.h"
 #include "tb/list_run.h"

@@ -9,7 +9,7 @@
 
 #include "model/common/run_record.h"
 #include "model/common/stats.h"
-#include "arch/run_config.h"
+#include "core/arch/run_config.h"
 #include "planner/ir/graph.h"
 #include "planner/lower/lowering.h"
 #include "planner/quant/fidelity.h"

@@ -13,8 +13,8 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "arch/config_error.h"
-#include "arch/strict_number.h"
+#include "core/arch/config_error.h"
+#include "core/arch/strict_number.h"
 #include "tb/cli_args.h"
 #include "tb/sweep_figures.h"
 #include "tb/sweep_merge.h"

@@ -7,11 +7,11 @@
 #include <set>
 #include <stdexcept>
 
-#include "arch/config_error.h"
-#include "arch/saturating.h"
-#include "arch/strict_number.h"
-#include "planner/src/input_file.h"
-#include "planner/src/yaml_limits.h"
+#include "core/arch/config_error.h"
+#include "core/common/saturating.h"
+#include "core/arch/strict_number.h"
+#include "core/common/input_file.h"
+#include "core/arch/yaml_limits.h"
 
 namespace strider {
 namespace {

@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "planner/quant/float_reference.h"
-#include "strider/quant.h"
+#include "core/contract/quant.h"
 
 namespace strider {
 namespace {
@@ -15,7 +15,7 @@ namespace {
 std::vector<int64_t> chw(const TensorShape& s) { return {s.n, s.c, s.h, s.w}; }
 
 // Everything beyond the geometry that an independent recomputation needs: the integer rules of
-// strider/quant.h spelled out, the scales and zero points of every operand, and the lookup
+// core/contract/quant.h spelled out, the scales and zero points of every operand, and the lookup
 // table of a sigmoid-family activation (256 entries, for inputs -128 .. 127).
 nlohmann::json numerics(const Graph& g, const Node& n) {
   nlohmann::json j;
@@ -44,7 +44,7 @@ nlohmann::json numerics(const Graph& g, const Node& n) {
   if (n.op == OpType::kSoftmax || n.op == OpType::kGelu) j["input_multiplier"] = n.input_multiplier;
   if (n.op == OpType::kSoftmax) {
     j["softmax"] =
-        "per position and channel group: d = q - max(q), e = exp_q15(d) (strider/vector_math.h: "
+        "per position and channel group: d = q - max(q), e = exp_q15(d) (core/contract/vector_math.h: "
         "t = d * input_multiplier (Q24 of d s_in log2 e), i = floor(t / 2^24), f = (t - i * 2^24) "
         ">> 8, p = (2^16 + (((((5206 f >> 16) + 14712) f >> 16) + 45617) f >> 16)) >> 1, "
         "e = p >> -i, 0 when -i > 16), out = min(127, (floor(254 e m / sum(e)) + 2^s) >> (s + 1)) "

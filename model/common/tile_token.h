@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "timing/tile_work.h"
-#include "strider/descriptor.h"
+#include "core/timing/tile_work.h"
+#include "core/contract/descriptor.h"
 
 namespace strider {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "arch/saturating.h"
+#include "core/common/saturating.h"
 
 namespace strider {
 

@@ -24,8 +24,8 @@
 #include "model/common/run_record.h"
 #include "model/common/stats.h"
 #include "model/common/timed_memory.h"
-#include "arch/arch_config.h"
-#include "strider/descriptor.h"
+#include "core/arch/arch_config.h"
+#include "core/contract/descriptor.h"
 
 namespace strider {
 

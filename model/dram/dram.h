@@ -13,7 +13,7 @@
 
 #include "model/common/stats.h"
 #include "model/common/timed_memory.h"
-#include "arch/arch_config.h"
+#include "core/arch/arch_config.h"
 
 namespace strider {
 

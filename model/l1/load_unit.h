@@ -27,7 +27,7 @@
 #include "model/common/stats.h"
 #include "model/common/tile_token.h"
 #include "model/common/timed_memory.h"
-#include "arch/arch_config.h"
+#include "core/arch/arch_config.h"
 
 namespace strider {
 

@@ -25,7 +25,7 @@
 #include "model/common/tile_token.h"
 #include "model/common/timed_memory.h"
 #include "model/neuron/tile_compute.h"
-#include "arch/arch_config.h"
+#include "core/arch/arch_config.h"
 
 namespace strider {
 

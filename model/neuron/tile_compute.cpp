@@ -7,10 +7,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "common/int8_gemm.h"
-#include "common/requant_row.h"
-#include "common/window_row.h"
-#include "strider/quant.h"
+#include "core/common/int8_gemm.h"
+#include "core/common/requant_row.h"
+#include "core/common/window_row.h"
+#include "core/contract/quant.h"
 
 namespace strider {
 namespace {
@@ -225,7 +225,7 @@ const int8_t* TileCompute::lines(const OpDesc& op, uint32_t g, uint32_t i0, uint
 
 // Convolution as the neurons see it: each output channel is the dot product of the broadcast
 // kernel with every line. The lines are built once per channel group and the tile's channels
-// of that group accumulate as one int32 matrix product (common/int8_gemm.h: kernels x lines);
+// of that group accumulate as one int32 matrix product (core/common/int8_gemm.h: kernels x lines);
 // requantisation follows.
 void TileCompute::conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
   // The input bytes; the lines kept from the previous tile stay valid only if they are the same.

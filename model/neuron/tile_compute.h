@@ -2,8 +2,8 @@
 // (input windows gathered by the input iterator with virtual zero padding, weights from the
 // kernel region). Operands may be band buffers (TensorRef::offset). Output in
 // [channel][row][column] order of the tile, int8. Plain C++; the numeric rules are
-// strider/quant.h. Convolutions build each position's window line once per channel group and
-// multiply the group's kernels by the lines (common/int8_gemm.h), then requantise.
+// core/contract/quant.h. Convolutions build each position's window line once per channel group and
+// multiply the group's kernels by the lines (core/common/int8_gemm.h), then requantise.
 //
 // A TileCompute keeps its buffers from tile to tile, and the window lines of its last
 // convolution tile: the next tile reuses them when it reads the same input bytes (compared, not
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "model/common/timed_memory.h"
-#include "strider/descriptor.h"
+#include "core/contract/descriptor.h"
 
 namespace strider {
 

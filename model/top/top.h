@@ -20,7 +20,7 @@
 #include "model/common/run_record.h"
 #include "model/common/stats.h"
 #include "model/common/tile_token.h"
-#include "arch/run_config.h"
+#include "core/arch/run_config.h"
 #include "model/ctrl/controller.h"
 #include "model/dma/dma.h"
 #include "model/dram/dram.h"
@@ -29,7 +29,7 @@
 #include "model/l2/l2_sram.h"
 #include "model/neuron/neuron_array.h"
 #include "model/vector/vector_unit.h"
-#include "strider/descriptor.h"
+#include "core/contract/descriptor.h"
 
 namespace strider {
 

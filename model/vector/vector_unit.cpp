@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "model/l2/l2_sram.h"
-#include "strider/quant.h"
-#include "strider/vector_math.h"
+#include "core/contract/quant.h"
+#include "core/contract/vector_math.h"
 
 namespace strider {
 namespace {

@@ -3,7 +3,7 @@
 // channels of a position, times gamma plus beta, requantised) and GELU (element-wise).
 //
 // How descriptors reach it: the controller keeps a third in-order issue queue for operation
-// descriptors whose op code is a vector op (is_vector_op in strider/descriptor.h) and issues its
+// descriptors whose op code is a vector op (is_vector_op in core/contract/descriptor.h) and issues its
 // head to this unit's `in` FIFO when its dependencies have retired, so vector work overlaps the
 // neuron pipeline and the DMA. The unit reads its operands from L2 on the load port and writes
 // its results on the store port (sharing them, and their banks, with the load and store units),
@@ -15,7 +15,7 @@
 // (and, for LayerNorm, gamma and beta) starts at issue; computing streams behind it, so the
 // results are ready at max(read end, issue + compute); the L2 write of the E output bytes starts
 // then and the descriptor retires when it ends.
-// Functional mode: the integer arithmetic of strider/vector_math.h on the bytes in L2; timing is
+// Functional mode: the integer arithmetic of core/contract/vector_math.h on the bytes in L2; timing is
 // identical with it on or off.
 // Ports: in (LatencyFifo<const Descriptor*>), retire (RetireChannel); memory: L2 (TimedMemory).
 // Stats: vector.tiles, vector.busy_cycles, vector.elements.
@@ -26,14 +26,14 @@
 #include <cstdint>
 #include <vector>
 
-#include "arch/arch_config.h"
+#include "core/arch/arch_config.h"
 #include "model/common/clock_domain.h"
 #include "model/common/latency_fifo.h"
 #include "model/common/retire_channel.h"
 #include "model/common/run_record.h"
 #include "model/common/stats.h"
 #include "model/common/timed_memory.h"
-#include "strider/descriptor.h"
+#include "core/contract/descriptor.h"
 
 namespace strider {
 

@@ -11,7 +11,7 @@
 #include "planner/import/onnx_import_context.h"
 #include "planner/import/onnx_token_view.h"
 #include "planner/import/onnx_qoperator.h"
-#include "planner/src/input_file.h"
+#include "core/common/input_file.h"
 
 namespace strider {
 namespace onnx_import {

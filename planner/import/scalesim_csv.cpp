@@ -8,8 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "common/csv.h"
-#include "planner/src/input_file.h"
+#include "core/common/csv.h"
+#include "core/common/input_file.h"
 
 namespace strider {
 namespace {

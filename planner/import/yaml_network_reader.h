@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "planner/ir/graph.h"
-#include "planner/src/input_file.h"
-#include "planner/src/yaml_limits.h"
+#include "core/common/input_file.h"
+#include "core/arch/yaml_limits.h"
 
 namespace strider {
 namespace yaml_import {

@@ -5,7 +5,7 @@
 // [out_channels][in_channels / groups][kernel_h][kernel_w], int32 biases. Activations are
 // requantised back to int8 by the producing op: acc * multiplier >> shift (64-bit product),
 // rounded half away from zero, then clamped by the fused activation. The exact integer rules
-// are strider/quant.h (requantize, activate), shared by the model and the reference.
+// are core/contract/quant.h (requantize, activate), shared by the model and the reference.
 //
 // Activation values read as fixed point with kActivationScale per unit (q = 16 means 1.0):
 // importers map real clip bounds with it (Clip(-1, 1) -> [-16, 16]) and give kRelu6 nodes
@@ -20,7 +20,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "strider/descriptor.h"
+#include "core/contract/descriptor.h"
 
 namespace strider {
 
@@ -146,7 +146,7 @@ struct Node {
   int32_t clip_min = -128, clip_max = 127;  // int8 domain, for kClip and kRelu6 ([0, 96])
   int32_t requant_multiplier = 1;
   int32_t requant_shift = 0;
-  // Softmax / GELU: the input scale in Q24 (OpDesc::input_multiplier, strider/vector_math.h),
+  // Softmax / GELU: the input scale in Q24 (OpDesc::input_multiplier, core/contract/vector_math.h),
   // set by materialise_parameters (nominal 1/16) and by calibration; 0 for other ops.
   int32_t input_multiplier = 0;
   // Add: the second operand's multiplier, requant_multiplier the first's (OpDesc::kAdd): set

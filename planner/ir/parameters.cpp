@@ -9,18 +9,18 @@
 // multiplier / 2^shift = 1 / (sqrt(K) * rms(W)) brings it back to RMS 32, a quarter of the int8
 // range, so outputs spread over the range without saturating on average. The multiplier is kept
 // in [2^14, 2^15) for precision. Biases: uniform in +-(accumulator RMS / 4). Softmax and GELU
-// read their input at the nominal scale 1/16 (strider/vector_math.h); a softmax read only by
+// read their input at the nominal scale 1/16 (core/contract/vector_math.h); a softmax read only by
 // MatMuls writes uint8 probabilities.
 #include <algorithm>
 #include <cmath>
 #include <thread>
 #include <vector>
 
-#include "common/hash.h"
-#include "common/parallel_for.h"
+#include "core/common/hash.h"
+#include "core/common/parallel_for.h"
 #include "planner/ir/graph.h"
-#include "strider/quant.h"
-#include "strider/vector_math.h"
+#include "core/contract/quant.h"
+#include "core/contract/vector_math.h"
 
 namespace strider {
 namespace {

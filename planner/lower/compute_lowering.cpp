@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "common/hash.h"
+#include "core/common/hash.h"
 #include "planner/lower/lowerer.h"
 
 namespace strider {

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "arch/saturating.h"
+#include "core/common/saturating.h"
 
 namespace strider {
 

@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "arch/arch_config.h"
-#include "strider/descriptor.h"
+#include "core/arch/arch_config.h"
+#include "core/contract/descriptor.h"
 
 namespace strider {
 

@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "arch/arch_config.h"
+#include "core/arch/arch_config.h"
 #include "planner/ir/graph.h"
-#include "strider/descriptor.h"
+#include "core/contract/descriptor.h"
 
 namespace strider {
 

@@ -1,4 +1,4 @@
-// Per-layer mapping (arch.lowering.mapping; timing/tile_work.h describes both): `positions` for
+// Per-layer mapping (arch.lowering.mapping; core/timing/tile_work.h describes both): `positions` for
 // every window and element-wise op, `channels` where it applies (1x1 unpadded convolutions with
 // groups 1 incl. strided, global pooling; fully-connected layers always), `auto` the cheaper of the
 // two by the closed-form cost of the layer's tiles as the lowering would cut them (row bands of
@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "planner/lower/lowerer.h"
-#include "timing/tile_work.h"
+#include "core/timing/tile_work.h"
 
 namespace strider {
 

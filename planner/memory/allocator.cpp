@@ -14,11 +14,6 @@
 
 namespace strider::memory {
 
-std::vector<std::string> allocator_names() {
-  return {"auto",           "naive",  "first_fit", "best_fit", "greedy_by_size", "greedy_by_conflicts",
-          "search", "exact"};
-}
-
 std::unique_ptr<Allocator> make_allocator(const std::string& name) {
   if (name == "auto") return std::make_unique<AutoAllocator>();
   if (name == "naive") return std::make_unique<NaiveAllocator>();

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/arch/allocator_names.h"
 #include "planner/memory/problem.h"
 
 namespace strider::memory {
@@ -25,7 +26,8 @@ class Allocator {
   virtual Solution solve(const Problem& p, const AllocatorOptions& opt) const = 0;
 };
 
-std::vector<std::string> allocator_names();
+// The registered names (core/arch/allocator_names.h): make_allocator accepts each of them.
+using ::strider::allocator_names;
 // Throws std::invalid_argument listing the valid names when `name` is unknown.
 std::unique_ptr<Allocator> make_allocator(const std::string& name);
 

@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "common/csv.h"
-#include "planner/src/input_file.h"
+#include "core/common/csv.h"
+#include "core/common/input_file.h"
 
 namespace strider::memory {
 namespace {

@@ -6,17 +6,17 @@
 #include <stdexcept>
 #include <string>
 
-#include "common/hash.h"
+#include "core/common/hash.h"
 #include "planner/quant/fidelity.h"
 #include "planner/quant/float_reference.h"
-#include "strider/quant.h"
-#include "strider/vector_math.h"
+#include "core/contract/quant.h"
+#include "core/contract/vector_math.h"
 
 namespace strider {
 namespace {
 
 constexpr double kLutScale = 1.0 / 16;    // int8 input of the sigmoid-family lookup tables
-// The normalised value of the integer LayerNorm, before gamma (strider/vector_math.h).
+// The normalised value of the integer LayerNorm, before gamma (core/contract/vector_math.h).
 constexpr double kLayerNormScale = 1.0 / (1 << kLayerNormFracBits);
 constexpr double kUnitScale = 1.0 / 127;  // sigmoid / hard-sigmoid outputs
 constexpr double kNominalRms = 32.0;      // materialise_parameters' input RMS

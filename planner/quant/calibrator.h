@@ -48,10 +48,10 @@
 //    add: s_a / s_pre and s_b / s_pre with one shift (the larger multiplier in [2^14, 2^15),
 //    Node::requant_multiplier and input2_multiplier); mul and MatMul of two activations:
 //    s_a x s_b / s_pre; LayerNorm: (1/256) x s_gamma / s_pre (beta int32 = round(beta /
-//    ((1/256) x s_gamma)), 1/256 the normalised value's scale, strider/vector_math.h);
+//    ((1/256) x s_gamma)), 1/256 the normalised value's scale, core/contract/vector_math.h);
 //    GELU: s_in / s_out, input multiplier 2^24 s_in / sqrt 2; a
 //    node's output_factor (a scalar the importer folded in) multiplies its requantisation;
-//    softmax: (1/127) / s_out (strider/vector_math.h softmax_prob; uint8 probabilities,
+//    softmax: (1/127) / s_out (core/contract/vector_math.h softmax_prob; uint8 probabilities,
 //    Tensor::is_unsigned: (1/255) / s_out and a free group takes T / 255), input multiplier
 //    2^24 log2(e) s_in; activation-only:
 //    s_in / s_pre; where s_pre is the scale before the fused activation (1/16 for the sigmoid

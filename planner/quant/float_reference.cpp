@@ -7,9 +7,9 @@
 #include <string>
 #include <thread>
 
-#include "common/float_gemm.h"
-#include "common/parallel_for.h"
-#include "common/window_row.h"
+#include "core/common/float_gemm.h"
+#include "core/common/parallel_for.h"
+#include "core/common/window_row.h"
 #include "planner/ir/value_ops.h"
 
 namespace strider {
@@ -32,7 +32,7 @@ const Floats& params(const Graph& g, const Node& n, int tensor, const char* what
   return f;
 }
 
-// Convolution as one GEMM per group (common/float_gemm.h): the group's weights [cout_g x K]
+// Convolution as one GEMM per group (core/common/float_gemm.h): the group's weights [cout_g x K]
 // times the im2col matrix [K x positions] (K = cin_g x kh x kw, virtual zero padding), plus the
 // bias. Two tasks on up to `threads` threads, each with its own im2col rows in `scratch`: the
 // two halves of the groups, or for one group of 64 positions or more the two halves of the

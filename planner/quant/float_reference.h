@@ -2,7 +2,7 @@
 // input (NCHW, a batch image by image as tb/reference.h does), for calibration and for the fidelity report. Weights are
 // float_weights() of the graph's weight tensors, biases the float_data of its bias tensors (the
 // calibrator fills them in when an importer gave none). Convolutions and fully-connected layers
-// are im2col + the float GEMM of common/float_gemm.h (each output summed in input order, the same
+// are im2col + the float GEMM of core/common/float_gemm.h (each output summed in input order, the same
 // bits on every CPU); a convolution's two halves of positions run on up to `threads` threads,
 // with the same results on any number of threads.
 //

@@ -3,9 +3,9 @@
 // error is collected before failing.
 #include <gtest/gtest.h>
 
-#include "arch/arch_reader.h"
-#include "arch/config_loader.h"
-#include "common/hash.h"
+#include "core/arch/arch_reader.h"
+#include "core/arch/config_loader.h"
+#include "core/common/hash.h"
 #include "tests/config/config_test_util.h"
 
 namespace strider {
@@ -314,7 +314,7 @@ TEST(ArchLoader, Overrides) {
 
 TEST(ArchLoader, FingerprintIsFnv1aOfTheCanonicalYaml) {
   const ArchConfig seed = load_arch(source_path("configs/arch/seed.yaml"));
-  EXPECT_EQ(seed.fingerprint(), fnv1a64(arch_yaml(seed)));  // common/hash.h, tested on its own
+  EXPECT_EQ(seed.fingerprint(), fnv1a64(arch_yaml(seed)));  // core/common/hash.h, tested on its own
   // Pinned: changes only when a field or the canonical form changes (then descriptor lists
   // planned before are refused, which is the point).
   EXPECT_EQ(seed.fingerprint(), 0x2707afa58334251full);  // with the vector and energy sections

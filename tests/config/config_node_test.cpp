@@ -1,10 +1,10 @@
 // The building blocks under the loaders: ConfigError's text, value descriptions in messages,
 // merging with origins kept, and `--set` application on a bare tree.
-#include "arch/config_node.h"
+#include "core/arch/config_node.h"
 
 #include <gtest/gtest.h>
 
-#include "arch/config_error.h"
+#include "core/arch/config_error.h"
 
 namespace strider::config {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "arch/config_error.h"
+#include "core/arch/config_error.h"
 
 namespace strider::testing {
 

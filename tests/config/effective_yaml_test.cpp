@@ -2,7 +2,7 @@
 // RunConfig (from any directory), and its text is deterministic.
 #include <gtest/gtest.h>
 
-#include "arch/config_loader.h"
+#include "core/arch/config_loader.h"
 #include "tests/config/config_test_util.h"
 
 namespace strider {

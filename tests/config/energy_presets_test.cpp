@@ -2,9 +2,9 @@
 // more banks less), DRAM by type, overrides by key, area per unit, and exact error texts.
 #include <gtest/gtest.h>
 
-#include "arch/arch_reader.h"
-#include "arch/config_loader.h"
-#include "arch/energy_presets.h"
+#include "core/arch/arch_reader.h"
+#include "core/arch/config_loader.h"
+#include "core/arch/energy_presets.h"
 #include "tests/config/config_test_util.h"
 
 namespace strider {

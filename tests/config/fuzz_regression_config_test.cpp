@@ -14,8 +14,8 @@
 #include <functional>
 #include <string>
 
-#include "arch/config_error.h"
-#include "arch/config_loader.h"
+#include "core/arch/config_error.h"
+#include "core/arch/config_loader.h"
 
 namespace strider {
 namespace {

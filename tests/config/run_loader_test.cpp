@@ -2,7 +2,7 @@
 // run-level keys (networks, execution, planner, sim, output_dir).
 #include <gtest/gtest.h>
 
-#include "arch/config_loader.h"
+#include "core/arch/config_loader.h"
 #include "tests/config/config_test_util.h"
 
 namespace strider {

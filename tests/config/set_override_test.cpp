@@ -2,7 +2,7 @@
 // checked like the file; errors name the `--set` instead of a file line.
 #include <gtest/gtest.h>
 
-#include "arch/config_loader.h"
+#include "core/arch/config_loader.h"
 #include "tests/config/config_test_util.h"
 
 namespace strider {

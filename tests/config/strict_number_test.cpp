@@ -1,6 +1,6 @@
 // The one strict number parser: whole-text, no sign on unsigned, no overflow, no nan/inf, and the
 // exact error text every caller relies on.
-#include "arch/strict_number.h"
+#include "core/arch/strict_number.h"
 
 #include <gtest/gtest.h>
 

@@ -17,7 +17,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "arch/config_loader.h"
+#include "core/arch/config_loader.h"
 #include "tb/run_harness.h"
 
 namespace strider {

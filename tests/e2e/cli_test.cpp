@@ -6,7 +6,7 @@
 #include <regex>
 #include <set>
 
-#include "common/csv.h"
+#include "core/common/csv.h"
 #include "tests/e2e/report_util.h"
 
 namespace strider::report_test {

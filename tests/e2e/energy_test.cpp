@@ -170,7 +170,7 @@ TEST(Energy, HandComputedSmallConvOnTiny) {
   Scratch dir("energy_hand");
   run_strider(dir.str(), {}, tiny_run(dir, kSrc + "/tests/e2e/data/energy_conv.yaml"));
   const nlohmann::json s = read_json(dir.file("summary.json"));
-  // Counts (timing/tile_work.h, positions mapping, one tile of 4 channels = one group of 4):
+  // Counts (core/timing/tile_work.h, positions mapping, one tile of 4 channels = one group of 4):
   //   segments = 1 channel x 3 kernel rows = 3 of width 3; a fill holds 16 / 3 = 5: one fill.
   //   Stride 1 over virtual rows of Wp = 8 + 2 = 10: positions = 3 x 10 + 8 = 38, runs of 8:
   //   8, 8, 8, 8, 6. Per run: compute = 4 channels x ceil(3 x 3 / 4) = 12 cycles.
@@ -198,7 +198,7 @@ TEST(Energy, HandComputedSmallConvOnTiny) {
   EXPECT_EQ(count(s, "descriptor"), 5u);
   EXPECT_EQ(count(s, "vector_op"), 0u);
   ASSERT_EQ(s["cycles"].get<uint64_t>(), 253u);
-  // Energy per action at 45 nm (arch/energy_presets.cpp; SRAM: E8K = 10 pJ / 8 B = 1.25 pJ/B
+  // Energy per action at 45 nm (core/arch/energy_presets.cpp; SRAM: E8K = 10 pJ / 8 B = 1.25 pJ/B
   // scaled by 0.5 sqrt(bank / 8 KiB) + 0.5 sqrt(total / 8 KiB)):
   const double lb = 1.25 * (0.5 * std::sqrt(128.0 / 8192) + 0.5 * std::sqrt(256.0 / 8192));
   const double kr = 1.25 * std::sqrt(512.0 / 8192);                           // 0.3125

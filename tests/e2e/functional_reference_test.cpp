@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "strider/vector_math.h"
+#include "core/contract/vector_math.h"
 #include "tb/reference.h"
 
 namespace strider {

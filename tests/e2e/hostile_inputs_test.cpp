@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "arch/config_error.h"
-#include "arch/config_loader.h"
-#include "planner/src/sha256.h"
-#include "strider/descriptor.h"
+#include "core/arch/config_error.h"
+#include "core/arch/config_loader.h"
+#include "core/common/sha256.h"
+#include "core/contract/descriptor.h"
 #include "tb/commands.h"
 #include "tb/sweep_results.h"
 #include "tb/version.h"

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "arch/config_loader.h"
+#include "core/arch/config_loader.h"
 #include "tb/run_harness.h"
 
 namespace strider {

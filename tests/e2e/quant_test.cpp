@@ -15,7 +15,7 @@
 #include "planner/quant/calibrator.h"
 #include "planner/quant/fidelity.h"
 #include "planner/quant/float_reference.h"
-#include "strider/vector_math.h"
+#include "core/contract/vector_math.h"
 #include "tb/reference.h"
 #include "tests/e2e/report_util.h"
 

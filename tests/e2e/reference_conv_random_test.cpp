@@ -1,5 +1,5 @@
 // The reference's convolution (tb/reference.cpp: window planes, then the int8 matrix product of
-// common/int8_gemm.h, then requantisation) against a direct sum over each window, on random
+// core/common/int8_gemm.h, then requantisation) against a direct sum over each window, on random
 // int8 data: odd sizes, asymmetric padding, strides, dilation, groups (depthwise too) and
 // output-channel counts that are not multiples of the product's 4-row blocks.
 #include <gtest/gtest.h>
@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/hash.h"
-#include "strider/quant.h"
+#include "core/common/hash.h"
+#include "core/contract/quant.h"
 #include "tb/reference.h"
 
 namespace strider {

@@ -1,6 +1,6 @@
 // The progress bar: its text, and a run with it drawn from inside the simulation that ends (the
 // thread stops with the run) with the same cycle count as without it.
-#include "arch/config_loader.h"
+#include "core/arch/config_loader.h"
 #include "model/top/top.h"
 #include "tb/progress_bar.h"
 #include "tb/run_harness.h"

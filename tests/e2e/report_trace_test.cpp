@@ -6,7 +6,7 @@
 
 #include <set>
 
-#include "arch/config_loader.h"
+#include "core/arch/config_loader.h"
 #include "tb/report_writer.h"
 #include "tb/run_observers.h"
 #include "tb/run_summary.h"

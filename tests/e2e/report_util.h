@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "common/csv.h"
+#include "core/common/csv.h"
 #include "tb/commands.h"
 
 namespace strider::report_test {

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "arch/config_loader.h"
+#include "core/arch/config_loader.h"
 #include "planner/import/network_loader.h"
 
 namespace strider {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "arch/config_error.h"
+#include "core/arch/config_error.h"
 #include "tb/sweep_command.h"
 #include "tb/sweep_results.h"
 

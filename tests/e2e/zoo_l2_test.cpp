@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "arch/config_loader.h"
+#include "core/arch/config_loader.h"
 #include "planner/import/network_loader.h"
 #include "planner/lower/lowering.h"
 

@@ -12,7 +12,7 @@ endfunction()
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
 foreach(f bin/strider lib/cmake/Strider/StriderConfig.cmake lib/libstrider_model.a
-          include/strider/arch/arch_config.h include/strider/planner/include/strider/descriptor.h
+          include/strider/core/arch/arch_config.h include/strider/core/contract/descriptor.h
           share/strider/configs/arch/seed.yaml)
   if(NOT EXISTS ${WORK_DIR}/prefix/${f})
     message(FATAL_ERROR "not installed: ${f}")

@@ -1,7 +1,7 @@
-// FillPipeline (timing/fill_pipeline.h): add(writes, compute, count) extrapolates `count`
+// FillPipeline (core/timing/fill_pipeline.h): add(writes, compute, count) extrapolates `count`
 // identical fills in one step; it must equal `count` single adds from any state, and single adds
 // must follow the recurrence of the header.
-#include "timing/fill_pipeline.h"
+#include "core/timing/fill_pipeline.h"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 
 #include "model/l2/l2_sram.h"
 #include "model/neuron/neuron_array.h"
-#include "strider/quant.h"
+#include "core/contract/quant.h"
 
 namespace strider {
 namespace {

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <vector>
 
-#include "timing/tile_work.h"
+#include "core/timing/tile_work.h"
 
 namespace strider {
 namespace {

@@ -1,6 +1,6 @@
 // SteppedReference: an independent, cycle-stepped model of one operation tile through the load
 // unit, the line buffer's two fill buffers, the neuron array and the output iterator, used to check
-// the closed form of timing/tile_work.h exactly.
+// the closed form of core/timing/tile_work.h exactly.
 //
 // It never calls the closed form. From the OpDesc it walks the real iteration: the output
 // positions (or channels) laid on neurons in runs, the channel (or position) groups that share a
@@ -25,8 +25,8 @@
 #include <cstdint>
 #include <string>
 
-#include "arch/arch_config.h"
-#include "strider/descriptor.h"
+#include "core/arch/arch_config.h"
+#include "core/contract/descriptor.h"
 
 namespace strider {
 

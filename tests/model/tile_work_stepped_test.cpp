@@ -1,4 +1,4 @@
-// The closed-form TileWork (timing/tile_work.h) against the cycle-stepped reference
+// The closed-form TileWork (core/timing/tile_work.h) against the cycle-stepped reference
 // (stepped_reference.h) on seeded random tiles of every op kind, both mappings and random machines,
 // and FillPipeline's extrapolated add against one add per fill.
 #include <gtest/gtest.h>
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "stepped_reference.h"
-#include "timing/fill_pipeline.h"
-#include "timing/tile_work.h"
+#include "core/timing/fill_pipeline.h"
+#include "core/timing/tile_work.h"
 
 namespace strider {
 namespace {

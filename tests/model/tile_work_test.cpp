@@ -1,5 +1,5 @@
 // Exact closed-form figures of the input iterator / line buffer / neurons for small tiles.
-#include "timing/tile_work.h"
+#include "core/timing/tile_work.h"
 
 #include <gtest/gtest.h>
 

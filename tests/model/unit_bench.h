@@ -11,13 +11,13 @@
 #include <utility>
 #include <vector>
 
-#include "arch/arch_config.h"
+#include "core/arch/arch_config.h"
 #include "model/common/clock_domain.h"
 #include "model/common/latency_fifo.h"
 #include "model/common/retire_channel.h"
 #include "model/common/run_record.h"
 #include "model/common/stats.h"
-#include "strider/descriptor.h"
+#include "core/contract/descriptor.h"
 
 namespace strider {
 

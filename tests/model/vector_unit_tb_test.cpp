@@ -2,7 +2,7 @@
 // channel after seeded random gaps (back-pressure: the channel holds one tile while the unit is
 // busy); a collector takes the retirements. Each tile's acceptance and retirement must follow a
 // plain C++ model of the unit's timing, and the bytes it writes to L2 must equal a plain C++
-// computation of the op from the integer functions of strider/vector_math.h.
+// computation of the op from the integer functions of core/contract/vector_math.h.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,8 +12,8 @@
 
 #include "model/l2/l2_sram.h"
 #include "model/vector/vector_unit.h"
-#include "strider/quant.h"
-#include "strider/vector_math.h"
+#include "core/contract/quant.h"
+#include "core/contract/vector_math.h"
 #include "tests/model/unit_bench.h"
 
 namespace strider {

@@ -3,8 +3,8 @@
 
 #include <sstream>
 
-#include "common/csv.h"
-#include "common/hash.h"
+#include "core/common/csv.h"
+#include "core/common/hash.h"
 
 namespace strider {
 namespace {

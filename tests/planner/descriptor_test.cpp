@@ -1,6 +1,6 @@
 // The descriptor contract: binary and text forms round-trip exactly; malformed input is refused
 // with the source, the position and what was expected.
-#include "strider/descriptor.h"
+#include "core/contract/descriptor.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-// common/float_gemm.h: every kernel this CPU runs gives, bit for bit, the sums of a plain loop
+// core/common/float_gemm.h: every kernel this CPU runs gives, bit for bit, the sums of a plain loop
 // that adds the rounded products in order s = 0 .. k-1 to a float starting at 0, for sizes that
 // are not multiples of its 4-row blocks, 8-column vectors or 24-column blocks, with row strides
 // wider than the rows; and splitting C by columns or rows changes no bit.
-#include "common/float_gemm.h"
+#include "core/common/float_gemm.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "common/hash.h"
+#include "core/common/hash.h"
 
 namespace strider {
 namespace {

@@ -1,11 +1,11 @@
-// Regression tests for the descriptor list readers (strider/descriptor.h) from the fuzzing work
+// Regression tests for the descriptor list readers (core/contract/descriptor.h) from the fuzzing work
 // of fuzz/fuzz_descriptor.cpp: values the text form cannot hold are refused, not wrapped.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 #include <string>
 
-#include "strider/descriptor.h"
+#include "core/contract/descriptor.h"
 
 namespace strider {
 namespace {

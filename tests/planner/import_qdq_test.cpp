@@ -15,7 +15,7 @@
 #include "planner/import/onnx_importer.h"
 #include "planner/lower/legalise.h"
 #include "planner/quant/calibrator.h"
-#include "strider/quant.h"
+#include "core/contract/quant.h"
 #include "tests/planner/import_test_util.h"
 
 namespace strider {

@@ -1,10 +1,10 @@
-// common/int8_gemm.h: every kernel this CPU runs gives, bit for bit, the int32 sums of a plain
+// core/common/int8_gemm.h: every kernel this CPU runs gives, bit for bit, the int32 sums of a plain
 // triple loop, on random int8 data and on the extremes (-128 everywhere, which the VNNI kernel's
 // +128 offset and its row-sum correction must undo exactly), for sizes that are not multiples of
 // its 4-row quads, 4-row blocks or 64-column panels (nor of the AVX2 kernel's row pairs, 3-row
 // blocks and 8-column vectors of 24-column panels), with row strides wider than the rows and C holding
 // values before (the product is added to them).
-#include "common/int8_gemm.h"
+#include "core/common/int8_gemm.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "common/hash.h"
+#include "core/common/hash.h"
 
 namespace strider {
 namespace {

@@ -1,12 +1,12 @@
 // Tests of parameter materialisation: deterministic weights and the requantisation choice,
-// checked through the shared integer rules of strider/quant.h.
+// checked through the shared integer rules of core/contract/quant.h.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "planner/import/yaml_network.h"
 #include "planner/ir/graph.h"
-#include "strider/quant.h"
+#include "core/contract/quant.h"
 #include "tests/planner/import_test_util.h"
 
 namespace strider {

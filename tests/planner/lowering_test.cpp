@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "arch/config_loader.h"
+#include "core/arch/config_loader.h"
 #include "planner/import/network_loader.h"
 
 namespace strider {

@@ -1,8 +1,8 @@
-// common/requant_row.h against the scalar functions of strider/quant.h, value for value: random
+// core/common/requant_row.h against the scalar functions of core/contract/quant.h, value for value: random
 // accumulators over the whole int32 range and the extremes, for every activation, clip bounds
 // in and out of the int8 range (and crossed), and shifts from -3 (a multiply) through the
 // vectorised 1 .. 62 to 63 (rounds to zero).
-#include "common/requant_row.h"
+#include "core/common/requant_row.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <limits>
 #include <vector>
 
-#include "common/hash.h"
+#include "core/common/hash.h"
 
 namespace strider {
 namespace {

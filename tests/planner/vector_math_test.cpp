@@ -1,4 +1,4 @@
-// The vector unit's integer functions (strider/vector_math.h) against floating point.
+// The vector unit's integer functions (core/contract/vector_math.h) against floating point.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <random>
 
-#include "strider/vector_math.h"
+#include "core/contract/vector_math.h"
 
 namespace strider {
 namespace {

@@ -1,7 +1,7 @@
-// common/window_row.h against the per-element definition (dst[x] = src[x * stride + first] when
+// core/common/window_row.h against the per-element definition (dst[x] = src[x * stride + first] when
 // that column is inside [0, width), else 0), for every start from left padding past the right
 // edge, strides 1 to 3, rows shorter and longer than the source, int8 and float.
-#include "common/window_row.h"
+#include "core/common/window_row.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "common/parallel_for.h"
+#include "core/common/parallel_for.h"
 
 namespace strider::memory::exact {
 namespace {

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <iostream>
 
-#include "arch/config_loader.h"
-#include "common/csv.h"
-#include "common/hash.h"
+#include "core/arch/config_loader.h"
+#include "core/common/csv.h"
+#include "core/common/hash.h"
 #include "tb/commands.h"
 
 int sc_main(int argc, char** argv) {

@@ -1,0 +1,176 @@
+#include "core/arch/config_writer.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <filesystem>
+
+#include "core/arch/energy_presets.h"
+
+namespace strider {
+
+namespace config {
+
+std::string format_number(double v) {
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, res.ptr);
+}
+
+}  // namespace config
+
+namespace {
+
+void emit_arch_fields(YAML::Emitter& e, const ArchConfig& a) {
+  e << YAML::Key << "name" << YAML::Value << a.name;
+  e << YAML::Key << "clock" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "frequency_mhz" << YAML::Value << config::format_number(a.clock.frequency_mhz);
+  e << YAML::EndMap;
+
+  e << YAML::Key << "controller" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "prefetch_depth" << YAML::Value << a.controller.prefetch_depth;
+  e << YAML::Key << "descriptor_bytes" << YAML::Value << a.controller.descriptor_bytes;
+  e << YAML::Key << "decode_cycles" << YAML::Value << a.controller.decode_cycles;
+  e << YAML::Key << "dispatch_cycles" << YAML::Value << a.controller.dispatch_cycles;
+  e << YAML::EndMap;
+
+  e << YAML::Key << "dma" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "channels" << YAML::Value << a.dma.channels;
+  e << YAML::Key << "burst_bytes" << YAML::Value << a.dma.burst_bytes;
+  e << YAML::Key << "setup_cycles" << YAML::Value << a.dma.setup_cycles;
+  e << YAML::Key << "row_setup_cycles" << YAML::Value << a.dma.row_setup_cycles;
+  e << YAML::EndMap;
+
+  e << YAML::Key << "dram" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "bytes_per_cycle" << YAML::Value << a.dram.bytes_per_cycle;
+  e << YAML::Key << "latency_cycles" << YAML::Value << a.dram.latency_cycles;
+  e << YAML::Key << "size_bytes" << YAML::Value << a.dram.size_bytes;
+  e << YAML::Key << "row_buffer" << YAML::Value << a.dram.row_buffer;
+  e << YAML::Key << "banks" << YAML::Value << a.dram.banks;
+  e << YAML::Key << "row_bytes" << YAML::Value << a.dram.row_bytes;
+  e << YAML::Key << "row_miss_cycles" << YAML::Value << a.dram.row_miss_cycles;
+  e << YAML::EndMap;
+
+  e << YAML::Key << "l2" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "size_bytes" << YAML::Value << a.l2.size_bytes;
+  e << YAML::Key << "banks" << YAML::Value << a.l2.banks;
+  e << YAML::Key << "bank_width_bytes" << YAML::Value << a.l2.bank_width_bytes;
+  e << YAML::Key << "port_bytes_per_cycle" << YAML::Value << a.l2.port_bytes_per_cycle;
+  e << YAML::Key << "latency_cycles" << YAML::Value << a.l2.latency_cycles;
+  e << YAML::Key << "fast_region_bytes" << YAML::Value << a.l2.fast_region_bytes;
+  e << YAML::Key << "fast_latency_cycles" << YAML::Value << a.l2.fast_latency_cycles;
+  e << YAML::Key << "alignment_bytes" << YAML::Value << a.l2.alignment_bytes;
+  e << YAML::EndMap;
+
+  e << YAML::Key << "l1" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "size_bytes" << YAML::Value << a.l1.size_bytes;
+  e << YAML::Key << "lines" << YAML::Value << a.l1.lines;
+  e << YAML::Key << "line_bytes" << YAML::Value << a.l1.line_bytes;
+  e << YAML::Key << "kernel_bytes" << YAML::Value << a.l1.kernel_bytes;
+  e << YAML::Key << "shift_stride" << YAML::Value << a.l1.shift_stride;
+  e << YAML::Key << "pad_in_block" << YAML::Value << a.l1.pad_in_block;
+  e << YAML::EndMap;
+
+  e << YAML::Key << "neurons" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "count" << YAML::Value << a.neurons.count;
+  e << YAML::Key << "macs_per_cycle" << YAML::Value << a.neurons.macs_per_cycle;
+  e << YAML::Key << "accumulators" << YAML::Value << a.neurons.accumulators;
+  e << YAML::Key << "postop_cycles" << YAML::Value << a.neurons.postop_cycles;
+  e << YAML::EndMap;
+
+  e << YAML::Key << "vector" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "lanes" << YAML::Value << a.vector.lanes;
+  e << YAML::Key << "softmax_cycles" << YAML::Value << a.vector.softmax_cycles;
+  e << YAML::Key << "softmax_passes" << YAML::Value << a.vector.softmax_passes;
+  e << YAML::Key << "layernorm_cycles" << YAML::Value << a.vector.layernorm_cycles;
+  e << YAML::Key << "layernorm_passes" << YAML::Value << a.vector.layernorm_passes;
+  e << YAML::Key << "gelu_cycles" << YAML::Value << a.vector.gelu_cycles;
+  e << YAML::Key << "gelu_passes" << YAML::Value << a.vector.gelu_passes;
+  e << YAML::EndMap;
+
+  e << YAML::Key << "lowering" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "mapping" << YAML::Value << a.lowering.mapping;
+  e << YAML::Key << "weight_slot_bytes" << YAML::Value << a.lowering.weight_slot_bytes;
+  e << YAML::EndMap;
+
+  e << YAML::Key << "energy" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "tech" << YAML::Value << a.energy.tech;
+  e << YAML::Key << "dram_type" << YAML::Value << a.energy.dram_type;
+  for (const auto& [key, value] : energy_override_values(a.energy)) {
+    if (value >= 0) e << YAML::Key << key << YAML::Value << config::format_number(value);
+  }
+  e << YAML::EndMap;
+}
+
+// Paths are written absolute so that the text loads the same from any directory.
+std::string absolute(const std::string& path) {
+  return std::filesystem::absolute(path).lexically_normal().string();
+}
+
+std::string finish(const YAML::Emitter& e) {
+  std::string out = e.c_str();
+  out += '\n';
+  return out;
+}
+
+}  // namespace
+
+std::string arch_yaml(const ArchConfig& arch) {
+  YAML::Emitter e;
+  e << YAML::BeginMap << YAML::Key << "arch" << YAML::Value << YAML::BeginMap;
+  emit_arch_fields(e, arch);
+  e << YAML::EndMap << YAML::EndMap;
+  return finish(e);
+}
+
+std::string effective_yaml(const RunConfig& run) {
+  YAML::Emitter e;
+  e << YAML::BeginMap;
+  e << YAML::Key << "arch" << YAML::Value << YAML::BeginMap;
+  if (!run.arch_file.empty()) e << YAML::Key << "file" << YAML::Value << absolute(run.arch_file);
+  emit_arch_fields(e, run.arch);
+  e << YAML::EndMap;
+
+  e << YAML::Key << "networks" << YAML::Value << YAML::BeginSeq;
+  for (const NetworkSpec& n : run.networks) {
+    e << YAML::BeginMap;
+    e << YAML::Key << "path" << YAML::Value << absolute(n.path);
+    e << YAML::Key << "name" << YAML::Value << n.name;
+    if (n.input_h != 0 || n.input_w != 0) {
+      e << YAML::Key << "input" << YAML::Value << YAML::Flow << YAML::BeginSeq << n.input_h
+        << n.input_w << YAML::EndSeq;
+    }
+    e << YAML::Key << "seed" << YAML::Value << n.seed;
+    if (n.batch != 0) e << YAML::Key << "batch" << YAML::Value << n.batch;
+    if (n.path.size() >= 4 && n.path.compare(n.path.size() - 4, 4, ".csv") == 0) {  // SCALE-Sim
+      e << YAML::Key << "scalesim" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
+        << "output_size" << YAML::Value << n.scalesim_output_size << YAML::EndMap;
+    }
+    e << YAML::EndMap;
+  }
+  e << YAML::EndSeq;
+
+  e << YAML::Key << "execution" << YAML::Value << run.execution;
+
+  e << YAML::Key << "planner" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "allocator" << YAML::Value << run.planner.allocator;
+  e << YAML::Key << "schedule" << YAML::Value << run.planner.schedule;
+  e << YAML::Key << "time_limit_s" << YAML::Value
+    << config::format_number(run.planner.time_limit_s);
+  e << YAML::EndMap;
+
+  e << YAML::Key << "sim" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "functional" << YAML::Value << run.sim.functional;
+  e << YAML::Key << "trace" << YAML::Value << run.sim.trace;
+  e << YAML::Key << "vcd" << YAML::Value << run.sim.vcd;
+  e << YAML::Key << "watchdog_cycles" << YAML::Value << run.sim.watchdog_cycles;
+  e << YAML::Key << "detail" << YAML::Value << run.sim.detail;
+  e << YAML::Key << "trace_max_slices" << YAML::Value << run.sim.trace_max_slices;
+  e << YAML::EndMap;
+
+  e << YAML::Key << "output_dir" << YAML::Value << run.output_dir;
+  e << YAML::EndMap;
+  return finish(e);
+}
+
+}  // namespace strider

@@ -1,0 +1,63 @@
+// Energy and area presets: the published per-action energies and per-unit areas of a technology
+// node, the CACTI-like scaling of SRAM access energy with capacity and banks, and the resolution
+// of an arch's `energy:` section (preset + per-key overrides) into the energy of every action and
+// the area of every unit. SystemC-free (arch/); the model's action counts are turned into joules
+// by tb/energy_model.h. Every number and its source: core/arch/energy_presets.cpp.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/arch/arch_config.h"
+
+namespace strider {
+
+// Energy of every action the model counts (pJ), after preset, scaling and overrides.
+struct ActionEnergy {
+  double mac = 0;                    // one int8 multiply-accumulate lane operation
+  double acc_update = 0;             // one int32 accumulator update (a neuron's add per cycle)
+  double lb_write_per_byte = 0;      // a byte written into a line-buffer line (its cells)
+  double lb_write_cycle = 0;         // one line-buffer write cycle (the write port's fixed cost)
+  double kernel_read_per_byte = 0;   // a byte of the kernel region broadcast to the neurons
+  double kernel_write_per_byte = 0;  // a byte loaded into the kernel region
+  double l2_read_per_byte = 0;
+  double l2_write_per_byte = 0;
+  double dram_per_byte = 0;          // read or written, by dram_type
+  double descriptor = 0;             // one descriptor read out of the prefetch buffer and decoded
+  double vector_op = 0;              // one vector-unit lane operation
+  double sram_leak_per_kib_cycle = 0;  // SRAM leakage, per KiB per cycle at the configured clock
+};
+
+// The node's raw preset (before capacity scaling and overrides).
+struct TechPreset {
+  std::string tech;
+  double mac_pj, acc_update_pj, vector_op_pj;
+  double sram_pj_per_byte_8kib;  // one byte of a 64-bit access of an 8 KiB single-bank SRAM
+  double sram_leak_uw_per_kib;   // leakage power per KiB
+  double mac_um2, acc_um2;       // area of one MAC lane, of one neuron's accumulate adder
+  double sram_mm2_per_kib;
+  double gate_um2;               // one NAND2-equivalent gate (per-unit control logic)
+};
+
+const std::vector<std::string>& energy_techs();      // 45nm, 16nm, 7nm
+const std::vector<std::string>& energy_dram_types();  // lpddr4, ddr4, hbm2
+// Throws std::invalid_argument for a name not in the lists above.
+TechPreset tech_preset(const std::string& tech);
+double dram_pj_per_byte(const std::string& dram_type);
+
+// The override keys of `energy:` and their fields, in file order (reader, writer, checks).
+std::vector<std::pair<std::string, double*>> energy_override_fields(EnergyConfig& e);
+std::vector<std::pair<std::string, double>> energy_override_values(const EnergyConfig& e);
+
+// CACTI-like access energy per byte of an SRAM of `capacity_bytes` in `banks` banks (see .cpp).
+double sram_pj_per_byte(const TechPreset& p, double capacity_bytes, double banks);
+
+// Preset, scaled to the arch's structure sizes, then every override key that is set (>= 0).
+ActionEnergy action_energy(const ArchConfig& arch);
+
+// Area per unit (mm2): neurons, l1, l2, controller, dma, load, store; ordered by name.
+std::map<std::string, double> unit_area_mm2(const ArchConfig& arch);
+
+}  // namespace strider

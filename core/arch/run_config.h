@@ -1,0 +1,54 @@
+// A run: an arch (file plus inline overrides), one or more networks, planner and sim options and an
+// output directory (DESIGN section 5). Loaded from configs/runs/*.yaml; any key can be overridden
+// with `--set path=value` before validation.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/arch/arch_config.h"
+
+namespace strider {
+
+struct NetworkSpec {
+  std::string path;     // ONNX, YAML or CSV network file; written relative to the run file,
+                        // loaded as a path usable from the current directory
+  std::string name;     // defaults to the file stem
+  int64_t input_h = 0;  // 0: as declared in the network file
+  int64_t input_w = 0;
+  uint64_t seed = 1;  // weights for parameter-free graphs
+  uint32_t batch = 0;  // images per run (N of every graph input); 0: as declared in the file
+  std::string scalesim_output_size = "ceil";  // SCALE-Sim CSV: ceil (SCALE-Sim's) | floor
+};
+
+struct PlannerOptions {
+  std::string allocator = "auto";
+  std::string schedule = "dfs";  // dfs | memory
+  double time_limit_s = 10.0;
+};
+
+struct SimOptions {
+  bool functional = false;
+  bool trace = true;
+  bool vcd = false;
+  uint64_t watchdog_cycles = 10000000;  // cycles with no descriptor retiring before a deadlock
+  // full: every report; layers: no per-descriptor reports (descriptors.csv, occupancy.csv), which
+  // grow with the descriptor count (hundreds of MB for large GEMM topologies).
+  std::string detail = "full";
+  // Above this many descriptors trace.json merges a layer's consecutive slices on one track.
+  uint64_t trace_max_slices = 20000;
+};
+
+struct RunConfig {
+  std::string source;     // the run file path
+  std::string arch_file;  // the arch file, usable from the current directory (empty: defaults)
+  ArchConfig arch;
+  std::vector<NetworkSpec> networks;
+  std::string execution = "serial";  // serial | concurrent
+  PlannerOptions planner;
+  SimOptions sim;
+  std::string output_dir = "results/default";
+};
+
+}  // namespace strider

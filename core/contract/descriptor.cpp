@@ -1,0 +1,149 @@
+// Descriptor list: names, equality and structural checks. Serialisation lives in
+// descriptor_binary.cpp and descriptor_text.cpp.
+#include "core/contract/descriptor.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace strider {
+
+bool TensorRef::operator==(const TensorRef& o) const {
+  return space == o.space && addr == o.addr && c == o.c && h == o.h && w == o.w &&
+         row_stride == o.row_stride && channel_stride == o.channel_stride &&
+         element_bytes == o.element_bytes && first_channel == o.first_channel &&
+         channels == o.channels && first_row == o.first_row && rows == o.rows;
+}
+
+bool MoveDesc::operator==(const MoveDesc& o) const {
+  return src_space == o.src_space && dst_space == o.dst_space && src_addr == o.src_addr &&
+         dst_addr == o.dst_addr && rows == o.rows && row_bytes == o.row_bytes &&
+         src_stride == o.src_stride && dst_stride == o.dst_stride;
+}
+
+bool OpDesc::operator==(const OpDesc& o) const {
+  return op == o.op && input == o.input && input2 == o.input2 && weights == o.weights &&
+         bias == o.bias && output == o.output && kernel_h == o.kernel_h &&
+         kernel_w == o.kernel_w && stride_h == o.stride_h && stride_w == o.stride_w &&
+         pad_top == o.pad_top && pad_left == o.pad_left && pad_bottom == o.pad_bottom &&
+         pad_right == o.pad_right && dilation_h == o.dilation_h && dilation_w == o.dilation_w &&
+         groups == o.groups && count_include_pad == o.count_include_pad && act == o.act &&
+         clip_min == o.clip_min && clip_max == o.clip_max &&
+         requant_multiplier == o.requant_multiplier && requant_shift == o.requant_shift &&
+         input_multiplier == o.input_multiplier && input2_multiplier == o.input2_multiplier &&
+         channel_requant == o.channel_requant && row_begin == o.row_begin && row_end == o.row_end && ch_begin == o.ch_begin &&
+         ch_end == o.ch_end && in_ch_begin == o.in_ch_begin && in_ch_end == o.in_ch_end &&
+         psum_mode == o.psum_mode && psum == o.psum && mapping == o.mapping &&
+         flags == o.flags;
+}
+
+bool Descriptor::operator==(const Descriptor& o) const {
+  if (id != o.id || kind != o.kind || deps != o.deps || layer != o.layer) return false;
+  return kind == DescKind::kMove ? move == o.move : op == o.op;
+}
+
+bool TensorEntry::operator==(const TensorEntry& o) const {
+  return name == o.name && role == o.role && space == o.space && addr == o.addr &&
+         bytes == o.bytes;
+}
+
+bool DescriptorList::operator==(const DescriptorList& o) const {
+  return version == o.version && arch_fingerprint == o.arch_fingerprint && layers == o.layers &&
+         tensors == o.tensors && descriptors == o.descriptors;
+}
+
+const char* to_string(MemSpace s) { return s == MemSpace::kDram ? "dram" : "l2"; }
+const char* to_string(DescKind k) { return k == DescKind::kMove ? "move" : "op"; }
+
+const char* to_string(OpCode op) {
+  switch (op) {
+    case OpCode::kConv: return "conv";
+    case OpCode::kFullyConnected: return "fc";
+    case OpCode::kMaxPool: return "maxpool";
+    case OpCode::kAvgPool: return "avgpool";
+    case OpCode::kGlobalAvgPool: return "globalavgpool";
+    case OpCode::kAdd: return "add";
+    case OpCode::kMul: return "mul";
+    case OpCode::kActivation: return "activation";
+    case OpCode::kSoftmax: return "softmax";
+    case OpCode::kMatMul: return "matmul";
+    case OpCode::kLayerNorm: return "layernorm";
+    case OpCode::kGelu: return "gelu";
+  }
+  return "?";
+}
+
+const char* to_string(PostAct a) {
+  switch (a) {
+    case PostAct::kNone: return "none";
+    case PostAct::kRelu: return "relu";
+    case PostAct::kRelu6: return "relu6";
+    case PostAct::kClip: return "clip";
+    case PostAct::kSigmoid: return "sigmoid";
+    case PostAct::kHardSigmoid: return "hardsigmoid";
+    case PostAct::kHardSwish: return "hardswish";
+  }
+  return "?";
+}
+
+const char* to_string(Mapping m) {
+  switch (m) {
+    case Mapping::kPositions: return "positions";
+    case Mapping::kChannels: return "channels";
+  }
+  return "?";
+}
+
+const char* to_string(TensorRole r) {
+  switch (r) {
+    case TensorRole::kActivation: return "activation";
+    case TensorRole::kWeight: return "weight";
+    case TensorRole::kScratch: return "scratch";
+    case TensorRole::kInput: return "input";
+    case TensorRole::kOutput: return "output";
+  }
+  return "?";
+}
+
+void check(const DescriptorList& list) {
+  auto fail = [](const Descriptor& d, const std::string& what) {
+    throw std::runtime_error("descriptor " + std::to_string(d.id) + ": " + what);
+  };
+  if (list.version != kDescriptorFormatVersion) {
+    throw std::runtime_error("descriptor list: format version " + std::to_string(list.version) +
+                             ", expected " + std::to_string(kDescriptorFormatVersion));
+  }
+  for (size_t i = 0; i < list.descriptors.size(); ++i) {
+    const Descriptor& d = list.descriptors[i];
+    if (d.id != i) fail(d, "id out of sequence, expected " + std::to_string(i));
+    for (uint32_t dep : d.deps) {
+      if (dep >= d.id) fail(d, "depends on " + std::to_string(dep) + ", which is not earlier");
+    }
+    if (d.layer >= list.layers.size()) {
+      fail(d, "layer " + std::to_string(d.layer) + " out of range (" +
+                  std::to_string(list.layers.size()) + " layers)");
+    }
+    if (d.kind == DescKind::kMove) {
+      if (d.move.rows == 0 || d.move.row_bytes == 0) fail(d, "move of zero bytes");
+      if (d.move.rows > 1 && (d.move.src_stride < d.move.row_bytes ||
+                              d.move.dst_stride < d.move.row_bytes)) {
+        fail(d, "2-D move with a stride smaller than its row");
+      }
+    } else {
+      const OpDesc& o = d.op;
+      if (!o.output.present() || !o.input.present()) fail(d, "op without input or output");
+      if (o.row_begin >= o.row_end || o.row_end > o.output.h) fail(d, "empty or out-of-range rows");
+      if (o.ch_begin >= o.ch_end || o.ch_end > o.output.c) fail(d, "empty or out-of-range channels");
+      if (o.stride_h == 0 || o.stride_w == 0 || o.kernel_h == 0 || o.kernel_w == 0 ||
+          o.dilation_h == 0 || o.dilation_w == 0 || o.groups == 0) {
+        fail(d, "zero kernel, stride, dilation or groups");
+      }
+      if (!o.channel_requant.empty() && o.channel_requant.size() != o.ch_end - o.ch_begin) {
+        fail(d, std::to_string(o.channel_requant.size()) +
+                    " channel requantisations, expected one per tile channel (" +
+                    std::to_string(o.ch_end - o.ch_begin) + ")");
+      }
+    }
+  }
+}
+
+}  // namespace strider

@@ -1,0 +1,215 @@
+// The descriptor list: the one versioned contract between the planner (which emits it) and the
+// SystemC model (which executes it). Plain C++, no SystemC.
+//
+// A list has a header (format version, the fingerprint of the arch config it was planned for, the
+// layer names, a tensor table) and descriptors. A Move descriptor is executed by the DMA (DRAM<->L2,
+// L2<->L2, 2-D with strides); an Op descriptor by the compute pipeline (load unit, line buffer,
+// neurons, store unit) over one tile of one layer. A descriptor starts only once every id in `deps`
+// has retired. Ids are dense: descriptors[i].id == i, and deps name only smaller ids.
+//
+// Serialisation: a compact little-endian binary form ("STRD" magic, version, then fields, then
+// from version 2 a SHA-256 of every byte before it, so a corrupted file is refused) and a
+// readable YAML form; both round-trip exactly.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace strider {
+
+// Version 2: a SHA-256 trailer in the binary form; op codes kMatMul, kLayerNorm, kGelu and
+// OpDesc::flags (transformer networks); OpDesc::mapping.
+// Version 3: OpDesc::channel_requant (per-output-channel requantisation of conv / fc).
+// Version 4: OpDesc::input_multiplier (the calibrated input scale of Softmax and GELU) and
+// OpDesc::input2_multiplier (Add operands at different scales).
+constexpr uint32_t kDescriptorFormatVersion = 4;
+
+// Requantisation of an int32 value to int8: round_half_away(v x multiplier / 2^shift)
+// (core/contract/quant.h).
+struct Requant {
+  int32_t multiplier = 1;
+  int32_t shift = 0;
+  bool operator==(const Requant& o) const { return multiplier == o.multiplier && shift == o.shift; }
+};
+
+enum class MemSpace : uint8_t { kDram = 0, kL2 = 1 };
+enum class DescKind : uint8_t { kMove = 0, kOp = 1 };
+
+// Operation codes the compute pipeline executes. Views (reshape, split, concat-in-place) never
+// reach the hardware; channel shuffle and explicit copies lower to moves.
+enum class OpCode : uint8_t {
+  kConv = 0,            // incl. grouped and depthwise
+  kFullyConnected = 1,
+  kMaxPool = 2,
+  kAvgPool = 3,
+  kGlobalAvgPool = 4,
+  kAdd = 5,             // requantize(a x requant_multiplier + b x input2_multiplier, 1,
+                        // requant_shift): each operand at its own scale (core/contract/quant.h)
+  kMul = 6,
+  kActivation = 7,      // element-wise activation only
+  kSoftmax = 8,         // vector unit: over each group of input.c / groups channels, exp of
+                        // the input at the scale input_multiplier gives, the probability at
+                        // 1/127 requantised by requant (vector_math.h)
+  // A matrix multiply of two activations on the neuron array, the second operand (input2) read
+  // from L2 like weights (no DRAM staging): out[g*N + n][m] = sum_k A[g*K + k][m] B(g, k, n),
+  // B(g, k, n) = input2[g*N + n][k], or input2[g*K + k][n] with kTransposeB; groups = G. Timed as
+  // a 1x1 convolution over the positions m (rows of A) with N output channels per group.
+  kMatMul = 9,
+  kLayerNorm = 10,      // vector unit: over the channels of each position, x gamma + beta
+  kGelu = 11,           // vector unit: element-wise x Phi(x), the input at the scale
+                        // input_multiplier gives, requantised by requant (vector_math.h)
+};
+
+// Ops executed by the vector unit instead of the neuron array.
+inline bool is_vector_op(OpCode op) {
+  return op == OpCode::kSoftmax || op == OpCode::kLayerNorm || op == OpCode::kGelu;
+}
+
+// How a tile is laid onto the neuron array (core/timing/tile_work.h). kPositions: consecutive output
+// positions on neurons, input windows filled by shift-stride writes, weights broadcast from the
+// kernel region. kChannels: output channels on neurons, each line written with its channel's
+// weights, inputs broadcast, the accumulators holding several positions.
+enum class Mapping : uint8_t { kPositions = 0, kChannels = 1 };
+
+enum class PostAct : uint8_t { kNone = 0, kRelu, kRelu6, kClip, kSigmoid, kHardSigmoid, kHardSwish };
+
+// A tensor in memory: planar CHW, element_bytes per element. c, h, w are the tensor's full shape
+// (padding and bounds follow them); a band buffer holds only channels [first_channel,
+// first_channel + channels) and rows [first_row, first_row + rows) of it (0: all), element
+// (c, y, x) being at addr + offset(c, y, x).
+struct TensorRef {
+  MemSpace space = MemSpace::kL2;
+  uint64_t addr = 0;           // address of element (first_channel, first_row, 0)
+  uint32_t c = 0, h = 0, w = 0;
+  uint32_t row_stride = 0;     // bytes between consecutive rows
+  uint32_t channel_stride = 0; // bytes between consecutive channels
+  uint8_t element_bytes = 1;
+  uint32_t first_channel = 0, channels = 0;  // channels held (0: all c)
+  uint32_t first_row = 0, rows = 0;          // rows held (0: all h)
+  bool present() const { return c != 0; }
+  uint32_t held_channels() const { return channels ? channels : c; }
+  uint32_t held_rows() const { return rows ? rows : h; }
+  uint64_t bytes() const { return uint64_t(c) * h * w * element_bytes; }
+  uint64_t held_bytes() const { return uint64_t(held_channels()) * held_rows() * w * element_bytes; }
+  uint64_t offset(uint32_t ch, uint32_t y, uint32_t x) const {
+    return uint64_t(ch - first_channel) * channel_stride + uint64_t(y - first_row) * row_stride +
+           uint64_t(x) * element_bytes;
+  }
+  bool operator==(const TensorRef& o) const;
+};
+
+struct MoveDesc {
+  MemSpace src_space = MemSpace::kDram, dst_space = MemSpace::kL2;
+  uint64_t src_addr = 0, dst_addr = 0;
+  uint32_t rows = 1, row_bytes = 0;
+  uint32_t src_stride = 0, dst_stride = 0;  // bytes between row starts
+  uint64_t bytes() const { return uint64_t(rows) * row_bytes; }
+  bool operator==(const MoveDesc& o) const;
+};
+
+struct OpDesc {
+  OpCode op = OpCode::kConv;
+  TensorRef input;    // full input tensor of the layer (the tile's rows are derived)
+  TensorRef input2;   // second operand of Add / Mul (absent otherwise)
+  TensorRef weights;  // c = out channels, h = kernel_h, w = (in_ch / groups) * kernel_w
+  TensorRef bias;     // c = out channels, element_bytes 4
+  TensorRef output;   // full output tensor of the layer
+  uint16_t kernel_h = 1, kernel_w = 1;
+  uint16_t stride_h = 1, stride_w = 1;
+  uint16_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  uint16_t dilation_h = 1, dilation_w = 1;
+  uint32_t groups = 1;
+  bool count_include_pad = false;
+  PostAct act = PostAct::kNone;
+  int32_t clip_min = -128, clip_max = 127;
+  int32_t requant_multiplier = 1;
+  int32_t requant_shift = 0;
+  // Softmax / GELU: the input scale in Q24 as core/contract/vector_math.h uses it (softmax:
+  // 2^24 log2(e) s_in, GELU: 2^24 s_in / sqrt 2); 0 for every other op.
+  int32_t input_multiplier = 0;
+  // Add: the second operand's multiplier (the first's is requant_multiplier, the shift shared);
+  // 0 for every other op.
+  int32_t input2_multiplier = 0;
+  // Per-output-channel requantisation (conv / fc with per-channel weight scales): one entry per
+  // channel of the tile, [ch_begin, ch_end) in order; empty: requant_multiplier / requant_shift
+  // for every channel. Carried in the descriptor like the per-tensor pair (the controller's
+  // fetch cost is the fixed descriptor_bytes).
+  std::vector<Requant> channel_requant;
+  Requant requant_of(uint32_t channel) const {
+    return channel_requant.empty() ? Requant{requant_multiplier, requant_shift}
+                                   : channel_requant[channel - ch_begin];
+  }
+  // The tile: output rows [row_begin, row_end) x output channels [ch_begin, ch_end).
+  uint32_t row_begin = 0, row_end = 0;
+  uint32_t ch_begin = 0, ch_end = 0;
+  // Input-channel blocking (conv, groups 1): the tile reduces over input channels
+  // [in_ch_begin, in_ch_end) only (0, 0: all), accumulating in int32 partial sums `psum`
+  // ([channel][row][column] of the tile, element_bytes 4): kPsumRead starts from them instead of
+  // the bias, kPsumWrite stores them instead of the requantised output.
+  static constexpr uint8_t kPsumRead = 1, kPsumWrite = 2;
+  uint32_t in_ch_begin = 0, in_ch_end = 0;
+  uint8_t psum_mode = 0;
+  TensorRef psum;
+  Mapping mapping = Mapping::kPositions;
+  static constexpr uint8_t kTransposeB = 1;  // MatMul: B stored K on channels, N on rows
+  static constexpr uint8_t kCausal = 2;      // Softmax: row m sees channels n <= m of its group
+  // Softmax: the output is uint8 (core/contract/vector_math.h softmax_prob_u8); MatMul: input (A) is
+  // uint8. Every other tensor is int8.
+  static constexpr uint8_t kUnsigned = 4;
+  uint8_t flags = 0;
+  bool operator==(const OpDesc& o) const;
+};
+
+struct Descriptor {
+  uint32_t id = 0;
+  DescKind kind = DescKind::kOp;
+  std::vector<uint32_t> deps;
+  uint32_t layer = 0;  // index into DescriptorList::layers
+  MoveDesc move;       // valid when kind == kMove
+  OpDesc op;           // valid when kind == kOp
+  bool operator==(const Descriptor& o) const;
+};
+
+enum class TensorRole : uint8_t { kActivation = 0, kWeight = 1, kScratch = 2, kInput = 3, kOutput = 4 };
+
+struct TensorEntry {
+  std::string name;
+  TensorRole role = TensorRole::kActivation;
+  MemSpace space = MemSpace::kL2;
+  uint64_t addr = 0;
+  uint64_t bytes = 0;
+  bool operator==(const TensorEntry& o) const;
+};
+
+struct DescriptorList {
+  uint32_t version = kDescriptorFormatVersion;
+  uint64_t arch_fingerprint = 0;
+  std::vector<std::string> layers;
+  std::vector<TensorEntry> tensors;
+  std::vector<Descriptor> descriptors;
+  bool operator==(const DescriptorList& o) const;
+};
+
+const char* to_string(MemSpace s);
+const char* to_string(DescKind k);
+const char* to_string(OpCode op);
+const char* to_string(PostAct a);
+const char* to_string(Mapping m);
+const char* to_string(TensorRole r);
+
+// Checks the structural invariants (dense ids, deps on earlier ids, layer indices in range, moves
+// and ops with non-zero sizes). Throws std::runtime_error naming the descriptor.
+void check(const DescriptorList& list);
+
+// Binary form. read_binary throws std::runtime_error naming `source` and the byte offset on a
+// truncated or malformed stream, and on a version mismatch.
+void write_binary(const DescriptorList& list, std::ostream& out);
+DescriptorList read_binary(std::istream& in, const std::string& source);
+
+// Readable YAML form. read_text throws naming `source`, the line and the key.
+std::string to_text(const DescriptorList& list);
+DescriptorList read_text(const std::string& text, const std::string& source);
+
+}  // namespace strider

@@ -1,0 +1,274 @@
+#include "core/timing/tile_work.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "core/timing/fill_pipeline.h"
+
+namespace strider {
+namespace {
+
+uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// Input channels one output channel reduces over: its group's, or the tile's input block.
+uint32_t reduced_channels(const OpDesc& op) {
+  return op.in_ch_end ? op.in_ch_end - op.in_ch_begin : op.input.c / op.groups;
+}
+
+// One reduction: `segments` pieces of `width` elements, `per_fill` of them to a fill. A fill of s
+// segments costs s x writes_per_segment + writes_per_fill write cycles and
+// passes x group x ceil(s x width / macs_per_cycle) compute cycles on `active` neurons.
+struct Reduction {
+  uint64_t segments = 0, width = 1, per_fill = 1;
+  uint64_t writes_per_segment = 0, writes_per_fill = 0;
+  uint64_t group = 1, active = 1, passes = 1;
+};
+
+// Accumulates a tile's fills into its TileWork and FillPipeline.
+class TileBuilder {
+ public:
+  TileBuilder(TileWork& w, const NeuronConfig& nc) : w_(w), nc_(nc) {}
+
+  // One reduction (the fills of one run and group); returns the write cycles it took.
+  uint64_t reduce(const Reduction& r) {
+    const uint64_t full = r.segments / r.per_fill, rem = r.segments % r.per_fill;
+    auto writes = [&](uint64_t s) { return s * r.writes_per_segment + r.writes_per_fill; };
+    auto compute = [&](uint64_t s) {
+      return r.passes * r.group * cdiv(s * r.width, nc_.macs_per_cycle);
+    };
+    if (full > 0) pipe_.add(writes(r.per_fill), compute(r.per_fill), full);
+    if (rem > 0) pipe_.add(writes(rem), compute(rem));
+    const uint64_t cycles = full * compute(r.per_fill) + (rem > 0 ? compute(rem) : 0);
+    w_.fills += full + (rem > 0 ? 1 : 0);
+    w_.compute_cycles += cycles;
+    w_.acc_updates += r.active * cycles;
+    w_.lb_write_bytes += r.segments * r.width * r.active;
+    w_.active_lines = std::max(w_.active_lines, r.active);
+    if (!first_done_) {
+      w_.first_output_cycles = pipe_.compute_end() - pipe_.first_writes();
+      first_done_ = true;
+    }
+    return full * writes(r.per_fill) + (rem > 0 ? writes(rem) : 0);
+  }
+
+  void finish() {
+    w_.pipeline_cycles = pipe_.compute_end();
+    w_.write_span_cycles = pipe_.write_end();
+    w_.first_fill_write_cycles = pipe_.first_writes();
+    w_.last_fill_compute_cycles = pipe_.last_compute();
+  }
+
+ private:
+  TileWork& w_;
+  const NeuronConfig& nc_;
+  FillPipeline pipe_;
+  bool first_done_ = false;
+};
+
+// Sizes of the groups of the tile's channels that share one fill: at most `accumulators`
+// channels, never across a conv group (pools: one channel each).
+std::vector<uint64_t> channel_groups(const OpDesc& op, const NeuronConfig& nc) {
+  std::vector<uint64_t> sizes;
+  const bool conv = op.op == OpCode::kConv;
+  const uint64_t per_group = conv ? std::max<uint64_t>(1, op.output.c / op.groups) : 1;
+  const uint64_t a = conv ? nc.accumulators : 1;
+  for (uint64_t c = op.ch_begin; c < op.ch_end;) {
+    const uint64_t group_end = std::min<uint64_t>(op.ch_end, (c / per_group + 1) * per_group);
+    const uint64_t n = std::min(a, group_end - c);
+    sizes.push_back(n);
+    c += n;
+  }
+  return sizes;
+}
+
+// Positions mapping of a window op (conv, pools, global pooling).
+void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config& l1,
+                      const NeuronConfig& nc) {
+  const uint64_t n = nc.count;
+  const uint64_t rows = op.row_end - op.row_begin;
+  const uint64_t wo = op.output.w;
+  const uint64_t wp = uint64_t(op.input.w) + op.pad_left + op.pad_right;
+  const bool conv = op.op == OpCode::kConv;
+  const uint64_t kernel = uint64_t(reduced_channels(op)) * op.kernel_h * op.kernel_w;
+  Reduction red;
+  red.width = op.kernel_w;
+  red.segments = conv ? uint64_t(reduced_channels(op)) * op.kernel_h : op.kernel_h;
+  if (red.width > l1.line_bytes) {  // a kernel row wider than a line is split into parts
+    const uint64_t parts = cdiv(red.width, l1.line_bytes);
+    red.segments *= parts;
+    red.width = cdiv(red.width, parts);
+  }
+  red.per_fill = std::max<uint64_t>(1, l1.line_bytes / red.width);
+  const std::vector<uint64_t> groups = channel_groups(op, nc);
+  const bool resident = conv && w.channels * kernel <= l1.kernel_bytes;
+  const uint64_t span_extra = uint64_t(op.kernel_w - 1) * op.dilation_w + 1;
+  const bool crossing = op.stride_h == 1 && op.stride_w == 1;
+  // Stride 1: one stream of virtual rows of wp positions, the last row stopping at its last valid
+  // output. Strided: output rows back to back.
+  const uint64_t positions = crossing ? (rows - 1) * wp + wo : rows * wo;
+  w.computed_positions = positions;
+  w.runs = cdiv(positions, n);
+  for (uint64_t k = 0; k < w.runs; ++k) {
+    const uint64_t start = k * n, end = std::min(start + n, positions);
+    const uint64_t active = end - start;
+    uint64_t pieces = 1, crossings = 0, stored = 0;  // stored: L2 bytes of one segment's block(s)
+    if (crossing) {
+      // Without horizontal padding the stored rows are contiguous: one block. With it, the pad
+      // columns are not stored, so the block comes in one piece per row it spans, and a window
+      // crossing a row end needs a second per-line write unless the pads are made in the block.
+      const uint64_t span = active - 1 + span_extra;
+      stored = span;
+      if (wp != op.input.w) {
+        pieces = (end - 1) / wp - start / wp + 1;
+        for (uint64_t row = start / wp; row <= (end - 1) / wp; ++row) {
+          const uint64_t lo = std::max(start, row * wp + wo), hi = std::min(end, (row + 1) * wp);
+          if (hi > lo) crossings += hi - lo;
+        }
+        stored = std::min(span, pieces * op.input.w);
+      }
+      if (l1.pad_in_block) pieces = 1, crossings = 0;
+    } else {
+      // Each output row's windows come from their own stored rows: one block per output row.
+      pieces = (end - 1) / wo - start / wo + 1;
+      for (uint64_t row = start / wo; row <= (end - 1) / wo; ++row) {
+        const uint64_t in_row = std::min(end, (row + 1) * wo) - std::max(start, row * wo);
+        stored += std::min<uint64_t>(op.input.w, (in_row - 1) * op.stride_w + span_extra);
+      }
+    }
+    red.active = active;
+    red.writes_per_segment = l1.shift_stride ? pieces : active + crossings;
+    for (uint64_t g : groups) {
+      red.group = g;
+      const uint64_t writes = b.reduce(red);
+      (l1.shift_stride ? w.shifted_writes : w.line_writes) += writes;
+      w.l2_read_bytes += red.segments * (l1.shift_stride ? stored : active * red.width);
+      if (conv && !resident) w.kernel_bytes += g * kernel;
+    }
+  }
+  w.valid_outputs = w.channels * rows * wo;
+  w.discarded_outputs = w.channels * (positions - rows * wo);
+  if (conv) {
+    w.macs = w.valid_outputs * kernel;
+    if (resident) w.kernel_bytes = w.channels * kernel;
+  }
+}
+
+// Channels mapping: output channels on neurons, positions in the accumulators.
+void channels_map(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config& l1,
+                  const NeuronConfig& nc) {
+  uint64_t k, positions;  // reduction length and output positions per channel
+  const bool pool = op.op == OpCode::kGlobalAvgPool;
+  if (op.op == OpCode::kFullyConnected) {
+    k = uint64_t(op.input.c) * op.input.h * op.input.w, positions = 1;
+  } else if (pool) {
+    k = uint64_t(op.input.h) * op.input.w, positions = 1;
+  } else {
+    k = reduced_channels(op), positions = uint64_t(op.row_end - op.row_begin) * op.output.w;
+  }
+  // The broadcast operand (inputs of a group of positions); pooling has none.
+  const bool resident = !pool && positions * k <= l1.kernel_bytes;
+  const uint64_t channel_runs = cdiv(w.channels, nc.count);
+  const uint64_t groups = cdiv(positions, nc.accumulators);
+  Reduction red;
+  red.segments = k;
+  red.per_fill = l1.line_bytes;
+  for (uint64_t r = 0; r < channel_runs; ++r) {
+    red.active = std::min<uint64_t>(nc.count, w.channels - r * nc.count);
+    red.writes_per_fill = red.active;  // each line its own channel's weights (pooling: inputs)
+    for (uint64_t g = 0; g < groups; ++g) {
+      red.group = std::min<uint64_t>(nc.accumulators, positions - g * nc.accumulators);
+      w.line_writes += b.reduce(red);
+      w.l2_read_bytes += red.active * k;
+      if (!pool && !resident) w.kernel_bytes += red.group * k;
+    }
+  }
+  if (resident) w.kernel_bytes = positions * k;
+  w.runs = channel_runs * groups;
+  w.computed_positions = positions;
+  w.valid_outputs = w.channels * positions;
+  if (!pool) w.macs = w.valid_outputs * k;
+}
+
+// Element-wise and softmax: positions stream contiguously (no padding, nothing discarded); each
+// channel of a run is one fill of its operands (softmax: one fill group over all channels).
+void stream_op(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config& l1,
+               const NeuronConfig& nc) {
+  const uint64_t positions = uint64_t(op.row_end - op.row_begin) * op.output.w;
+  const bool softmax = op.op == OpCode::kSoftmax;
+  Reduction red;
+  red.segments = softmax ? op.input.c : (op.op == OpCode::kActivation ? 1 : 2);
+  red.passes = softmax ? 3 : 1;  // softmax: max, sum of exponentials, normalise
+  red.per_fill = l1.line_bytes;
+  const uint64_t channel_loops = softmax ? 1 : w.channels;
+  w.runs = cdiv(positions, nc.count);
+  for (uint64_t k = 0; k < w.runs; ++k) {
+    red.active = std::min<uint64_t>(nc.count, positions - k * nc.count);
+    red.writes_per_segment = l1.shift_stride ? 1 : red.active;
+    for (uint64_t c = 0; c < channel_loops; ++c) {
+      const uint64_t writes = b.reduce(red);
+      (l1.shift_stride ? w.shifted_writes : w.line_writes) += writes;
+      w.l2_read_bytes += red.segments * red.active;
+    }
+  }
+  w.computed_positions = positions;
+  w.valid_outputs = w.channels * positions;
+}
+
+}  // namespace
+
+bool channels_mapping_applies(const OpDesc& op) {
+  switch (op.op) {
+    case OpCode::kConv:
+      return op.kernel_h == 1 && op.kernel_w == 1 && op.groups == 1 && op.pad_top == 0 &&
+             op.pad_left == 0 && op.pad_bottom == 0 && op.pad_right == 0;
+    case OpCode::kFullyConnected:
+    case OpCode::kGlobalAvgPool:
+      return true;
+    default:
+      return false;
+  }
+}
+
+TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc) {
+  TileWork w;
+  w.channels = op.ch_end - op.ch_begin;
+  TileBuilder b(w, nc);
+  const bool channels = op.op == OpCode::kFullyConnected ||
+                        (op.mapping == Mapping::kChannels && channels_mapping_applies(op));
+  switch (op.op) {
+    case OpCode::kConv:
+    case OpCode::kMaxPool:
+    case OpCode::kAvgPool:
+    case OpCode::kGlobalAvgPool:
+    case OpCode::kFullyConnected:
+      if (channels) {
+        channels_map(w, b, op, l1, nc);
+      } else {
+        positions_window(w, b, op, l1, nc);
+      }
+      break;
+    case OpCode::kMatMul: {  // a 1x1 convolution over the positions (rows of A), B as weights
+      OpDesc conv = op;
+      conv.op = OpCode::kConv;
+      conv.kernel_h = conv.kernel_w = 1;
+      return compute_tile_work(conv, l1, nc);
+    }
+    case OpCode::kAdd:
+    case OpCode::kMul:
+    case OpCode::kActivation:
+    case OpCode::kSoftmax:
+    case OpCode::kLayerNorm:  // vector-unit ops (model/vector) never reach the neuron array
+    case OpCode::kGelu:
+      stream_op(w, b, op, l1, nc);
+      break;
+  }
+  b.finish();
+  w.lb_write_cycles = w.shifted_writes + w.line_writes;
+  w.l2_read_bytes += w.kernel_bytes;
+  // Partial sums are int32: read back before the reduction, written instead of the output.
+  if (op.psum_mode & OpDesc::kPsumRead) w.l2_read_bytes += 4 * w.valid_outputs;
+  w.output_bytes = (op.psum_mode & OpDesc::kPsumWrite) ? 4 * w.valid_outputs : w.valid_outputs;
+  return w;
+}
+
+}  // namespace strider

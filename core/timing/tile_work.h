@@ -1,0 +1,80 @@
+// TileWork: the closed-form traversal of one operation tile by the input iterator, line buffer,
+// kernel region, neuron array and output iterator. Pure C++ (no SystemC): the lowering (to choose
+// a mapping), the units and the tests share it.
+//
+// A tile is a sequence of line-buffer *fills*; each fill is written (one write cycle per shifted
+// block, or per line) and then computed, through the two fill buffers of FillPipeline, so a fill's
+// writes overlap the previous fill's compute. The tile's cycles are the pipeline's.
+//
+// Positions mapping (`OpDesc::mapping == kPositions`, the seed's; every window op and element-wise
+// op): output positions are grouped into *runs* of `neurons.count` consecutive positions, one per
+// neuron (line i feeds neuron i). Stride-1 windows walk the padded input as one stream of virtual
+// rows of Wp = W + pad_left + pad_right positions, so a run may cross a row end; the positions whose
+// window crosses it (Wp - W_out per row) are computed and discarded by the output iterator.
+// Strided windows run over output rows back to back, one block per output row a run touches.
+// The reduction of a position is split into *segments*, one kernel row of one input channel
+// (kernel_w elements); a fill holds floor(line_bytes / kernel_w) segments. The loop is
+//   for each run: for each group of up to `neurons.accumulators` output channels that read the
+//   same input (one conv group; pools and element-wise ops: one channel): for each fill
+// so one fill serves every channel of the group: its compute is group x ceil(fill elements /
+// macs_per_cycle) cycles, the kernel region broadcasting the group's weight slice (double-buffered,
+// streamed from the L2 staging slot; a tile whose kernels fit `l1.kernel_bytes` whole stays
+// resident and is read once). With shift-stride writes one block read from L2 fills a segment of
+// every line, line i shifted by i x stride: one write per segment, or one per output row a
+// strided run spans; with `l1.pad_in_block: false` also one per stored row piece of a stride-1
+// run over padded rows. Without shift-stride each active line is written on its own (plus one for
+// each window crossing a padded row end when padding is not generated in the block).
+//
+// Channels mapping (`kChannels`: 1x1 convolutions incl. strided, fully-connected, global pooling):
+// output channels on neurons in runs of `neurons.count`; the accumulators hold up to
+// `accumulators` output positions. The reduction (input channels; for global pooling the
+// channel's own positions) is split into fills of line_bytes elements. The loop is
+//   for each channel run: for each group of up to `accumulators` positions: for each fill
+// and a fill costs one line write per active line (each line gets its own channel's weights, or
+// its own channel's inputs for pooling) and group x ceil(elements / macs_per_cycle) compute cycles,
+// the group's inputs broadcast from the kernel region (resident when the tile's inputs fit).
+//
+// Both: a conv tile over an input-channel block reduces only over those channels and its int32
+// partial sums are read from L2 before (kPsumRead) and written instead of the output (kPsumWrite).
+// Softmax reads C channels per position and makes three passes.
+#pragma once
+
+#include <cstdint>
+
+#include "core/arch/arch_config.h"
+#include "core/contract/descriptor.h"
+
+namespace strider {
+
+struct TileWork {
+  uint64_t channels = 0;           // output channels in the tile
+  uint64_t runs = 0;               // positions: neuron runs; channels: channel runs x position groups
+  uint64_t computed_positions = 0; // per output channel, incl. discarded
+  uint64_t valid_outputs = 0;      // output elements stored (all channels)
+  uint64_t discarded_outputs = 0;  // computed and dropped (all channels)
+  uint64_t fills = 0;              // line-buffer fills
+  uint64_t active_lines = 0;       // most lines one fill writes (line-buffer occupancy)
+  uint64_t shifted_writes = 0;
+  uint64_t line_writes = 0;
+  uint64_t lb_write_cycles = 0;    // = shifted_writes + line_writes
+  uint64_t lb_write_bytes = 0;     // bytes written into lines (a shifted write: every active line)
+  uint64_t kernel_bytes = 0;       // bytes loaded into the kernel region
+  uint64_t l2_read_bytes = 0;      // input, weight and kernel bytes read from L2
+  uint64_t output_bytes = 0;       // bytes stored to L2
+  uint64_t macs = 0;               // useful multiply-accumulates (conv and fc only)
+  uint64_t acc_updates = 0;        // accumulator updates: active neurons x compute cycles
+  uint64_t compute_cycles = 0;     // neuron array cycles, incl. discarded positions
+  uint64_t pipeline_cycles = 0;    // first write to last compute end, through the fill buffers
+  uint64_t write_span_cycles = 0;  // first write to last write end (writes wait for free buffers)
+  uint64_t first_fill_write_cycles = 0;  // before the neurons can start
+  uint64_t last_fill_compute_cycles = 0; // after the last write
+  uint64_t first_output_cycles = 0;      // from the neurons' start to the first group's results
+};
+
+TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronConfig& neurons);
+
+// Whether `op` can run in the channels mapping (1x1 unpadded convolution with groups 1,
+// fully-connected, global average pooling).
+bool channels_mapping_applies(const OpDesc& op);
+
+}  // namespace strider
