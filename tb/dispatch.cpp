@@ -1,5 +1,5 @@
-// The `strider` program's top level: `strider COMMAND [ARGS]`, `strider --help`, `strider
-// --version`, `strider help COMMAND`. Exit codes: 0 ok, 1 error, 2 usage.
+// The `strider` program's top level: `strider COMMAND [ARGS]`, `strider --help` (or `strider
+// help`), `strider --version`, `strider help COMMAND`. Exit codes: 0 ok, 1 error, 2 usage.
 #include <string>
 
 #include "tb/commands.h"
@@ -25,7 +25,7 @@ constexpr Command kCommands[] = {
 
 void usage(std::ostream& os) {
   os << "usage: strider COMMAND [ARGS]\n"
-        "       strider COMMAND --help     the command's arguments and options\n"
+        "       strider COMMAND --help     the command's arguments and options (or strider help COMMAND)\n"
         "       strider --version          version and git revision\n\n"
         "commands:\n";
   for (const Command& c : kCommands) {
@@ -45,7 +45,7 @@ int dispatch(const Args& args, std::ostream& out, std::ostream& err) {
     usage(err);
     return 2;
   }
-  if (args[0] == "--help" || args[0] == "-h") {
+  if (args[0] == "--help" || args[0] == "-h" || (args[0] == "help" && args.size() == 1)) {
     usage(out);
     return 0;
   }

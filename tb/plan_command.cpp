@@ -16,7 +16,7 @@
 namespace strider {
 namespace {
 
-// lowering.csv: per layer, the tiles and the bytes moved and why.
+// plan_lowering.csv: per layer, the tiles and the bytes moved and why.
 void write_lowering(const RunResult& r, const std::string& path) {
   std::ofstream f(path);
   if (!f) throw std::runtime_error(path + ": cannot open for writing");
@@ -37,9 +37,9 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
               "usage: strider plan RUN.yaml [--emit LIST.strd] [--text LIST.yaml] [--out DIR] "
               "[--set key=value ...]",
               "Plans and lowers a run without simulating it: prints the memory plan's figures and\n"
-              "writes memory_plan.csv and lowering.csv to the output directory.",
+              "writes plan_memory.csv and plan_lowering.csv to the output directory.",
               "  RUN.yaml              the run file\n",
-              {{"out", "DIR", "write memory_plan.csv and lowering.csv to DIR (sets output_dir)"},
+              {{"out", "DIR", "write plan_memory.csv and plan_lowering.csv to DIR (sets output_dir)"},
                {"set", "KEY=VALUE", "override a run-file key (repeatable)"},
                {"emit", "LIST.strd", "write the descriptor list, binary, for `strider run`"},
                {"text", "LIST.yaml", "write the descriptor list as readable YAML"}});

@@ -72,6 +72,11 @@ TEST(Cli, TopLevelHelpAndVersion) {
   for (const char* cmd : {"run", "plan", "pack", "inspect", "sweep", "regress"}) {
     EXPECT_NE(o.out.find(std::string("\n  ") + cmd + " "), std::string::npos) << cmd;
   }
+  // `strider help` alone is `strider --help` (it used to be refused as an unknown command).
+  const Outcome help = call({"help"});
+  EXPECT_EQ(help.code, 0);
+  EXPECT_EQ(help.out, o.out);
+  EXPECT_EQ(help.err, "");
   o = call({});
   EXPECT_EQ(o.code, 2);
   EXPECT_EQ(o.out, "");
