@@ -10,6 +10,7 @@ packages=(
   libonnx-dev protobuf-compiler libprotobuf-dev
   nlohmann-json3-dev libssl-dev
   python3 python3-dev pybind11-dev python3-numpy python3-matplotlib bc time
+  python3-pandas  # optional for users; installed so CI tests the package with and without it
 )
 # Only needed to regenerate the bundled ONNX graphs (scripts/export_models.py).
 if [ "${STRIDER_EXPORT_DEPS:-0}" = "1" ]; then

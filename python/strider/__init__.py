@@ -6,7 +6,7 @@ so a simulation cannot run twice in one), waits for it and reads what it wrote:
     import strider
     r = strider.run("configs/runs/resnet50.yaml", set={"arch.l2.size_bytes": 524288})
     r["summary"]["cycles"]      # summary.json as a dict
-    r["layers"]                 # layers.csv: a list of dicts, or a pandas DataFrame with pandas
+    r["layers"]                 # layers.csv: a list of dicts (as_frame=True: a pandas DataFrame)
 
 The program is the one this package was built or installed with; the environment variable
 STRIDER_PROGRAM names another. A failed call raises StriderError with the program's message.
@@ -62,14 +62,18 @@ def _number(text):
     return text
 
 
-def read_table(path):
-    """A CSV report as a list of dicts (numbers converted), or a DataFrame when pandas is there."""
+def read_table(path, as_frame=False):
+    """A CSV report as a list of dicts (numbers converted); with as_frame=True a pandas DataFrame
+    (StriderError when pandas is not installed). Plain types by default, so the result is the
+    same whether or not pandas happens to be installed."""
     header, rows = _read_csv(str(path))
     records = [{h: _number(v) for h, v in zip(header, row)} for row in rows]
+    if not as_frame:
+        return records
     try:
         import pandas
-    except ImportError:
-        return records
+    except ImportError as e:
+        raise StriderError(["read_table", str(path)], 1, f"as_frame=True needs pandas: {e}")
     return pandas.DataFrame.from_records(records, columns=header)
 
 
@@ -84,7 +88,7 @@ def _out_dir(out, prefix):
     return str(out) if out is not None else tempfile.mkdtemp(prefix=prefix)
 
 
-def run(run_file, set=None, out=None, arch=None):
+def run(run_file, set=None, out=None, arch=None, as_frame=False):
     """Simulates a run file (or a .strd list with `arch`); returns a dict with the summary
     (summary.json), the layer table (layers.csv), the output directory and the printed log."""
     out = _out_dir(out, "strider-run-")
@@ -94,11 +98,11 @@ def run(run_file, set=None, out=None, arch=None):
     log = _call(args)
     with open(os.path.join(out, "summary.json")) as f:
         summary = json.load(f)
-    return {"summary": summary, "layers": read_table(os.path.join(out, "layers.csv")),
+    return {"summary": summary, "layers": read_table(os.path.join(out, "layers.csv"), as_frame),
             "out_dir": out, "log": log}
 
 
-def plan(run_file, set=None, out=None, emit=None):
+def plan(run_file, set=None, out=None, emit=None, as_frame=False):
     """Plans and lowers a run without simulating; returns the memory plan and the lowering
     tables, the output directory and the printed plan."""
     out = _out_dir(out, "strider-plan-")
@@ -106,8 +110,8 @@ def plan(run_file, set=None, out=None, emit=None):
     if emit is not None:
         args += ["--emit", str(emit)]
     log = _call(args)
-    return {"memory_plan": read_table(os.path.join(out, "plan_memory.csv")),
-            "lowering": read_table(os.path.join(out, "plan_lowering.csv")), "out_dir": out,
+    return {"memory_plan": read_table(os.path.join(out, "plan_memory.csv"), as_frame),
+            "lowering": read_table(os.path.join(out, "plan_lowering.csv"), as_frame), "out_dir": out,
             "log": log}
 
 

@@ -3,8 +3,11 @@
 
 Runs resnet50 through strider.run and checks its cycles (and every layer's) against the
 summary.json and layers.csv the CLI writes for the same run; checks --set goes through, and
-plan, inspect, pack and the errors. Usage: test_module.py STRIDER_PROGRAM WORK_DIR (with
-PYTHONPATH=build/python).
+plan, inspect, pack and the errors. Usage: test_module.py STRIDER_PROGRAM WORK_DIR MODE (with
+PYTHONPATH=build/python). MODE `pandas`: pandas must import (else the test is skipped, exit 77;
+scripts/setup.sh installs python3-pandas, so CI runs it); MODE `no-pandas`: PYTHONPATH also holds
+a `pandas` that raises ImportError. Either way the results are plain Python types unless
+as_frame=True asks for a DataFrame.
 """
 import json
 import os
@@ -14,7 +17,14 @@ import sys
 
 import strider
 
-program, work = sys.argv[1], sys.argv[2]
+program, work, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+try:
+    import pandas
+except ImportError:
+    pandas = None
+if mode == "pandas" and pandas is None:
+    print("skipped: pandas is not installed (scripts/setup.sh installs python3-pandas)")
+    sys.exit(77)
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
 failures = []
@@ -40,8 +50,7 @@ check("resnet50 summary version", r["summary"]["version"], strider.version)
 with open(os.path.join(work, "cli", "layers.csv")) as f:
     cli_layers = f.read().splitlines()[1:]
 layers = r["layers"]
-if not isinstance(layers, list):  # pandas present: a DataFrame
-    layers = layers.to_dict("records")
+check("layers is a list of dicts", (type(layers), type(layers[0])), (list, dict))
 check("resnet50 layer count", len(layers), len(cli_layers))
 check("resnet50 layer cycles", [l["cycles"] for l in layers],
       [int(line.split(",")[5]) for line in cli_layers])
@@ -52,8 +61,24 @@ d = strider.run("configs/runs/default.yaml", set={"arch.l2.size_bytes": 262144},
 check("set l2 capacity", d["summary"]["l2"]["capacity_bytes"], 262144)
 
 p = strider.plan("configs/runs/default.yaml", out=os.path.join(work, "plan"))
-check("plan lowering rows", len(p["lowering"]) > 0, True)
+check("plan lowering rows", len(p["lowering"]), 11)  # the input x and the 10 layers of tiny_cnn
 check("plan lowering has layer names", all(isinstance(row["layer"], str) for row in p["lowering"]), True)
+
+# as_frame=True: a DataFrame with pandas, a StriderError naming the cause without it.
+if mode == "pandas":
+    frame = strider.plan("configs/runs/default.yaml", out=os.path.join(work, "plan_frame"),
+                         as_frame=True)["lowering"]
+    check("as_frame type", type(frame).__name__, "DataFrame")
+    check("as_frame layers", list(frame["layer"]), [row["layer"] for row in p["lowering"]])
+else:
+    check("pandas blocked", pandas, None)
+    try:
+        strider.read_table(os.path.join(work, "plan", "plan_lowering.csv"), as_frame=True)
+        failures.append("as_frame=True without pandas raised nothing")
+    except strider.StriderError as e:
+        check("as_frame without pandas", str(e).startswith(
+            "strider read_table " + os.path.join(work, "plan", "plan_lowering.csv") +
+            " failed with exit code 1: as_frame=True needs pandas: "), True)
 
 i = strider.inspect("configs/networks/tiny_cnn.yaml")
 check("inspect tiny_cnn macs", i["macs"], 1254720)  # as tests/e2e/inspect_command_test.cpp
