@@ -1,5 +1,7 @@
 # `cmake --install build --prefix DIR`: the program (DIR/bin/strider), the libraries (DIR/lib),
-# the headers (DIR/include/strider/...), the configs (DIR/share/strider/configs) and the CMake
+# the headers (DIR/include/strider/..., included as <strider/core/arch/config_loader.h>: the
+# installed copies include each other as "strider/...", so only DIR/include is on a consumer's
+# include path and no generic top-level name such as "core/" or "tb/" is), the configs (DIR/share/strider/configs) and the CMake
 # package Strider (DIR/lib/cmake/Strider): `find_package(Strider)` then link Strider::strider_tb
 # (everything), Strider::strider_model (the SystemC model), Strider::strider_planner, ...
 include(GNUInstallDirs)
@@ -13,6 +15,10 @@ install(TARGETS ${strider_libraries} strider_planner strider_tb strider
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY core model tb planner DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/strider
         FILES_MATCHING PATTERN "*.h")
+# In the source tree the headers include each other from the repository root ("core/..."); the
+# installed copies say "strider/core/...".
+install(CODE "set(STRIDER_INSTALLED_HEADERS \"${CMAKE_INSTALL_INCLUDEDIR}/strider\")")
+install(SCRIPT ${CMAKE_SOURCE_DIR}/cmake/rewrite_includes.cmake)
 install(DIRECTORY configs DESTINATION ${CMAKE_INSTALL_DATADIR}/strider)
 
 set(package_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Strider)

@@ -1,5 +1,6 @@
 # The `strider` Python package: python/strider (pure Python) and its compiled half _strider
-# (pybind11, python/strider_module.cpp). Built into build/python/ so that
+# (pybind11, python/*.cpp): the ground floor and the planner in-process (no SystemC; the
+# simulation runs the strider program in a child process). Built into build/python/ so that
 # `PYTHONPATH=build/python python3 -c 'import strider'` works; installed under
 # STRIDER_PYTHON_INSTALL_DIR (default lib/python3/dist-packages, Debian's layout).
 if(NOT DEFINED Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
@@ -7,6 +8,12 @@ if(NOT DEFINED Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
 endif()
 find_package(Python3 COMPONENTS Interpreter Development.Module)
 find_package(pybind11 CONFIG)
+# The module links the planner's libraries into Debian's python3, which has no sanitizer
+# runtime: a sanitizer build (make test-asan) has no Python module; `make test` tests it.
+if(STRIDER_SANITIZE)
+  message(STATUS "STRIDER_SANITIZE: no Python module in this build")
+  return()
+endif()
 if(NOT Python3_FOUND OR NOT pybind11_FOUND)
   message(WARNING "pybind11 or the Python headers not found: no Python module "
                   "(scripts/setup.sh installs pybind11-dev and python3-dev)")
@@ -18,17 +25,16 @@ set(STRIDER_PYTHON_INSTALL_DIR "lib/python3/dist-packages" CACHE STRING
     "where `cmake --install` puts the strider Python package, relative to the prefix")
 set(python_dir ${CMAKE_BINARY_DIR}/python/strider)
 
-pybind11_add_module(strider_python MODULE ${CMAKE_SOURCE_DIR}/python/strider_module.cpp
-                    ${CMAKE_SOURCE_DIR}/core/common/csv.cpp)
+file(GLOB python_srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/python/*.cpp)
+# The SystemC-free parts of tb/ the module needs: run planning and what inspect reports.
+pybind11_add_module(strider_python MODULE ${python_srcs} ${CMAKE_SOURCE_DIR}/tb/run_plan.cpp
+                    ${CMAKE_SOURCE_DIR}/tb/resource_limits.cpp
+                    ${CMAKE_SOURCE_DIR}/tb/network_summary.cpp)
+target_link_libraries(strider_python PRIVATE strider_planner strider_core
+                      nlohmann_json::nlohmann_json)
 set_target_properties(strider_python PROPERTIES OUTPUT_NAME _strider
                       LIBRARY_OUTPUT_DIRECTORY ${python_dir})
 target_include_directories(strider_python PRIVATE ${CMAKE_SOURCE_DIR})
-# The module is loaded into Debian's python3, which has no sanitizer runtime: never instrument it
-# (in a sanitizer build the strider program it runs still is).
-if(STRIDER_SANITIZE)
-  target_compile_options(strider_python PRIVATE -fno-sanitize=all)
-  target_link_options(strider_python PRIVATE -fno-sanitize=all)
-endif()
 target_compile_definitions(strider_python PRIVATE STRIDER_VERSION="${PROJECT_VERSION}"
                            STRIDER_GIT_REVISION="${STRIDER_GIT_REVISION}")
 
@@ -65,3 +71,11 @@ foreach(mode pandas no-pandas)
   set_tests_properties(${name} PROPERTIES ENVIRONMENT "PYTHONPATH=${path}" TIMEOUT 600
                        SKIP_RETURN_CODE 77)
 endforeach()
+
+# Every shell command shown in README.md and docs/ runs against this build (tests/docs/doc_test.py;
+# it needs the Python module for the Python commands, so it lives here).
+add_test(NAME doc_commands
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/docs/doc_test.py ${CMAKE_BINARY_DIR}
+                 ${CMAKE_BINARY_DIR}/doc-test
+         WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(doc_commands PROPERTIES TIMEOUT 240)

@@ -6,16 +6,18 @@ usage: scripts/plot_run.py RESULTS_DIR [--out DIR] [--overview FILE] [--top N]
 Reads summary.json, layers.csv, memory_plan.csv, effective_config.yaml and (when the run wrote it,
 sim.detail: full) occupancy.csv, and writes into DIR (default: RESULTS_DIR):
   roofline.png      each layer a point: MACs per DRAM byte against MACs per cycle achieved, under
-                    the roofs of the peak compute and the DRAM bandwidth; coloured by bottleneck,
+                    the roofs of the peak compute and the DRAM bandwidth, and again (hollow) at
+                    its MACs per L2 byte under the L2 roof (3 ports); coloured by bottleneck,
                     the 10 most expensive layers numbered at their points and named in a key in
                     the top left (above the DRAM roof, where no layer can be);
-  layer_cycles.png  the --top (default 40) most expensive layers, sorted by cycles and named: the
+  layer_cycles.png  the --top (default 40) most expensive layers, sorted by cycles (log axis) and named: the
                     span as the neurons spent it (compute, line-buffer waits, idle), the
                     bottleneck cause written beside each bar (layers.csv's `bottleneck` column,
                     else the largest of compute and the stall counters), a tick at `bound_cycles`
                     when layers.csv has it;
   bandwidth.png     DRAM and L2 bandwidth over time (each layer's bytes spread over its span),
-                    against the arch's peaks;
+                    against the arch's peaks (L2: the three ports' bytes against their summed
+                    peak, one port's peak dotted);
   occupancy.png     L2 and line-buffer occupancy over time (only with occupancy.csv);
   memory_map.png    the L2 memory map: address over schedule steps, one rectangle per buffer,
                     with the row bands and staging the console counts in the peak;
@@ -220,8 +222,12 @@ def plot_layer_ranking(ax, summary, layers, explained, top):
     ax.set_yticks(ys)
     ax.set_yticklabels([l.label() for l in shown], fontsize=6)
     ax.set_ylim(-0.6, len(shown) - 0.4)
-    ax.set_xlim(0, max([l.cycles for l in shown] + [1]) * 1.18)
-    ax.set_xlabel("cycles (span: first start to last retirement)")
+    # A log axis: one layer many times the others' cycles no longer flattens the rest. The stacked
+    # parts keep their order; the first starts at the axis' left edge.
+    ax.set_xscale("log")
+    ax.set_xlim(max(1, min([l.cycles for l in shown] + [10]) / 4),
+                max([l.cycles for l in shown] + [1]) * 4)
+    ax.set_xlabel("cycles (span: first start to last retirement; log scale)")
     share = sum(l.cycles for l in shown) / max(1, sum(l.cycles for l in ranked))
     ax.set_title("the %d most expensive of %d layers (%.0f %% of the layer cycles); %d cycles in "
                  "the run%s" % (len(shown), len(ranked), share * 100, summary.get("cycles", 0),
@@ -242,12 +248,17 @@ def roofs(arch, summary):
 
 
 def plot_roofline(ax, summary, layers, arch, explained, named=10, key_chars=48):
-    peak, dram_bw, _ = roofs(arch, summary)
+    peak, dram_bw, l2_bw = roofs(arch, summary)
     points = [l for l in layers if l.macs > 0 and l.cycles > 0]
     xs = [l.macs / max(l.dram_bytes, 1) for l in points]
     ys = [l.macs / l.cycles for l in points]
-    ax.scatter(xs, ys, s=14, c=[CAUSE_COLOURS.get(l.cause, "#999999") for l in points],
-               edgecolors="none", alpha=0.85)
+    colours = [CAUSE_COLOURS.get(l.cause, "#999999") for l in points]
+    ax.scatter(xs, ys, s=14, c=colours, edgecolors="none", alpha=0.85)
+    # The L2 level of a hierarchical roofline: each layer again at its MACs per L2 byte (hollow),
+    # under the roof of the three L2 ports together.
+    l2_xs = [l.macs / max(l.l2_bytes, 1) for l in points]
+    ax.scatter(l2_xs, ys, s=14, facecolors="none", edgecolors=colours, linewidths=0.6, alpha=0.7)
+    xs = xs + l2_xs
     ax.set_xscale("log")
     ax.set_yscale("log")
     for axis in (ax.xaxis, ax.yaxis):  # labelled minor ticks cost more than the rest
@@ -260,6 +271,13 @@ def plot_roofline(ax, summary, layers, arch, explained, named=10, key_chars=48):
         ax.text(hi, peak, "peak %g MACs/cycle " % peak, ha="right", va="bottom", fontsize=7)
         ax.text(lo * 1.1, lo * dram_bw * 1.2, "DRAM %g B/cycle" % dram_bw, fontsize=7,
                 rotation=0, va="bottom")
+    if peak and l2_bw:
+        l2_roof = 3 * l2_bw
+        ridge = peak / l2_roof
+        grid = [lo, ridge, hi] if lo < ridge < hi else [lo, hi]
+        ax.plot(grid, [min(peak, x * l2_roof) for x in grid], color="#dd8452", lw=1.2, ls="--")
+        ax.text(lo * 1.1, lo * l2_roof * 1.2, "L2 3 x %g B/cycle (hollow: MACs per L2 byte)"
+                % l2_bw, fontsize=7, color="#dd8452", va="bottom")
     # The most expensive layers are numbered at their points (points within 0.08 decades of each
     # other share one label, "2,5") and named in a key in the top left, the region above the DRAM
     # roof where no layer can be.
@@ -283,7 +301,7 @@ def plot_roofline(ax, summary, layers, arch, explained, named=10, key_chars=48):
         ax.text(0.015, 0.985, key, transform=ax.transAxes, ha="left", va="top", fontsize=6,
                 family="monospace", bbox=dict(facecolor="white", edgecolor="#cccccc", alpha=0.9))
     ax.set_xlim(lo, hi)
-    ax.set_xlabel("operational intensity (MACs per DRAM byte)")
+    ax.set_xlabel("operational intensity (MACs per DRAM byte; hollow: per L2 byte)")
     ax.set_ylabel("achieved MACs per cycle")
     ax.set_title("roofline: %d layers with MACs, the %d most expensive named"
                  % (len(points), min(named, len(points))), fontsize="small")
@@ -311,11 +329,17 @@ def plot_bandwidth(ax, summary, layers, arch, bins=400):
         series[key] = acc
     scale, label = time_axis(summary)
     xs = [b * width * scale for b in range(bins + 1)]
-    for key, name, colour, bw in (("l2_bytes", "L2", "#dd8452", l2_bw),
-                                  ("dram_bytes", "DRAM", "#c44e52", dram_bw)):
+    # layers.csv's l2_bytes sum the DMA, load and store ports, so the L2 line is their sum too
+    # (one port's peak dotted).
+    for key, name, colour, bw, what in (
+            ("l2_bytes", "L2 (3 ports)", "#dd8452", l2_bw and 3 * l2_bw, "3 ports x %g" % (l2_bw or 0)),
+            ("dram_bytes", "DRAM", "#c44e52", dram_bw, "")):
         ax.stairs(series[key], xs, color=colour, label=name, fill=True, alpha=0.45)
         if bw:
-            ax.axhline(bw, color=colour, ls="--", lw=1, label="%s peak %g B/cycle" % (name, bw))
+            ax.axhline(bw, color=colour, ls="--", lw=1,
+                       label="%s peak %g B/cycle%s" % (name, bw, " (%s)" % what if what else ""))
+    if l2_bw:
+        ax.axhline(l2_bw, color="#dd8452", ls=":", lw=1, label="one L2 port %g B/cycle" % l2_bw)
     ax.set_xlabel(label)
     ax.set_ylabel("bytes per cycle")
     ax.set_title("DRAM and L2 bandwidth over time (each layer's bytes spread over its span)",

@@ -25,6 +25,7 @@ import argparse
 import csv
 import os
 import sys
+import textwrap
 
 import matplotlib
 
@@ -79,15 +80,31 @@ def pareto_plot(rows, columns, a):
                    label="design points")
     ax.plot([pts[i][0] for i in front], [pts[i][1] for i in front], color="red", lw=1.2,
             marker="o", markersize=9, markerfacecolor="none", label="Pareto front")
-    for i in front:
-        text = ", ".join(f"{k.split('.')[-1]}={rows[i][k]}" for k in labels)
-        ax.annotate(text, pts[i], textcoords="offset points", xytext=(6, 4), fontsize=6)
+    # The front's points are numbered along the front (points closer than 12 pixels share one
+    # label, "2,3") and their settings listed in a key beside the axes, so no two labels overlap.
+    fig.subplots_adjust(left=0.1, right=0.62, top=0.9, bottom=0.12)
     ax.set_xlabel(a.x + (" (higher is better)" if "x" in a.maximize else ""))
     ax.set_ylabel(a.y + (" (higher is better)" if "y" in a.maximize else ""))
-    ax.set_title(a.title or f"Pareto front: {a.y} vs {a.x}")
+    ax.set_title(a.title or f"Pareto front: {a.y} vs {a.x}", fontsize="small")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
-    fig.tight_layout()
+    fig.canvas.draw()  # settles the axis limits, so data maps to pixels
+    clusters = []  # [pixel x, pixel y, data point, numbers]
+    for n, i in enumerate(front, 1):
+        px, py = ax.transData.transform(pts[i])
+        near = [c for c in clusters if abs(c[0] - px) < 12 and abs(c[1] - py) < 12]
+        if near:
+            near[0][3].append(n)
+        else:
+            clusters.append([px, py, pts[i], [n]])
+    for _, _, xy, numbers in clusters:
+        ax.annotate(",".join(map(str, numbers)), xy, textcoords="offset points", xytext=(5, 3),
+                    fontsize=7, color="red")
+    key = "\n".join(textwrap.fill(", ".join(f"{k.split('.')[-1]}={rows[i][k]}" for k in labels),
+                                   width=36, initial_indent=f"{n:2d}  ", subsequent_indent="    ")
+                     for n, i in enumerate(front, 1))
+    fig.text(0.64, 0.9, "Pareto front\n" + key, ha="left", va="top", fontsize=6.5,
+             family="monospace")
     out = a.out or os.path.join(os.path.dirname(os.path.abspath(a.results)),
                                 f"pareto_{clean(a.y)}_vs_{clean(a.x)}.png")
     fig.savefig(out)

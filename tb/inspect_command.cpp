@@ -11,53 +11,10 @@
 #include "planner/import/network_loader.h"
 #include "tb/cli_args.h"
 #include "planner/ir/graph.h"
+#include "tb/network_summary.h"
 
 namespace strider {
 namespace {
-
-struct LayerRow {
-  std::string name, op, inputs, outputs;
-  int64_t macs = 0, weight_bytes = 0, activation_bytes = 0;
-};
-
-std::string shapes(const Graph& g, const std::vector<int>& ids) {
-  std::string s;
-  for (int id : ids) s += (s.empty() ? "" : " ") + to_string(g.tensors[id].shape);
-  return s;
-}
-
-LayerRow row_of(const Graph& g, const Node& n) {
-  LayerRow r;
-  r.name = n.name;
-  r.op = to_string(n.op);
-  if (n.op == OpType::kConv && n.from_batchnorm) r.op = "conv(bn)";
-  if (n.op == OpType::kConv && !n.from_batchnorm && n.groups > 1) {
-    r.op = n.groups == g.tensors[n.inputs[0]].shape.c ? "conv(dw)"
-                                                      : "conv(g" + std::to_string(n.groups) + ")";
-  }
-  if (n.activation != Activation::kNone) r.op += std::string("+") + to_string(n.activation);
-  r.inputs = shapes(g, n.inputs);
-  r.outputs = shapes(g, n.outputs);
-  r.macs = node_macs(g, n);
-  if (n.weights >= 0) r.weight_bytes += g.tensors[n.weights].bytes();
-  if (n.bias >= 0) r.weight_bytes += g.tensors[n.bias].bytes();
-  for (int o : n.outputs) r.activation_bytes += g.tensors[o].bytes();
-  return r;
-}
-
-// An already-quantised model's own quantisation (ONNX QDQ, planner/import/onnx_ops_quant.cpp):
-// activation tensors with a scale and weight tensors with per-output-channel scales.
-struct ModelQuantisation {
-  int activation_scales = 0, weight_tensors = 0;
-};
-ModelQuantisation model_quantisation(const Graph& g) {
-  ModelQuantisation q;
-  for (const Tensor& t : g.tensors) {
-    q.activation_scales += t.kind == TensorKind::kActivation && t.scale != 0;
-    q.weight_tensors += t.kind == TensorKind::kWeight && !t.channel_scales.empty();
-  }
-  return q;
-}
 
 // 1234567 -> "1,234,567"
 std::string grouped(int64_t v) {
@@ -69,17 +26,17 @@ std::string grouped(int64_t v) {
   return v < 0 ? "-" + s : s;
 }
 
-void print_table(const Graph& g, const std::vector<LayerRow>& rows, const GraphTotals& t,
+void print_table(const Graph& g, const std::vector<NetworkLayer>& rows, const GraphTotals& t,
                  std::ostream& out) {
   size_t w_name = 5, w_op = 2, w_in = 5, w_out = 6;
-  for (const LayerRow& r : rows) {
+  for (const NetworkLayer& r : rows) {
     w_name = std::max(w_name, r.name.size());
     w_op = std::max(w_op, r.op.size());
     w_in = std::max(w_in, r.inputs.size());
     w_out = std::max(w_out, r.outputs.size());
   }
-  out << "network " << g.name << ": " << g.nodes.size() << " layers, inputs " << shapes(g, g.inputs)
-      << ", outputs " << shapes(g, g.outputs) << "\n";
+  out << "network " << g.name << ": " << g.nodes.size() << " layers, inputs " << shapes_of(g, g.inputs)
+      << ", outputs " << shapes_of(g, g.outputs) << "\n";
   auto line = [&](const std::string& a, const std::string& b, const std::string& c,
                   const std::string& d, const std::string& e, const std::string& f,
                   const std::string& h) {
@@ -89,7 +46,7 @@ void print_table(const Graph& g, const std::vector<LayerRow>& rows, const GraphT
         << e << "  " << std::setw(12) << f << "  " << std::setw(12) << h << "\n";
   };
   line("layer", "op", "input", "output", "MACs", "weight B", "activ. B");
-  for (const LayerRow& r : rows) {
+  for (const NetworkLayer& r : rows) {
     line(r.name, r.op, r.inputs, r.outputs, grouped(r.macs), grouped(r.weight_bytes),
          grouped(r.activation_bytes));
   }
@@ -103,45 +60,6 @@ void print_table(const Graph& g, const std::vector<LayerRow>& rows, const GraphT
     out << "quantised by the model: " << q.activation_scales << " activation scales, "
         << q.weight_tensors << " int8 weight tensors with per-output-channel scales\n";
   }
-}
-
-void print_json(const Graph& g, const std::vector<LayerRow>& rows, const GraphTotals& t,
-                std::ostream& out) {
-  nlohmann::ordered_json j;
-  j["network"] = g.name;
-  nlohmann::ordered_json layers = nlohmann::ordered_json::array();
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const Node& n = g.nodes[i];
-    nlohmann::ordered_json l;
-    l["name"] = rows[i].name;
-    l["op"] = to_string(n.op);
-    l["activation"] = to_string(n.activation);
-    nlohmann::ordered_json ins = nlohmann::ordered_json::array(), outs = ins;
-    for (int id : n.inputs) ins.push_back(to_string(g.tensors[id].shape));
-    for (int id : n.outputs) outs.push_back(to_string(g.tensors[id].shape));
-    l["inputs"] = ins;
-    l["outputs"] = outs;
-    l["macs"] = rows[i].macs;
-    l["weight_bytes"] = rows[i].weight_bytes;
-    l["activation_bytes"] = rows[i].activation_bytes;
-    if (n.from_batchnorm) l["from_batchnorm"] = true;
-    if (!n.outputs.empty() && g.tensors[n.outputs[0]].scale != 0) {
-      l["output_scale"] = g.tensors[n.outputs[0]].scale;  // the model's (QuantizeLinear)
-    }
-    layers.push_back(l);
-  }
-  j["layers"] = layers;
-  j["macs"] = t.macs;
-  j["weights"] = t.weights;
-  j["executed_macs"] = t.executed_macs;
-  j["weight_bytes"] = t.weight_bytes;
-  j["activation_bytes"] = t.activation_bytes;
-  const ModelQuantisation q = model_quantisation(g);
-  if (q.activation_scales + q.weight_tensors > 0) {
-    j["model_quantisation"] = {{"activation_scales", q.activation_scales},
-                               {"weight_tensors", q.weight_tensors}};
-  }
-  out << j.dump(2) << "\n";
 }
 
 bool parse_size(const std::string& s, int64_t* h, int64_t* w) {
@@ -189,13 +107,12 @@ int inspect_command(const std::vector<std::string>& args, std::ostream& out, std
     err << "strider inspect: " << e.what() << "\n";
     return 1;
   }
-  std::vector<LayerRow> rows;
-  for (const Node& n : g.nodes) rows.push_back(row_of(g, n));
-  const GraphTotals totals = graph_totals(g);
   if (json) {
-    print_json(g, rows, totals, out);
+    out << network_json(g).dump(2) << "\n";
   } else {
-    print_table(g, rows, totals, out);
+    std::vector<NetworkLayer> rows;
+    for (const Node& n : g.nodes) rows.push_back(layer_row(g, n));
+    print_table(g, rows, graph_totals(g), out);
   }
   return 0;
 }

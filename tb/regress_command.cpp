@@ -14,6 +14,7 @@
 
 #include "core/arch/config_error.h"
 #include "core/arch/strict_number.h"
+#include "tb/bundled_configs.h"
 #include "tb/cli_args.h"
 #include "tb/sweep_figures.h"
 #include "tb/sweep_results.h"
@@ -33,16 +34,12 @@ constexpr char kUsage[] =
 // next to the program (build/strider -> ../configs/regression, an installed bin/strider ->
 // ../share/strider/configs/regression).
 std::string find_suite_dir() {
-  std::vector<fs::path> tried = {fs::current_path() / "configs/regression"};
-  const fs::path bin = fs::path(self_exe()).parent_path();
-  tried.push_back(bin / "configs/regression");
-  tried.push_back(bin.parent_path() / "configs/regression");
-  tried.push_back(bin.parent_path() / "share/strider/configs/regression");
-  std::error_code ec;
+  std::vector<std::string> tried;
+  const std::string suite = find_bundled_config("regression/suite.yaml", &tried);
+  if (!suite.empty()) return fs::path(suite).parent_path().string();
   std::string list;
-  for (const fs::path& p : tried) {
-    if (fs::is_regular_file(p / "suite.yaml", ec)) return p.lexically_normal().string();
-    list += (list.empty() ? "" : ", ") + p.lexically_normal().string();
+  for (const std::string& p : tried) {
+    list += (list.empty() ? "" : ", ") + fs::path(p).parent_path().string();
   }
   throw std::runtime_error("no regression suite (suite.yaml) found in " + list +
                            "; give one with --dir DIR");

@@ -260,6 +260,15 @@ void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
   out << "  energy           " << std::setprecision(3) << e.total_pj * 1e-6 << " uJ ("
       << arch.energy.tech << ", " << arch.energy.dram_type << "), " << e.power_mw << " mW, "
       << e.tops_per_watt << " TOPS/W, " << e.area_total_mm2 << " mm2\n";
+  if (r.config.sim.functional) {
+    out << "  functional check " << r.checked_tensors << " layers checked against the reference, "
+        << r.mismatches << " mismatches";
+    if (r.output_fidelity.values > 0) {
+      out << ", output SQNR " << std::setprecision(1) << r.output_fidelity.sqnr_db()
+          << " dB against the float network";
+    }
+    out << "\n";
+  }
   std::vector<const LayerRow*> top;
   for (const LayerRow& l : s.layers) top.push_back(&l);
   std::stable_sort(top.begin(), top.end(),

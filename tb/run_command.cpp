@@ -3,6 +3,8 @@
 // described on stderr and the command exits 1 (after writing the reports).
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <optional>
 
@@ -10,11 +12,19 @@
 #include "tb/cli_args.h"
 #include "tb/commands.h"
 #include "tb/list_run.h"
+#include "tb/run_flow.h"
 #include "tb/report_writer.h"
 #include "tb/run_observers.h"
 #include "tb/run_summary.h"
 
 namespace strider {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
 
 int run_command(const Args& args, std::ostream& out, std::ostream& err) {
   CliArgs cli(
@@ -59,26 +69,39 @@ int run_command(const Args& args, std::ostream& out, std::ostream& err) {
     err << e.what() << "\n";
     return 1;
   }
+  r.command_line = {"strider", "run"};
+  r.command_line.insert(r.command_line.end(), args.begin(), args.end());
+  return execute_run(r, out, err);
+}
+
+int execute_run(RunResult& r, std::ostream& out, std::ostream& err, const ExtraReports& extra) {
   try {
-    r.command_line = {"strider", "run"};
-    r.command_line.insert(r.command_line.end(), args.begin(), args.end());
     // From here until run.json is written the directory does not look complete.
     OutputDir dir(r.config.output_dir);
     std::optional<RunSummary> summary;
+    double plan_s = 0, simulate_s = 0, reports_s = 0;
     {
       // Watches the simulation: unit tracks for trace.json, line-buffer occupancy, waves.vcd,
       // and a progress bar when stderr is a terminal. waves.vcd is closed at the end of scope.
       RunObservers observers("observers", r, isatty(STDERR_FILENO) ? &err : nullptr);
+      const auto t0 = std::chrono::steady_clock::now();
       if (r.graph.nodes.empty() && !r.lowered.list.descriptors.empty()) {
         simulate_planned(r);  // an emitted list: nothing to plan
       } else {
-        simulate_run(r);
+        plan_run(r);
+        plan_s = seconds_since(t0);
+        simulate_planned(r);
       }
+      r.wall_seconds = seconds_since(t0);
+      simulate_s = r.wall_seconds - plan_s;
       if (!observers.vcd_error().empty()) {
         err << "waves.vcd not written: " << observers.vcd_error() << "\n";
       }
+      const auto t1 = std::chrono::steady_clock::now();
       summary = summarise(r, &observers.timeline());
       write_reports(r, *summary, dir, &observers.timeline());
+      if (extra) extra(r, *summary, dir);
+      reports_s = seconds_since(t1);
     }
     if (r.config.sim.vcd) dir.adopt("waves.vcd");
     dir.finish(r.command_line);
@@ -88,6 +111,11 @@ int run_command(const Args& args, std::ostream& out, std::ostream& err) {
       return 1;
     }
     print_summary(r, s, out);
+    char stages[160];
+    std::snprintf(stages, sizeof stages,
+                  "  stages           import and plan %.3f s, simulate %.3f s, reports %.3f s\n",
+                  plan_s, simulate_s, reports_s);
+    out << stages;
     out << "  results in " << r.config.output_dir << "/\n";
     if (!r.dump_tensors_dir.empty()) out << "  tensors in " << r.dump_tensors_dir << "/\n";
     if (r.mismatches > 0) {

@@ -13,15 +13,9 @@
 #include "planner/ir/graph.h"
 #include "planner/lower/lowering.h"
 #include "planner/quant/fidelity.h"
+#include "tb/run_plan.h"
 
 namespace strider {
-
-// One model's own figures, planned alone, to show what sharing one accelerator saved.
-struct ModelFigures {
-  std::string name;
-  uint64_t arena_bytes = 0;           // activation arena planned alone
-  uint64_t weights_stored_bytes = 0;  // weights and biases stored alone
-};
 
 struct RunResult {
   RunConfig config;

@@ -44,13 +44,14 @@ TEST(Cli, EverySubcommandHelpListsItsOptions) {
   const std::vector<Case> cases = {
       {{"run", "--help"}, {"help", "out", "set", "dump-tensors", "arch"}},
       {{"plan", "--help"}, {"help", "out", "set", "emit", "text"}},
-      {{"pack", "-h"}, {"help", "capacity", "allocator", "time-limit", "seed", "out"}},
+      {{"pack", "-h"}, {"help", "capacity", "allocator", "time-limit", "seed", "out", "json"}},
       {{"inspect", "--help"}, {"help", "json", "input"}},
       {{"sweep", "--help"},
        {"help", "jobs", "out", "resume", "shard", "timeout", "list", "emit-slurm", "shards",
         "sbatch"}},
       {{"sweep", "merge", "--help"}, {"help", "out"}},
       {{"regress", "--help"}, {"help", "update", "dir", "out", "case", "jobs"}},
+      {{"scalesim", "--help"}, {"help", "arch", "out", "set"}},
       {{"help", "run"}, {"help", "out", "set", "dump-tensors", "arch"}},
   };
   for (const Case& c : cases) {
@@ -69,7 +70,7 @@ TEST(Cli, TopLevelHelpAndVersion) {
   Outcome o = call({"--help"});
   EXPECT_EQ(o.code, 0);
   EXPECT_EQ(o.err, "");
-  for (const char* cmd : {"run", "plan", "pack", "inspect", "sweep", "regress"}) {
+  for (const char* cmd : {"run", "plan", "pack", "inspect", "sweep", "regress", "scalesim"}) {
     EXPECT_NE(o.out.find(std::string("\n  ") + cmd + " "), std::string::npos) << cmd;
   }
   // `strider help` alone is `strider --help` (it used to be refused as an unknown command).
@@ -161,6 +162,68 @@ TEST(Cli, LayerNameWithACommaIsQuoted) {
   EXPECT_EQ(found, 1u);
   const std::string descriptors = slurp(dir.file("out/descriptors.csv"));
   EXPECT_NE(descriptors.find(",\"conv,1\","), std::string::npos);
+}
+
+}  // namespace
+}  // namespace strider::report_test
+
+namespace strider::report_test {
+namespace {
+
+// `strider pack --json`: the report's figures as numbers (the Python module reads them).
+TEST(Cli, PackJsonReportsNumbers) {
+  Scratch dir("pack_json");
+  fs::create_directories(dir.str());
+  {
+    std::ofstream f(dir.file("p.csv"));
+    // a [0,2) 64 B and b [1,3) 32 B overlap; c [2,4) 64 B reuses a's space: peak 64 + 32 = 96.
+    f << "id,lower,upper,size\na,0,2,64\nb,1,3,32\nc,2,4,64\n";
+  }
+  const Outcome o = call({"pack", dir.file("p.csv"), "--allocator", "greedy_by_size", "--json"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  const nlohmann::json j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["input"], dir.file("p.csv"));
+  EXPECT_EQ(j["buffers"], 3);
+  EXPECT_EQ(j["lower_bound"], 96);
+  EXPECT_EQ(j["height"], 96);
+  EXPECT_EQ(j["gap_percent"], 0.0);
+  EXPECT_TRUE(j["capacity"].is_null());  // unbounded
+  EXPECT_EQ(j["allocator"], "greedy_by_size");
+  EXPECT_EQ(j["optimal"], true);
+  EXPECT_EQ(j["proven_by_search"], false);
+  EXPECT_TRUE(j["seconds"].is_number());
+  EXPECT_TRUE(j["solution"].is_null());
+}
+
+}  // namespace
+}  // namespace strider::report_test
+
+namespace strider::report_test {
+namespace {
+
+// The console of a run: each stage's time, and in functional mode what the check compared.
+TEST(Cli, RunPrintsStageTimesAndTheFunctionalCheck) {
+  Scratch dir("console");
+  const Outcome o =
+      call({"run", kDefaultRun, "--out", dir.str(), "--set", "sim.functional=true"});
+  ASSERT_EQ(o.code, 0) << o.err;
+  // tiny_cnn: 9 compute layers checked bit-exactly (the input load is not a layer output);
+  // 36.2 dB as the fidelity table of docs/figures.md.
+  EXPECT_NE(o.out.find("\n  functional check 9 layers checked against the reference, 0 mismatches, "
+                       "output SQNR 36.2 dB against the float network\n"),
+            std::string::npos)
+      << o.out;
+  EXPECT_TRUE(std::regex_search(o.out, std::regex("\n  stages           import and plan [0-9]+\\.[0-9]{3} s, "
+                                                  "simulate [0-9]+\\.[0-9]{3} s, reports [0-9]+\\.[0-9]{3} s\n")))
+      << o.out;
+}
+
+TEST(Cli, TimingRunPrintsNoFunctionalCheck) {
+  Scratch dir("console_timing");
+  const Outcome o = call({"run", kDefaultRun, "--out", dir.str()});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out.find("functional check"), std::string::npos) << o.out;  // nothing was checked
+  EXPECT_NE(o.out.find("\n  stages           import and plan "), std::string::npos) << o.out;
 }
 
 }  // namespace

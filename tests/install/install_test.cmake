@@ -18,6 +18,14 @@ foreach(f bin/strider lib/cmake/Strider/StriderConfig.cmake lib/libstrider_model
     message(FATAL_ERROR "not installed: ${f}")
   endif()
 endforeach()
+# Installed headers include each other as "strider/...": nothing generic ("core/...") remains.
+file(GLOB_RECURSE headers ${WORK_DIR}/prefix/include/strider/*.h)
+foreach(h IN LISTS headers)
+  file(STRINGS ${h} bad REGEX "#include \"(core|model|tb|planner)/")
+  if(bad)
+    message(FATAL_ERROR "${h}: includes a project header without strider/: ${bad}")
+  endif()
+endforeach()
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/consumer -B ${WORK_DIR}/consumer
     -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
     -DCMAKE_BUILD_TYPE=Release)

@@ -1,15 +1,16 @@
 // Consumer of the installed Strider package: a SystemC program (sc_main) that loads an arch file
 // with the installed library and prints the version line, the arch's name, a CSV row and an
-// FNV-1a reference vector through the installed helpers (common/).
+// FNV-1a reference vector through the installed helpers (core/common/), every header included
+// as <strider/...>.
 #include <systemc>
 
 #include <cstdio>
 #include <iostream>
 
-#include "core/arch/config_loader.h"
-#include "core/common/csv.h"
-#include "core/common/hash.h"
-#include "tb/commands.h"
+#include <strider/core/arch/config_loader.h>
+#include <strider/core/common/csv.h>
+#include <strider/core/common/hash.h>
+#include <strider/tb/commands.h>
 
 int sc_main(int argc, char** argv) {
   if (argc != 2) {

@@ -1,0 +1,77 @@
+// RunPlan (see run_plan.h).
+#include "tb/run_plan.h"
+
+#include <stdexcept>
+
+#include "planner/import/network_loader.h"
+#include "planner/lower/legalise.h"
+#include "planner/lower/network_merge.h"
+#include "planner/quant/calibrator.h"
+#include "tb/resource_limits.h"
+
+namespace strider {
+
+namespace {
+
+// Imports network k of the run, refusing absurd sizes before its weights are materialised, and
+// fuses its activations into their producers.
+Graph load_checked(const RunConfig& cfg, size_t k, std::ostream& warnings) {
+  const NetworkSpec& net = cfg.networks[k];
+  ImportOptions opt;
+  opt.input_h = net.input_h;
+  opt.input_w = net.input_w;
+  opt.batch = net.batch;
+  parse_scalesim_output_size(net.scalesim_output_size, &opt.scalesim.output_size);
+  Graph g = import_network(net.path, opt);
+  for (const std::string& w : g.warnings) warnings << "warning: " << w << "\n";
+  check_resource_limits(cfg, g, ResourceLimits(), k);
+  materialise_parameters(&g, net.seed);
+  fuse_activations(&g);
+  // Calibrated scales only change values (requantisation, biases, clip bounds), never shapes,
+  // so cycles are the same with functional mode on or off.
+  if (cfg.sim.functional) {
+    const size_t before = g.warnings.size();
+    calibrate(&g, CalibrationOptions{net.seed, 1});
+    for (size_t i = before; i < g.warnings.size(); ++i)
+      warnings << "warning: " << g.warnings[i] << "\n";
+  }
+  return g;
+}
+
+}  // namespace
+
+PlannedRun plan_networks(const RunConfig& cfg, std::ostream& warnings) {
+  PlannedRun r;
+  if (cfg.networks.empty()) throw std::runtime_error(cfg.source + ": networks: no network given");
+  check_config_limits(cfg);
+  LowerOptions opt;
+  opt.allocator = cfg.planner.allocator;
+  opt.schedule = cfg.planner.schedule;
+  opt.time_limit_s = cfg.planner.time_limit_s;
+  if (cfg.networks.size() == 1) {
+    r.graph = load_checked(cfg, 0, warnings);
+  } else {
+    std::vector<Graph> nets;
+    std::vector<std::string> names;
+    for (size_t k = 0; k < cfg.networks.size(); ++k) {
+      nets.push_back(load_checked(cfg, k, warnings));
+      names.push_back(cfg.networks[k].name);
+    }
+    for (size_t k = 0; k < nets.size(); ++k) {
+      const Lowered alone = lower(nets[k], cfg.arch, opt);
+      r.models.push_back({names[k], alone.arena_bytes, alone.weights_stored_bytes});
+    }
+    MergedNetworks m = merge_networks(nets, names, cfg.planner.schedule, cfg.execution);
+    r.graph = std::move(m.graph);
+    opt.order = std::move(m.order);
+  }
+  r.lowered = lower(r.graph, cfg.arch, opt);
+  check_descriptor_limits(cfg, r.lowered.list);
+  if (r.models.empty()) {
+    r.models.push_back(
+        {cfg.networks[0].name, r.lowered.arena_bytes, r.lowered.weights_stored_bytes});
+  }
+  return r;
+}
+
+}  // namespace strider
