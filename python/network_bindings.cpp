@@ -64,6 +64,7 @@ py::dict import_network_py(const std::string& path, int64_t input_h, int64_t inp
     e["bytes"] = t.bytes();
     e["scale"] = t.scale;
     tensors.append(e);
+    if (!materialise) continue;  // inspect: the layers and tensors only, no arrays copied
     if (t.kind == TensorKind::kWeight && !t.data.empty()) {
       weights[py::str(t.name)] = array_of(t.data, t.shape, true);
     } else if (t.kind == TensorKind::kBias && !t.bias.empty()) {

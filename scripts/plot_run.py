@@ -225,8 +225,9 @@ def plot_layer_ranking(ax, summary, layers, explained, top):
     # A log axis: one layer many times the others' cycles no longer flattens the rest. The stacked
     # parts keep their order; the first starts at the axis' left edge.
     ax.set_xscale("log")
+    # Three decades of room right of the longest bar: the cause labels and the legend go there.
     ax.set_xlim(max(1, min([l.cycles for l in shown] + [10]) / 4),
-                max([l.cycles for l in shown] + [1]) * 4)
+                max([l.cycles for l in shown] + [1]) * 1000)
     ax.set_xlabel("cycles (span: first start to last retirement; log scale)")
     share = sum(l.cycles for l in shown) / max(1, sum(l.cycles for l in ranked))
     ax.set_title("the %d most expensive of %d layers (%.0f %% of the layer cycles); %d cycles in "

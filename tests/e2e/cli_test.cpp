@@ -12,16 +12,6 @@
 namespace strider::report_test {
 namespace {
 
-struct Outcome {
-  int code;
-  std::string out, err;
-};
-Outcome call(const Args& args) {
-  std::ostringstream out, err;
-  const int code = dispatch(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
 // The options of a help text: the long names of the lines under "options:", each of which must
 // carry a description.
 std::set<std::string> listed_options(const std::string& help) {

@@ -54,6 +54,17 @@ inline void run_strider(const std::string& out_dir, const std::vector<std::strin
   ASSERT_EQ(dispatch(args, out, err), 0) << err.str();
 }
 
+// A command run in-process: its exit status and what it printed.
+struct Outcome {
+  int code;
+  std::string out, err;
+};
+inline Outcome call(const Args& args) {
+  std::ostringstream out, err;
+  const int code = dispatch(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
 inline std::string slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   EXPECT_TRUE(f.good()) << path;

@@ -14,16 +14,6 @@ namespace {
 
 const std::string kData = std::string(STRIDER_SOURCE_DIR) + "/tests/e2e/data/scalesim/";
 
-struct Outcome {
-  int code;
-  std::string out, err;
-};
-Outcome call(const Args& args) {
-  std::ostringstream out, err;
-  const int code = dispatch(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
 // A SCALE-Sim report: its rows split at ", " with the trailing comma dropped.
 std::vector<std::vector<std::string>> scalesim_rows(const std::string& path) {
   std::vector<std::vector<std::string>> rows;
@@ -123,7 +113,8 @@ TEST(ScaleSim, WeightStationaryCalcKeepsTheSeedDram) {
         "channel's weights\n",
         "  Bandwidth +10 +ignored +InterfaceBandwidth CALC: SCALE-Sim computes the bandwidth; "
         "Strider models its DRAM\n",
-        "  SRAM_row_size +2 +ignored +not modelled \\(banks, layouts, sparsity, trace sizes\\)\n"}) {
+        "  SRAM_row_size +2 +ignored +not modelled \\(banks, layouts, sparsity, trace "
+        "sizes\\)\n"}) {
     EXPECT_TRUE(std::regex_search(o.out, std::regex(row))) << row << "\n" << o.out;
   }
   const std::string effective = slurp(dir.file("effective_config.yaml"));
