@@ -14,6 +14,8 @@ Markers, an HTML comment on the line right before the block (invisible on GitHub
                                           command in a short form, e.g. one shard of a sweep)
   <!-- doc-test: timeout SECONDS -->     the block's per-command limit
 
+Besides, every stat in the tour run's summary.json must have its row in docs/model.md.
+
 Usage: doc_test.py BUILD_DIR WORK_DIR [DOC...] from the source directory (default: README.md and
 docs/*.md).
 """
@@ -86,6 +88,16 @@ for doc in docs:
             print(f"{doc}:{line}: {time.time() - t0:6.2f} s  {command}")
             if not ok:
                 failures.append(f"{doc}:{line}: {command}: {why}\n{output}")
+# The model reference lists every stat a run reports (docs/model.md "Every stat"), so a stat added
+# to a unit without its line in the reference fails here.
+summary = os.path.join(work, "results", "tour", "summary.json")
+if "docs/model.md" in docs and os.path.exists(summary):
+    import json
+    reference = open("docs/model.md", encoding="utf-8").read()
+    for stat in json.load(open(summary))["stats"]:
+        if f"| `{stat}` |" not in reference:
+            failures.append(f"docs/model.md: stat {stat} (summary.json of the tour's run) is not "
+                            "in the table 'Every stat'")
 print(f"{ran} commands run, {skipped} skipped, {time.time() - started:.1f} s")
 if failures:
     print("\n".join(failures))
