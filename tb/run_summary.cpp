@@ -147,6 +147,7 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
   for (size_t i = 0; i < s.layers.size(); ++i) {
     s.layers[i].name = r.lowered.layers[i].name;
     s.layers[i].op = r.lowered.layers[i].op;
+    s.layers[i].batch_order = r.lowered.layers[i].batch_order;
     s.layers[i].start = std::numeric_limits<uint64_t>::max();
   }
   // A layer's span runs from its first operation tile (its weight moves prefetch during the

@@ -43,6 +43,7 @@ struct LayerRow : WorkCounts {
   uint64_t bound_cycles = 0;
   std::string bottleneck;  // compute | line_buffer | dram | l2_port | latency | none (see summarise)
   std::string mapping;     // positions | channels | mixed (tiles of both); empty: moves only
+  std::string batch_order; // images_inside | images_outside (batch > 1, weights); else empty
   std::string layer_class; // conv (k>1) | depthwise | pointwise (1x1, fc) | pool | eltwise; empty: moves
   ActionCounts actions;    // what its descriptors did (tb/energy_model.h)
   double energy_pj = 0;    // dynamic energy of those actions (leakage is the run's)

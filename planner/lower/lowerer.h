@@ -81,7 +81,9 @@ class Lowerer {
   uint32_t band_output(Descriptor& d);
   uint32_t spill_band(uint32_t layer, int out_t, uint32_t slot, uint32_t c0, uint32_t c1,
                       uint32_t r0, uint32_t r1, uint32_t tile);
-  void lower_banded(const Node& n, uint32_t layer, const OpDesc& base);
+  // banded_lowering.cpp: every image's tiles, images outside or inside the weight blocks.
+  void lower_banded(const Node& n, uint32_t layer, uint32_t images);
+  uint64_t weights_per_channel(const Node& n) const;  // weight bytes of one output channel
   void lower_partial_sums(const Node& n, uint32_t layer, const OpDesc& base);
   bool channel_local(const Node& n) const;  // output channel c needs only input channel c's group
   void input_rows(const Node& n, uint32_t r0, uint32_t r1, uint32_t* y0, uint32_t* y1) const;
