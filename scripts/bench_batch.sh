@@ -2,8 +2,8 @@
 # Batch table (issue 25): runs resnet50, mobilenet_v2 and bert_encoder (timing mode, seed arch)
 # at batch 1, 2, 4 and 8 and prints, per run, cycles per image, DRAM bytes read and written per
 # image, read bytes per image against batch 1, and how many layers with weights shared each weight
-# block across the batch (images_inside) or ran image after image (images_outside), from
-# layers.csv's batch_order column. Deterministic: one run per point.
+# block across the batch (images_inside), across groups of images (images_grouped) or ran image
+# after image (images_outside), from layers.csv's batch_order column. Deterministic: one run per point.
 # Exit status 1 when a run fails or resnet50 at batch 4 reads more than LIMIT (default 0.8) x the
 # DRAM bytes per image of batch 1.
 # Usage: scripts/bench_batch.sh [NETWORK...]
@@ -25,7 +25,7 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/strider_bench_batch.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 
 status=0
-printf '| network | batch | cycles / image | DRAM read / image | DRAM written / image | read vs batch 1 | images inside / outside |\n'
+printf '| network | batch | cycles / image | DRAM read / image | DRAM written / image | read vs batch 1 | layers inside / grouped / outside |\n'
 printf '|---|---:|---:|---:|---:|---:|---:|\n'
 for net in "${nets[@]}"; do
   base=""
@@ -37,21 +37,22 @@ for net in "${nets[@]}"; do
       cat "$dir.log" >&2
       exit 1
     fi
-    read -r cyc rd wr inside outside < <(/usr/bin/python3 - "$dir" <<'EOF'
+    read -r cyc rd wr inside grouped outside < <(/usr/bin/python3 - "$dir" <<'EOF'
 import csv, json, sys
 d = sys.argv[1]
 s = json.load(open(d + "/summary.json"))
 rows = list(csv.DictReader(open(d + "/layers.csv")))
 inside = sum(r["batch_order"] == "images_inside" for r in rows)
+grouped = sum(r["batch_order"] == "images_grouped" for r in rows)
 outside = sum(r["batch_order"] == "images_outside" for r in rows)
 print(s["cycles_per_image"], s["dram"]["read_bytes_per_image"], s["dram"]["write_bytes_per_image"],
-      inside, outside)
+      inside, grouped, outside)
 EOF
 )
     [[ -n $base ]] || base=$rd
     ratio=$(echo "$rd / $base" | bc -l)
-    printf '| %s | %d | %.0f | %.0f | %.0f | %.2fx | %d / %d |\n' "$net" "$b" "$cyc" "$rd" "$wr" \
-      "$ratio" "$inside" "$outside"
+    printf '| %s | %d | %.0f | %.0f | %.0f | %.2fx | %d / %d / %d |\n' "$net" "$b" "$cyc" "$rd" \
+      "$wr" "$ratio" "$inside" "$grouped" "$outside"
     if [[ $net == resnet50 && $b == 4 ]] && (( $(echo "$ratio > $limit" | bc -l) )); then
       echo "bench_batch: resnet50 at batch 4 reads ${ratio}x the DRAM bytes per image of batch 1," \
         "over the ${limit}x target" >&2

@@ -1,18 +1,20 @@
 // Row bands of a node with a tensor in DRAM (see lowering.h): tiles of output rows x output
 // channels whose spilled inputs arrive through in-band buffers and whose spilled output leaves
-// through out-band buffers. With a batch, the node's tiles run in one of two orders:
+// through out-band buffers. With a batch of N images, a node with weights runs its tiles in one
+// of three orders (W its weights and biases, F the input fills of one image, B its row bands):
 //
-// - images_outside: image after image, each image's bands in turn, every channel block's weights
-//   staged again per band of each image; an input band is filled once and read by every channel
-//   block. DRAM bytes: N x (bands x W + F), W the weights and biases, F the input fills of one
-//   image.
-// - images_inside: channel block by channel block, the block's weights staged once and reused by
-//   every band of every image (the batch loop inside the weight block); an input band is filled
-//   again for each block that reads it (a conv over all input channels), once for a
-//   channel-local op (depthwise, pooling). DRAM bytes: W + N x blocks x F (all input channels) or
-//   W + N x F (channel-local).
+// - images_outside: image after image, band after band; every weight block is staged again per
+//   band of each image, an input band is filled once and read by every channel block.
+//   DRAM bytes N x (B x W + F).
+// - images_inside: channel block by channel block, the block staged once and reused by every band
+//   of every image (the batch loop inside the weight block); an input band is filled again for
+//   each block that reads it (a conv over all input channels) or once (channel-local: depthwise,
+//   pooling). W + N x blocks x F, or W + N x F.
+// - images_grouped (one input, not channel-local): band after band, a group of G images (G the
+//   in-band slots) fills one band each, then each weight block is staged once for the group.
+//   B x ceil(N / G) x W + N x F.
 //
-// The lowering takes the order with fewer DRAM bytes (output spills are the same in both) and
+// The lowering takes the order with the fewest DRAM bytes (output spills are the same in all) and
 // records it in LayerReport::batch_order.
 #include <algorithm>
 #include <stdexcept>
@@ -20,6 +22,22 @@
 #include "planner/lower/lowerer.h"
 
 namespace strider {
+namespace {
+
+enum class BatchOrder { kOutside, kInside, kGrouped };
+
+const char* to_string(BatchOrder o) {
+  switch (o) {
+    case BatchOrder::kInside:
+      return "images_inside";
+    case BatchOrder::kGrouped:
+      return "images_grouped";
+    default:
+      return "images_outside";
+  }
+}
+
+}  // namespace
 
 void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
   const OpDesc base0 = base_op(n);  // image 0: shapes and the tile plan are the same for each
@@ -68,8 +86,8 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
   if (!fits(1, cb)) {
     uint64_t need = 0;
     for (uint32_t r = 0; r < out_h; ++r) need = std::max(need, in_bytes(r, 1, 0, cb));
-    throw std::runtime_error("node '" + n.name + "': one output row needs " +
-                             std::to_string(need) + " bytes of input, more than the row-band buffer of " +
+    throw std::runtime_error("node '" + n.name + "': one output row needs " + std::to_string(need) +
+                             " bytes of input, more than the row-band buffer of " +
                              std::to_string(in_bands_.slot_bytes) + " bytes");
   }
   uint32_t rows = band_rows(base0);
@@ -83,21 +101,30 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
     if (!channel_local(n)) {
       fill += in_bytes(r0, rb, 0, cb);
     } else {
-      for (uint32_t c0 = 0; c0 < out_c; c0 += cb) fill += in_bytes(r0, rb, c0, std::min(cb, out_c - c0));
+      for (uint32_t c0 = 0; c0 < out_c; c0 += cb)
+        fill += in_bytes(r0, rb, c0, std::min(cb, out_c - c0));
     }
   }
   const uint64_t w = n.weights >= 0 ? uint64_t(out_c) * (weights_per_channel(n) + 4) : 0;
   const uint64_t outside = images * (bands * w + fill);
   const uint64_t inside = w + images * (channel_local(n) ? fill : blocks * fill);
-  const bool images_inside = images > 1 && n.weights >= 0 && !b_spilled && inside < outside;
-  if (images > 1 && n.weights >= 0) {
-    out_.layers[layer].batch_order = images_inside ? "images_inside" : "images_outside";
+  // images_grouped: as many images as there are in-band slots hold a band each while every
+  // weight block of the band is staged once for them.
+  const uint64_t group = in_bands_.last_user.size();
+  const uint64_t grouped = bands * ((images + group - 1) / group) * w + images * fill;
+  BatchOrder order = BatchOrder::kOutside;
+  if (images > 1 && n.weights >= 0 && !b_spilled) {
+    if (inside < outside) order = BatchOrder::kInside;
+    const bool one_input = n.inputs.size() == 1 && !channel_local(n) && group > 1;
+    if (one_input && grouped < std::min(inside, outside)) order = BatchOrder::kGrouped;
+    out_.layers[layer].batch_order = to_string(order);
   }
 
   // Tiles wait for the producers of spilled inputs through their fills (see fill_band).
   std::vector<uint32_t> producers, done;
   for (int t : n.inputs) {
-    if (!layout_.tensor_spilled[t]) producers.insert(producers.end(), last_desc_[t].begin(), last_desc_[t].end());
+    if (!layout_.tensor_spilled[t])
+      producers.insert(producers.end(), last_desc_[t].begin(), last_desc_[t].end());
   }
   // Fills of each spilled input for the current band, shared by the channel blocks that need the
   // same input channels (all of them for a conv over every input channel).
@@ -106,7 +133,7 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
     TensorRef ref;
     uint32_t fill = 0;
   };
-  std::vector<BandInput> band_in(n.inputs.size());
+  std::vector<std::vector<BandInput>> band_in(images, std::vector<BandInput>(n.inputs.size()));
   uint32_t last = 0;
   TensorRef staged_w, staged_b;  // the weights and biases of the last staged block
   // One tile of image image_ (base its tensors): rows [r0, r1) x channels [c0, c1); `stage`:
@@ -129,7 +156,8 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
       if (!layout_.tensor_spilled[t]) continue;
       // With B refilled per tile, A is too: the two in-band slots alternate between them.
       const bool matmul_b = n.op == OpType::kMatMul && k == 1;
-      if (band_in[k].slot == UINT32_MAX || channel_local(n) || b_spilled) {
+      BandInput& b = band_in[image_][k];
+      if (b.slot == UINT32_MAX || channel_local(n) || b_spilled) {
         uint32_t y0, y1, i0, i1;
         input_rows(n, r0, r1, &y0, &y1);
         input_channels(n, c0, c1, &i0, &i1);
@@ -140,12 +168,11 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
           y0 = std::min(y0, r.h - 1);
           y1 = y0 + 1;
         }
-        BandInput& b = band_in[k];
         b.fill = fill_band(layer, r, last_desc_[t], i0, i1, y0, y1, &b.ref, &b.slot);
       }
-      r = band_in[k].ref;
-      d.deps.push_back(band_in[k].fill);
-      used_slots.push_back(band_in[k].slot);
+      r = b.ref;
+      d.deps.push_back(b.fill);
+      used_slots.push_back(b.slot);
     }
     const uint32_t out_slot = out_spilled ? band_output(d) : UINT32_MAX;
     if (n.weights >= 0 && stage) {
@@ -160,35 +187,49 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
     for (uint32_t s : used_slots) in_bands_.last_user[s] = int(last);
     if (out_spilled) done.push_back(spill_band(layer, out_t, out_slot, c0, c1, r0, r1, last));
   };
-  auto reset_bands = [&] {
-    for (BandInput& b : band_in) b.slot = UINT32_MAX;
+  auto reset_bands = [&](uint32_t i) {
+    for (BandInput& b : band_in[i]) b.slot = UINT32_MAX;
   };
-  if (images_inside) {
-    std::vector<OpDesc> image_base(images);
-    for (image_ = 0; image_ < images; ++image_) image_base[image_] = base_op(n);
-    for (uint32_t c0 = 0; c0 < out_c; c0 += cb) {
-      const uint32_t c1 = std::min(out_c, c0 + cb);
-      bool stage = true;
-      uint32_t slot = 0;
-      for (image_ = 0; image_ < images; ++image_) {
-        for (uint32_t r0 = 0; r0 < out_h; r0 += rows) {
-          reset_bands();
-          tile(image_base[image_], r0, std::min(out_h, r0 + rows), c0, c1, stage, slot);
-          if (stage) {  // the slot stage_weights just filled (the ring's previous one)
-            const size_t ring = staging_.last_user.size();
-            slot = uint32_t((staging_.next + ring - 1) % ring);
-          }
-          stage = false;
+  std::vector<OpDesc> image_base(images);
+  for (image_ = 0; image_ < images; ++image_) image_base[image_] = image_ == 0 ? base0 : base_op(n);
+  // Tiles of images [i0, i1) x rows [r0, r1) x channels [c0, c1) on one staged weight block.
+  auto shared_block = [&](uint32_t i0, uint32_t i1, uint32_t r0, uint32_t r1, uint32_t c0,
+                          uint32_t c1, bool reset) {
+    bool stage = true;
+    uint32_t slot = 0;
+    for (image_ = i0; image_ < i1; ++image_) {
+      for (uint32_t b0 = r0; b0 < r1; b0 += rows) {
+        if (reset) reset_bands(image_);
+        tile(image_base[image_], b0, std::min(r1, b0 + rows), c0, c1, stage, slot);
+        if (stage &&
+            n.weights >= 0) {  // the slot stage_weights just filled (the ring's previous one)
+          const size_t ring = staging_.last_user.size();
+          slot = uint32_t((staging_.next + ring - 1) % ring);
         }
+        stage = false;
+      }
+    }
+  };
+  if (order == BatchOrder::kInside) {
+    for (uint32_t c0 = 0; c0 < out_c; c0 += cb)
+      shared_block(0, images, 0, out_h, c0, std::min(out_c, c0 + cb), true);
+  } else if (order == BatchOrder::kGrouped) {
+    for (uint32_t r0 = 0; r0 < out_h; r0 += rows) {
+      const uint32_t r1 = std::min(out_h, r0 + rows);
+      for (uint32_t i0 = 0; i0 < images; i0 += uint32_t(group)) {
+        const uint32_t i1 = std::min<uint32_t>(images, i0 + uint32_t(group));
+        for (uint32_t i = i0; i < i1; ++i) reset_bands(i);
+        for (uint32_t c0 = 0; c0 < out_c; c0 += cb)
+          shared_block(i0, i1, r0, r1, c0, std::min(out_c, c0 + cb), false);
       }
     }
   } else {
     for (image_ = 0; image_ < images; ++image_) {
-      const OpDesc base = image_ == 0 ? base0 : base_op(n);
       for (uint32_t r0 = 0; r0 < out_h; r0 += rows) {
-        reset_bands();
+        reset_bands(image_);
         for (uint32_t c0 = 0; c0 < out_c; c0 += cb) {
-          tile(base, r0, std::min(out_h, r0 + rows), c0, std::min(out_c, c0 + cb), true, 0);
+          tile(image_base[image_], r0, std::min(out_h, r0 + rows), c0, std::min(out_c, c0 + cb),
+               true, 0);
         }
       }
     }

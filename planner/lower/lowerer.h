@@ -32,8 +32,10 @@ struct SlotRing {
 
 class Lowerer {
  public:
-  Lowerer(const Graph& g, const ArchConfig& arch, const LowerOptions& opt);
+  // in_band_slots: the row-band input buffers (2, or with a batch up to batch_band_slots(g)).
+  Lowerer(const Graph& g, const ArchConfig& arch, const LowerOptions& opt, uint32_t in_band_slots);
   Lowered run();
+  static uint32_t batch_band_slots(const Graph& g);  // memory_layout.cpp
 
  private:
   // memory_layout.cpp
@@ -96,6 +98,7 @@ class Lowerer {
   const Graph& g_;
   const ArchConfig& arch_;
   const LowerOptions& opt_;
+  const uint32_t in_band_slots_;
   Lowered out_;
   ActivationLayout layout_;
   std::vector<std::vector<uint32_t>> last_desc_;  // per tensor: descriptors that produce it
