@@ -128,6 +128,7 @@ void WorkCounts::add(const DescriptorRecord& d) {
   discarded_outputs += d.discarded_outputs;
   compute_cycles += d.compute_cycles;
   stall_l2_conflict += d.stall_l2_conflict;
+  l2_bank_conflict_cycles += d.l2_bank_conflict_cycles;
   stall_dram += d.stall_dram;
   stall_line_buffer += d.stall_line_buffer;
   stall_backpressure += d.stall_backpressure;
@@ -141,6 +142,7 @@ WorkCounts& WorkCounts::operator+=(const WorkCounts& o) {
   discarded_outputs += o.discarded_outputs;
   compute_cycles += o.compute_cycles;
   stall_l2_conflict += o.stall_l2_conflict;
+  l2_bank_conflict_cycles += o.l2_bank_conflict_cycles;
   stall_dram += o.stall_dram;
   stall_line_buffer += o.stall_line_buffer;
   stall_backpressure += o.stall_backpressure;

@@ -21,8 +21,9 @@ TEST(ReportFiles, EveryFileIsWrittenWithItsColumns) {
   EXPECT_EQ(read_csv(dir.file("layers.csv")).header,
             (Strings{"layer", "op", "tiles", "start", "end", "cycles", "macs", "utilization",
                      "dram_bytes", "l2_bytes", "lb_write_cycles", "shifted_writes",
-                     "discarded_outputs", "compute_cycles", "stall_l2_conflict", "stall_dram",
-                     "stall_line_buffer", "stall_backpressure", "bound_cycles", "bottleneck",
+                     "discarded_outputs", "compute_cycles", "stall_l2_conflict",
+                     "l2_bank_conflict_cycles", "stall_dram", "stall_line_buffer",
+                     "stall_backpressure", "bound_cycles", "bottleneck",
                      "mapping", "batch_order", "class", "energy_pj", "sqnr_db", "saturated_fraction"}));
   EXPECT_EQ(
       read_csv(dir.file("descriptors.csv")).header,
