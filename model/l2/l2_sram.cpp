@@ -63,7 +63,7 @@ Access L2Sram::access_pattern(int port, const AccessPattern& pattern, uint64_t n
   // One piece streams at the port's byte rate; several move as whole bank words.
   const uint64_t port_time =
       p.count == 1 ? ceil_div(p.total_bytes(), cfg_.port_bytes_per_cycle)
-                               : ceil_div(total_words * cfg_.bank_width_bytes, cfg_.port_bytes_per_cycle);
+                   : ceil_div(total_words * cfg_.bank_width_bytes, cfg_.port_bytes_per_cycle);
   uint64_t finish = start + port_time;
   for (uint64_t bank = 0; bank < words.size(); ++bank) {
     if (words[bank] == 0) continue;

@@ -25,9 +25,9 @@
 #include <array>
 #include <vector>
 
+#include "core/arch/arch_config.h"
 #include "model/common/stats.h"
 #include "model/common/timed_memory.h"
-#include "core/arch/arch_config.h"
 
 namespace strider {
 
