@@ -140,12 +140,7 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
   // its weights go into a new staging slot, else it reads the slot `slot` staged for it.
   auto tile = [&](const OpDesc& base, uint32_t r0, uint32_t r1, uint32_t c0, uint32_t c1,
                   bool stage, uint32_t slot) {
-    Descriptor d;
-    d.kind = DescKind::kOp;
-    d.layer = layer;
-    d.op = base;
-    d.op.row_begin = r0, d.op.row_end = r1;
-    set_tile_channels(n, c0, c1, &d.op);
+    Descriptor d = op_tile(n, layer, base, r0, r1, c0, c1);
     d.deps = producers;
     d.deps.insert(d.deps.end(), pending_readers_.begin(), pending_readers_.end());
     pending_readers_.clear();

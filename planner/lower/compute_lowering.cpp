@@ -180,6 +180,17 @@ OpDesc Lowerer::base_op(const Node& n, bool placed) const {
   return b;
 }
 
+Descriptor Lowerer::op_tile(const Node& n, uint32_t layer, const OpDesc& base, uint32_t r0,
+                            uint32_t r1, uint32_t c0, uint32_t c1) const {
+  Descriptor d;
+  d.kind = DescKind::kOp;
+  d.layer = layer;
+  d.op = base;
+  d.op.row_begin = r0, d.op.row_end = r1;
+  set_tile_channels(n, c0, c1, &d.op);
+  return d;
+}
+
 void Lowerer::set_tile_channels(const Node& n, uint32_t c0, uint32_t c1, OpDesc* op) {
   op->ch_begin = c0;
   op->ch_end = c1;
@@ -295,13 +306,8 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
   uint32_t last = 0;
   for (uint32_t r0 = 0; r0 < out_h; r0 += rows)
   for (uint32_t c0 = 0; c0 < out_c; c0 += block) {
-    Descriptor d;
-    d.kind = DescKind::kOp;
-    d.layer = layer;
-    d.op = base;
-    d.op.row_begin = r0;
-    d.op.row_end = std::min(out_h, r0 + rows);
-    set_tile_channels(n, c0, std::min(out_c, c0 + block), &d.op);
+    Descriptor d =
+        op_tile(n, layer, base, r0, std::min(out_h, r0 + rows), c0, std::min(out_c, c0 + block));
     d.deps = input_deps(n);
     d.deps.insert(d.deps.end(), pending_readers_.begin(), pending_readers_.end());
     pending_readers_.clear();

@@ -67,6 +67,9 @@ class Lowerer {
   // Sets the tile's output channels [c0, c1) and its slice of the node's per-channel
   // requantisation.
   static void set_tile_channels(const Node& n, uint32_t c0, uint32_t c1, OpDesc* op);
+  // An operation tile of layer `layer`: `base` over output rows [r0, r1) x channels [c0, c1).
+  Descriptor op_tile(const Node& n, uint32_t layer, const OpDesc& base, uint32_t r0, uint32_t r1,
+                     uint32_t c0, uint32_t c1) const;
   // mapping_choice.cpp
   void choose_mappings();
   uint64_t mapping_cost(const Node& n, Mapping m) const;

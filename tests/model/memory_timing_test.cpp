@@ -47,6 +47,13 @@ TEST(L2Sram, ConcurrentPortsConflictOnBanks) {
   EXPECT_EQ(stats.get("l2.conflict_cycles"), 128u);
 }
 
+AccessPattern pattern(uint64_t addr, uint64_t bytes, uint64_t count, uint64_t stride,
+                      uint64_t repeats = 1) {
+  AccessPattern p;
+  p.addr = addr, p.bytes = bytes, p.count = count, p.stride = stride, p.repeats = repeats;
+  return p;
+}
+
 // A channel-plane gather: 32 pieces of 8 B, one per channel. small_l2: 4 banks x 8 B interleave
 // every 32 B; the port moves 32 / 8 = 4 words a cycle.
 TEST(L2Sram, GatherAtAPlaneStrideThatIsAMultipleOfTheBanksSerialises) {
@@ -56,9 +63,7 @@ TEST(L2Sram, GatherAtAPlaneStrideThatIsAMultipleOfTheBanksSerialises) {
   // Plane stride 1024 B = 32 x (4 x 8 B): every piece is one word on bank (4096 / 8) % 4 = 0, so
   // bank 0 serves 32 words in 32 cycles while the port could move the 32 words in 32 / 4 = 8:
   // 32 - 8 = 24 conflict cycles; end = 32 + 2 latency = 34.
-  AccessPattern p;
-  p.addr = 4096, p.bytes = 8, p.count = 32, p.stride = 1024;
-  const Access a = l2.access_pattern(L2Sram::kLoad, p, 0);
+  const Access a = l2.access_pattern(L2Sram::kLoad, pattern(4096, 8, 32, 1024), 0);
   EXPECT_EQ(a.conflict, 24u);
   EXPECT_EQ(a.stall, 24u);
   EXPECT_EQ(a.end, 34u);
@@ -73,9 +78,7 @@ TEST(L2Sram, GatherAtAStrideSpreadOverTheBanksHasNoConflict) {
   // Stride 1032 B: piece i starts at word 512 + 129 i, bank (512 + 129 i) % 4 = i % 4, so the 32
   // one-word pieces put 8 words on each bank: 8 cycles = the port's 32 / 4: no conflict;
   // end = 8 + 2 = 10.
-  AccessPattern p;
-  p.addr = 4096, p.bytes = 8, p.count = 32, p.stride = 1032;
-  const Access a = l2.access_pattern(L2Sram::kLoad, p, 0);
+  const Access a = l2.access_pattern(L2Sram::kLoad, pattern(4096, 8, 32, 1032), 0);
   EXPECT_EQ(a.conflict, 0u);
   EXPECT_EQ(a.end, 10u);
 }
@@ -88,8 +91,7 @@ TEST(L2Sram, MisalignedPiecesTouchTwoWordsAndRepeatsAddUp) {
   // (bank 1): 4 words on each of banks 0 and 1 per repeat; 3 repeats: 12 words on each, 24 words
   // in all. Port: 24 words x 8 B / 32 = 6 cycles; banks: 12 cycles; conflict 12 - 6 = 6;
   // end = 12 + 2 = 14. The store port's stat counts them.
-  AccessPattern p;
-  p.addr = 4100, p.bytes = 8, p.count = 4, p.stride = 1024, p.repeats = 3;
+  const AccessPattern p = pattern(4100, 8, 4, 1024, 3);
   const Access a = l2.access_pattern(L2Sram::kStore, p, 0);
   EXPECT_EQ(a.conflict, 6u);
   EXPECT_EQ(a.end, 14u);
@@ -107,8 +109,7 @@ TEST(L2Sram, OnePieceIsAContiguousRange) {
   // 100 B at 4100: words 512..525 (4 + 100 = 104 B -> 13 words), banks 0..3 get 4, 3, 3, 3;
   // one piece streams at the port's byte rate: ceil(100 / 32) = 4 cycles, bank 0 needs 4: no
   // conflict; end = 4 + 2 = 6, as access(port, 4100, 100).
-  AccessPattern p;
-  p.addr = 4100, p.bytes = 100;
+  const AccessPattern p = pattern(4100, 100, 1, 0);
   std::vector<uint64_t> words;
   L2Sram::bank_words(cfg, p, words);
   EXPECT_EQ(words, (std::vector<uint64_t>{4, 3, 3, 3}));
