@@ -38,12 +38,20 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
   j["bound_cycles"] = s.bound_cycles;
   j["cycles_over_bound"] = s.cycles_over_bound;
   j["layer_bound_cycles"] = s.layer_bound_cycles;
-  j["dram"] = {{"read_bytes", r.stats.get("dram.read_bytes")},
-               {"write_bytes", r.stats.get("dram.write_bytes")},
-               {"descriptor_fetch_bytes", s.descriptor_fetch_bytes}};
+  const uint64_t dram_read = r.stats.get("dram.read_bytes"),
+                 dram_write = r.stats.get("dram.write_bytes");
+  j["dram"] = {{"read_bytes", dram_read},
+               {"write_bytes", dram_write},
+               {"descriptor_fetch_bytes", s.descriptor_fetch_bytes},
+               {"read_bytes_per_image", double(dram_read) / double(s.images)},
+               {"write_bytes_per_image", double(dram_write) / double(s.images)}};
   j["l2"] = {{"capacity_bytes", arch.l2.size_bytes},
              {"peak_planned_bytes", s.l2_peak_planned},
-             {"peak_observed_bytes", s.l2_peak_observed}};
+             {"peak_observed_bytes", s.l2_peak_observed},
+             {"bank_conflict_cycles",
+              {{"dma", r.stats.get("l2.bank_conflict_cycles.dma")},
+               {"load", r.stats.get("l2.bank_conflict_cycles.load")},
+               {"store", r.stats.get("l2.bank_conflict_cycles.store")}}}};
   j["line_buffer"] = {{"write_cycles", r.stats.get("line_buffer.write_cycles")},
                       {"shifted_writes", r.stats.get("line_buffer.shifted_writes")},
                       {"line_writes", r.stats.get("line_buffer.line_writes")},
@@ -106,6 +114,7 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
                  {"discarded_outputs", t.discarded_outputs},
                  {"compute_cycles", t.compute_cycles},
                  {"stall_l2_conflict", t.stall_l2_conflict},
+                 {"l2_bank_conflict_cycles", t.l2_bank_conflict_cycles},
                  {"stall_dram", t.stall_dram},
                  {"stall_line_buffer", t.stall_line_buffer},
                  {"stall_backpressure", t.stall_backpressure}};
@@ -141,17 +150,19 @@ void write_layers(const RunSummary& s, const std::vector<Fidelity>& fidelity,
                   const std::string& path) {
   std::ofstream f = open(path);
   f << "layer,op,tiles,start,end,cycles,macs,utilization,dram_bytes,l2_bytes,lb_write_cycles,"
-       "shifted_writes,discarded_outputs,compute_cycles,stall_l2_conflict,stall_dram,"
-       "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping,class,energy_pj,"
-       "sqnr_db,saturated_fraction\n";
+       "shifted_writes,discarded_outputs,compute_cycles,stall_l2_conflict,"
+       "l2_bank_conflict_cycles,stall_dram,"
+       "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping,batch_order,"
+       "class,energy_pj,sqnr_db,saturated_fraction\n";
   for (size_t i = 0; i < s.layers.size(); ++i) {
     const LayerRow& l = s.layers[i];
     csv::Writer w(f);
     w << l.name << l.op << l.tiles << l.start << l.end << l.cycles << l.macs;
     w.fixed(l.utilization, 6) << l.dram_bytes << l.l2_bytes << l.lb_write_cycles << l.shifted_writes
-      << l.discarded_outputs << l.compute_cycles << l.stall_l2_conflict << l.stall_dram
+      << l.discarded_outputs << l.compute_cycles << l.stall_l2_conflict
+      << l.l2_bank_conflict_cycles << l.stall_dram
       << l.stall_line_buffer << l.stall_backpressure << l.bound_cycles << l.bottleneck
-      << l.mapping << l.layer_class;
+      << l.mapping << l.batch_order << l.layer_class;
     w.fixed(l.energy_pj, 3);
     // Quantisation fidelity (functional mode, calibrated): empty when not measured.
     if (i < fidelity.size() && fidelity[i].values > 0) {
@@ -237,7 +248,8 @@ void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
       << s.seconds_at_clock * 1e3 << " ms at " << arch.clock.frequency_mhz << " MHz)\n";
   if (s.images > 1) {
     out << "  batch            " << s.images << " images, " << std::setprecision(1)
-        << s.cycles_per_image << " cycles per image\n";
+        << s.cycles_per_image << " cycles per image, "
+        << double(r.stats.get("dram.read_bytes")) / double(s.images) << " DRAM bytes read per image\n";
   }
   out << "  MACs             " << s.macs << "  utilisation " << std::setprecision(1)
       << s.utilization * 100 << " %\n";

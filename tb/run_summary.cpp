@@ -71,6 +71,11 @@ void observe_occupancy(const RunResult& r, RunSummary& s) {
 
 uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+// Bytes all L2 banks move per cycle together.
+uint64_t l2_bank_bytes(const ArchConfig& arch) {
+  return uint64_t(arch.l2.banks) * arch.l2.bank_width_bytes;
+}
+
 // The class of layer an operation belongs to, for per-class figures.
 const char* layer_class(const OpDesc& op) {
   switch (op.op) {
@@ -85,22 +90,29 @@ const char* layer_class(const OpDesc& op) {
   }
 }
 
-// A layer's bound and what bounded its time. The bottleneck is the resource with the most busy
-// cycles in the layer — the neurons (compute cycles), the line-buffer write port (write cycles),
-// DRAM (transfer time plus contention stalls), the busiest L2 port (transfer time; its bank
-// conflicts mostly overlap other work and are reported apart, in stall_l2_conflict) — unless even
-// that one was busy for under half the layer's cycles: then the layer
-// waited on latencies (dependencies, DMA set-up, pipeline fill). A layer with no work (a graph
-// input that stays in DRAM) has none.
+// A layer's bound and what bounded its time. The bound is the longest of: the MACs at the peak
+// rate, the DRAM bytes of its span at the DRAM rate, the busiest L2 port's bytes at the port
+// rate, the line-buffer write cycles (one write port, one write per cycle: every tile's writes
+// go through it in series) and all its L2 bytes (load + store + DMA in its span) at the banks'
+// total rate (l2.banks x l2.bank_width_bytes per cycle). The bottleneck is the resource with the
+// most busy cycles in the layer — the neurons (compute cycles), the line-buffer write port
+// (write cycles), DRAM (transfer time plus contention stalls), the busiest L2 port (transfer
+// time; its bank conflicts mostly overlap other work and are reported apart, in
+// stall_l2_conflict), the L2 banks together — unless even that one was busy for under half the
+// layer's cycles: then the layer waited on latencies (dependencies, DMA set-up, pipeline fill).
+// A layer with no work (a graph input that stays in DRAM) has none.
 void bound_layer(LayerRow& l, const ArchConfig& arch, uint64_t peak) {
   const uint64_t port = std::max({l.load_port_bytes, l.store_port_bytes, l.span_dma_port_bytes});
   const uint64_t dram = cdiv(l.span_dram_bytes, arch.dram.bytes_per_cycle);
   const uint64_t l2 = cdiv(port, arch.l2.port_bytes_per_cycle);
-  l.bound_cycles = std::max({cdiv(l.macs, peak), dram, l2});
+  const uint64_t banks =
+      cdiv(l.load_port_bytes + l.store_port_bytes + l.span_dma_port_bytes, l2_bank_bytes(arch));
+  l.bound_cycles = std::max({cdiv(l.macs, peak), dram, l2, l.lb_write_cycles, banks});
   const std::pair<uint64_t, const char*> busy[] = {{l.compute_cycles, "compute"},
                                                    {l.lb_write_cycles, "line_buffer"},
                                                    {dram + l.stall_dram, "dram"},
-                                                   {l2, "l2_port"}};
+                                                   {l2, "l2_port"},
+                                                   {banks, "l2_banks"}};
   const auto* most = std::max_element(std::begin(busy), std::end(busy),
                                       [](const auto& a, const auto& b) { return a.first < b.first; });
   l.bottleneck = l.cycles == 0 ? "none" : 2 * most->first < l.cycles ? "latency" : most->second;
@@ -116,6 +128,7 @@ void WorkCounts::add(const DescriptorRecord& d) {
   discarded_outputs += d.discarded_outputs;
   compute_cycles += d.compute_cycles;
   stall_l2_conflict += d.stall_l2_conflict;
+  l2_bank_conflict_cycles += d.l2_bank_conflict_cycles;
   stall_dram += d.stall_dram;
   stall_line_buffer += d.stall_line_buffer;
   stall_backpressure += d.stall_backpressure;
@@ -129,6 +142,7 @@ WorkCounts& WorkCounts::operator+=(const WorkCounts& o) {
   discarded_outputs += o.discarded_outputs;
   compute_cycles += o.compute_cycles;
   stall_l2_conflict += o.stall_l2_conflict;
+  l2_bank_conflict_cycles += o.l2_bank_conflict_cycles;
   stall_dram += o.stall_dram;
   stall_line_buffer += o.stall_line_buffer;
   stall_backpressure += o.stall_backpressure;
@@ -147,6 +161,7 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
   for (size_t i = 0; i < s.layers.size(); ++i) {
     s.layers[i].name = r.lowered.layers[i].name;
     s.layers[i].op = r.lowered.layers[i].op;
+    s.layers[i].batch_order = r.lowered.layers[i].batch_order;
     s.layers[i].start = std::numeric_limits<uint64_t>::max();
   }
   // A layer's span runs from its first operation tile (its weight moves prefetch during the
@@ -206,9 +221,10 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
   }
   s.utilization = s.cycles ? double(s.macs) / (double(s.cycles) * s.peak_macs_per_cycle) : 0;
   const uint64_t dram_bytes = s.totals.dram_bytes + s.descriptor_fetch_bytes;
-  s.bound_cycles = std::max({cdiv(s.macs, s.peak_macs_per_cycle),
-                             cdiv(dram_bytes, arch.dram.bytes_per_cycle),
-                             cdiv(std::max({load, store, dma}), arch.l2.port_bytes_per_cycle)});
+  s.bound_cycles =
+      std::max({cdiv(s.macs, s.peak_macs_per_cycle), cdiv(dram_bytes, arch.dram.bytes_per_cycle),
+                cdiv(std::max({load, store, dma}), arch.l2.port_bytes_per_cycle),
+                s.totals.lb_write_cycles, cdiv(load + store + dma, l2_bank_bytes(arch))});
   s.cycles_over_bound = s.bound_cycles ? double(s.cycles) / double(s.bound_cycles) : 0;
   s.l2_peak_planned = r.lowered.arena_bytes + r.lowered.staging_bytes + r.lowered.band_bytes;
   observe_occupancy(r, s);

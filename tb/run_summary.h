@@ -22,6 +22,7 @@ struct WorkCounts {
   uint64_t lb_write_cycles = 0, shifted_writes = 0, discarded_outputs = 0;
   uint64_t compute_cycles = 0;
   uint64_t stall_l2_conflict = 0, stall_dram = 0, stall_line_buffer = 0, stall_backpressure = 0;
+  uint64_t l2_bank_conflict_cycles = 0;  // L2 accesses' cycles past their port time (all ports)
   void add(const DescriptorRecord& d);
   WorkCounts& operator+=(const WorkCounts& o);
 };
@@ -38,11 +39,12 @@ struct LayerRow : WorkCounts {
   // DRAM and DMA-port bytes of the moves that started inside the layer's span (not prefetched).
   uint64_t span_dram_bytes = 0, span_dma_port_bytes = 0;
   // max(MACs / peak MACs per cycle, span DRAM bytes / DRAM bytes per cycle, busiest L2 port's
-  // bytes / port bytes per cycle), each rounded up: no schedule of the layer's work inside its
-  // span can be shorter.
+  // bytes / port bytes per cycle, line-buffer write cycles, all L2 bytes / the banks' bytes per
+  // cycle), each rounded up: no schedule of the layer's work inside its span can be shorter.
   uint64_t bound_cycles = 0;
-  std::string bottleneck;  // compute | line_buffer | dram | l2_port | latency | none (see summarise)
+  std::string bottleneck;  // compute | line_buffer | dram | l2_port | l2_banks | latency | none
   std::string mapping;     // positions | channels | mixed (tiles of both); empty: moves only
+  std::string batch_order; // images_inside | images_outside (batch > 1, weights); else empty
   std::string layer_class; // conv (k>1) | depthwise | pointwise (1x1, fc) | pool | eltwise; empty: moves
   ActionCounts actions;    // what its descriptors did (tb/energy_model.h)
   double energy_pj = 0;    // dynamic energy of those actions (leakage is the run's)
@@ -58,7 +60,8 @@ struct RunSummary {
   double utilization = 0;
   uint64_t peak_macs_per_cycle = 0;
   // The network's bound: max(MACs / peak, DRAM bytes incl. descriptor fetch / bandwidth, busiest
-  // L2 port's bytes / port bandwidth) over the whole run; layer_bound_cycles sums the layers'.
+  // L2 port's bytes / port bandwidth, line-buffer write cycles, all L2 bytes / the banks'
+  // bandwidth) over the whole run; layer_bound_cycles sums the layers'.
   uint64_t bound_cycles = 0, layer_bound_cycles = 0;
   double cycles_over_bound = 0;
   uint64_t l2_peak_planned = 0, l2_peak_observed = 0;

@@ -147,6 +147,7 @@ void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Con
   }
   w.valid_outputs = w.channels * rows * wo;
   w.discarded_outputs = w.channels * (positions - rows * wo);
+  w.store[0] = {rows * wo, w.channels, 1};
   if (conv) {
     w.macs = w.valid_outputs * kernel;
     if (resident) w.kernel_bytes = w.channels * kernel;
@@ -183,6 +184,17 @@ void channels_map(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config&
     }
   }
   if (resident) w.kernel_bytes = positions * k;
+  const uint64_t full = positions / nc.accumulators, rest = positions % nc.accumulators;
+  if (!pool && op.op != OpCode::kFullyConnected) {
+    if (resident) {
+      w.gather[0] = {positions, k, 1};
+    } else {
+      w.gather[0] = {nc.accumulators, k, channel_runs * full};
+      w.gather[1] = {rest, k, rest ? channel_runs : 0};
+    }
+  }
+  w.store[0] = {nc.accumulators, w.channels, full};
+  w.store[1] = {rest, w.channels, rest ? 1u : 0u};
   w.runs = channel_runs * groups;
   w.computed_positions = positions;
   w.valid_outputs = w.channels * positions;
@@ -212,6 +224,7 @@ void stream_op(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config& l1
   }
   w.computed_positions = positions;
   w.valid_outputs = w.channels * positions;
+  w.store[0] = {positions, w.channels, 1};
 }
 
 }  // namespace

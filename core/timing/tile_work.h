@@ -46,6 +46,13 @@
 
 namespace strider {
 
+// `repeats` times, `count` pieces of `bytes` (elements), one per channel at a tensor's channel
+// stride: how a tile's L2 traffic is laid out in memory (model/l2 charges its bank conflicts).
+struct PiecePattern {
+  uint64_t bytes = 0, count = 0, repeats = 0;
+  uint64_t total() const { return bytes * count * repeats; }
+};
+
 struct TileWork {
   uint64_t channels = 0;           // output channels in the tile
   uint64_t runs = 0;               // positions: neuron runs; channels: channel runs x position groups
@@ -69,6 +76,15 @@ struct TileWork {
   uint64_t first_fill_write_cycles = 0;  // before the neurons can start
   uint64_t last_fill_compute_cycles = 0; // after the last write
   uint64_t first_output_cycles = 0;      // from the neurons' start to the first group's results
+  // Channels mapping (not fc, not pooling): the operand gather (part of kernel_bytes), per group
+  // of positions one piece of the group's positions from each reduced input channel, per channel
+  // run (once for all positions when the tile's inputs stay resident); full groups, then the
+  // last partial group. Empty otherwise (the input is read as one contiguous range).
+  PiecePattern gather[2];
+  // The stored output, in elements: channels mapping, per group of positions one piece of the
+  // group's positions per output channel; positions mapping, one piece of the channel's valid
+  // outputs per output channel.
+  PiecePattern store[2];
 };
 
 TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronConfig& neurons);

@@ -36,6 +36,7 @@ struct DescriptorRecord {
   uint64_t compute_cycles = 0;       // neuron array busy
   // Stalls by cause (cycles).
   uint64_t stall_l2_conflict = 0;    // waiting for L2 banks held by another port
+  uint64_t l2_bank_conflict_cycles = 0;  // of the L2 accesses: cycles past their port time
   uint64_t stall_dram = 0;           // waiting for DRAM bandwidth held by another request
   uint64_t stall_line_buffer = 0;    // neurons waiting for line-buffer fills
   uint64_t stall_backpressure = 0;   // a stage waiting for the next one to accept

@@ -64,7 +64,15 @@ void Dma::run() {
         return dram_.access(write ? Dram::kWrite : Dram::kRead, addr,
                             dram_bus_bytes(m, cfg_.burst_bytes), t0);
       }
-      return l2_.access(L2Sram::kDma, addr, m.bytes(), t0);
+      // The L2 side: one range, or one piece per row at the row stride (a 2-D move).
+      const uint32_t stride = write ? m.dst_stride : m.src_stride;
+      if (m.rows <= 1 || stride == m.row_bytes) return l2_.access(L2Sram::kDma, addr, m.bytes(), t0);
+      AccessPattern p;
+      p.addr = addr;
+      p.bytes = m.row_bytes;
+      p.count = m.rows;
+      p.stride = stride;
+      return l2_.access_pattern(L2Sram::kDma, p, t0);
     };
     const Access src = side(m.src_space, m.src_addr, false);
     const Access dst = side(m.dst_space, m.dst_addr, true);
@@ -86,6 +94,7 @@ void Dma::run() {
     const Access& l2_side = m.src_space == MemSpace::kL2 ? src : dst;
     if (m.src_space == MemSpace::kDram || m.dst_space == MemSpace::kDram) r.stall_dram = dram_side.stall;
     r.stall_l2_conflict = l2_side.stall;
+    r.l2_bank_conflict_cycles = l2_side.conflict;
     ++moves_;
     bytes_ += m.bytes();
     busy_ += end - start;

@@ -32,6 +32,29 @@ LoadUnit::LoadUnit(sc_core::sc_module_name name, const ArchConfig& arch, const C
   SC_THREAD(run);
 }
 
+// The tile's L2 reads: one contiguous range for its input blocks, weights and kernels, then the
+// channels mapping's operand gather piece by piece (one piece per input channel at the input's
+// channel stride, per group of positions). Stall: queueing before the first access plus every
+// access's bank conflicts.
+Access LoadUnit::read_l2(const OpDesc& op, const TileWork& w, uint64_t now) {
+  const uint64_t gathered = w.gather[0].total() + w.gather[1].total();
+  Access a = l2_.access(L2Sram::kLoad, op.input.addr, w.l2_read_bytes - gathered, now);
+  for (const PiecePattern& g : w.gather) {
+    if (g.total() == 0) continue;
+    AccessPattern p;
+    p.addr = op.input.addr;
+    p.bytes = g.bytes;
+    p.count = g.count;
+    p.stride = op.input.channel_stride;
+    p.repeats = g.repeats;
+    const Access b = l2_.access_pattern(L2Sram::kLoad, p, now);
+    a.end = std::max(a.end, b.end);
+    a.stall += b.conflict;
+    a.conflict += b.conflict;
+  }
+  return a;
+}
+
 void LoadUnit::run() {
   for (;;) {
     const Descriptor* d = in_.read();
@@ -45,7 +68,7 @@ void LoadUnit::run() {
     const TileWork& w = t.work;
     busy_flag_.write(true);
     lb_bytes_.write(uint32_t(w.active_lines * arch_.l1.line_bytes));
-    const Access a = l2_.access(L2Sram::kLoad, d->op.input.addr, w.l2_read_bytes, now);
+    const Access a = read_l2(d->op, w, now);
     // Writes run through the two fill buffers (they wait for the neurons when compute-bound);
     // the L2 port may take longer than the writes.
     const uint64_t busy = std::max(w.write_span_cycles, a.end - now);
@@ -60,6 +83,7 @@ void LoadUnit::run() {
     r.shifted_writes = w.shifted_writes;
     r.line_writes = w.line_writes;
     r.stall_l2_conflict = a.stall;
+    r.l2_bank_conflict_cycles = a.conflict;
     r.stall_backpressure = now - arrived;
     ++tiles_;
     busy_ += busy;

@@ -42,6 +42,7 @@ class LoadUnit : public sc_core::sc_module {
 
  private:
   void run();
+  Access read_l2(const OpDesc& op, const TileWork& w, uint64_t now);
   const ArchConfig& arch_;
   const ClockDomain& clock_;
   TimedMemory& l2_;

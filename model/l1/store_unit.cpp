@@ -42,19 +42,57 @@ void StoreUnit::write_output(const TileToken& t) {
   }
 }
 
+// The tile's L2 writes, piece by piece: one piece per output channel at the output's channel
+// stride, per group of positions (channels mapping) or for all the channel's valid outputs
+// (positions mapping), from the tile's first output element. Stall: queueing before the first
+// access plus every access's bank conflicts.
+Access StoreUnit::write_l2(const TileToken& t, uint64_t now) {
+  const OpDesc& op = t.desc->op;
+  const TensorRef& o = destination(op);
+  const TileWork& w = t.work;
+  const uint64_t element = w.valid_outputs ? w.output_bytes / w.valid_outputs : 1;
+  const uint64_t addr = o.addr + o.offset(op.ch_begin, op.row_begin, 0);
+  uint64_t patterned = 0;
+  for (const PiecePattern& s : w.store) patterned += s.total() * element;
+  // A tile without a store pattern (built by hand) writes one contiguous range.
+  if (patterned != w.output_bytes) return l2_.access(L2Sram::kStore, addr, w.output_bytes, now);
+  Access a;
+  bool first = true;
+  for (const PiecePattern& s : w.store) {
+    if (s.total() == 0) continue;
+    AccessPattern p;
+    p.addr = addr;
+    p.bytes = s.bytes * element;
+    p.count = s.count;
+    p.stride = o.channel_stride;
+    p.repeats = s.repeats;
+    const Access b = l2_.access_pattern(L2Sram::kStore, p, now);
+    if (first) {
+      a = b;
+    } else {
+      a.end = std::max(a.end, b.end);
+      a.stall += b.conflict;
+      a.conflict += b.conflict;
+    }
+    first = false;
+  }
+  return a;
+}
+
 void StoreUnit::run() {
   for (;;) {
     TileToken t = in_.read();
     const uint64_t now = clock_.now();
     const TensorRef& o = destination(t.desc->op);
     busy_flag_.write(true);
-    const Access a = l2_.access(L2Sram::kStore, o.addr, t.work.output_bytes, now);
+    const Access a = write_l2(t, now);
     const uint64_t end = std::max(a.end, t.neuron_end + 1 + l2_.latency(o.addr));
     if (functional_) write_output(t);
     DescriptorRecord& r = record_.descriptors[t.desc->id];
     r.l2_write_bytes = t.work.output_bytes;
     r.discarded_outputs = t.work.discarded_outputs;
     r.stall_l2_conflict += a.stall;
+    r.l2_bank_conflict_cycles += a.conflict;
     ++tiles_;
     bytes_ += t.work.output_bytes;
     discarded_ += t.work.discarded_outputs;

@@ -36,6 +36,7 @@ class StoreUnit : public sc_core::sc_module {
 
  private:
   void run();
+  Access write_l2(const TileToken& t, uint64_t now);
   void write_output(const TileToken& t);
   static const TensorRef& destination(const OpDesc& op);
   const ClockDomain& clock_;

@@ -1,6 +1,7 @@
 #include "model/l2/l2_sram.h"
 
 #include <algorithm>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -15,30 +16,68 @@ L2Sram::L2Sram(const L2Config& cfg, bool functional, StatRegistry& stats)
       port_bytes_{&stats.add("l2.dma_bytes", "bytes moved through the L2 DMA port"),
                   &stats.add("l2.load_bytes", "bytes read through the L2 load port"),
                   &stats.add("l2.store_bytes", "bytes written through the L2 store port")},
-      conflict_cycles_(stats.add("l2.conflict_cycles", "cycles lost to L2 bank conflicts")) {}
+      conflict_cycles_(stats.add("l2.conflict_cycles", "cycles lost to L2 bank conflicts")),
+      bank_conflicts_{
+          &stats.add("l2.bank_conflict_cycles.dma", "DMA-port cycles lost to L2 bank conflicts"),
+          &stats.add("l2.bank_conflict_cycles.load", "load-port cycles lost to L2 bank conflicts"),
+          &stats.add("l2.bank_conflict_cycles.store",
+                     "store-port cycles lost to L2 bank conflicts")} {}
+
+void L2Sram::bank_words(const L2Config& cfg, const AccessPattern& p, std::vector<uint64_t>& words) {
+  const uint64_t width = cfg.bank_width_bytes, banks = cfg.banks, span = width * banks;
+  words.assign(banks, 0);
+  // Adds `times` x the words of one piece at `addr`: whole rounds over every bank, then the
+  // remainder from the piece's first bank.
+  auto piece = [&](uint64_t addr, uint64_t times) {
+    const uint64_t first = addr / width, n = ceil_div(addr % width + p.bytes, width);
+    for (uint64_t i = 0; i < std::min(banks, n); ++i) {
+      words[(first + i) % banks] += times * (n / banks + (i < n % banks ? 1 : 0));
+    }
+  };
+  if (p.count == 0) return;
+  const uint64_t s = p.stride % span;
+  const uint64_t period = std::min(p.count, s == 0 ? 1 : span / std::gcd(s, span));
+  for (uint64_t i = 0; i < period; ++i) {
+    // Pieces i, i + period, ... start at the same word offset on the same bank.
+    piece(p.addr + i * p.stride, p.count / period + (i < p.count % period ? 1 : 0));
+  }
+}
 
 Access L2Sram::access(int port, uint64_t addr, uint64_t bytes, uint64_t now) {
+  AccessPattern p;
+  p.addr = addr;
+  p.bytes = bytes;
+  return access_pattern(port, p, now);
+}
+
+Access L2Sram::access_pattern(int port, const AccessPattern& pattern, uint64_t now) {
+  // Pieces back to back are one range (e.g. one element per channel of a 1x1 output).
+  AccessPattern p = pattern;
+  if (p.count > 1 && p.stride == p.bytes) p.bytes *= p.count, p.count = 1;
   Access a;
-  uint64_t start = std::max(now, port_free_[port]);
-  uint64_t port_time = ceil_div(bytes, cfg_.port_bytes_per_cycle);
-  // Share of each bank: whole rounds over all banks, then the remainder from the first bank.
-  const uint64_t width = cfg_.bank_width_bytes, banks = cfg_.banks;
-  const uint64_t first_word = addr / width;
-  const uint64_t words = ceil_div(addr % width + bytes, width);
+  const uint64_t start = std::max(now, port_free_[port]);
+  std::vector<uint64_t>& words = words_;
+  bank_words(cfg_, p, words);
+  uint64_t total_words = 0;
+  for (uint64_t& w : words) total_words += w *= p.repeats;
+  // One piece streams at the port's byte rate; several move as whole bank words.
+  const uint64_t port_time =
+      p.count == 1 ? ceil_div(p.total_bytes(), cfg_.port_bytes_per_cycle)
+                   : ceil_div(total_words * cfg_.bank_width_bytes, cfg_.port_bytes_per_cycle);
   uint64_t finish = start + port_time;
-  for (uint64_t i = 0; i < std::min<uint64_t>(banks, words); ++i) {
-    uint64_t bank = (first_word + i) % banks;
-    uint64_t share = words / banks + (i < words % banks ? 1 : 0);
-    uint64_t bank_start = std::max(start, bank_free_[bank]);
-    bank_free_[bank] = bank_start + share;
+  for (uint64_t bank = 0; bank < words.size(); ++bank) {
+    if (words[bank] == 0) continue;
+    bank_free_[bank] = std::max(start, bank_free_[bank]) + words[bank];
     finish = std::max(finish, bank_free_[bank]);
   }
   port_free_[port] = finish;
   a.start = start;
   a.stall = finish - (now + port_time);
-  a.end = finish + latency(addr);
-  conflict_cycles_ += finish - (start + port_time);
-  *port_bytes_[port] += bytes;
+  a.conflict = finish - (start + port_time);
+  a.end = finish + latency(p.addr);
+  conflict_cycles_ += a.conflict;
+  *bank_conflicts_[port] += a.conflict;
+  *port_bytes_[port] += p.total_bytes();
   return a;
 }
 

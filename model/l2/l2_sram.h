@@ -1,24 +1,33 @@
 // L2Sram ("BaSRAM"): the banked on-chip SRAM, at transaction granularity.
 //
 // Models: three ports (DMA, load, store), each moving at most `l2.port_bytes_per_cycle`; `l2.banks`
-// banks interleaved every `l2.bank_width_bytes`, each moving one bank word per cycle. A
-// transaction spreads its bytes over the banks by address; each bank serves its share after the
-// transactions already reserved on it, so concurrent ports that together exceed the banks'
-// bandwidth lose cycles (bank conflicts). Access latency depends on the region: addresses below
+// banks interleaved every `l2.bank_width_bytes` (a bank word), each serving one word per cycle.
+// Every access carries its address pattern (AccessPattern: pieces at a stride, repeated): each
+// piece touches the words from its first byte to its last, so a channel-plane gather of 8 B
+// pieces at a plane stride that is a multiple of banks x width lands every piece on one bank and
+// serialises, where the same bytes contiguous spread over all banks. Each bank serves its share
+// after the words already reserved on it, so concurrent ports that together exceed the banks'
+// bandwidth lose cycles too. Access latency depends on the region: addresses below
 // `l2.fast_region_bytes` take `l2.fast_latency_cycles`, the rest `l2.latency_cycles`.
-// Cycles: port time = ceil(bytes / port_bytes_per_cycle) from max(now, port free);
-//         bank b finishes at max(start, bank b free) + ceil(bytes on b / bank_width);
-//         end = latency + max(start + port time, latest bank finish); stall = end - latency -
-//         (now + port time).
-// Stats: l2.<port>_bytes, l2.conflict_cycles.
+// Cycles: port time = ceil(bytes / port_bytes_per_cycle) for one piece (pieces back to back are
+//         one), ceil(words x width / port_bytes_per_cycle) for several (the port moves
+//         port / width words a cycle);
+//         bank b finishes at max(start, bank b free) + words on b;
+//         end = latency + max(start + port time, latest bank finish);
+//         conflict = max(start + port time, latest bank finish) - (start + port time);
+//         stall = end - latency - (now + port time).
+// Closed form: a strided pattern's pieces repeat their bank and word offset every
+// banks x width / gcd(stride, banks x width) pieces, so per-bank words are counted over one
+// period (at most banks x width pieces) and multiplied, never per byte.
+// Stats: l2.<port>_bytes, l2.conflict_cycles, l2.bank_conflict_cycles.<port>.
 #pragma once
 
 #include <array>
 #include <vector>
 
+#include "core/arch/arch_config.h"
 #include "model/common/stats.h"
 #include "model/common/timed_memory.h"
-#include "core/arch/arch_config.h"
 
 namespace strider {
 
@@ -27,6 +36,9 @@ class L2Sram : public TimedMemory {
   enum Port { kDma = 0, kLoad = 1, kStore = 2, kPorts = 3 };
   L2Sram(const L2Config& cfg, bool functional, StatRegistry& stats);
   Access access(int port, uint64_t addr, uint64_t bytes, uint64_t now) override;
+  Access access_pattern(int port, const AccessPattern& p, uint64_t now) override;
+  // Words of the pattern's first repeat on each bank (the closed form above).
+  static void bank_words(const L2Config& cfg, const AccessPattern& p, std::vector<uint64_t>& words);
   void read(uint64_t addr, int8_t* dst, uint64_t n) const override;
   void write(uint64_t addr, const int8_t* src, uint64_t n) override;
   uint32_t latency(uint64_t addr) const override {
@@ -38,8 +50,10 @@ class L2Sram : public TimedMemory {
   std::vector<int8_t> data_;  // functional backing store (empty in timing-only runs)
   std::array<uint64_t, kPorts> port_free_{};
   std::vector<uint64_t> bank_free_;
+  std::vector<uint64_t> words_;  // per bank: words of the current access
   std::array<uint64_t*, kPorts> port_bytes_;
   uint64_t& conflict_cycles_;
+  std::array<uint64_t*, kPorts> bank_conflicts_;
 };
 
 }  // namespace strider

@@ -178,6 +178,7 @@ void VectorUnit::run() {
     r.l2_read_bytes = w.read_bytes;
     r.l2_write_bytes = w.elements;
     r.stall_l2_conflict = rd.stall + wr.stall;
+    r.l2_bank_conflict_cycles = rd.conflict + wr.conflict;
     ++tiles_;
     busy_ += w.compute_cycles;
     elements_ += w.elements;

@@ -13,11 +13,6 @@ namespace {
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
-uint64_t per_channel_weights(const Graph& g, const Node& n) {
-  const TensorShape& s = g.tensors[n.weights].shape;
-  return uint64_t(s.elements() / s.n);
-}
-
 OpCode op_code(const Node& n) {
   switch (n.op) {
     case OpType::kConv: return OpCode::kConv;
@@ -41,6 +36,11 @@ OpCode op_code(const Node& n) {
 
 }  // namespace
 
+uint64_t Lowerer::weights_per_channel(const Node& n) const {
+  const TensorShape& s = g_.tensors[n.weights].shape;
+  return uint64_t(s.elements() / s.n);
+}
+
 // Output channels per tile. A conv's block fills one weight-staging slot
 // (`lowering.weight_slot_bytes`, default L2 / 32) in whole units of the mapping — groups of
 // `accumulators` channels (positions) or runs of `neurons.count` channels (channels). One unit
@@ -54,7 +54,7 @@ uint32_t Lowerer::weight_block(const Node& n) const {
 uint32_t Lowerer::weight_block(const Node& n, Mapping m) const {
   const uint32_t out_c = static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.c);
   if (n.op == OpType::kConv) {
-    const uint64_t per = per_channel_weights(g_, n);
+    const uint64_t per = weights_per_channel(n);
     const uint64_t slot = arch_.lowering.weight_slot_bytes ? arch_.lowering.weight_slot_bytes
                                                            : arch_.l2.size_bytes / 32;
     const uint64_t fit = slot / per;
@@ -63,7 +63,7 @@ uint32_t Lowerer::weight_block(const Node& n, Mapping m) const {
     return static_cast<uint32_t>(std::clamp<uint64_t>(block, 1, out_c));
   }
   if (n.op == OpType::kFullyConnected) {  // one run of neurons, a slot within L2 / 16
-    const uint64_t cap = std::max<uint64_t>(1, (arch_.l2.size_bytes / 16) / per_channel_weights(g_, n));
+    const uint64_t cap = std::max<uint64_t>(1, (arch_.l2.size_bytes / 16) / weights_per_channel(n));
     return static_cast<uint32_t>(std::min<uint64_t>({cap, arch_.neurons.count, out_c}));
   }
   return out_c;
@@ -180,6 +180,17 @@ OpDesc Lowerer::base_op(const Node& n, bool placed) const {
   return b;
 }
 
+Descriptor Lowerer::op_tile(const Node& n, uint32_t layer, const OpDesc& base, uint32_t r0,
+                            uint32_t r1, uint32_t c0, uint32_t c1) const {
+  Descriptor d;
+  d.kind = DescKind::kOp;
+  d.layer = layer;
+  d.op = base;
+  d.op.row_begin = r0, d.op.row_end = r1;
+  set_tile_channels(n, c0, c1, &d.op);
+  return d;
+}
+
 void Lowerer::set_tile_channels(const Node& n, uint32_t c0, uint32_t c1, OpDesc* op) {
   op->ch_begin = c0;
   op->ch_end = c1;
@@ -224,7 +235,7 @@ void Lowerer::place_weights(const Node& n) {
 // Weight and bias moves of channels [c0, c1) into the next staging slot; the tile waits for both.
 void Lowerer::stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t c1, Descriptor& d,
                             uint32_t i0, uint32_t i1) {
-  const uint64_t per = per_channel_weights(g_, n);
+  const uint64_t per = weights_per_channel(n);
   const uint64_t kernel = uint64_t(n.kernel_h) * n.kernel_w;
   // An input-channel block takes a slice of every output channel's kernels: a 2-D move.
   const uint64_t block = i1 ? (i1 - i0) * kernel : per, skip = i1 ? i0 * kernel : 0;
@@ -277,16 +288,9 @@ void Lowerer::lower_compute(const Node& n, uint32_t layer) {
     lower_resident(n, layer, images);
     return;
   }
-  // Row bands, image after image (weights staged again for each image); consumers wait for
-  // every image's last tile and spills.
-  std::vector<uint32_t> done;
-  for (image_ = 0; image_ < images; ++image_) {
-    lower_banded(n, layer, base_op(n));
-    const std::vector<uint32_t>& last = last_desc_[n.outputs[0]];
-    done.insert(done.end(), last.begin(), last.end());
-  }
+  // Row bands: images one after another, or sharing each weight block (see lower_banded).
+  lower_banded(n, layer, images);
   image_ = 0;
-  for (int t : n.outputs) last_desc_[t] = done;
 }
 
 // Tiles of a node whose tensors are all in L2: bands of output rows x blocks of output channels;
@@ -296,18 +300,14 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
   for (image_ = 0; image_ < images; ++image_) image_base[image_] = base_op(n);
   image_ = 0;
   const OpDesc& base = image_base[0];
+  if (images > 1 && n.weights >= 0) out_.layers[layer].batch_order = "images_inside";
   const uint32_t out_c = base.output.c, block = weight_block(n);
   const uint32_t out_h = base.output.h, rows = band_rows(base);
   uint32_t last = 0;
   for (uint32_t r0 = 0; r0 < out_h; r0 += rows)
   for (uint32_t c0 = 0; c0 < out_c; c0 += block) {
-    Descriptor d;
-    d.kind = DescKind::kOp;
-    d.layer = layer;
-    d.op = base;
-    d.op.row_begin = r0;
-    d.op.row_end = std::min(out_h, r0 + rows);
-    set_tile_channels(n, c0, std::min(out_c, c0 + block), &d.op);
+    Descriptor d =
+        op_tile(n, layer, base, r0, std::min(out_h, r0 + rows), c0, std::min(out_c, c0 + block));
     d.deps = input_deps(n);
     d.deps.insert(d.deps.end(), pending_readers_.begin(), pending_readers_.end());
     pending_readers_.clear();
@@ -388,118 +388,6 @@ uint32_t Lowerer::spill_band(uint32_t layer, int out_t, uint32_t slot, uint32_t 
   out_bands_.last_user[slot] = int(spill);
   out_.layers[layer].spill_bytes += uint64_t(c1 - c0) * row_bytes;
   return spill;
-}
-
-void Lowerer::lower_banded(const Node& n, uint32_t layer, const OpDesc& base) {
-  const int out_t = n.outputs[0];
-  const bool out_spilled = layout_.tensor_spilled[out_t];
-  const uint32_t out_c = base.output.c, out_h = base.output.h, out_w = base.output.w;
-  // Bytes one input band of output rows [r0, r0 + rows) x channels [c0, c0 + cb) needs.
-  auto in_bytes = [&](uint32_t r0, uint32_t rows, uint32_t c0, uint32_t cb) {
-    uint32_t y0, y1, i0, i1;
-    input_rows(n, r0, r0 + rows, &y0, &y1);
-    input_channels(n, c0, c0 + cb, &i0, &i1);
-    return uint64_t(i1 - i0) * (y1 - y0) * base.input.w;
-  };
-  const bool in_spilled = std::any_of(n.inputs.begin(), n.inputs.end(),
-                                      [&](int t) { return bool(layout_.tensor_spilled[t]); });
-  // A spilled second MatMul operand is filled per channel block: the part those outputs read.
-  const bool b_spilled = n.op == OpType::kMatMul && layout_.tensor_spilled[n.inputs[1]];
-  auto b_bytes = [&](uint32_t c0, uint32_t cb) {
-    uint32_t i0, i1, y0, y1;
-    matmul_b_range(n, c0, std::min(out_c, c0 + cb), &i0, &i1, &y0, &y1);
-    return uint64_t(i1 - i0) * (y1 - y0) * base.input2.w;
-  };
-  auto fits = [&](uint32_t rows, uint32_t cb) {
-    if (out_spilled && uint64_t(cb) * rows * out_w > out_bands_.slot_bytes) return false;
-    for (uint32_t c0 = 0; b_spilled && c0 < out_c; c0 += cb) {
-      if (b_bytes(c0, cb) > in_bands_.slot_bytes) return false;
-    }
-    for (uint32_t r0 = 0; in_spilled && r0 < out_h; r0 += rows) {
-      if (in_bytes(r0, std::min(rows, out_h - r0), 0, cb) > in_bands_.slot_bytes) return false;
-    }
-    return true;
-  };
-  uint32_t cb = n.weights >= 0 ? weight_block(n) : out_c;
-  while (cb > 1 && !fits(1, cb)) cb = (cb + 1) / 2;
-  if (!fits(1, cb) && n.op == OpType::kConv && n.groups == 1 && !psums_.last_user.empty() &&
-      layout_.tensor_spilled[n.inputs[0]]) {
-    lower_partial_sums(n, layer, base);
-    return;
-  }
-  if (!fits(1, cb)) {
-    uint64_t need = 0;
-    for (uint32_t r = 0; r < out_h; ++r) need = std::max(need, in_bytes(r, 1, 0, cb));
-    throw std::runtime_error("node '" + n.name + "': one output row needs " +
-                             std::to_string(need) + " bytes of input, more than the row-band buffer of " +
-                             std::to_string(in_bands_.slot_bytes) + " bytes");
-  }
-  uint32_t rows = band_rows(base);
-  while (rows > 1 && !fits(rows, cb)) rows = (rows + 1) / 2;
-
-  // Tiles wait for the producers of spilled inputs through their fills (see fill_band).
-  std::vector<uint32_t> producers, spills;
-  for (int t : n.inputs) {
-    if (!layout_.tensor_spilled[t]) producers.insert(producers.end(), last_desc_[t].begin(), last_desc_[t].end());
-  }
-  uint32_t last = 0;
-  for (uint32_t r0 = 0; r0 < out_h; r0 += rows) {
-    const uint32_t r1 = std::min(out_h, r0 + rows);
-    // Fills of each spilled input for this band, shared by the channel blocks that need the same
-    // input channels (all of them for a conv over every input channel).
-    struct BandInput {
-      uint32_t slot = UINT32_MAX;
-      TensorRef ref;
-      uint32_t fill = 0;
-    };
-    std::vector<BandInput> band_in(n.inputs.size());
-    for (uint32_t c0 = 0; c0 < out_c; c0 += cb) {
-      const uint32_t c1 = std::min(out_c, c0 + cb);
-      Descriptor d;
-      d.kind = DescKind::kOp;
-      d.layer = layer;
-      d.op = base;
-      d.op.row_begin = r0, d.op.row_end = r1;
-      set_tile_channels(n, c0, c1, &d.op);
-      d.deps = producers;
-      d.deps.insert(d.deps.end(), pending_readers_.begin(), pending_readers_.end());
-      pending_readers_.clear();
-      std::vector<uint32_t> used_slots;
-      for (size_t k = 0; k < n.inputs.size(); ++k) {
-        const int t = n.inputs[k];
-        TensorRef& r = k == 0 ? d.op.input : d.op.input2;
-        if (!layout_.tensor_spilled[t]) continue;
-        // With B refilled per tile, A is too: the two in-band slots alternate between them.
-        const bool matmul_b = n.op == OpType::kMatMul && k == 1;
-        if (band_in[k].slot == UINT32_MAX || channel_local(n) || b_spilled) {
-          uint32_t y0, y1, i0, i1;
-          input_rows(n, r0, r1, &y0, &y1);
-          input_channels(n, c0, c1, &i0, &i1);
-          if (matmul_b) matmul_b_range(n, c0, c1, &i0, &i1, &y0, &y1);
-          if (r.h == 1) y0 = 0, y1 = 1;  // broadcast operand
-          if (r.c == 1) i0 = 0, i1 = 1;
-          if (y1 == y0) {  // a band of padding only: fetch one row anyway (it is not read)
-            y0 = std::min(y0, r.h - 1);
-            y1 = y0 + 1;
-          }
-          BandInput& b = band_in[k];
-          b.fill = fill_band(layer, r, last_desc_[t], i0, i1, y0, y1, &b.ref, &b.slot);
-        }
-        r = band_in[k].ref;
-        d.deps.push_back(band_in[k].fill);
-        used_slots.push_back(band_in[k].slot);
-      }
-      const uint32_t out_slot = out_spilled ? band_output(d) : UINT32_MAX;
-      if (n.weights >= 0) stage_weights(n, layer, c0, c1, d);
-      last = emit_tile(std::move(d), layer);
-      for (uint32_t s : used_slots) in_bands_.last_user[s] = int(last);
-      if (out_spilled) spills.push_back(spill_band(layer, out_t, out_slot, c0, c1, r0, r1, last));
-    }
-  }
-  // Consumers wait for the last tile and, for a spilled output, for every spill (DMA channels
-  // finish out of order).
-  spills.push_back(last);
-  for (int t : n.outputs) last_desc_[t] = spills;
 }
 
 }  // namespace strider

@@ -32,8 +32,10 @@ struct SlotRing {
 
 class Lowerer {
  public:
-  Lowerer(const Graph& g, const ArchConfig& arch, const LowerOptions& opt);
+  // in_band_slots: the row-band input buffers (2, or with a batch up to batch_band_slots(g)).
+  Lowerer(const Graph& g, const ArchConfig& arch, const LowerOptions& opt, uint32_t in_band_slots);
   Lowered run();
+  static uint32_t batch_band_slots(const Graph& g);  // memory_layout.cpp
 
  private:
   // memory_layout.cpp
@@ -65,6 +67,9 @@ class Lowerer {
   // Sets the tile's output channels [c0, c1) and its slice of the node's per-channel
   // requantisation.
   static void set_tile_channels(const Node& n, uint32_t c0, uint32_t c1, OpDesc* op);
+  // An operation tile of layer `layer`: `base` over output rows [r0, r1) x channels [c0, c1).
+  Descriptor op_tile(const Node& n, uint32_t layer, const OpDesc& base, uint32_t r0, uint32_t r1,
+                     uint32_t c0, uint32_t c1) const;
   // mapping_choice.cpp
   void choose_mappings();
   uint64_t mapping_cost(const Node& n, Mapping m) const;
@@ -81,7 +86,9 @@ class Lowerer {
   uint32_t band_output(Descriptor& d);
   uint32_t spill_band(uint32_t layer, int out_t, uint32_t slot, uint32_t c0, uint32_t c1,
                       uint32_t r0, uint32_t r1, uint32_t tile);
-  void lower_banded(const Node& n, uint32_t layer, const OpDesc& base);
+  // banded_lowering.cpp: every image's tiles, images outside or inside the weight blocks.
+  void lower_banded(const Node& n, uint32_t layer, uint32_t images);
+  uint64_t weights_per_channel(const Node& n) const;  // weight bytes of one output channel
   void lower_partial_sums(const Node& n, uint32_t layer, const OpDesc& base);
   bool channel_local(const Node& n) const;  // output channel c needs only input channel c's group
   void input_rows(const Node& n, uint32_t r0, uint32_t r1, uint32_t* y0, uint32_t* y1) const;
@@ -94,6 +101,7 @@ class Lowerer {
   const Graph& g_;
   const ArchConfig& arch_;
   const LowerOptions& opt_;
+  const uint32_t in_band_slots_;
   Lowered out_;
   ActivationLayout layout_;
   std::vector<std::vector<uint32_t>> last_desc_;  // per tensor: descriptors that produce it

@@ -30,10 +30,12 @@ void refuse_unbatched(const Graph& g, const Node& n) {
 
 }  // namespace
 
-Lowerer::Lowerer(const Graph& g, const ArchConfig& arch, const LowerOptions& opt)
+Lowerer::Lowerer(const Graph& g, const ArchConfig& arch, const LowerOptions& opt,
+                 uint32_t in_band_slots)
     : g_(g),
       arch_(arch),
       opt_(opt),
+      in_band_slots_(in_band_slots),
       last_desc_(g.tensors.size()),
       loaded_(g.tensors.size()),
       is_input_(g.tensors.size(), 0),
@@ -274,8 +276,36 @@ Lowered Lowerer::run() {
   return std::move(out_);
 }
 
+namespace {
+
+uint64_t dram_bytes(const Lowered& l) {
+  uint64_t b = 0;
+  for (const LayerReport& r : l.layers) {
+    b += r.weight_bytes + r.input_bytes + r.output_bytes + r.fill_bytes + r.spill_bytes;
+  }
+  return b;
+}
+
+}  // namespace
+
+// A batch lowers twice when more in-band slots are possible: with two slots (more L2 for the
+// activations) and with one per image up to four (bands of more images share each weight
+// block); the lowering that moves fewer DRAM bytes is kept (resnet50 at batch 4 reads 40.6 MB
+// per image with four slots against 50.8 MB with two; mobilenet_v2 7.9 MB with two against 9.0).
 Lowered lower(const Graph& g, const ArchConfig& arch, const LowerOptions& opt) {
-  return Lowerer(g, arch, opt).run();
+  Lowered two = Lowerer(g, arch, opt, 2).run();
+  const uint32_t slots = Lowerer::batch_band_slots(g);
+  if (slots <= 2 || two.band_bytes == 0) return two;
+  Lowered more;
+  try {
+    more = Lowerer(g, arch, opt, slots).run();
+  } catch (const std::runtime_error&) {  // the larger slots do not fit this L2
+    return two;
+  }
+  const double seconds = two.planner_seconds + more.planner_seconds;
+  Lowered& best = dram_bytes(more) < dram_bytes(two) ? more : two;
+  best.planner_seconds = seconds;
+  return std::move(best);
 }
 
 }  // namespace strider

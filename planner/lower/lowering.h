@@ -53,6 +53,9 @@ struct LayerReport {
   uint64_t fill_bytes = 0;     // spilled inputs DRAM -> L2 row bands
   uint64_t spill_bytes = 0;    // output row bands L2 -> DRAM
   uint64_t macs = 0;
+  // A batch (N > 1) of a layer with weights: images_inside (each weight block staged once for
+  // the N images) or images_outside (image after image); empty otherwise (banded_lowering.cpp).
+  std::string batch_order;
 };
 
 // One row of memory_plan.csv.

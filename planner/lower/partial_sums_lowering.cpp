@@ -65,12 +65,7 @@ void Lowerer::lower_partial_sums(const Node& n, uint32_t layer, const OpDesc& ba
       for (uint32_t i0 = 0; i0 < in.c; i0 += ib) {
         const uint32_t i1 = std::min(in.c, i0 + ib);
         const bool first = i0 == 0, final = i1 == in.c;
-        Descriptor d;
-        d.kind = DescKind::kOp;
-        d.layer = layer;
-        d.op = base;
-        d.op.row_begin = r0, d.op.row_end = r1;
-        set_tile_channels(n, c0, c1, &d.op);
+        Descriptor d = op_tile(n, layer, base, r0, r1, c0, c1);
         d.op.in_ch_begin = i0, d.op.in_ch_end = i1;
         d.op.psum_mode = (first ? 0 : OpDesc::kPsumRead) | (final ? 0 : OpDesc::kPsumWrite);
         d.op.psum = psum;

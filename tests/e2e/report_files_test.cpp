@@ -21,9 +21,10 @@ TEST(ReportFiles, EveryFileIsWrittenWithItsColumns) {
   EXPECT_EQ(read_csv(dir.file("layers.csv")).header,
             (Strings{"layer", "op", "tiles", "start", "end", "cycles", "macs", "utilization",
                      "dram_bytes", "l2_bytes", "lb_write_cycles", "shifted_writes",
-                     "discarded_outputs", "compute_cycles", "stall_l2_conflict", "stall_dram",
-                     "stall_line_buffer", "stall_backpressure", "bound_cycles", "bottleneck",
-                     "mapping", "class", "energy_pj", "sqnr_db", "saturated_fraction"}));
+                     "discarded_outputs", "compute_cycles", "stall_l2_conflict",
+                     "l2_bank_conflict_cycles", "stall_dram", "stall_line_buffer",
+                     "stall_backpressure", "bound_cycles", "bottleneck",
+                     "mapping", "batch_order", "class", "energy_pj", "sqnr_db", "saturated_fraction"}));
   EXPECT_EQ(
       read_csv(dir.file("descriptors.csv")).header,
       (Strings{"id", "kind", "layer", "unit", "channel", "fetched", "ready", "start", "end", "mapping"}));
@@ -59,6 +60,27 @@ TEST(ReportFiles, EveryFileIsWrittenWithItsColumns) {
                           "/totals/compute_cycles"}) {
     EXPECT_TRUE(j.contains(nlohmann::json::json_pointer(key))) << key;
   }
+}
+
+// Without shift-stride writes every active line is written on its own: tiny_cnn's 73,190 line
+// writes (regression case tiny_cnn_seed_shift_off) bound the run more than its MACs
+// (1,254,720 / 256 = 4,902 cycles), its DRAM bytes (11,008 / 16 = 688) or its L2 bytes, so the
+// network's bound is the line-buffer write port's 73,190 cycles; every layer's bound is at least
+// its own write cycles and the write-bound layers name line_buffer.
+TEST(ReportFiles, BoundIncludesTheLineBufferWritePort) {
+  Scratch dir("bound_lb");
+  run_strider(dir.str(), {"arch.l1.shift_stride=false"});
+  const nlohmann::json j = read_json(dir.file("summary.json"));
+  const Csv layers = read_csv(dir.file("layers.csv"));
+  EXPECT_EQ(j["bound_cycles"].get<uint64_t>(), 73190u);
+  EXPECT_EQ(j["line_buffer"]["write_cycles"].get<uint64_t>(), 73190u);
+  size_t write_bound = 0;
+  for (size_t i = 0; i < layers.rows.size(); ++i) {
+    EXPECT_GE(layers.u(i, "bound_cycles"), layers.u(i, "lb_write_cycles"))
+        << layers.rows[i].at("layer");
+    write_bound += layers.rows[i].at("bottleneck") == "line_buffer";
+  }
+  EXPECT_GT(write_bound, 0u);
 }
 
 TEST(ReportFiles, LayerColumnsSumToTheSummaryAndTheModelCounters) {

@@ -104,6 +104,15 @@ TEST(DmaTb, TwoDimensionalMovesExactCycles) {
   }
 }
 
+// The L2 side of a move: one range when its rows are back to back, else one piece per row at
+// the row stride (model/l2 charges the pieces' banks).
+Access l2_side(L2Sram& l2, const MoveDesc& mv, uint64_t addr, uint32_t stride, uint64_t t0) {
+  if (mv.rows <= 1 || stride == mv.row_bytes) return l2.access(L2Sram::kDma, addr, mv.bytes(), t0);
+  AccessPattern p;
+  p.addr = addr, p.bytes = mv.row_bytes, p.count = mv.rows, p.stride = stride;
+  return l2.access_pattern(L2Sram::kDma, p, t0);
+}
+
 TEST(DmaTb, RandomMovesOnTwoChannelsUnderBackPressure) {
   ArchConfig a = tiny();
   a.dma.channels = 2;
@@ -148,7 +157,7 @@ TEST(DmaTb, RandomMovesOnTwoChannelsUnderBackPressure) {
     auto side = [&](MemSpace s, uint64_t addr, bool write) {
       return s == MemSpace::kDram
                  ? ref_dram.access(write ? Dram::kWrite : Dram::kRead, addr, Dma::dram_bus_bytes(mv, 16), t0)
-                 : ref_l2.access(L2Sram::kDma, addr, mv.bytes(), t0);
+                 : l2_side(ref_l2, mv, addr, write ? mv.dst_stride : mv.src_stride, t0);
     };
     const Access src = side(mv.src_space, mv.src_addr, false);
     const Access dst = side(mv.dst_space, mv.dst_addr, true);

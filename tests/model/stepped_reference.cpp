@@ -199,7 +199,7 @@ void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& n
 }
 
 void channels_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
-                    std::vector<Fill>* fills) {
+                    std::vector<Fill>* fills, SteppedWork* l2) {
   uint64_t positions = 1, reduction = 0;
   switch (op.op) {
     case OpCode::kConv:
@@ -212,12 +212,25 @@ void channels_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc
     default:  // global average pooling: each neuron's channel over its own positions
       reduction = uint64_t(op.input.h) * op.input.w;
   }
+  const bool pool = op.op == OpCode::kGlobalAvgPool, conv = op.op == OpCode::kConv;
+  // The broadcast operand stays in the kernel region when every position's inputs fit it.
+  const bool resident = !pool && positions * reduction <= l1.kernel_bytes;
+  if (resident) {
+    l2->kernel_bytes = positions * reduction;
+    if (conv) l2->gather_pieces = reduction, l2->gather_bytes = positions * reduction;
+  }
   for (uint32_t c = op.ch_begin; c < op.ch_end; c += nc.count) {
     const uint64_t active = std::min<uint64_t>(nc.count, op.ch_end - c);
     for (uint64_t p = 0; p < positions; p += nc.accumulators) {
       const uint64_t group = std::min<uint64_t>(nc.accumulators, positions - p);
       for (uint64_t e = 0; e < reduction; e += l1.line_bytes) {
         const uint64_t n = std::min<uint64_t>(l1.line_bytes, reduction - e);
+        l2->l2_read_bytes += active * n;  // each line its own channel's n operands
+        if (!pool && !resident) {
+          l2->kernel_bytes += group * n;  // the group's positions of the fill's n input channels
+          if (conv) l2->gather_pieces += n, l2->gather_bytes += group * n;
+        }
+        if (e + n == reduction) l2->store_pieces += active, l2->store_elements += active * group;
         Fill f;
         for (uint64_t line = 0; line < active; ++line) f.writes.push_back(WriteOp{false, n});
         f.elements = f.real_elements = n;
@@ -237,12 +250,13 @@ SteppedWork run_stepped_reference(const OpDesc& op, const L1Config& l1, const Ne
   std::vector<Fill> fills;
   const bool channels = op.op == OpCode::kFullyConnected ||
                         (op.mapping == Mapping::kChannels && channels_mapping_applies(op));
+  SteppedWork w;
   if (channels) {
-    channels_fills(op, l1, nc, &fills);
+    channels_fills(op, l1, nc, &fills, &w);
+    w.l2_read_bytes += w.kernel_bytes;
   } else {
     positions_fills(op, l1, nc, &fills);
   }
-  SteppedWork w;
   const size_t n = fills.size();
   w.fills = n;
   for (const Fill& f : fills) w.active_lines = std::max(w.active_lines, f.active);
@@ -291,6 +305,7 @@ SteppedWork run_stepped_reference(const OpDesc& op, const L1Config& l1, const Ne
   w.pipeline_cycles = compute_done[n - 1];
   w.write_span_cycles = write_done[n - 1];
   w.first_fill_write_cycles = write_done[0];
+  if (!channels) w.store_elements = w.valid_outputs;  // the output iterator's stored elements
   return w;
 }
 

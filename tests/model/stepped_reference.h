@@ -18,8 +18,15 @@
 // Choices the closed form's header leaves open, taken here the same way and so not checked:
 // a kernel row wider than a line is cut into ceil(kernel_w / line_bytes) parts of equal width
 // ceil(kernel_w / parts), the last zero-padded (compute and line bytes count the padded lanes);
-// a kernel row lying wholly in top/bottom padding still costs its writes and compute. L2 and
-// kernel-region bytes are not modelled.
+// a kernel row lying wholly in top/bottom padding still costs its writes and compute.
+//
+// L2 bytes: for the channels mapping the walk counts, fill by fill, the bytes each active line
+// reads for its channel (weights; pooling: the channel's inputs) and the broadcast operand's
+// bytes (the group's positions of each input channel of the fill, a gather of one piece per
+// channel), the latter once for the whole tile when its inputs fit the kernel region (the rule
+// the closed form states); and, group by group, the pieces the output iterator stores (one per
+// output channel of the group's positions). For the positions mapping only the stored outputs
+// are counted (its L2 reads are not modelled). Outputs are counted in elements.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +53,11 @@ struct SteppedWork {
   uint64_t last_fill_compute_cycles = 0;
   uint64_t first_output_cycles = 0;  // neurons' first cycle to the end of the first group
   uint64_t active_lines = 0;         // most lines one fill writes
+  // L2 (see the header): channels mapping only, except store_elements.
+  uint64_t l2_read_bytes = 0, kernel_bytes = 0;
+  uint64_t gather_pieces = 0, gather_bytes = 0;  // the broadcast operand's pieces
+  uint64_t store_pieces = 0;                     // channels mapping: one per channel per group
+  uint64_t store_elements = 0;                   // every mapping: output elements stored
 };
 
 // Steps `op` (one tile) cycle by cycle on the given line buffer and neuron array.

@@ -191,7 +191,8 @@ Tile random_tile(Rng& rng, Kind kind) {
 
 // Compares every field the reference models; returns the mismatches as text and counts them per
 // field in `tally`.
-std::string compare(const TileWork& w, const SteppedWork& r, std::map<std::string, int>* tally) {
+std::string compare(const OpDesc& op, const TileWork& w, const SteppedWork& r,
+                    std::map<std::string, int>* tally) {
   std::string out;
   auto eq = [&](const char* name, uint64_t closed, uint64_t stepped) {
     if (closed != stepped) {
@@ -216,6 +217,23 @@ std::string compare(const TileWork& w, const SteppedWork& r, std::map<std::strin
   eq("macs", w.macs, r.macs);
   eq("valid_outputs", w.valid_outputs, r.valid_outputs);
   eq("discarded_outputs", w.discarded_outputs, r.discarded_outputs);
+  // L2 traffic: the stored elements in every mapping (the store pattern); in the channels mapping
+  // the bytes read, the kernel bytes, the operand gather's pieces and the stored pieces.
+  auto pieces = [](const PiecePattern(&p)[2]) {
+    return p[0].count * p[0].repeats + p[1].count * p[1].repeats;
+  };
+  eq("store_elements", w.store[0].total() + w.store[1].total(), r.store_elements);
+  const bool channels = op.op == OpCode::kFullyConnected ||
+                        (op.mapping == Mapping::kChannels && channels_mapping_applies(op));
+  if (channels) {
+    // A tile reading partial sums also reads 4 bytes per stored output (int32).
+    const uint64_t psums = (op.psum_mode & OpDesc::kPsumRead) ? 4 * r.store_elements : 0;
+    eq("l2_read_bytes", w.l2_read_bytes, r.l2_read_bytes + psums);
+    eq("kernel_bytes", w.kernel_bytes, r.kernel_bytes);
+    eq("gather_pieces", pieces(w.gather), r.gather_pieces);
+    eq("gather_bytes", w.gather[0].total() + w.gather[1].total(), r.gather_bytes);
+    eq("store_pieces", pieces(w.store), r.store_pieces);
+  }
   return out;
 }
 
@@ -261,7 +279,7 @@ TEST(TileWorkStepped, ClosedFormMatchesCycleSteppedReferenceOnRandomTiles) {
     channels += t.op.mapping == Mapping::kChannels;
     const SteppedWork stepped = run_stepped_reference(t.op, t.l1, t.nc);
     for (const std::string& c : classes(t, stepped)) ++coverage[c];
-    const std::string diff = compare(compute_tile_work(t.op, t.l1, t.nc), stepped, &tally);
+    const std::string diff = compare(t.op, compute_tile_work(t.op, t.l1, t.nc), stepped, &tally);
     if (!diff.empty() && ++failures <= 20) {
       ADD_FAILURE() << "tile " << i << ": " << describe_tile(t.op, t.l1, t.nc) << "\n ->" << diff;
     }

@@ -229,6 +229,33 @@ TEST(TileWork, ChannelsMappingPutsOutputChannelsOnNeuronsAndPositionsInAccumulat
   EXPECT_EQ(w.kernel_bytes, 400u);
   EXPECT_EQ(w.l2_read_bytes, 1600u);
   EXPECT_EQ(w.acc_updates, 2000u);  // 200 cycles on 8 neurons + 200 on 2
+  // Address patterns: the resident inputs are gathered once, one piece of the 10 positions from
+  // each of the 40 input channels (10 x 40 = the 400 kernel bytes); the output is stored per
+  // group of positions, one piece per output channel: 2 full groups of 4, then one of 2.
+  EXPECT_EQ(w.gather[0].bytes, 10u);
+  EXPECT_EQ(w.gather[0].count, 40u);
+  EXPECT_EQ(w.gather[0].repeats, 1u);
+  EXPECT_EQ(w.gather[1].total(), 0u);
+  EXPECT_EQ(w.store[0].bytes, 4u);
+  EXPECT_EQ(w.store[0].count, 10u);
+  EXPECT_EQ(w.store[0].repeats, 2u);
+  EXPECT_EQ(w.store[1].bytes, 2u);
+  EXPECT_EQ(w.store[1].count, 10u);
+  EXPECT_EQ(w.store[1].repeats, 1u);
+  EXPECT_EQ(w.store[0].total() + w.store[1].total(), w.valid_outputs);
+  // A kernel region too small for the inputs: per channel run (2) and group, one piece of the
+  // group's positions per input channel: 2 runs x 2 full groups of 4, then 2 runs x one of 2;
+  // 40 x (4 x 4 + 2 x 2) = 800 kernel bytes.
+  L1Config l1 = small_l1();
+  l1.kernel_bytes = 256;
+  const TileWork v = compute_tile_work(op, l1, small_neurons(4));
+  EXPECT_EQ(v.gather[0].bytes, 4u);
+  EXPECT_EQ(v.gather[0].count, 40u);
+  EXPECT_EQ(v.gather[0].repeats, 4u);
+  EXPECT_EQ(v.gather[1].bytes, 2u);
+  EXPECT_EQ(v.gather[1].repeats, 2u);
+  EXPECT_EQ(v.kernel_bytes, 800u);
+  EXPECT_EQ(v.gather[0].total() + v.gather[1].total(), v.kernel_bytes);
 }
 
 TEST(TileWork, GlobalPoolingOnChannelsReducesEachLineOverItsOwnChannel) {

@@ -1,0 +1,238 @@
+// Row bands of a node with a tensor in DRAM (see lowering.h): tiles of output rows x output
+// channels whose spilled inputs arrive through in-band buffers and whose spilled output leaves
+// through out-band buffers. With a batch of N images, a node with weights runs its tiles in one
+// of three orders (W its weights and biases, F the input fills of one image, B its row bands):
+//
+// - images_outside: image after image, band after band; every weight block is staged again per
+//   band of each image, an input band is filled once and read by every channel block.
+//   DRAM bytes N x (B x W + F).
+// - images_inside: channel block by channel block, the block staged once and reused by every band
+//   of every image (the batch loop inside the weight block); an input band is filled again for
+//   each block that reads it (a conv over all input channels) or once (channel-local: depthwise,
+//   pooling). W + N x blocks x F, or W + N x F.
+// - images_grouped (one input, not channel-local): band after band, a group of G images (G the
+//   in-band slots) fills one band each, then each weight block is staged once for the group.
+//   B x ceil(N / G) x W + N x F.
+//
+// The lowering takes the order with the fewest DRAM bytes (output spills are the same in all) and
+// records it in LayerReport::batch_order.
+#include <algorithm>
+#include <stdexcept>
+
+#include "planner/lower/lowerer.h"
+
+namespace strider {
+namespace {
+
+enum class BatchOrder { kOutside, kInside, kGrouped };
+
+const char* to_string(BatchOrder o) {
+  switch (o) {
+    case BatchOrder::kInside:
+      return "images_inside";
+    case BatchOrder::kGrouped:
+      return "images_grouped";
+    default:
+      return "images_outside";
+  }
+}
+
+}  // namespace
+
+void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
+  const OpDesc base0 = base_op(n);  // image 0: shapes and the tile plan are the same for each
+  const int out_t = n.outputs[0];
+  const bool out_spilled = layout_.tensor_spilled[out_t];
+  const uint32_t out_c = base0.output.c, out_h = base0.output.h, out_w = base0.output.w;
+  // Bytes one input band of output rows [r0, r0 + rows) x channels [c0, c0 + cb) needs.
+  auto in_bytes = [&](uint32_t r0, uint32_t rows, uint32_t c0, uint32_t cb) {
+    uint32_t y0, y1, i0, i1;
+    input_rows(n, r0, r0 + rows, &y0, &y1);
+    input_channels(n, c0, c0 + cb, &i0, &i1);
+    return uint64_t(i1 - i0) * (y1 - y0) * base0.input.w;
+  };
+  const bool in_spilled = std::any_of(n.inputs.begin(), n.inputs.end(),
+                                      [&](int t) { return bool(layout_.tensor_spilled[t]); });
+  // A spilled second MatMul operand is filled per channel block: the part those outputs read.
+  const bool b_spilled = n.op == OpType::kMatMul && layout_.tensor_spilled[n.inputs[1]];
+  auto b_bytes = [&](uint32_t c0, uint32_t cb) {
+    uint32_t i0, i1, y0, y1;
+    matmul_b_range(n, c0, std::min(out_c, c0 + cb), &i0, &i1, &y0, &y1);
+    return uint64_t(i1 - i0) * (y1 - y0) * base0.input2.w;
+  };
+  auto fits = [&](uint32_t rows, uint32_t cb) {
+    if (out_spilled && uint64_t(cb) * rows * out_w > out_bands_.slot_bytes) return false;
+    for (uint32_t c0 = 0; b_spilled && c0 < out_c; c0 += cb) {
+      if (b_bytes(c0, cb) > in_bands_.slot_bytes) return false;
+    }
+    for (uint32_t r0 = 0; in_spilled && r0 < out_h; r0 += rows) {
+      if (in_bytes(r0, std::min(rows, out_h - r0), 0, cb) > in_bands_.slot_bytes) return false;
+    }
+    return true;
+  };
+  uint32_t cb = n.weights >= 0 ? weight_block(n) : out_c;
+  while (cb > 1 && !fits(1, cb)) cb = (cb + 1) / 2;
+  if (!fits(1, cb) && n.op == OpType::kConv && n.groups == 1 && !psums_.last_user.empty() &&
+      layout_.tensor_spilled[n.inputs[0]]) {
+    std::vector<uint32_t> done;
+    for (image_ = 0; image_ < images; ++image_) {  // image after image
+      lower_partial_sums(n, layer, base_op(n));
+      done.insert(done.end(), last_desc_[out_t].begin(), last_desc_[out_t].end());
+    }
+    for (int t : n.outputs) last_desc_[t] = done;
+    if (images > 1 && n.weights >= 0) out_.layers[layer].batch_order = "images_outside";
+    return;
+  }
+  if (!fits(1, cb)) {
+    uint64_t need = 0;
+    for (uint32_t r = 0; r < out_h; ++r) need = std::max(need, in_bytes(r, 1, 0, cb));
+    throw std::runtime_error("node '" + n.name + "': one output row needs " + std::to_string(need) +
+                             " bytes of input, more than the row-band buffer of " +
+                             std::to_string(in_bands_.slot_bytes) + " bytes");
+  }
+  uint32_t rows = band_rows(base0);
+  while (rows > 1 && !fits(rows, cb)) rows = (rows + 1) / 2;
+
+  // The two orders' DRAM bytes (see the header).
+  const uint64_t bands = (out_h + rows - 1) / rows, blocks = (out_c + cb - 1) / cb;
+  uint64_t fill = 0;  // one image's input fills in the images_outside order
+  for (uint32_t r0 = 0; layout_.tensor_spilled[n.inputs[0]] && r0 < out_h; r0 += rows) {
+    const uint32_t rb = std::min(rows, out_h - r0);
+    if (!channel_local(n)) {
+      fill += in_bytes(r0, rb, 0, cb);
+    } else {
+      for (uint32_t c0 = 0; c0 < out_c; c0 += cb)
+        fill += in_bytes(r0, rb, c0, std::min(cb, out_c - c0));
+    }
+  }
+  const uint64_t w = n.weights >= 0 ? uint64_t(out_c) * (weights_per_channel(n) + 4) : 0;
+  const uint64_t outside = images * (bands * w + fill);
+  const uint64_t inside = w + images * (channel_local(n) ? fill : blocks * fill);
+  // images_grouped: as many images as there are in-band slots hold a band each while every
+  // weight block of the band is staged once for them.
+  const uint64_t group = in_bands_.last_user.size();
+  const uint64_t grouped = bands * ((images + group - 1) / group) * w + images * fill;
+  BatchOrder order = BatchOrder::kOutside;
+  if (images > 1 && n.weights >= 0 && !b_spilled) {
+    if (inside < outside) order = BatchOrder::kInside;
+    const bool one_input = n.inputs.size() == 1 && !channel_local(n) && group > 1;
+    if (one_input && grouped < std::min(inside, outside)) order = BatchOrder::kGrouped;
+    out_.layers[layer].batch_order = to_string(order);
+  }
+
+  // Tiles wait for the producers of spilled inputs through their fills (see fill_band).
+  std::vector<uint32_t> producers, done;
+  for (int t : n.inputs) {
+    if (!layout_.tensor_spilled[t])
+      producers.insert(producers.end(), last_desc_[t].begin(), last_desc_[t].end());
+  }
+  // Fills of each spilled input for the current band, shared by the channel blocks that need the
+  // same input channels (all of them for a conv over every input channel).
+  struct BandInput {
+    uint32_t slot = UINT32_MAX;
+    TensorRef ref;
+    uint32_t fill = 0;
+  };
+  std::vector<std::vector<BandInput>> band_in(images, std::vector<BandInput>(n.inputs.size()));
+  uint32_t last = 0;
+  TensorRef staged_w, staged_b;  // the weights and biases of the last staged block
+  // One tile of image image_ (base its tensors): rows [r0, r1) x channels [c0, c1); `stage`:
+  // its weights go into a new staging slot, else it reads the slot `slot` staged for it.
+  auto tile = [&](const OpDesc& base, uint32_t r0, uint32_t r1, uint32_t c0, uint32_t c1,
+                  bool stage, uint32_t slot) {
+    Descriptor d = op_tile(n, layer, base, r0, r1, c0, c1);
+    d.deps = producers;
+    d.deps.insert(d.deps.end(), pending_readers_.begin(), pending_readers_.end());
+    pending_readers_.clear();
+    std::vector<uint32_t> used_slots;
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const int t = n.inputs[k];
+      TensorRef& r = k == 0 ? d.op.input : d.op.input2;
+      if (!layout_.tensor_spilled[t]) continue;
+      // With B refilled per tile, A is too: the two in-band slots alternate between them.
+      const bool matmul_b = n.op == OpType::kMatMul && k == 1;
+      BandInput& b = band_in[image_][k];
+      if (b.slot == UINT32_MAX || channel_local(n) || b_spilled) {
+        uint32_t y0, y1, i0, i1;
+        input_rows(n, r0, r1, &y0, &y1);
+        input_channels(n, c0, c1, &i0, &i1);
+        if (matmul_b) matmul_b_range(n, c0, c1, &i0, &i1, &y0, &y1);
+        if (r.h == 1) y0 = 0, y1 = 1;  // broadcast operand
+        if (r.c == 1) i0 = 0, i1 = 1;
+        if (y1 == y0) {  // a band of padding only: fetch one row anyway (it is not read)
+          y0 = std::min(y0, r.h - 1);
+          y1 = y0 + 1;
+        }
+        b.fill = fill_band(layer, r, last_desc_[t], i0, i1, y0, y1, &b.ref, &b.slot);
+      }
+      r = b.ref;
+      d.deps.push_back(b.fill);
+      used_slots.push_back(b.slot);
+    }
+    const uint32_t out_slot = out_spilled ? band_output(d) : UINT32_MAX;
+    if (n.weights >= 0 && stage) {
+      stage_weights(n, layer, c0, c1, d);
+      staged_w = d.op.weights, staged_b = d.op.bias;
+    } else if (n.weights >= 0) {
+      // A reader of an already staged slot: the slot's next writer waits for it too.
+      d.op.weights = staged_w, d.op.bias = staged_b;
+      staging_.last_user[slot] = -2 - static_cast<int>(slot);
+    }
+    last = emit_tile(std::move(d), layer);
+    for (uint32_t s : used_slots) in_bands_.last_user[s] = int(last);
+    if (out_spilled) done.push_back(spill_band(layer, out_t, out_slot, c0, c1, r0, r1, last));
+  };
+  auto reset_bands = [&](uint32_t i) {
+    for (BandInput& b : band_in[i]) b.slot = UINT32_MAX;
+  };
+  std::vector<OpDesc> image_base(images);
+  for (image_ = 0; image_ < images; ++image_) image_base[image_] = image_ == 0 ? base0 : base_op(n);
+  // Tiles of images [i0, i1) x rows [r0, r1) x channels [c0, c1) on one staged weight block.
+  auto shared_block = [&](uint32_t i0, uint32_t i1, uint32_t r0, uint32_t r1, uint32_t c0,
+                          uint32_t c1, bool reset) {
+    bool stage = true;
+    uint32_t slot = 0;
+    for (image_ = i0; image_ < i1; ++image_) {
+      for (uint32_t b0 = r0; b0 < r1; b0 += rows) {
+        if (reset) reset_bands(image_);
+        tile(image_base[image_], b0, std::min(r1, b0 + rows), c0, c1, stage, slot);
+        if (stage &&
+            n.weights >= 0) {  // the slot stage_weights just filled (the ring's previous one)
+          const size_t ring = staging_.last_user.size();
+          slot = uint32_t((staging_.next + ring - 1) % ring);
+        }
+        stage = false;
+      }
+    }
+  };
+  if (order == BatchOrder::kInside) {
+    for (uint32_t c0 = 0; c0 < out_c; c0 += cb)
+      shared_block(0, images, 0, out_h, c0, std::min(out_c, c0 + cb), true);
+  } else if (order == BatchOrder::kGrouped) {
+    for (uint32_t r0 = 0; r0 < out_h; r0 += rows) {
+      const uint32_t r1 = std::min(out_h, r0 + rows);
+      for (uint32_t i0 = 0; i0 < images; i0 += uint32_t(group)) {
+        const uint32_t i1 = std::min<uint32_t>(images, i0 + uint32_t(group));
+        for (uint32_t i = i0; i < i1; ++i) reset_bands(i);
+        for (uint32_t c0 = 0; c0 < out_c; c0 += cb)
+          shared_block(i0, i1, r0, r1, c0, std::min(out_c, c0 + cb), false);
+      }
+    }
+  } else {
+    for (image_ = 0; image_ < images; ++image_) {
+      for (uint32_t r0 = 0; r0 < out_h; r0 += rows) {
+        reset_bands(image_);
+        for (uint32_t c0 = 0; c0 < out_c; c0 += cb) {
+          tile(image_base[image_], r0, std::min(out_h, r0 + rows), c0, std::min(out_c, c0 + cb),
+               true, 0);
+        }
+      }
+    }
+  }
+  // Consumers wait for the last tile and, for a spilled output, for every spill (DMA channels
+  // finish out of order).
+  done.push_back(last);
+  for (int t : n.outputs) last_desc_[t] = done;
+}
+
+}  // namespace strider
