@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "planner/import/onnx_import_context.h"
+#include "planner/import/onnx_token_view.h"
 
 namespace strider {
 namespace onnx_import {
@@ -114,6 +115,21 @@ void import_binary(Importer& im) {
   }
   if (type != "Add" && type != "Mul") {
     im.fail(type + " of activations is not supported (only constant folding)");
+  }
+  if (type == "Add" && im.is_activation(0) != im.is_activation(1)) {
+    // A bias Add after a MatMul or a conv without one (tf2onnx's Dense: MatMul + Add): the bias
+    // of the fully-connected or conv layer.
+    const size_t xi = im.is_activation(0) ? 0 : 1;
+    const ValuePtr c = im.input(1 - xi);
+    const int x = im.activation(xi);
+    Node* prod = producer(im, x);
+    if (c->kind == Value::Kind::kConstant && prod && prod->bias < 0 &&
+        (prod->op == OpType::kFullyConnected || prod->op == OpType::kConv) &&
+        prod->activation == Activation::kNone && c->elements() == im.graph().tensors[x].shape.c &&
+        im.consumers_of(im.node().input(static_cast<int>(xi))) == 1) {
+      prod->bias = im.add_bias(c->elements(), c->has_data ? &c->data : nullptr, prod->name);
+      return im.bind_alias(0, im.input(xi));
+    }
   }
   if (!im.is_activation(0) || !im.is_activation(1)) {
     im.fail(type +
