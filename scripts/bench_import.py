@@ -72,22 +72,12 @@ def main():
             table.append((n, wall, cpu, peak))
             print(f"{n:>8} {wall:>9.2f} {cpu:>7.2f} {1e6 * wall / n:>8.1f} {peak / 1e6:>8.0f}")
     if a.output:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(6, 4))
-        ax.loglog([t[0] for t in table], [t[1] for t in table], "o-", label="median wall")
-        ax.loglog([t[0] for t in table], [t[2] for t in table], "s--", label="median CPU")
-        per = table[-1][1] / table[-1][0]
-        ax.loglog([t[0] for t in table], [t[0] * per for t in table], ":", color="grey",
-                  label=f"linear, {1e6 * per:.1f} us per node")
-        ax.set_xlabel("ONNX nodes (chain)")
-        ax.set_ylabel("strider inspect (s)")
-        ax.set_title("ONNX import time against nodes")
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(a.output, dpi=100)
-        print(f"plot in {a.output}")
+        from loglog_plot import save_loglog
+        save_loglog(a.output, [t[0] for t in table],
+                    [("median wall", [t[1] for t in table], "o-"),
+                     ("median CPU", [t[2] for t in table], "s--")],
+                    lambda slope: f"linear, {1e6 * slope:.1f} us per node",
+                    "ONNX nodes (chain)", "strider inspect (s)", "ONNX import time against nodes")
     if table[-1][2] > a.limit:
         print(f"bench_import: {table[-1][0]} nodes took {table[-1][2]:.2f} s CPU, over {a.limit} s",
               file=sys.stderr)

@@ -6,7 +6,8 @@ Generates SCALE-Sim conv topologies in a temporary directory: ROWS independent r
 HxH x 64 -> 64 3x3 conv, planned on the seed accelerator with L2 at 64 KiB (so each row is cut
 into many row-band tiles: about 66 descriptors per 10x10 row, 4,984 per 58x58 row), and runs
 `strider run` (timing mode, no trace) RUNS times per point under /usr/bin/time. Prints per point
-the descriptors, the median wall time, the largest peak RSS and the bytes per descriptor; a run
+the descriptors, the median wall and CPU (user + sys) times, the largest peak RSS and the bytes
+per descriptor; a run
 refused by the descriptor limit is reported with the time and memory it took to refuse.
 Writes the table as CSV and a plot (PNG) when -o is given.
 
@@ -44,13 +45,14 @@ def write_case(d, rows, h):
 
 
 def run_once(strider, run, out):
-    cmd = ["/usr/bin/time", "-f", "TIME %e %M", strider, "run", run, "--set",
+    cmd = ["/usr/bin/time", "-f", "TIME %e %M %U %S", strider, "run", run, "--set",
            "arch.l2.size_bytes=65536", "--out", out]
     p = subprocess.run(cmd, capture_output=True, text=True)
-    m = re.search(r"TIME ([0-9.]+) ([0-9]+)", p.stderr)
+    m = re.search(r"TIME ([0-9.]+) ([0-9]+) ([0-9.]+) ([0-9.]+)", p.stderr)
     if not m:
         sys.exit(f"measure_descriptor_memory: no timing from {' '.join(cmd)}:\n{p.stderr}")
     wall, rss_kb = float(m.group(1)), int(m.group(2))
+    cpu = float(m.group(3)) + float(m.group(4))
     refused = re.search(r"descriptor count passes the limit of ([0-9]+)", p.stderr)
     if p.returncode != 0 and not refused:
         sys.exit(f"measure_descriptor_memory: {run} failed:\n{p.stderr}")
@@ -58,7 +60,7 @@ def run_once(strider, run, out):
     if not refused:
         with open(os.path.join(out, "summary.json")) as f:
             desc = int(json.load(f)["descriptors"])
-    return wall, rss_kb * 1024, desc, refused
+    return wall, rss_kb * 1024, desc, refused, cpu
 
 
 def main():
@@ -74,45 +76,36 @@ def main():
     points = [tuple(int(x) for x in p.split(":")) for p in a.points.split(",")]
     rows_out = []
     with tempfile.TemporaryDirectory(prefix="strider_descmem.") as d:
-        print(f"{'rows':>6} {'H':>4} {'descriptors':>12} {'median s':>9} {'peak MB':>8} "
-              f"{'B/desc':>7}  result")
+        print(f"{'rows':>6} {'H':>4} {'descriptors':>12} {'median s':>9} {'CPU s':>7} "
+              f"{'peak MB':>8} {'B/desc':>7}  result")
         for rows, h in points:
             run = write_case(d, rows, h)
             results = [run_once(strider, run, os.path.join(d, f"out_{rows}_{h}_{i}"))
                        for i in range(a.runs)]
             wall = statistics.median(r[0] for r in results)
+            cpu = statistics.median(r[4] for r in results)
             peak = max(r[1] for r in results)
             desc, refused = results[0][2], results[0][3]
             if refused:
                 shown, per, note = "-", "-", f"refused at the limit of {refused.group(1)}"
             else:
                 shown, per, note = str(desc), f"{peak / desc:.0f}", "ran"
-            print(f"{rows:>6} {h:>4} {shown:>12} {wall:>9.2f} {peak / 1e6:>8.0f} {per:>7}  {note}")
-            rows_out.append((rows, h, desc if not refused else "", wall, peak, note))
+            print(f"{rows:>6} {h:>4} {shown:>12} {wall:>9.2f} {cpu:>7.2f} {peak / 1e6:>8.0f} "
+                  f"{per:>7}  {note}")
+            rows_out.append((rows, h, desc if not refused else "", wall, peak, note, cpu))
     if a.csv:
         with open(a.csv, "w") as f:
-            f.write("rows,height,descriptors,median_wall_s,peak_rss_bytes,result\n")
+            f.write("rows,height,descriptors,median_wall_s,peak_rss_bytes,result,median_cpu_s\n")
             for r in rows_out:
                 f.write(",".join(str(x) for x in r) + "\n")
     if a.output:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from loglog_plot import save_loglog
         ran = [r for r in rows_out if r[2] != ""]
-        fig, ax = plt.subplots(figsize=(6, 4))
-        ax.loglog([r[2] for r in ran], [r[4] / 1e6 for r in ran], "o-", label="strider run, peak RSS")
-        xs = [r[2] for r in ran]
-        slope = ran[-1][4] / ran[-1][2]
-        ax.loglog(xs, [x * slope / 1e6 for x in xs], "--", color="grey",
-                  label=f"linear, {slope:.0f} B per descriptor")
-        ax.axhline(2000, color="red", lw=0.8, label="2 GB")
-        ax.set_xlabel("descriptors")
-        ax.set_ylabel("peak memory (MB)")
-        ax.set_title("Host memory against descriptors (seed, L2 64 KiB)")
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(a.output, dpi=100)
-        print(f"plot in {a.output}")
+        save_loglog(a.output, [r[2] for r in ran],
+                    [("strider run, peak RSS", [r[4] / 1e6 for r in ran], "o-")],
+                    lambda slope: f"linear, {1e6 * slope:.0f} B per descriptor", "descriptors",
+                    "peak memory (MB)", "Host memory against descriptors (seed, L2 64 KiB)",
+                    hline=(2000, "2 GB"))
 
 
 if __name__ == "__main__":

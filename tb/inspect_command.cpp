@@ -159,13 +159,14 @@ bool parse_size(const std::string& s, int64_t* h, int64_t* w) {
 }  // namespace
 
 int inspect_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  CliArgs cli("inspect", "usage: strider inspect NETWORK [--json] [--input H,W] [--batch N]",
-              "Imports a network and lists its layers: operation, input and output shapes, MACs,\n"
-              "weight and activation bytes, and the totals.",
-              "  NETWORK               an .onnx model, a YAML network or a SCALE-Sim topology .csv\n",
-              {{"json", "", "print JSON instead of the table"},
-               {"input", "H,W", "import at input height H and width W (positive integers)"},
-               {"batch", "N", "import with N images (binds a symbolic batch dim)"}});
+  CliArgs cli(
+      "inspect", "usage: strider inspect NETWORK [--json] [--input H,W] [--batch N]",
+      "Imports a network and lists its layers: operation, input and output shapes, MACs,\n"
+      "weight and activation bytes, and the totals.",
+      "  NETWORK               an .onnx model, a YAML network or a SCALE-Sim topology .csv\n",
+      {{"json", "", "print JSON instead of the table"},
+       {"input", "H,W", "import at input height H and width W (positive integers)"},
+       {"batch", "N", "import with N images (binds a symbolic batch dim)"}});
   int64_t h = 0, w = 0, batch = 0;
   try {
     if (!cli.parse(args, out)) return 0;

@@ -149,7 +149,8 @@ Lowered lower_within_limits(const RunConfig& cfg, const Graph& g, const ArchConf
     throw std::runtime_error(cfg.source + ": refused during planning: " +
                              (cfg.networks.size() == 1 ? network_name(cfg, network)
                                                        : std::string("networks in series")) +
-                             ": " + e.what() + " (about 0.9 KiB of host memory each; a larger "
+                             ": " + e.what() +
+                             " (about 0.9 KiB of host memory each; a larger "
                              "arch.l2.size_bytes makes fewer, larger tiles)");
   }
 }

@@ -21,8 +21,8 @@
 
 #include "core/arch/run_config.h"
 #include "core/common/saturating.h"
-#include "planner/ir/graph.h"
 #include "core/contract/descriptor.h"
+#include "planner/ir/graph.h"
 #include "planner/lower/lowering.h"
 
 namespace strider {

@@ -171,6 +171,9 @@ void import_activation(Importer& im);
 void import_binary(Importer& im);
 void import_concat(Importer& im);
 void import_split(Importer& im);
+// The kSplit of `channels` channels of tensor x by the node's split sizes (attribute or input 1;
+// even parts when absent), checked against the outputs and the channels.
+Node make_split_node(Importer& im, int x, int64_t channels);
 void import_slice(Importer& im);
 void import_reshape(Importer& im);
 void import_transpose(Importer& im);

@@ -8,11 +8,11 @@
 #include <functional>
 #include <stdexcept>
 
-#include "planner/import/onnx_import_context.h"
-#include "planner/import/onnx_token_view.h"
-#include "planner/import/onnx_qoperator.h"
 #include "core/common/input_file.h"
 #include "onnx/version_converter/convert.h"
+#include "planner/import/onnx_import_context.h"
+#include "planner/import/onnx_qoperator.h"
+#include "planner/import/onnx_token_view.h"
 
 namespace strider {
 namespace onnx_import {
@@ -139,8 +139,8 @@ void Importer::bind_inputs_and_initializers(const onnx::GraphProto& g) {
         const std::string name =
             d.has_dim_param() && !d.dim_param().empty() ? "'" + d.dim_param() + "'" : "unnamed";
         throw std::runtime_error(
-            path_ + ": graph input '" + in.name() + "' dim " + std::to_string(i) + " is symbolic (" +
-            name + "): " +
+            path_ + ": graph input '" + in.name() + "' dim " + std::to_string(i) +
+            " is symbolic (" + name + "): " +
             (spatial  ? "give the input size (networks[].input: [H, W], or --input H,W)"
              : i == 0 ? "give the batch (networks[].batch, or --batch N)"
                       : "Strider needs a fixed size here (export the model with static dims)"));
@@ -257,9 +257,9 @@ Graph Importer::run() {
     try {
       model = onnx::version_conversion::ConvertVersion(model, 11);
     } catch (const std::exception& e) {
-      throw std::runtime_error(path_ + ": opset " + std::to_string(from) +
-                               " could not be converted to opset 11 by ONNX's version converter: " +
-                               e.what());
+      throw std::runtime_error(
+          path_ + ": opset " + std::to_string(from) +
+          " could not be converted to opset 11 by ONNX's version converter: " + e.what());
     }
     opset_ = 11;
     graph_.warnings.push_back(path_ + ": converted from opset " + std::to_string(from) +

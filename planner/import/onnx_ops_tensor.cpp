@@ -173,20 +173,12 @@ void import_concat(Importer& im) {
   im.emit(n);
 }
 
-void import_split(Importer& im) {
-  const int x = im.activation(0);
-  const size_t rank = im.input(0)->dims.size();
-  const int64_t axis = normalise_axis(im, im.attr_int("axis", 0), rank);
-  if (axis != 1) {
-    im.fail("only splits along the channel axis (1) are supported, got axis " +
-            std::to_string(axis));
-  }
-  const int64_t channels = im.graph().tensors[x].shape.c;
+Node make_split_node(Importer& im, int x, int64_t channels) {
   std::vector<int64_t> sizes = im.attr_ints("split");
   if (sizes.empty() && im.has_input(1)) sizes = im.ints_input(1);
   const int64_t outputs = im.node().output_size();
   if (sizes.empty()) {
-    if (channels % outputs != 0) {
+    if (outputs <= 0 || channels % outputs != 0) {
       im.fail(std::to_string(channels) + " channels do not split evenly into " +
               std::to_string(outputs) + " outputs");
     }
@@ -208,7 +200,18 @@ void import_split(Importer& im) {
     im.fail("split sizes " + dims_list(sizes) + " sum to " + std::to_string(begin) + ", expected " +
             std::to_string(channels) + " channels");
   }
-  im.emit(n, rank);
+  return n;
+}
+
+void import_split(Importer& im) {
+  const int x = im.activation(0);
+  const size_t rank = im.input(0)->dims.size();
+  const int64_t axis = normalise_axis(im, im.attr_int("axis", 0), rank);
+  if (axis != 1) {
+    im.fail("only splits along the channel axis (1) are supported, got axis " +
+            std::to_string(axis));
+  }
+  im.emit(make_split_node(im, x, im.graph().tensors[x].shape.c), rank);
 }
 
 namespace {

@@ -395,9 +395,10 @@ void import_transformer(Importer& im) {
   if (type == "Pow" || type == "Sqrt") {
     im.fail(type + " is supported only inside a decomposed LayerNorm of a token sequence");
   }
-  im.fail(type + " of a token sequence is not supported (supported: MatMul, Add, Sub, Mul, Div, "
-          "Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Gemm, Slice or Split of channels, Gather of "
-          "token 0, Concat of a class token, Softmax, LayerNormalization, "
+  im.fail(type +
+          " of a token sequence is not supported (supported: MatMul, Add, Sub, Mul, Div, "
+          "Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Gemm, Slice or Split of channels, "
+          "Gather of token 0, Concat of a class token, Softmax, LayerNormalization, "
           "ReduceMean / Pow / Sqrt / Div of a LayerNorm, Erf of a GELU, Where of a causal mask)");
 }
 

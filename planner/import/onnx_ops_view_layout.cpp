@@ -77,39 +77,12 @@ void import_split_view(Importer& im) {
     im.fail("Split of " + dims_list(x.dims) + " along axis " + std::to_string(axis) +
             " is supported only along the last axis (the channels of every token)");
   }
-  const int64_t d = x.dims[last];
-  const int64_t outputs = im.node().output_size();
-  std::vector<int64_t> sizes = im.attr_ints("split");
-  if (sizes.empty() && im.has_input(1)) sizes = im.ints_input(1);
-  if (sizes.empty()) {
-    if (outputs <= 0 || d % outputs != 0) {
-      im.fail(std::to_string(d) + " channels do not split evenly into " +
-              std::to_string(outputs) + " outputs");
-    }
-    sizes.assign(static_cast<size_t>(outputs), d / outputs);
-  }
-  if (static_cast<int64_t>(sizes.size()) != outputs) {
-    im.fail("split sizes " + dims_list(sizes) + " do not match " + std::to_string(outputs) +
-            " outputs");
-  }
-  Node n = im.new_node(OpType::kSplit);
-  n.inputs = {x.tensor};
-  int64_t begin = 0;
-  for (int64_t size : sizes) {
-    if (size <= 0) im.fail("split sizes " + dims_list(sizes) + " hold an empty part");
-    n.channel_begin.push_back(begin);
-    n.channel_end.push_back(begin + size);
-    begin += size;
-  }
-  if (begin != d) {
-    im.fail("split sizes " + dims_list(sizes) + " sum to " + std::to_string(begin) +
-            ", expected " + std::to_string(d) + " channels");
-  }
-  im.emit(std::move(n));
+  const Node n = make_split_node(im, x.tensor, x.dims[last]);
+  im.emit(n);
   const std::vector<int> outs = im.graph().nodes.back().outputs;
   for (size_t k = 0; k < outs.size(); ++k) {
     std::vector<int64_t> dims = x.dims;
-    dims[last] = sizes[k];
+    dims[last] = n.channel_end[k] - n.channel_begin[k];
     bind_view(im, k, outs[k], dims, x.cs, x.ps);
   }
 }

@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "core/arch/arch_config.h"
-#include "planner/ir/graph.h"
 #include "core/contract/descriptor.h"
+#include "planner/ir/graph.h"
 
 namespace strider {
 

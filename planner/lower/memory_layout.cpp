@@ -154,7 +154,8 @@ uint64_t Lowerer::staging_bytes(const Node& n) const {
   const uint64_t align = arch_.l2.alignment_bytes;
   const uint64_t ch = weight_block(n);
   const TensorShape& w = g_.tensors[n.weights].shape;
-  const uint64_t slot = align_up(ch * uint64_t(w.elements() / w.n), align) + align_up(ch * 4, align);
+  const uint64_t slot =
+      align_up(ch * uint64_t(w.elements() / w.n), align) + align_up(ch * 4, align);
   return slot * kStagingSlots;
 }
 

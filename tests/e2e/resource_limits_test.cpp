@@ -199,9 +199,10 @@ TEST(ResourceLimits, DescriptorCountIsBoundedWhileLowering) {
 // needs terabytes of address space).
 TEST(ResourceLimits, OutOfHostMemoryIsASentence) {
   const std::string out = ::testing::TempDir() + "strider_oom.txt";
-  const std::string cmd = "(ulimit -v 65536; " + std::string(STRIDER_BINARY_DIR) + "/strider plan " +
-                          STRIDER_SOURCE_DIR + "/configs/runs/resnet50.yaml --out " +
-                          ::testing::TempDir() + "strider_oom) > " + out + " 2>&1";
+  const std::string cmd = "(ulimit -v 65536; " + std::string(STRIDER_BINARY_DIR) +
+                          "/strider plan " + STRIDER_SOURCE_DIR +
+                          "/configs/runs/resnet50.yaml --out " + ::testing::TempDir() +
+                          "strider_oom) > " + out + " 2>&1";
   EXPECT_NE(std::system(cmd.c_str()), 0);
   std::ifstream f(out);
   const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());

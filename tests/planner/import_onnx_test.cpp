@@ -198,8 +198,9 @@ TEST(ImportOnnx, OldOpsetsConvertedAndSymbolicBatchBound) {
   OnnxInputDims dims;
   dims.batch = 2;
   const Graph g9 = import_onnx(kData + "opset9_cnn.onnx", dims);
-  EXPECT_EQ(g9.warnings, (std::vector<std::string>{kData + "opset9_cnn.onnx: converted from opset "
-                                                           "9 to opset 11 by ONNX's version converter"}));
+  EXPECT_EQ(g9.warnings,
+            (std::vector<std::string>{kData + "opset9_cnn.onnx: converted from opset "
+                                              "9 to opset 11 by ONNX's version converter"}));
   EXPECT_EQ(g9.tensors[g9.inputs[0]].shape, (TensorShape{2, 3, 32, 32}));
   EXPECT_EQ(g9.nodes.size(), 8u);  // the opset-9 BatchNormalization folded into conv1
   EXPECT_EQ(out_shape(g9, "fc"), "2x10x1x1");
@@ -221,8 +222,9 @@ TEST(ImportOnnx, SymbolicBatchWithoutABatchNamesTheDim) {
     FAIL() << "expected an error";
   } catch (const std::runtime_error& e) {
     EXPECT_EQ(std::string(e.what()),
-              kData + "opset9_cnn.onnx: graph input 'x' dim 0 is symbolic ('N'): give the batch "
-                      "(networks[].batch, or --batch N)");
+              kData +
+                  "opset9_cnn.onnx: graph input 'x' dim 0 is symbolic ('N'): give the batch "
+                  "(networks[].batch, or --batch N)");
   }
 }
 

@@ -71,8 +71,8 @@ TEST(ImportTransformer, Gpt2DecoderIsCausalAndPreNorm) {
 // (FFN) + 2 x 4 heads x 16 x 16 x 8 (scores, context) = 49,152 + 16,384 + 65,536 + 16,384 =
 // 147,456; x 2 blocks = 294,912.
 TEST(ImportTransformer, FusedQkvSplitAlongFeatures) {
-  const Graph g = import_onnx(std::string(STRIDER_SOURCE_DIR) +
-                              "/tests/e2e/data/tiny_gpt2_fused_qkv.onnx");
+  const Graph g =
+      import_onnx(std::string(STRIDER_SOURCE_DIR) + "/tests/e2e/data/tiny_gpt2_fused_qkv.onnx");
   EXPECT_EQ(graph_totals(g).macs, 294912);
   int splits = 0;
   for (const Node& n : g.nodes) {
