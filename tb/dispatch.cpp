@@ -1,5 +1,6 @@
 // The `strider` program's top level: `strider COMMAND [ARGS]`, `strider --help` (or `strider
 // help`), `strider --version`, `strider help COMMAND`. Exit codes: 0 ok, 1 error, 2 usage.
+#include <new>
 #include <string>
 
 #include "tb/commands.h"
@@ -35,6 +36,19 @@ void usage(std::ostream& os) {
   os << "\nexit status: 0 ok, 1 error (bad input, failed run), 2 usage error\n";
 }
 
+// What a failed allocation reads like when it reaches a command's error line (instead of a bare
+// "std::bad_alloc"): the resource limits refuse large runs before planning, so this is a host
+// with less memory free than the run needs.
+class OutOfHostMemory : public std::bad_alloc {
+ public:
+  const char* what() const noexcept override {
+    return "out of host memory: an allocation failed (the run needs more memory than this host "
+           "has free; a larger arch.l2.size_bytes makes fewer, larger tiles)";
+  }
+};
+
+[[noreturn]] void out_of_host_memory() { throw OutOfHostMemory(); }
+
 }  // namespace
 
 std::string version_line() {
@@ -42,6 +56,7 @@ std::string version_line() {
 }
 
 int dispatch(const Args& args, std::ostream& out, std::ostream& err) {
+  std::set_new_handler(out_of_host_memory);
   if (args.empty()) {
     usage(err);
     return 2;

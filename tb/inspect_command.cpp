@@ -77,13 +77,15 @@ bool parse_size(const std::string& s, int64_t* h, int64_t* w) {
 }  // namespace
 
 int inspect_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  CliArgs cli("inspect", "usage: strider inspect NETWORK [--json] [--input H,W]",
-              "Imports a network and lists its layers: operation, input and output shapes, MACs,\n"
-              "weight and activation bytes, and the totals.",
-              "  NETWORK               an .onnx model, a YAML network or a SCALE-Sim topology .csv\n",
-              {{"json", "", "print JSON instead of the table"},
-               {"input", "H,W", "import at input height H and width W (positive integers)"}});
-  int64_t h = 0, w = 0;
+  CliArgs cli(
+      "inspect", "usage: strider inspect NETWORK [--json] [--input H,W] [--batch N]",
+      "Imports a network and lists its layers: operation, input and output shapes, MACs,\n"
+      "weight and activation bytes, and the totals.",
+      "  NETWORK               an .onnx model, a YAML network or a SCALE-Sim topology .csv\n",
+      {{"json", "", "print JSON instead of the table"},
+       {"input", "H,W", "import at input height H and width W (positive integers)"},
+       {"batch", "N", "import with N images (binds a symbolic batch dim)"}});
+  int64_t h = 0, w = 0, batch = 0;
   try {
     if (!cli.parse(args, out)) return 0;
     if (cli.positional().empty()) throw UsageError("no network given");
@@ -95,6 +97,14 @@ int inspect_command(const std::vector<std::string>& args, std::ostream& out, std
       throw UsageError("--input '" + cli.value("--input") +
                        "' is not H,W with positive integers");
     }
+    if (cli.has("--batch")) {
+      const std::string b = cli.value("--batch");
+      if (b.empty() || b.size() > 9 || b.find_first_not_of("0123456789") != std::string::npos ||
+          std::stoll(b) < 1) {
+        throw UsageError("--batch '" + b + "' is not a positive integer");
+      }
+      batch = std::stoll(b);
+    }
   } catch (const UsageError& e) {
     return cli.usage_error(e.what(), err);
   }
@@ -102,7 +112,10 @@ int inspect_command(const std::vector<std::string>& args, std::ostream& out, std
   const bool json = cli.has("--json");
   Graph g;
   try {
-    g = import_network(path, h, w);
+    ImportOptions opt;
+    opt.input_h = h, opt.input_w = w, opt.batch = batch;
+    g = import_network(path, opt);
+    for (const std::string& warning : g.warnings) err << "warning: " << warning << "\n";
   } catch (const std::exception& e) {
     err << "strider inspect: " << e.what() << "\n";
     return 1;

@@ -140,4 +140,19 @@ void check_descriptor_limits(const RunConfig& cfg, const DescriptorList& list,
   v.throw_if_any(cfg, "before simulation");
 }
 
+Lowered lower_within_limits(const RunConfig& cfg, const Graph& g, const ArchConfig& arch,
+                            LowerOptions opt, const ResourceLimits& limits, size_t network) {
+  opt.max_descriptors = limits.max_descriptors;
+  try {
+    return lower(g, arch, opt);
+  } catch (const DescriptorLimitError& e) {
+    throw std::runtime_error(cfg.source + ": refused during planning: " +
+                             (cfg.networks.size() == 1 ? network_name(cfg, network)
+                                                       : std::string("networks in series")) +
+                             ": " + e.what() +
+                             " (about 0.9 KiB of host memory each; a larger "
+                             "arch.l2.size_bytes makes fewer, larger tiles)");
+  }
+}
+
 }  // namespace strider

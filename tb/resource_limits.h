@@ -21,8 +21,9 @@
 
 #include "core/arch/run_config.h"
 #include "core/common/saturating.h"
-#include "planner/ir/graph.h"
 #include "core/contract/descriptor.h"
+#include "planner/ir/graph.h"
+#include "planner/lower/lowering.h"
 
 namespace strider {
 
@@ -43,8 +44,10 @@ struct ResourceLimits {
   uint64_t max_weight_bytes = uint64_t{1} << 32;         // 4 GiB of weights and biases in all
   uint64_t max_macs = uint64_t{10000000000000};          // 1e13 (ResNet-50 at 224: 4.1e9)
   uint64_t max_functional_macs = uint64_t{50000000000};  // 5e10 computed on real data
-  // Lowered list.
-  uint64_t max_descriptors = 10000000;
+  // Lowered list: each descriptor holds about 0.9 KiB of host memory from planning to the end of
+  // the simulation and costs about 10 us of simulation (scripts/measure_descriptor_memory.py), so
+  // 2 M keeps a run within 2 GB and 60 s. Enforced while lowering, before the memory is spent.
+  uint64_t max_descriptors = 2000000;
 };
 
 // Config bounds. Throws std::runtime_error listing every exceeded bound.
@@ -59,5 +62,12 @@ void check_resource_limits(const RunConfig& cfg, const Graph& g,
 // Descriptor count of the lowered list: call after lowering, before simulating.
 void check_descriptor_limits(const RunConfig& cfg, const DescriptorList& list,
                              const ResourceLimits& limits = {});
+
+// lower() stopped at limits.max_descriptors: a run that would pass it is refused while planning,
+// "<run file>: refused during planning: network <path>: descriptor count passes the limit of N at
+// layer '<name>' (...)", naming what makes fewer descriptors.
+Lowered lower_within_limits(const RunConfig& cfg, const Graph& g, const ArchConfig& arch,
+                            LowerOptions opt, const ResourceLimits& limits = {},
+                            size_t network = 0);
 
 }  // namespace strider

@@ -58,14 +58,14 @@ PlannedRun plan_networks(const RunConfig& cfg, std::ostream& warnings) {
       names.push_back(cfg.networks[k].name);
     }
     for (size_t k = 0; k < nets.size(); ++k) {
-      const Lowered alone = lower(nets[k], cfg.arch, opt);
+      const Lowered alone = lower_within_limits(cfg, nets[k], cfg.arch, opt, ResourceLimits(), k);
       r.models.push_back({names[k], alone.arena_bytes, alone.weights_stored_bytes});
     }
     MergedNetworks m = merge_networks(nets, names, cfg.planner.schedule, cfg.execution);
     r.graph = std::move(m.graph);
     opt.order = std::move(m.order);
   }
-  r.lowered = lower(r.graph, cfg.arch, opt);
+  r.lowered = lower_within_limits(cfg, r.graph, cfg.arch, opt);
   check_descriptor_limits(cfg, r.lowered.list);
   if (r.models.empty()) {
     r.models.push_back(

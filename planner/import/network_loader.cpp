@@ -25,7 +25,12 @@ Graph import_by_extension(const std::string& path, const ImportOptions& opt, boo
   const std::string ext = extension(path);
   if (ext == "yaml" || ext == "yml") return import_yaml_network(path);
   if (ext == "csv") return import_scalesim_csv(path, opt.scalesim);
-  if (ext == "onnx") return import_onnx(path, sized);
+  if (ext == "onnx") {
+    OnnxInputDims dims;
+    dims.batch = opt.batch;
+    if (sized) dims.h = opt.input_h, dims.w = opt.input_w;
+    return import_onnx(path, dims);
+  }
   throw std::runtime_error(path + ": unknown network file type '" + ext +
                            "' (expected .onnx, .yaml, .yml or .csv)");
 }

@@ -179,16 +179,25 @@ Node Importer::new_node(OpType op) const {
   return n;
 }
 
+// The rank of the activation value holding `tensor`: the current node's inputs first (a lookup
+// each), else any value (a scan of all of them: only for nodes whose inputs are not that value).
+size_t Importer::activation_rank(int tensor) const {
+  auto holds = [tensor](const ValuePtr& v) {
+    return v && v->kind == Value::Kind::kActivation && v->tensor == tensor;
+  };
+  for (int i = 0; i < node_->input_size(); ++i) {
+    const auto it = values_.find(node_->input(i));
+    if (it != values_.end() && holds(it->second)) return it->second->dims.size();
+  }
+  for (const auto& kv : values_) {
+    if (holds(kv.second)) return kv.second->dims.size();
+  }
+  return 0;
+}
+
 void Importer::emit(Node n, size_t rank) {
   if (rank == 0) rank = n.inputs.empty() ? 4 : 0;
-  if (rank == 0) {
-    for (const auto& kv : values_) {
-      if (kv.second->kind == Value::Kind::kActivation && kv.second->tensor == n.inputs[0]) {
-        rank = kv.second->dims.size();
-        break;
-      }
-    }
-  }
+  if (rank == 0) rank = activation_rank(n.inputs[0]);
   const size_t outputs = n.op == OpType::kSplit ? n.channel_begin.size() : 1;
   try {
     for (size_t k = 0; k < outputs; ++k) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "planner/import/onnx_importer.h"
 #include "planner/ir/graph.h"
 
 namespace strider {
@@ -76,6 +77,8 @@ class Importer {
  public:
   // `sized`: the caller gives the inputs' height and width (symbolic dims 2 and 3 allowed).
   explicit Importer(const std::string& path, bool sized = false) : path_(path), sized_(sized) {}
+  Importer(const std::string& path, const OnnxInputDims& dims)
+      : path_(path), sized_(dims.h > 0), dims_(dims) {}
   Graph run();
 
   // --- used by op handlers -------------------------------------------------------------
@@ -103,6 +106,7 @@ class Importer {
   // the ONNX outputs, infers their shapes and binds them with rank `rank` (0: input's rank).
   Node new_node(OpType op) const;
   void emit(Node n, size_t rank = 0);
+  size_t activation_rank(int tensor) const;
   void bind(size_t output, ValuePtr v);
   void bind_alias(size_t output, ValuePtr v);
   ValuePtr make_constant(std::vector<int64_t> dims, std::vector<double> data) const;
@@ -142,6 +146,7 @@ class Importer {
 
   std::string path_;
   bool sized_ = false;
+  OnnxInputDims dims_;
   Graph graph_;
   int opset_ = 13;
   std::map<std::string, ValuePtr> values_;
@@ -166,6 +171,9 @@ void import_activation(Importer& im);
 void import_binary(Importer& im);
 void import_concat(Importer& im);
 void import_split(Importer& im);
+// The kSplit of `channels` channels of tensor x by the node's split sizes (attribute or input 1;
+// even parts when absent), checked against the outputs and the channels.
+Node make_split_node(Importer& im, int x, int64_t channels);
 void import_slice(Importer& im);
 void import_reshape(Importer& im);
 void import_transpose(Importer& im);

@@ -8,10 +8,11 @@
 #include <functional>
 #include <stdexcept>
 
-#include "planner/import/onnx_import_context.h"
-#include "planner/import/onnx_token_view.h"
-#include "planner/import/onnx_qoperator.h"
 #include "core/common/input_file.h"
+#include "onnx/version_converter/convert.h"
+#include "planner/import/onnx_import_context.h"
+#include "planner/import/onnx_qoperator.h"
+#include "planner/import/onnx_token_view.h"
 
 namespace strider {
 namespace onnx_import {
@@ -125,17 +126,24 @@ void Importer::bind_inputs_and_initializers(const onnx::GraphProto& g) {
         v->dims.push_back(d.dim_value());
         continue;
       }
-      // A symbolic dim is never guessed: height and width (dims 2, 3 of NCHW) may come from the
-      // run's input size, which replaces them after import; anything else is refused.
+      // A symbolic dim is never guessed: the batch (dim 0) and height and width (dims 2, 3 of
+      // NCHW) take the run's values (networks[].batch, networks[].input: [H, W]); anything else
+      // is refused.
       const bool spatial = dims.size() == 4 && i >= 2;
+      const int64_t given = i == 0 ? dims_.batch : !spatial ? 0 : i == 2 ? dims_.h : dims_.w;
+      if (given > 0) {
+        v->dims.push_back(given);
+        continue;
+      }
       if (!(spatial && sized_)) {
         const std::string name =
             d.has_dim_param() && !d.dim_param().empty() ? "'" + d.dim_param() + "'" : "unnamed";
         throw std::runtime_error(
-            path_ + ": graph input '" + in.name() + "' dim " + std::to_string(i) + " is symbolic (" +
-            name + "): " +
-            (spatial ? "give the input size (networks[].input: [H, W])"
-                     : "Strider needs a fixed size here (export the model with static dims)"));
+            path_ + ": graph input '" + in.name() + "' dim " + std::to_string(i) +
+            " is symbolic (" + name + "): " +
+            (spatial  ? "give the input size (networks[].input: [H, W], or --input H,W)"
+             : i == 0 ? "give the batch (networks[].batch, or --batch N)"
+                      : "Strider needs a fixed size here (export the model with static dims)"));
       }
       v->dims.push_back(1);  // replaced by the given input size
     }
@@ -240,15 +248,29 @@ void Importer::quantise() {
 Graph Importer::run() {
   onnx::ModelProto model;
   load(&model);
-  expand_qoperator(model.mutable_graph(), path_);
-  const onnx::GraphProto& g = model.graph();
   for (const auto& op : model.opset_import()) {
     if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = static_cast<int>(op.version());
   }
-  if (opset_ < 11 || opset_ > 17) {
-    throw std::runtime_error(path_ + ": opset " + std::to_string(opset_) +
-                             " is not supported (11 to 17)");
+  if (opset_ >= 7 && opset_ < 11) {
+    // Older models are upgraded by ONNX's own version converter, not by per-opset code here.
+    const int from = opset_;
+    try {
+      model = onnx::version_conversion::ConvertVersion(model, 11);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(
+          path_ + ": opset " + std::to_string(from) +
+          " could not be converted to opset 11 by ONNX's version converter: " + e.what());
+    }
+    opset_ = 11;
+    graph_.warnings.push_back(path_ + ": converted from opset " + std::to_string(from) +
+                              " to opset 11 by ONNX's version converter");
   }
+  if (opset_ < 7 || opset_ > 17) {
+    throw std::runtime_error(path_ + ": opset " + std::to_string(opset_) +
+                             " is not supported (7 to 17; 7 to 10 are converted to 11)");
+  }
+  expand_qoperator(model.mutable_graph(), path_);
+  const onnx::GraphProto& g = model.graph();
   graph_.name = g.name().empty() || g.name() == "torch_jit" || g.name() == "main_graph"
                     ? path_.substr(path_.find_last_of('/') + 1)
                     : g.name();
@@ -287,6 +309,10 @@ Graph Importer::run() {
 }
 
 }  // namespace onnx_import
+
+Graph import_onnx(const std::string& path, const OnnxInputDims& dims) {
+  return onnx_import::Importer(path, dims).run();
+}
 
 Graph import_onnx(const std::string& path, bool sized) {
   return onnx_import::Importer(path, sized).run();

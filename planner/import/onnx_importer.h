@@ -19,14 +19,25 @@
 // "<file>: node '<name>': unsupported op type '<T>' (supported: ...)".
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "planner/ir/graph.h"
 
 namespace strider {
 
-// A symbolic dim of a graph input is an error naming the input and the dim, except height and
-// width (dims 2 and 3 of a 4-D input) when `sized` (the caller sets them afterwards).
+// Values for the symbolic dims of the graph inputs (0: not given): the batch (dim 0) and the
+// height and width (dims 2 and 3 of a 4-D input). Bound before any node is read, so shape
+// arithmetic on them (Shape, Gather, Concat, ... feeding a Reshape) folds with the real sizes.
+struct OnnxInputDims {
+  int64_t batch = 0, h = 0, w = 0;
+};
+
+// A symbolic dim of a graph input that `dims` does not give is an error naming the input, the
+// dim and the key that would give it. Models of opsets 7 to 10 are upgraded to opset 11 by ONNX's
+// own version converter first (Graph::warnings says so); opsets 11 to 17 import as they are.
+Graph import_onnx(const std::string& path, const OnnxInputDims& dims);
+// `sized`: height and width are given afterwards (symbolic ones read as 1 until then).
 Graph import_onnx(const std::string& path, bool sized = false);
 
 // The ONNX op types import_onnx accepts, sorted, comma separated.

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "planner/import/onnx_import_context.h"
+#include "planner/import/onnx_token_view.h"
 
 namespace strider {
 namespace onnx_import {
@@ -115,6 +116,21 @@ void import_binary(Importer& im) {
   if (type != "Add" && type != "Mul") {
     im.fail(type + " of activations is not supported (only constant folding)");
   }
+  if (type == "Add" && im.is_activation(0) != im.is_activation(1)) {
+    // A bias Add after a MatMul or a conv without one (tf2onnx's Dense: MatMul + Add): the bias
+    // of the fully-connected or conv layer.
+    const size_t xi = im.is_activation(0) ? 0 : 1;
+    const ValuePtr c = im.input(1 - xi);
+    const int x = im.activation(xi);
+    Node* prod = producer(im, x);
+    if (c->kind == Value::Kind::kConstant && prod && prod->bias < 0 &&
+        (prod->op == OpType::kFullyConnected || prod->op == OpType::kConv) &&
+        prod->activation == Activation::kNone && c->elements() == im.graph().tensors[x].shape.c &&
+        im.consumers_of(im.node().input(static_cast<int>(xi))) == 1) {
+      prod->bias = im.add_bias(c->elements(), c->has_data ? &c->data : nullptr, prod->name);
+      return im.bind_alias(0, im.input(xi));
+    }
+  }
   if (!im.is_activation(0) || !im.is_activation(1)) {
     im.fail(type +
             " with a constant operand is not supported (both operands must be "
@@ -157,20 +173,12 @@ void import_concat(Importer& im) {
   im.emit(n);
 }
 
-void import_split(Importer& im) {
-  const int x = im.activation(0);
-  const size_t rank = im.input(0)->dims.size();
-  const int64_t axis = normalise_axis(im, im.attr_int("axis", 0), rank);
-  if (axis != 1) {
-    im.fail("only splits along the channel axis (1) are supported, got axis " +
-            std::to_string(axis));
-  }
-  const int64_t channels = im.graph().tensors[x].shape.c;
+Node make_split_node(Importer& im, int x, int64_t channels) {
   std::vector<int64_t> sizes = im.attr_ints("split");
   if (sizes.empty() && im.has_input(1)) sizes = im.ints_input(1);
   const int64_t outputs = im.node().output_size();
   if (sizes.empty()) {
-    if (channels % outputs != 0) {
+    if (outputs <= 0 || channels % outputs != 0) {
       im.fail(std::to_string(channels) + " channels do not split evenly into " +
               std::to_string(outputs) + " outputs");
     }
@@ -192,7 +200,18 @@ void import_split(Importer& im) {
     im.fail("split sizes " + dims_list(sizes) + " sum to " + std::to_string(begin) + ", expected " +
             std::to_string(channels) + " channels");
   }
-  im.emit(n, rank);
+  return n;
+}
+
+void import_split(Importer& im) {
+  const int x = im.activation(0);
+  const size_t rank = im.input(0)->dims.size();
+  const int64_t axis = normalise_axis(im, im.attr_int("axis", 0), rank);
+  if (axis != 1) {
+    im.fail("only splits along the channel axis (1) are supported, got axis " +
+            std::to_string(axis));
+  }
+  im.emit(make_split_node(im, x, im.graph().tensors[x].shape.c), rank);
 }
 
 namespace {

@@ -323,6 +323,7 @@ void import_transformer(Importer& im) {
   if (type == "Transpose") return import_transpose_view(im);
   if (type == "Gemm") return import_gemm_view(im);
   if (type == "Slice") return import_slice_view(im);
+  if (type == "Split") return import_split_view(im);
   if (type == "Gather") return import_gather_view(im);
   if (type == "Concat") return import_concat_view(im);
   if (type == "Expand") return import_expand(im);
@@ -394,9 +395,10 @@ void import_transformer(Importer& im) {
   if (type == "Pow" || type == "Sqrt") {
     im.fail(type + " is supported only inside a decomposed LayerNorm of a token sequence");
   }
-  im.fail(type + " of a token sequence is not supported (supported: MatMul, Add, Sub, Mul, Div, "
-          "Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Gemm, Slice of channels, Gather of "
-          "token 0, Concat of a class token, Softmax, LayerNormalization, "
+  im.fail(type +
+          " of a token sequence is not supported (supported: MatMul, Add, Sub, Mul, Div, "
+          "Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Gemm, Slice or Split of channels, "
+          "Gather of token 0, Concat of a class token, Softmax, LayerNormalization, "
           "ReduceMean / Pow / Sqrt / Div of a LayerNorm, Erf of a GELU, Where of a causal mask)");
 }
 

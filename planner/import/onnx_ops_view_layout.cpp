@@ -66,6 +66,27 @@ void import_slice_view(Importer& im) {
   emit_view(im, n, dims, x.cs, x.ps);
 }
 
+// Split of a token sequence along its last axis (channels): one kSplit whose outputs are the
+// channel ranges, each bound as a view like the input's (GPT-2's fused QKV projection,
+// qkv(x).split(d, dim=2)); no data moves.
+void import_split_view(Importer& im) {
+  const View x = view_of(im, 0);
+  const size_t last = x.rank() - 1;
+  const size_t axis = axis_of(im, im.attr_int("axis", 0), x.rank());
+  if (axis != last || !channels_last(im, x)) {
+    im.fail("Split of " + dims_list(x.dims) + " along axis " + std::to_string(axis) +
+            " is supported only along the last axis (the channels of every token)");
+  }
+  const Node n = make_split_node(im, x.tensor, x.dims[last]);
+  im.emit(n);
+  const std::vector<int> outs = im.graph().nodes.back().outputs;
+  for (size_t k = 0; k < outs.size(); ++k) {
+    std::vector<int64_t> dims = x.dims;
+    dims[last] = n.channel_end[k] - n.channel_begin[k];
+    bind_view(im, k, outs[k], dims, x.cs, x.ps);
+  }
+}
+
 // Gather of token 0 (a ViT's class token) of a token sequence [.., S, D]: a 1x1 max pool with
 // row stride S keeps row 0 only (one element per window: the value itself, scale unchanged).
 // The result is a plain [.., D] activation (C = D, H = W = 1) for the classifier head.

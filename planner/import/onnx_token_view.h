@@ -137,6 +137,7 @@ bool causal_mask(const Value& c, bool additive);
 
 // Layout ops of views (onnx_ops_view_layout.cpp), dispatched by import_transformer.
 void import_slice_view(Importer& im);
+void import_split_view(Importer& im);
 void import_gather_view(Importer& im);
 void import_concat_view(Importer& im);
 void import_reshape_view(Importer& im);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -43,6 +44,10 @@ class Lowerer {
   uint64_t min_band_bytes(bool input, std::string* worst, bool partial_sums) const;
   uint64_t reserve_bands(uint64_t room, bool partial_sums);
   uint64_t place_staging(const std::vector<int>& order, uint64_t heap);
+  // Bytes of a node's weight staging slots (the minimum double-buffered channel block).
+  uint64_t staging_bytes(const Node& n) const;
+  // The error when L2 minus `bands` cannot hold the staging: names the largest layer's need.
+  std::runtime_error staging_error(const std::vector<int>& order, uint64_t bands) const;
 
   // lowering.cpp
   TensorRef ref(int tensor) const;

@@ -78,6 +78,11 @@ uint32_t Lowerer::add_layer(const std::string& name, const std::string& op) {
 }
 
 uint32_t Lowerer::emit(Descriptor d) {
+  if (opt_.max_descriptors != 0 && out_.list.descriptors.size() >= opt_.max_descriptors) {
+    throw DescriptorLimitError("descriptor count passes the limit of " +
+                               std::to_string(opt_.max_descriptors) + " at layer '" +
+                               out_.list.layers.at(d.layer) + "'");
+  }
   d.id = static_cast<uint32_t>(out_.list.descriptors.size());
   std::sort(d.deps.begin(), d.deps.end());
   d.deps.erase(std::unique(d.deps.begin(), d.deps.end()), d.deps.end());

@@ -22,12 +22,13 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/arch/arch_config.h"
-#include "planner/ir/graph.h"
 #include "core/contract/descriptor.h"
+#include "planner/ir/graph.h"
 
 namespace strider {
 
@@ -39,6 +40,15 @@ struct LowerOptions {
   std::string schedule = "dfs";
   double time_limit_s = 10.0;
   std::vector<int> order;  // explicit node order (e.g. several networks in series); empty: schedule
+  // Lowering stops with DescriptorLimitError as soon as the list would pass this many
+  // descriptors (each holds about 0.9 KiB of host memory while planned and simulated); 0: none.
+  uint64_t max_descriptors = 0;
+};
+
+// The list passed LowerOptions::max_descriptors; thrown before the memory is spent.
+class DescriptorLimitError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // Why bytes moved, per layer.

@@ -120,14 +120,11 @@ uint64_t Lowerer::place_staging(const std::vector<int>& order, uint64_t heap) {
   for (size_t s = 0; s < order.size(); ++s) {
     const Node& n = g_.nodes[order[s]];
     if (n.weights < 0) continue;
-    const uint64_t ch = weight_block(n);
-    const TensorShape& w = g_.tensors[n.weights].shape;
-    const uint64_t slot = align_up(ch * uint64_t(w.elements() / w.n), align) + align_up(ch * 4, align);
     memory::ScratchRequest r;
     r.id = "staging:" + n.name;
     r.step = s > 0 ? int64_t(s) - 1 : 0;
     r.steps = s > 0 ? 2 : 1;
-    r.size = static_cast<int64_t>(slot * kStagingSlots);
+    r.size = static_cast<int64_t>(staging_bytes(n));
     r.latency_critical = true;
     r.alignment = static_cast<int64_t>(align);
     reqs.push_back(r);
@@ -164,6 +161,36 @@ uint64_t Lowerer::place_staging(const std::vector<int>& order, uint64_t heap) {
   return 0;
 }
 
+uint64_t Lowerer::staging_bytes(const Node& n) const {
+  const uint64_t align = arch_.l2.alignment_bytes;
+  const uint64_t ch = weight_block(n);
+  const TensorShape& w = g_.tensors[n.weights].shape;
+  const uint64_t slot =
+      align_up(ch * uint64_t(w.elements() / w.n), align) + align_up(ch * 4, align);
+  return slot * kStagingSlots;
+}
+
+std::runtime_error Lowerer::staging_error(const std::vector<int>& order, uint64_t bands) const {
+  const uint64_t l2 = arch_.l2.size_bytes;
+  const Node* worst = nullptr;
+  uint64_t need = 0;
+  for (int i : order) {
+    const Node& n = g_.nodes[i];
+    if (n.weights >= 0 && staging_bytes(n) > need) need = staging_bytes(n), worst = &n;
+  }
+  std::string what = "L2 of " + std::to_string(l2) + " bytes cannot hold the weight staging";
+  if (worst) {
+    const uint32_t ch = weight_block(*worst);
+    what += ": the largest, layer '" + worst->name + "', needs " + std::to_string(need) +
+            " bytes (" + std::to_string(kStagingSlots) + " slots of " +
+            std::to_string(need / kStagingSlots) + " bytes, each the weights and biases of " +
+            std::to_string(ch) + (ch == 1 ? " output channel" : " output channels") + ") and " +
+            std::to_string(l2 - bands) + " bytes are left beside " + std::to_string(bands) +
+            " bytes of row-band and partial-sum buffers";
+  }
+  return std::runtime_error(what);
+}
+
 void Lowerer::plan_memory(const std::vector<int>& order) {
   const uint64_t align = arch_.l2.alignment_bytes, l2 = arch_.l2.size_bytes;
   uint64_t heap = l2, cap = l2, bands = 0;
@@ -188,7 +215,7 @@ void Lowerer::plan_memory(const std::vector<int>& order) {
     if (over >= cap) {
       // Without room for the staging, smaller bands (input-channel blocks) are the last resort.
       if (bands && !psums_.last_user.empty()) {
-        throw std::runtime_error("L2 of " + std::to_string(l2) + " bytes cannot hold the weight staging");
+        throw staging_error(order, bands);
       }
       bands = reserve_bands(l2, bands != 0);
       heap = cap = l2 - bands;

@@ -62,6 +62,10 @@ void Lowerer::lower_partial_sums(const Node& n, uint32_t layer, const OpDesc& ba
                      out_w * 4, (r1 - r0) * out_w * 4, 4};
       psum.first_channel = c0, psum.first_row = r0;
       std::vector<uint32_t> chain = psums_.war(ps);  // the previous user of the psum slot
+      // A spilled output's band slot is taken by the chain's first block, so every block names
+      // the L2 slot the last one writes (the blocks before it write partial sums only).
+      uint32_t out_slot = UINT32_MAX;
+      TensorRef out_ref;
       for (uint32_t i0 = 0; i0 < in.c; i0 += ib) {
         const uint32_t i1 = std::min(in.c, i0 + ib);
         const bool first = i0 == 0, final = i1 == in.c;
@@ -77,8 +81,13 @@ void Lowerer::lower_partial_sums(const Node& n, uint32_t layer, const OpDesc& ba
         uint32_t slot;
         d.deps.push_back(fill_band(layer, in, last_desc_[n.inputs[0]], i0, i1, y0, y1, &d.op.input,
                                    &slot));
+        if (out_spilled && first) {
+          out_slot = band_output(d);
+          out_ref = d.op.output;
+        } else if (out_spilled) {
+          d.op.output = out_ref;
+        }
         const bool spill = final && out_spilled;
-        const uint32_t out_slot = spill ? band_output(d) : UINT32_MAX;
         stage_weights(n, layer, c0, c1, d, i0, i1);
         last = emit_tile(std::move(d), layer);
         in_bands_.last_user[slot] = int(last);

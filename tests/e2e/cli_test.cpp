@@ -35,7 +35,7 @@ TEST(Cli, EverySubcommandHelpListsItsOptions) {
       {{"run", "--help"}, {"help", "out", "set", "dump-tensors", "arch"}},
       {{"plan", "--help"}, {"help", "out", "set", "emit", "text"}},
       {{"pack", "-h"}, {"help", "capacity", "allocator", "time-limit", "seed", "out", "json"}},
-      {{"inspect", "--help"}, {"help", "json", "input"}},
+      {{"inspect", "--help"}, {"help", "json", "input", "batch"}},
       {{"sweep", "--help"},
        {"help", "jobs", "out", "resume", "shard", "timeout", "list", "emit-slurm", "shards",
         "sbatch"}},

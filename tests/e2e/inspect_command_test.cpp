@@ -1,11 +1,11 @@
 // Tests of `strider inspect` (tb/inspect_command.cpp): JSON totals of the zoo, the table, the
 // input size override and the usage errors.
+#include "tb/inspect_command.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <sstream>
-
-#include "tb/inspect_command.h"
 
 namespace strider {
 namespace {
@@ -27,11 +27,10 @@ TEST(InspectCommand, JsonTotalsOfTheZoo) {
     const char* network;
     int64_t macs, weights;
   };
-  for (const Case& c : {Case{"resnet50", 4089184256, 25502912},
-                        Case{"mobilenet_v2", 300774272, 3469760},
-                        Case{"inception_v3", 5713216096, 23799136},
-                        Case{"googlenet", 1498376192, 6609344},
-                        Case{"densenet121", 2834161664, 7894208}}) {
+  for (const Case& c :
+       {Case{"resnet50", 4089184256, 25502912}, Case{"mobilenet_v2", 300774272, 3469760},
+        Case{"inception_v3", 5713216096, 23799136}, Case{"googlenet", 1498376192, 6609344},
+        Case{"densenet121", 2834161664, 7894208}}) {
     const Result r = inspect({kNetworks + c.network + ".onnx", "--json"});
     ASSERT_EQ(r.status, 0) << r.err;
     const nlohmann::json j = nlohmann::json::parse(r.out);
@@ -82,21 +81,41 @@ TEST(InspectCommand, QdqModelShowsItsOwnQuantisation) {
   EXPECT_FALSE(j["layers"][0].contains("output_scale"));
 }
 
+// A usage error: status 2, the message and the usage line.
+void expect_usage_error(const std::vector<std::string>& args, const std::string& message) {
+  const Result r = inspect(args);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "strider inspect: " + message +
+                       "\nusage: strider inspect NETWORK [--json] [--input H,W] [--batch N]\n");
+}
+
 TEST(InspectCommand, Errors) {
-  Result r = inspect({});
-  EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "strider inspect: no network given\n"
-                   "usage: strider inspect NETWORK [--json] [--input H,W]\n");
-  r = inspect({"a.onnx", "--input", "3x4"});
-  EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "strider inspect: --input '3x4' is not H,W with positive integers\n"
-                   "usage: strider inspect NETWORK [--json] [--input H,W]\n");
-  r = inspect({"a.onnx", "--fast"});
-  EXPECT_EQ(r.err, "strider inspect: unknown option '--fast'\n"
-                   "usage: strider inspect NETWORK [--json] [--input H,W]\n");
-  r = inspect({"/nonexistent/a.onnx"});
+  expect_usage_error({}, "no network given");
+  expect_usage_error({"a.onnx", "--input", "3x4"},
+                     "--input '3x4' is not H,W with positive integers");
+  expect_usage_error({"a.onnx", "--fast"}, "unknown option '--fast'");
+  expect_usage_error({"a.onnx", "--batch", "0"}, "--batch '0' is not a positive integer");
+  const Result r = inspect({"/nonexistent/a.onnx"});
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, "strider inspect: /nonexistent/a.onnx: file not found\n");
+}
+
+// --batch binds the symbolic batch of an opset-9 model, which ONNX's version converter upgrades
+// (the log says so); without it the error names the dim and the option.
+TEST(InspectCommand, BatchBindsASymbolicBatch) {
+  const std::string net = std::string(STRIDER_SOURCE_DIR) + "/tests/planner/data/opset9_cnn.onnx";
+  Result r = inspect({net, "--batch", "4", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "warning: " + net +
+                       ": converted from opset 9 to opset 11 by ONNX's version "
+                       "converter\n");
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["macs"].get<int64_t>(), 4 * (221184 + 294912 + 160));
+  r = inspect({net});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "strider inspect: " + net +
+                       ": graph input 'x' dim 0 is symbolic ('N'): give "
+                       "the batch (networks[].batch, or --batch N)\n");
 }
 
 }  // namespace

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -161,6 +164,54 @@ TEST(ResourceLimits, DescriptorCountIsBoundedBeforeSimulation) {
   list.descriptors.resize(2);
   EXPECT_NO_THROW(check_descriptor_limits(small_run(), list, lim));
 }
+
+}  // namespace
+}  // namespace strider
+
+namespace strider {
+namespace {
+
+// The descriptor bound holds while lowering, before the list's memory is spent: conv_graph on
+// the seed is 5 descriptors (input load, weight and bias staging, the conv tile, output store);
+// at a limit of 3 the fourth, the conv's first tile, is refused, naming the layer.
+TEST(ResourceLimits, DescriptorCountIsBoundedWhileLowering) {
+  const ArchConfig arch = load_arch(std::string(STRIDER_SOURCE_DIR) + "/configs/arch/seed.yaml");
+  Graph g = conv_graph();
+  materialise_parameters(&g, 1);
+  ResourceLimits lim;
+  EXPECT_EQ(lower_within_limits(small_run(), g, arch, LowerOptions(), lim).list.descriptors.size(),
+            5u);
+  lim.max_descriptors = 3;
+  try {
+    lower_within_limits(small_run(), g, arch, LowerOptions(), lim);
+    FAIL() << "expected a refusal";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "run.yaml: refused during planning: network n.yaml: descriptor count passes the "
+                 "limit of 3 at layer 'conv' (about 0.9 KiB of host memory each; a larger "
+                 "arch.l2.size_bytes makes fewer, larger tiles)");
+  }
+}
+
+#if !defined(__SANITIZE_ADDRESS__)
+// A failed allocation reaches the user as a sentence, not a bare "std::bad_alloc": `strider plan`
+// of resnet50 under a 64 MiB address-space limit (ulimit -v; not under ASan, whose shadow memory
+// needs terabytes of address space).
+TEST(ResourceLimits, OutOfHostMemoryIsASentence) {
+  const std::string out = ::testing::TempDir() + "strider_oom.txt";
+  const std::string cmd = "(ulimit -v 65536; " + std::string(STRIDER_BINARY_DIR) +
+                          "/strider plan " + STRIDER_SOURCE_DIR +
+                          "/configs/runs/resnet50.yaml --out " + ::testing::TempDir() +
+                          "strider_oom) > " + out + " 2>&1";
+  EXPECT_NE(std::system(cmd.c_str()), 0);
+  std::ifstream f(out);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("out of host memory: an allocation failed (the run needs more memory than "
+                      "this host has free; a larger arch.l2.size_bytes makes fewer, larger tiles)"),
+            std::string::npos)
+      << text;
+}
+#endif
 
 }  // namespace
 }  // namespace strider

@@ -87,6 +87,14 @@ TEST(Transformer, TinyGpt2CausalMatchesReferenceWithTimingCycles) {
   expect_matches("tiny_gpt2", 2 * 14 + 1, 2 * 4 + 1);  // + the final LayerNorm
 }
 
+// GPT-2 / nanoGPT's fused projection, q, k, v = c_attn(x).split(d, dim=2) (tiny_gpt2 with each
+// block's Q, K, V Linears fused into one of 96 outputs and a Split along the feature axis, as
+// tests/e2e/data/make_tiny_gpt2_fused_qkv.py writes it): the Split is a view (three channel
+// ranges, no data moves), so a block has 4 Linear instead of 6: 12 compute layers, + final LN.
+TEST(Transformer, TinyGpt2FusedQkvSplitMatchesReference) {
+  expect_matches("tiny_gpt2_fused_qkv", 2 * 12 + 1, 2 * 4 + 1);
+}
+
 // torchvision's VisionTransformer (scripts/transformer_models.py export_tiny_vit: 64 x 64 images,
 // 16 x 16 patches, 17 tokens, 2 layers, d = 32, 4 heads, MLP 64): 37 layers of which 7 move no
 // data (the patch grid's reshape to tokens, 3 Slices of the packed Q / K / V per layer).

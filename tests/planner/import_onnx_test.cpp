@@ -192,6 +192,42 @@ TEST(ImportOnnx, ShapeArithmeticGemmMatMulAndViews) {
   EXPECT_EQ(graph_totals(g).macs, 640 + 50);
 }
 
+// Opsets 9 and 10 (tests/planner/data/make_old_opset_fixtures.py) are upgraded by ONNX's version
+// converter and say so; their symbolic batch 'N' takes the run's batch.
+TEST(ImportOnnx, OldOpsetsConvertedAndSymbolicBatchBound) {
+  OnnxInputDims dims;
+  dims.batch = 2;
+  const Graph g9 = import_onnx(kData + "opset9_cnn.onnx", dims);
+  EXPECT_EQ(g9.warnings,
+            (std::vector<std::string>{kData + "opset9_cnn.onnx: converted from opset "
+                                              "9 to opset 11 by ONNX's version converter"}));
+  EXPECT_EQ(g9.tensors[g9.inputs[0]].shape, (TensorShape{2, 3, 32, 32}));
+  EXPECT_EQ(g9.nodes.size(), 8u);  // the opset-9 BatchNormalization folded into conv1
+  EXPECT_EQ(out_shape(g9, "fc"), "2x10x1x1");
+  // MACs: conv1 32x32x8 x 27 = 221,184; conv2 16x16x16 x 72 = 294,912; fc 160; x 2 images.
+  EXPECT_EQ(graph_totals(g9).macs, 2 * (221184 + 294912 + 160));
+  // Opset 10, tf2onnx's x.view(N, -1): Shape -> Gather -> Unsqueeze -> Concat folds with N = 2
+  // into the Reshape [2, -1]: 4 x 15 x 15 = 900 features into the MatMul.
+  const Graph g10 = import_onnx(kData + "opset10_cnn.onnx", dims);
+  EXPECT_EQ(g10.warnings.size(), 1u);
+  EXPECT_EQ(node_named(g10, "flatten").reshape_dims, (std::vector<int64_t>{2, -1}));
+  EXPECT_GE(node_named(g10, "fc").bias, 0);  // tf2onnx's Dense bias Add: the fc's bias
+  // MACs: conv1 30x30x4 x 27 = 97,200; fc 900 x 10 = 9,000; x 2 images.
+  EXPECT_EQ(graph_totals(g10).macs, 2 * (97200 + 9000));
+}
+
+TEST(ImportOnnx, SymbolicBatchWithoutABatchNamesTheDim) {
+  try {
+    import_onnx(kData + "opset9_cnn.onnx", OnnxInputDims{});
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              kData +
+                  "opset9_cnn.onnx: graph input 'x' dim 0 is symbolic ('N'): give the batch "
+                  "(networks[].batch, or --batch N)");
+  }
+}
+
 TEST(ImportOnnx, Opset11Forms) {
   const Graph g = import_onnx(kData + "opset11.onnx");
   const Node& split = node_named(g, "split");  // split attribute
@@ -258,7 +294,7 @@ TEST(ImportOnnx, ErrorsNameFileNodeAndOp) {
        "(1 + Erf(x / sqrt 2)))"},
       {"err_domain", "node 'fused': unsupported op type 'com.microsoft.FusedConv' (supported: " +
                          supported + ")"},
-      {"err_opset18", "opset 18 is not supported (11 to 17)"},
+      {"err_opset18", "opset 18 is not supported (7 to 17; 7 to 10 are converted to 11)"},
       {"err_div", "node 'div' (Div): Div of activations is not supported (only constant folding)"},
       {"err_add_const",
        "node 'add_k' (Add): Add with a constant operand is not supported (both operands must be "

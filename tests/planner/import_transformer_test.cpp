@@ -64,6 +64,28 @@ TEST(ImportTransformer, Gpt2DecoderIsCausalAndPreNorm) {
   EXPECT_EQ(g.nodes.front().op, OpType::kLayerNorm);  // pre-LN: ln1 before the attention
 }
 
+// GPT-2's fused QKV projection split along the feature axis (tests/e2e/data/tiny_gpt2_fused_qkv,
+// d = 32): one Linear of 96 outputs and a kSplit into channels [0, 32), [32, 64), [64, 96) per
+// block, each output a [16 tokens, 32] view read by the attention as the separate projections were.
+// MACs as tiny_gpt2's: per block 16 x 32 x 96 (QKV) + 16 x 32 x 32 (output) + 2 x 16 x 32 x 64
+// (FFN) + 2 x 4 heads x 16 x 16 x 8 (scores, context) = 49,152 + 16,384 + 65,536 + 16,384 =
+// 147,456; x 2 blocks = 294,912.
+TEST(ImportTransformer, FusedQkvSplitAlongFeatures) {
+  const Graph g =
+      import_onnx(std::string(STRIDER_SOURCE_DIR) + "/tests/e2e/data/tiny_gpt2_fused_qkv.onnx");
+  EXPECT_EQ(graph_totals(g).macs, 294912);
+  int splits = 0;
+  for (const Node& n : g.nodes) {
+    if (n.op != OpType::kSplit) continue;
+    ++splits;
+    EXPECT_EQ(n.channel_begin, (std::vector<int64_t>{0, 32, 64})) << n.name;
+    EXPECT_EQ(n.channel_end, (std::vector<int64_t>{32, 64, 96})) << n.name;
+    EXPECT_EQ(g.tensors[n.inputs[0]].shape.c, 96) << n.name;
+  }
+  EXPECT_EQ(splits, 2);
+  EXPECT_EQ(op_counts(g).at("conv"), 2 * 4);
+}
+
 TEST(ImportTransformer, VitB16MacsByHand) {
   const Graph g = import_onnx(kNets + "vit_b_16.onnx");
   // torchvision vit_b_16, 224 x 224: 14 x 14 = 196 patches + the class token = 197 tokens S,

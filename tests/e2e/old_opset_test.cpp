@@ -1,0 +1,63 @@
+// Models of older opsets with a symbolic batch (tests/planner/data/make_old_opset_fixtures.py):
+// opset 9 (Conv, BatchNormalization, MaxPool, GlobalAveragePool, Flatten, Gemm) and opset 10
+// (tf2onnx's Shape -> Gather -> Unsqueeze -> Concat -> Reshape flatten and MatMul + bias Add),
+// upgraded by ONNX's version converter, planned and simulated on seed.yaml with networks[].batch
+// binding 'N': every layer's output equals the C++ reference and functional mode takes the
+// cycles of timing mode. Each simulation runs in a forked child (tests/e2e/child_run.h).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/e2e/child_run.h"
+
+namespace strider {
+namespace {
+
+struct Figures {
+  uint64_t cycles = 0, checked = 0, mismatches = 0, batch = 0;
+  int status = -1;
+  char detail[160] = {};
+};
+
+Figures simulate(const std::string& net, int batch, bool functional) {
+  const std::string dir =
+      ::testing::TempDir() + "strider_old_opset_" + net + (functional ? "_f" : "_t");
+  ::mkdir(dir.c_str(), 0755);
+  const std::string run = dir + "/run.yaml";
+  std::ofstream(run) << "arch: " << STRIDER_SOURCE_DIR << "/configs/arch/seed.yaml\n"
+                     << "networks:\n  - {path: " << STRIDER_SOURCE_DIR << "/tests/planner/data/"
+                     << net << ".onnx, batch: " << batch
+                     << "}\nsim: {functional: " << (functional ? "true" : "false")
+                     << ", trace: false}\noutput_dir: " << dir << "/out\n";
+  return simulate_in_child<Figures>(run, {}, [](const RunResult& r, Figures& f) {
+    f.cycles = r.cycles;
+    f.checked = r.checked_tensors;
+    f.mismatches = r.mismatches;
+    f.batch = uint64_t(r.graph.tensors[r.graph.inputs[0]].shape.n);
+  });
+}
+
+void expect_matches(const std::string& net, int batch, uint64_t layers) {
+  const Figures timing = simulate(net, batch, false), functional = simulate(net, batch, true);
+  ASSERT_EQ(timing.status, 0) << timing.detail;
+  ASSERT_EQ(functional.status, 0) << functional.detail;
+  EXPECT_EQ(functional.batch, uint64_t(batch));
+  EXPECT_EQ(functional.checked, layers);
+  EXPECT_EQ(functional.mismatches, 0u) << functional.detail;
+  EXPECT_EQ(functional.cycles, timing.cycles);
+}
+
+// conv1 (BN folded, ReLU fused), pool1, conv2 (+ReLU), gap, fc: 5 layers checked (the Flatten is
+// a view).
+TEST(OldOpset, Opset9CnnWithBatch2MatchesReference) { expect_matches("opset9_cnn", 2, 5); }
+
+// conv1 (+ReLU), pool1, fc (bias from the Add): 3 layers checked (the Reshape is a view).
+TEST(OldOpset, Opset10CnnWithShapeArithmeticMatchesReference) {
+  expect_matches("opset10_cnn", 1, 3);
+}
+
+}  // namespace
+}  // namespace strider
