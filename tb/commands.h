@@ -16,6 +16,7 @@ int sweep_command(const Args& args, std::ostream& out, std::ostream& err);
 int regress_command(const Args& args, std::ostream& out, std::ostream& err);
 int pack_command(const Args& args, std::ostream& out, std::ostream& err);
 int inspect_command(const Args& args, std::ostream& out, std::ostream& err);
+int dram_command(const Args& args, std::ostream& out, std::ostream& err);
 
 // Dispatches argv[1..] to a subcommand; prints usage on unknown ones. Handles --help and
 // --version (printed on `out`).

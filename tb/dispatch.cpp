@@ -21,6 +21,7 @@ constexpr Command kCommands[] = {
     {"inspect", inspect_command, "list a network's layers, shapes, MACs and weights"},
     {"sweep", sweep_command, "run a parameter sweep, one process per point"},
     {"regress", regress_command, "run the regression suite against its golden figures"},
+    {"dram", dram_command, "replay a DRAM request trace on a JEDEC DRAM preset"},
 };
 
 void usage(std::ostream& os) {

@@ -5,6 +5,8 @@
 #include <map>
 #include <vector>
 
+#include "core/arch/dram_bandwidth.h"
+
 namespace strider {
 namespace {
 
@@ -94,7 +96,7 @@ const char* layer_class(const OpDesc& op) {
 // input that stays in DRAM) has none.
 void bound_layer(LayerRow& l, const ArchConfig& arch, uint64_t peak) {
   const uint64_t port = std::max({l.load_port_bytes, l.store_port_bytes, l.span_dma_port_bytes});
-  const uint64_t dram = cdiv(l.span_dram_bytes, arch.dram.bytes_per_cycle);
+  const uint64_t dram = dram_peak_cycles(arch, l.span_dram_bytes);
   const uint64_t l2 = cdiv(port, arch.l2.port_bytes_per_cycle);
   l.bound_cycles = std::max({cdiv(l.macs, peak), dram, l2});
   const std::pair<uint64_t, const char*> busy[] = {{l.compute_cycles, "compute"},
@@ -119,6 +121,8 @@ void WorkCounts::add(const DescriptorRecord& d) {
   stall_dram += d.stall_dram;
   stall_line_buffer += d.stall_line_buffer;
   stall_backpressure += d.stall_backpressure;
+  dram_bursts += d.dram_bursts;
+  dram_row_hits += d.dram_row_hits;
 }
 
 WorkCounts& WorkCounts::operator+=(const WorkCounts& o) {
@@ -132,6 +136,8 @@ WorkCounts& WorkCounts::operator+=(const WorkCounts& o) {
   stall_dram += o.stall_dram;
   stall_line_buffer += o.stall_line_buffer;
   stall_backpressure += o.stall_backpressure;
+  dram_bursts += o.dram_bursts;
+  dram_row_hits += o.dram_row_hits;
   return *this;
 }
 
@@ -207,7 +213,7 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
   s.utilization = s.cycles ? double(s.macs) / (double(s.cycles) * s.peak_macs_per_cycle) : 0;
   const uint64_t dram_bytes = s.totals.dram_bytes + s.descriptor_fetch_bytes;
   s.bound_cycles = std::max({cdiv(s.macs, s.peak_macs_per_cycle),
-                             cdiv(dram_bytes, arch.dram.bytes_per_cycle),
+                             dram_peak_cycles(arch, dram_bytes),
                              cdiv(std::max({load, store, dma}), arch.l2.port_bytes_per_cycle)});
   s.cycles_over_bound = s.bound_cycles ? double(s.cycles) / double(s.bound_cycles) : 0;
   s.l2_peak_planned = r.lowered.arena_bytes + r.lowered.staging_bytes + r.lowered.band_bytes;

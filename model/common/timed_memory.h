@@ -14,6 +14,8 @@ struct Access {
   uint64_t start = 0;  // cycle the transfer began
   uint64_t end = 0;    // cycle the last byte is delivered
   uint64_t stall = 0;  // cycles lost to contention (queueing, bank conflicts)
+  uint64_t bursts = 0;    // DRAM (jedec model): bursts the request took
+  uint64_t row_hits = 0;  // DRAM (jedec model): of those, bursts whose row was already open
 };
 
 class TimedMemory {
