@@ -68,11 +68,7 @@ std::vector<TraceRequest> read_trace(const std::string& path) {
 }
 
 nlohmann::json replay_dram_trace(const DramConfig& cfg, const std::vector<TraceRequest>& trace) {
-  DramPolicy policy;
-  policy.closed_page = cfg.page_policy == "closed";
-  policy.fcfs = cfg.scheduler == "fcfs";
-  policy.queue_depth = cfg.queue_depth;
-  DramSystem sys(cfg.spec, policy);
+  DramSystem sys(cfg.spec, dram_policy(cfg.page_policy, cfg.scheduler, cfg.queue_depth));
   std::vector<std::pair<DramRequestState*, bool>> states;
   DramCounters c;
   for (const TraceRequest& r : trace) {

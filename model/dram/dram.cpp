@@ -28,11 +28,8 @@ Dram::Dram(const DramConfig& cfg, double clock_mhz, StatRegistry& stats)
   const uint64_t g = std::gcd(acc_fs_, tck_fs_);
   acc_fs_ /= g;
   tck_fs_ /= g;
-  DramPolicy policy;
-  policy.closed_page = cfg.page_policy == "closed";
-  policy.fcfs = cfg.scheduler == "fcfs";
-  policy.queue_depth = cfg.queue_depth;
-  jedec_ = std::make_unique<DramSystem>(cfg.spec, policy);
+  jedec_ = std::make_unique<DramSystem>(
+      cfg.spec, dram_policy(cfg.page_policy, cfg.scheduler, cfg.queue_depth));
   for (int c = 0; c < kDramCmdCount; ++c) {
     std::string name = to_string(static_cast<DramCmd>(c));
     std::transform(name.begin(), name.end(), name.begin(), ::tolower);

@@ -14,10 +14,21 @@ DramChannel::DramChannel(const DramSpec& spec, const DramPolicy& policy)
       refresh_due_(spec.ranks, spec.refresh_interval),
       hit_arrival_(size_t(spec.ranks) * spec.banks_per_rank(), kNever) {
   if (policy_.queue_depth == 0) policy_.queue_depth = 1;
+  for (int c = 0; c < kDramCmdCount; ++c) {
+    self_spacing_[c] = spec.command_cycles[c];  // the command bus, at least
+    channel_spacing_[c] = spec.command_cycles[c];
+  }
   const size_t inst[4] = {1, spec.ranks, size_t(spec.ranks) * spec.bankgroups,
                           size_t(spec.ranks) * spec.banks_per_rank()};
   for (int s = 0; s < 4; ++s) next_[s].assign(inst[s] * kDramCmdCount, 0);
   for (const DramConstraint& c : spec.constraints) {
+    const int f = static_cast<int>(c.first);
+    if (c.window > 1) has_window_first_[f] = 1;
+    if (c.window == 1 && c.first == c.second) {
+      self_spacing_[f] = std::max<uint64_t>(self_spacing_[f], c.cycles);
+      if (c.scope == DramScope::kChannel)
+        channel_spacing_[f] = std::max<uint64_t>(channel_spacing_[f], c.cycles);
+    }
     if (c.window > 1) {
       windows_by_second_[static_cast<int>(c.second)].push_back(static_cast<int>(windows_.size()));
       windows_.push_back({c, std::vector<std::deque<uint64_t>>(inst[static_cast<int>(c.scope)])});
@@ -132,6 +143,7 @@ void DramChannel::column_moved(DramSegment& s, uint64_t t) {
 
 uint64_t DramChannel::stream(DramSegment& s, uint64_t limit, bool younger_hits) {
   const DramCmd cmd = s.write ? DramCmd::kWr : DramCmd::kRd;
+  const int c = static_cast<int>(cmd);
   uint64_t n = 0;
   while (s.bursts > 0) {
     const uint64_t t = std::max(earliest(cmd, s.rank, s.bankgroup, s.bank), bus_free_);
@@ -140,6 +152,29 @@ uint64_t DramChannel::stream(DramSegment& s, uint64_t limit, bool younger_hits) 
     issue(cmd, s.rank, s.bankgroup, s.bank, s.row, t, true);
     column_moved(s, t);
     ++n;
+    if (s.bursts == 0 || has_window_first_[c]) break;
+    // The following bursts in closed form: every constraint an older command left was met at t,
+    // so the next burst waits only for this one's: spacing = max(its column-to-column
+    // constraints, its command-bus cycles). With younger row hits waiting, only while that is the
+    // channel's own spacing (else a hit in another bank group may go first).
+    const uint64_t d = self_spacing_[c];
+    if (younger_hits && d > channel_spacing_[c]) break;
+    const uint64_t end = std::min(refresh_due_[s.rank], limit);  // first cycle not allowed
+    if (t + d >= end) break;
+    const uint64_t k = std::min<uint64_t>(s.bursts, (end - 1 - t) / d);
+    const uint64_t last = t + k * d;
+    if (log_) {
+      for (uint64_t j = 1; j < k; ++j) log_->push_back({t + j * d, cmd, s.rank, s.bank, s.row});
+    }
+    stats_.commands[c] += k - 1;  // issue() counts the last
+    issue(cmd, s.rank, s.bankgroup, s.bank, s.row, last, true);
+    DramRequestState& rq = *s.req;
+    rq.bursts_left -= k - 1;
+    stats_.row_hits += k - 1;
+    (s.write ? stats_.write_bursts : stats_.read_bursts) += k - 1;
+    s.bursts -= static_cast<uint32_t>(k - 1);
+    column_moved(s, last);
+    n += k;
   }
   return n;
 }

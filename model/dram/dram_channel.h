@@ -127,6 +127,11 @@ class DramChannel {
   };
   std::vector<Window> windows_;
   std::array<std::vector<int>, kDramCmdCount> windows_by_second_;
+  // Per command: the spacing of two in a row to one bank (the largest constraint from the command
+  // to itself, or its command-bus cycles), the part of it at channel scope, and whether a window
+  // constraint starts with it (then stream() goes burst by burst).
+  std::array<uint64_t, kDramCmdCount> self_spacing_{}, channel_spacing_{};
+  std::array<uint8_t, kDramCmdCount> has_window_first_{};
   std::vector<uint64_t> refresh_due_;  // per rank
   uint64_t bus_free_ = 0;              // command bus
   std::vector<uint64_t> hit_arrival_;  // per bank, scratch of step()

@@ -12,6 +12,15 @@ uint32_t log2u(uint64_t v) {
 }
 }  // namespace
 
+DramPolicy dram_policy(const std::string& page_policy, const std::string& scheduler,
+                       uint32_t queue_depth) {
+  DramPolicy p;
+  p.closed_page = page_policy == "closed";
+  p.fcfs = scheduler == "fcfs";
+  p.queue_depth = queue_depth;
+  return p;
+}
+
 DramSystem::DramSystem(const DramSpec& spec, const DramPolicy& policy)
     : spec_(spec), shift_(6, 0), bits_(6, 0), offset_bits_(log2u(spec.burst_bytes())) {
   channels_.reserve(spec.channels);

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <string>
 #include <vector>
 
 #include "core/arch/dram_spec.h"
@@ -26,6 +27,10 @@ struct DramTotals {
   uint64_t read_bursts = 0, write_bursts = 0, row_hits = 0, refresh_cycles = 0;
   uint64_t last_data = 0;
 };
+
+// The scheduling policy of arch.dram (page_policy, scheduler, queue_depth).
+DramPolicy dram_policy(const std::string& page_policy, const std::string& scheduler,
+                       uint32_t queue_depth);
 
 class DramSystem {
  public:
