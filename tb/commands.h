@@ -17,6 +17,7 @@ int regress_command(const Args& args, std::ostream& out, std::ostream& err);
 int pack_command(const Args& args, std::ostream& out, std::ostream& err);
 int inspect_command(const Args& args, std::ostream& out, std::ostream& err);
 int scalesim_command(const Args& args, std::ostream& out, std::ostream& err);
+int dram_command(const Args& args, std::ostream& out, std::ostream& err);
 
 // Dispatches argv[1..] to a subcommand; prints usage on unknown ones. Handles --help and
 // --version (printed on `out`).

@@ -23,6 +23,7 @@ constexpr Command kCommands[] = {
     {"sweep", sweep_command, "run a parameter sweep, one process per point"},
     {"regress", regress_command, "run the regression suite against its golden figures"},
     {"scalesim", scalesim_command, "run a SCALE-Sim .cfg and topology, with SCALE-Sim's reports"},
+    {"dram", dram_command, "replay a DRAM request trace on a JEDEC DRAM preset"},
 };
 
 void usage(std::ostream& os) {

@@ -10,6 +10,7 @@
 
 #include "core/arch/config_writer.h"
 #include "core/common/csv.h"
+#include "tb/dram_figures.h"
 #include "tb/output_dir.h"
 #include "tb/trace_writer.h"
 #include "tb/version.h"
@@ -45,6 +46,27 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
                {"descriptor_fetch_bytes", s.descriptor_fetch_bytes},
                {"read_bytes_per_image", double(dram_read) / double(s.images)},
                {"write_bytes_per_image", double(dram_write) / double(s.images)}};
+  j["dram"]["model"] = arch.dram.model;
+  if (arch.dram.model == "jedec") {
+    // The JEDEC model's figures (tb/dram_figures.h) over the whole run.
+    const double ns_per_cycle = 1000.0 / arch.clock.frequency_mhz;
+    DramCounters c;
+    c.read_bytes = r.stats.get("dram.read_bytes");
+    c.write_bytes = r.stats.get("dram.write_bytes");
+    c.bursts = r.stats.get("dram.bursts");
+    c.row_hits = r.stats.get("dram.row_hits");
+    for (int k = 0; k < kDramCmdCount; ++k) {
+      std::string name = to_string(static_cast<DramCmd>(k));
+      std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+      c.commands[k] = r.stats.get("dram.cmd_" + name);
+    }
+    c.read_requests = r.stats.get("dram.read_requests");
+    c.read_latency_sum_ns = r.stats.get("dram.read_latency_cycles") * ns_per_cycle;
+    c.read_latency_p99_ns = r.stats.get("dram.read_latency_p99_cycles") * ns_per_cycle;
+    c.refresh_ns = r.stats.get("dram.refresh_cycles") * ns_per_cycle;
+    c.elapsed_ns = s.cycles * ns_per_cycle;
+    j["dram"].update(dram_figures(arch.dram.spec, c));
+  }
   j["l2"] = {{"capacity_bytes", arch.l2.size_bytes},
              {"peak_planned_bytes", s.l2_peak_planned},
              {"peak_observed_bytes", s.l2_peak_observed},
@@ -153,7 +175,7 @@ void write_layers(const RunSummary& s, const std::vector<Fidelity>& fidelity,
        "shifted_writes,discarded_outputs,compute_cycles,stall_l2_conflict,"
        "l2_bank_conflict_cycles,stall_dram,"
        "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping,batch_order,"
-       "class,energy_pj,sqnr_db,saturated_fraction\n";
+       "class,energy_pj,sqnr_db,saturated_fraction,dram_row_hit_rate\n";
   for (size_t i = 0; i < s.layers.size(); ++i) {
     const LayerRow& l = s.layers[i];
     csv::Writer w(f);
@@ -169,6 +191,12 @@ void write_layers(const RunSummary& s, const std::vector<Fidelity>& fidelity,
       w.fixed(fidelity[i].sqnr_db(), 3).fixed(fidelity[i].saturated_fraction(), 6);
     } else {
       w.cell("").cell("");
+    }
+    // Row-buffer hits of the layer's DRAM bursts (jedec model): empty without bursts.
+    if (l.dram_bursts > 0) {
+      w.fixed(double(l.dram_row_hits) / double(l.dram_bursts), 4);
+    } else {
+      w.cell("");
     }
     w.end_row();
   }

@@ -5,6 +5,8 @@
 #include <map>
 #include <vector>
 
+#include "core/arch/dram_bandwidth.h"
+
 namespace strider {
 namespace {
 
@@ -103,7 +105,7 @@ const char* layer_class(const OpDesc& op) {
 // A layer with no work (a graph input that stays in DRAM) has none.
 void bound_layer(LayerRow& l, const ArchConfig& arch, uint64_t peak) {
   const uint64_t port = std::max({l.load_port_bytes, l.store_port_bytes, l.span_dma_port_bytes});
-  const uint64_t dram = cdiv(l.span_dram_bytes, arch.dram.bytes_per_cycle);
+  const uint64_t dram = dram_peak_cycles(arch, l.span_dram_bytes);
   const uint64_t l2 = cdiv(port, arch.l2.port_bytes_per_cycle);
   const uint64_t banks =
       cdiv(l.load_port_bytes + l.store_port_bytes + l.span_dma_port_bytes, l2_bank_bytes(arch));
@@ -132,6 +134,8 @@ void WorkCounts::add(const DescriptorRecord& d) {
   stall_dram += d.stall_dram;
   stall_line_buffer += d.stall_line_buffer;
   stall_backpressure += d.stall_backpressure;
+  dram_bursts += d.dram_bursts;
+  dram_row_hits += d.dram_row_hits;
 }
 
 WorkCounts& WorkCounts::operator+=(const WorkCounts& o) {
@@ -146,6 +150,8 @@ WorkCounts& WorkCounts::operator+=(const WorkCounts& o) {
   stall_dram += o.stall_dram;
   stall_line_buffer += o.stall_line_buffer;
   stall_backpressure += o.stall_backpressure;
+  dram_bursts += o.dram_bursts;
+  dram_row_hits += o.dram_row_hits;
   return *this;
 }
 
@@ -222,7 +228,7 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
   s.utilization = s.cycles ? double(s.macs) / (double(s.cycles) * s.peak_macs_per_cycle) : 0;
   const uint64_t dram_bytes = s.totals.dram_bytes + s.descriptor_fetch_bytes;
   s.bound_cycles =
-      std::max({cdiv(s.macs, s.peak_macs_per_cycle), cdiv(dram_bytes, arch.dram.bytes_per_cycle),
+      std::max({cdiv(s.macs, s.peak_macs_per_cycle), dram_peak_cycles(arch, dram_bytes),
                 cdiv(std::max({load, store, dma}), arch.l2.port_bytes_per_cycle),
                 s.totals.lb_write_cycles, cdiv(load + store + dma, l2_bank_bytes(arch))});
   s.cycles_over_bound = s.bound_cycles ? double(s.cycles) / double(s.bound_cycles) : 0;

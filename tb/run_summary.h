@@ -23,6 +23,7 @@ struct WorkCounts {
   uint64_t compute_cycles = 0;
   uint64_t stall_l2_conflict = 0, stall_dram = 0, stall_line_buffer = 0, stall_backpressure = 0;
   uint64_t l2_bank_conflict_cycles = 0;  // L2 accesses' cycles past their port time (all ports)
+  uint64_t dram_bursts = 0, dram_row_hits = 0;  // jedec DRAM model
   void add(const DescriptorRecord& d);
   WorkCounts& operator+=(const WorkCounts& o);
 };

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/arch/dram_spec.h"
+
 namespace strider {
 
 struct ClockConfig {
@@ -26,9 +28,19 @@ struct DmaConfig {
   uint32_t row_setup_cycles = 1;  // per extra row of a 2-D move
 };
 
+// `model: jedec` (default) runs the JEDEC timing model of `preset` (configs/dram/<preset>.yaml,
+// read into `spec` by the arch reader); `model: simple` is the flat pipe of bytes_per_cycle and
+// latency_cycles (with the optional row_buffer miss counter), kept as a regression case.
 struct DramConfig {
-  uint32_t bytes_per_cycle = 16;  // LPDDR4-3200 x32 ~ 12.8 GB/s; 16 B/cycle at 1 GHz
-  uint32_t latency_cycles = 100;  // first-data latency of a request
+  std::string model = "jedec";        // jedec | simple
+  std::string preset = "lpddr4_3200";  // a name in configs/dram or a path to a preset file
+  std::string page_policy = "open";   // open | closed (jedec)
+  std::string scheduler = "frfcfs";   // frfcfs | fcfs (jedec)
+  uint32_t queue_depth = 16;          // row segments the scheduler looks at (jedec)
+  std::string mapping;                // address mapping; "" takes the preset's (jedec)
+  DramSpec spec;                      // the preset as read (jedec)
+  uint32_t bytes_per_cycle = 16;  // simple: data bus bytes per accelerator cycle
+  uint32_t latency_cycles = 100;  // simple: first-data latency of a request
   uint64_t size_bytes = 1ull << 32;
   bool row_buffer = false;  // optional bank / row-buffer model
   uint32_t banks = 8;

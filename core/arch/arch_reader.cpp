@@ -8,6 +8,32 @@
 
 namespace strider::config {
 
+// Loads arch.dram.preset into dram.spec (errors name the preset file and its keys, or the arch
+// key that named a missing preset) and applies arch.dram.mapping over the preset's.
+static void read_dram_preset(OriginMap& origins, Diagnostics& diags, DramConfig& dram) {
+  Origin where;
+  if (const Origin* o = origins.find("arch.dram.preset")) where = *o;
+  else where = origins.locate("arch.dram", Origin{});
+  std::vector<std::string> tried;
+  const std::string file = find_dram_preset(dram.preset, where.base_dir, tried);
+  if (file.empty()) {
+    std::string list;
+    for (const std::string& t : tried) list += (list.empty() ? "" : ", ") + t;
+    diags.error(where, "arch.dram.preset",
+                "no DRAM preset '" + dram.preset + "' (looked for " + list + ")");
+    return;
+  }
+  if (!read_dram_spec(file, diags, dram.spec)) return;
+  if (!dram.mapping.empty()) {
+    const std::string why = parse_dram_mapping(dram.mapping, dram.spec, dram.spec.mapping_fields);
+    if (!why.empty()) {
+      diags.error(origins.locate("arch.dram.mapping", where), "arch.dram.mapping", why);
+    } else {
+      dram.spec.mapping = dram.mapping;
+    }
+  }
+}
+
 ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& origins,
                      const std::vector<std::string>& extra_keys) {
   ArchConfig a;
@@ -37,6 +63,12 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
   }
   {
     FieldReader s = r.section("dram");
+    s.read_choice("model", a.dram.model, {"jedec", "simple"});
+    s.read("preset", a.dram.preset);
+    s.read_choice("page_policy", a.dram.page_policy, {"open", "closed"});
+    s.read_choice("scheduler", a.dram.scheduler, {"frfcfs", "fcfs"});
+    s.read("queue_depth", a.dram.queue_depth);
+    s.read("mapping", a.dram.mapping);
     s.read("bytes_per_cycle", a.dram.bytes_per_cycle);
     s.read("latency_cycles", a.dram.latency_cycles);
     s.read("size_bytes", a.dram.size_bytes);
@@ -45,6 +77,7 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
     s.read("row_bytes", a.dram.row_bytes);
     s.read("row_miss_cycles", a.dram.row_miss_cycles);
     s.finish();
+    if (a.dram.model == "jedec") read_dram_preset(origins, diags, a.dram);
   }
   {
     FieldReader s = r.section("l2");
@@ -201,6 +234,7 @@ void check_arch(const ArchConfig& a, const OriginMap& origins, const Origin& fal
   c.power_of_two("arch.dma.burst_bytes", a.dma.burst_bytes);
 
   c.at_least("arch.dram.bytes_per_cycle", a.dram.bytes_per_cycle, 1);
+  c.at_least("arch.dram.queue_depth", a.dram.queue_depth, 1);
   c.at_least("arch.dram.size_bytes", a.dram.size_bytes, 1);
   c.power_of_two("arch.dram.banks", a.dram.banks);
   c.power_of_two("arch.dram.row_bytes", a.dram.row_bytes);

@@ -93,6 +93,20 @@ ArchConfig load_arch(const std::string& path, const std::vector<std::string>& ov
   return result;
 }
 
+ArchConfig default_arch(const std::vector<std::string>& overrides) {
+  Diagnostics diags;
+  ConfigNode root = ConfigNode::make_map(Origin{});
+  const std::string cwd = fs::current_path().string();
+  for (const std::string& o : overrides) {
+    config::apply_set(root, o.rfind("arch.", 0) == 0 ? o : "arch." + o, cwd, diags);
+  }
+  OriginMap origins;
+  const ArchConfig result = config::read_arch(root.find("arch"), diags, origins);
+  config::check_arch(result, origins, Origin{}, diags);
+  diags.throw_if_any();
+  return result;
+}
+
 RunConfig load_run(const std::string& path, const std::vector<std::string>& sets) {
   Diagnostics diags;
   std::optional<ConfigNode> root = config::load_yaml_file(path, diags);

@@ -37,6 +37,9 @@ namespace strider {
 // either `arch.l2.size_bytes=524288` or `l2.size_bytes=524288`. Throws ConfigError.
 ArchConfig load_arch(const std::string& path, const std::vector<std::string>& overrides = {});
 
+// The built-in (seed) arch with `overrides` applied, as load_arch's. Throws ConfigError.
+ArchConfig default_arch(const std::vector<std::string>& overrides);
+
 // Loads a run file, applying `sets` (`key.path=value`) in order. Throws ConfigError.
 RunConfig load_run(const std::string& path, const std::vector<std::string>& sets = {});
 

@@ -42,6 +42,17 @@ void emit_arch_fields(YAML::Emitter& e, const ArchConfig& a) {
   e << YAML::EndMap;
 
   e << YAML::Key << "dram" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "model" << YAML::Value << a.dram.model;
+  // A preset given as a path is written as the file it resolved to, so the effective config
+  // loads from anywhere.
+  const bool preset_path = a.dram.preset.find('/') != std::string::npos ||
+                           a.dram.preset.find(".yaml") != std::string::npos;
+  e << YAML::Key << "preset" << YAML::Value
+    << (preset_path && !a.dram.spec.file.empty() ? a.dram.spec.file : a.dram.preset);
+  e << YAML::Key << "page_policy" << YAML::Value << a.dram.page_policy;
+  e << YAML::Key << "scheduler" << YAML::Value << a.dram.scheduler;
+  e << YAML::Key << "queue_depth" << YAML::Value << a.dram.queue_depth;
+  if (!a.dram.mapping.empty()) e << YAML::Key << "mapping" << YAML::Value << a.dram.mapping;
   e << YAML::Key << "bytes_per_cycle" << YAML::Value << a.dram.bytes_per_cycle;
   e << YAML::Key << "latency_cycles" << YAML::Value << a.dram.latency_cycles;
   e << YAML::Key << "size_bytes" << YAML::Value << a.dram.size_bytes;

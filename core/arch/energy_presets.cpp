@@ -151,7 +151,10 @@ ActionEnergy action_energy(const ArchConfig& arch) {
   e.kernel_write_per_byte = pick(o.kernel_write_pj_per_byte, kernel);
   e.l2_read_per_byte = pick(o.l2_read_pj_per_byte, l2);
   e.l2_write_per_byte = pick(o.l2_write_pj_per_byte, l2);  // CACTI: a write costs about a read
-  e.dram_per_byte = pick(o.dram_pj_per_byte, dram_pj_per_byte(o.dram_type));
+  // The JEDEC model's preset sets the DRAM energy with its timing; dram_type is the simple model's.
+  e.dram_per_byte = pick(o.dram_pj_per_byte, arch.dram.model == "jedec"
+                                                 ? arch.dram.spec.pj_per_byte
+                                                 : dram_pj_per_byte(o.dram_type));
   e.descriptor = pick(o.descriptor_pj, arch.controller.descriptor_bytes *
                                            sram_pj_per_byte(p, prefetch, 1));
   e.vector_op = pick(o.vector_op_pj, p.vector_op_pj);

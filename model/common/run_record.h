@@ -25,6 +25,7 @@ struct DescriptorRecord {
   // Work.
   uint64_t macs = 0;
   uint64_t dram_read_bytes = 0, dram_write_bytes = 0;
+  uint64_t dram_bursts = 0, dram_row_hits = 0;  // jedec DRAM model: bursts, of them row hits
   uint64_t l2_read_bytes = 0, l2_write_bytes = 0;
   uint64_t lb_write_cycles = 0;      // line-buffer write cycles
   uint64_t lb_write_bytes = 0;       // bytes written into line-buffer lines

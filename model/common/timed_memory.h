@@ -15,6 +15,8 @@ struct Access {
   uint64_t end = 0;       // cycle the last byte is delivered
   uint64_t stall = 0;     // cycles lost to contention (queueing, bank conflicts)
   uint64_t conflict = 0;  // of which bank conflicts: cycles past the port's own transfer time
+  uint64_t bursts = 0;    // DRAM (jedec model): bursts the request took
+  uint64_t row_hits = 0;  // DRAM (jedec model): of those, bursts whose row was already open
 };
 
 // An access pattern: `repeats` times, `count` pieces of `bytes` each, piece i at

@@ -92,7 +92,11 @@ void Dma::run() {
         m.dst_space == MemSpace::kDram ? dram_bus_bytes(m, cfg_.burst_bytes) : m.bytes();
     const Access& dram_side = m.src_space == MemSpace::kDram ? src : dst;
     const Access& l2_side = m.src_space == MemSpace::kL2 ? src : dst;
-    if (m.src_space == MemSpace::kDram || m.dst_space == MemSpace::kDram) r.stall_dram = dram_side.stall;
+    if (m.src_space == MemSpace::kDram || m.dst_space == MemSpace::kDram) {
+      r.stall_dram = dram_side.stall;
+      r.dram_bursts += dram_side.bursts;
+      r.dram_row_hits += dram_side.row_hits;
+    }
     r.stall_l2_conflict = l2_side.stall;
     r.l2_bank_conflict_cycles = l2_side.conflict;
     ++moves_;

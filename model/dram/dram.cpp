@@ -1,18 +1,59 @@
 #include "model/dram/dram.h"
 
 #include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
 
 #include "model/common/clock_domain.h"
 
 namespace strider {
 
-Dram::Dram(const DramConfig& cfg, StatRegistry& stats)
+Dram::Dram(const DramConfig& cfg, double clock_mhz, StatRegistry& stats)
     : cfg_(cfg),
       open_row_(cfg.banks, -1),
       read_bytes_(stats.add("dram.read_bytes", "bytes read from DRAM")),
       write_bytes_(stats.add("dram.write_bytes", "bytes written to DRAM")),
       busy_cycles_(stats.add("dram.busy_cycles", "cycles the DRAM data bus was transferring")),
-      misses_(stats.add("dram.row_misses", "row-buffer misses (row_buffer model only)")) {}
+      misses_(stats.add("dram.row_misses",
+                        "row-buffer misses (jedec: ACTs issued; simple: with row_buffer only)")) {
+  if (cfg.model != "jedec") return;
+  if (cfg.spec.constraints.empty() || cfg.spec.timing.count("nBL") == 0) {
+    throw std::invalid_argument("dram.model jedec: preset '" + cfg.preset +
+                                "' was not loaded (an ArchConfig built in code needs "
+                                "read_dram_spec, or dram.model: simple)");
+  }
+  acc_fs_ = static_cast<uint64_t>(std::llround(1e9 / clock_mhz));
+  tck_fs_ = uint64_t(cfg.spec.tck_ps) * 1000;
+  const uint64_t g = std::gcd(acc_fs_, tck_fs_);
+  acc_fs_ /= g;
+  tck_fs_ /= g;
+  jedec_ = std::make_unique<DramSystem>(
+      cfg.spec, dram_policy(cfg.page_policy, cfg.scheduler, cfg.queue_depth));
+  for (int c = 0; c < kDramCmdCount; ++c) {
+    std::string name = to_string(static_cast<DramCmd>(c));
+    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+    js_.commands[c] =
+        &stats.add("dram.cmd_" + name, std::string(to_string(static_cast<DramCmd>(c))) +
+                                           " commands issued (all channels)");
+  }
+  js_.row_hits = &stats.add("dram.row_hits", "bursts whose row was already open");
+  js_.bursts = &stats.add("dram.bursts", "DRAM bursts (column commands)");
+  js_.refresh_cycles =
+      &stats.add("dram.refresh_cycles", "accelerator cycles ranks spent refreshing (nRFC per REF)");
+  js_.read_requests = &stats.add("dram.read_requests", "read requests");
+  js_.read_latency = &stats.add("dram.read_latency_cycles",
+                                "sum over read requests of arrival to last data, in cycles");
+  js_.read_latency_p99 =
+      &stats.add("dram.read_latency_p99_cycles", "99th percentile read latency, in cycles");
+}
+
+// The periods are reduced by their gcd (1 ns : 0.625 ns = 8 : 5), so the products stay small.
+uint64_t Dram::to_dram(uint64_t cycle) const { return ceil_div(cycle * acc_fs_, tck_fs_); }
+
+uint64_t Dram::from_dram(uint64_t dram_cycle) const {
+  return ceil_div(dram_cycle * tck_fs_, acc_fs_);
+}
 
 uint64_t Dram::row_misses(uint64_t addr, uint64_t bytes) {
   if (!cfg_.row_buffer || bytes == 0) return 0;
@@ -28,6 +69,11 @@ uint64_t Dram::row_misses(uint64_t addr, uint64_t bytes) {
 }
 
 Access Dram::access(int port, uint64_t addr, uint64_t bytes, uint64_t now) {
+  (port == kWrite ? write_bytes_ : read_bytes_) += bytes;
+  return jedec_ ? jedec_access(port, addr, bytes, now) : simple_access(port, addr, bytes, now);
+}
+
+Access Dram::simple_access(int, uint64_t addr, uint64_t bytes, uint64_t now) {
   Access a;
   a.start = std::max(now, bus_free_);
   a.stall = a.start - now;
@@ -38,8 +84,47 @@ Access Dram::access(int port, uint64_t addr, uint64_t bytes, uint64_t now) {
   a.end = a.start + cfg_.latency_cycles + busy;
   busy_cycles_ += busy;
   misses_ += misses;
-  (port == kWrite ? write_bytes_ : read_bytes_) += bytes;
   return a;
+}
+
+Access Dram::jedec_access(int port, uint64_t addr, uint64_t bytes, uint64_t now) {
+  const DramTotals before = jedec_->totals();
+  DramRequestState* r = jedec_->submit(to_dram(now), addr, bytes, port == kWrite);
+  const uint64_t end = jedec_->complete(r);
+  const DramTotals after = jedec_->totals();
+  Access a;
+  a.start = now;
+  a.end = std::max(now, from_dram(end));
+  // Cycles before the request's first command could issue (the bus, banks and refresh held by
+  // earlier requests).
+  a.stall = r->first_command == UINT64_MAX
+                ? 0
+                : from_dram(r->first_command) - std::min(now, from_dram(r->first_command));
+  const uint64_t bursts =
+      (after.read_bursts + after.write_bursts) - (before.read_bursts + before.write_bursts);
+  a.bursts = bursts;
+  a.row_hits = after.row_hits - before.row_hits;
+  for (int c = 0; c < kDramCmdCount; ++c) *js_.commands[c] = after.commands[c];
+  *js_.row_hits = after.row_hits;
+  *js_.bursts = after.read_bursts + after.write_bursts;
+  *js_.refresh_cycles = from_dram(after.refresh_cycles);
+  busy_cycles_ = from_dram(*js_.bursts * cfg_.spec.burst_cycles());
+  misses_ = after.commands[static_cast<int>(DramCmd::kAct)];
+  if (port != kWrite) {
+    ++*js_.read_requests;
+    *js_.read_latency += a.end - now;
+    read_latencies_.push_back(static_cast<uint32_t>(std::min<uint64_t>(a.end - now, UINT32_MAX)));
+  }
+  jedec_->forget_completed();
+  return a;
+}
+
+void Dram::finish() {
+  if (!jedec_ || read_latencies_.empty()) return;
+  // p99: the smallest latency at least 99 % of the reads do not exceed (nearest rank).
+  const size_t k = (read_latencies_.size() * 99 + 99) / 100 - 1;
+  std::nth_element(read_latencies_.begin(), read_latencies_.begin() + k, read_latencies_.end());
+  *js_.read_latency_p99 = read_latencies_[k];
 }
 
 }  // namespace strider

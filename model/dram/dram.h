@@ -1,41 +1,73 @@
-// Dram: an LPDDR4-class memory seen at transaction granularity.
-//
-// Models: one shared data bus of `dram.bytes_per_cycle` (requests queue for it in arrival order),
-// a first-data latency `dram.latency_cycles`, and optionally a bank/row-buffer model
-// (`dram.row_buffer`): each `dram.row_bytes` chunk a transfer touches whose row is not open in its
-// bank costs `dram.row_miss_cycles` more bus time.
-// Cycles: start = max(now, bus free); busy = ceil(bytes / bytes_per_cycle) + row misses;
-//         end = start + latency + busy; stall = start - now.
-// Stats: dram.read_bytes, dram.write_bytes, dram.busy_cycles, dram.row_misses.
+// Dram: the DRAM as the DMA and the controller see it (TimedMemory), with one of two timing
+// models chosen by `arch.dram.model`:
+//   jedec (default): the JEDEC model of the preset (DramSystem / DramChannel: banks, row
+//     buffers, ACT / PRE / RD / WR / REF and the preset's timing table, FR-FCFS, refresh). A
+//     request's bursts are scheduled in plain C++ when it arrives and the caller waits once.
+//     Clocks: the DRAM runs at its own period tCK (spec.tck_ps); an accelerator cycle c starts at
+//     c x P ps (P = 10^6 / clock.frequency_mhz), so a request arriving at accelerator cycle c
+//     arrives at DRAM cycle ceil(c x P / tCK) and data ending at DRAM cycle d is there at
+//     accelerator cycle ceil(d x tCK / P) (both exact, in femtoseconds).
+//   simple: one shared data bus of `dram.bytes_per_cycle` (requests queue for it in arrival
+//     order), a first-data latency `dram.latency_cycles`, and optionally a bank/row-buffer miss
+//     counter (`dram.row_buffer`): each `dram.row_bytes` chunk whose row is not open in its bank
+//     costs `dram.row_miss_cycles` more bus time. start = max(now, bus free);
+//     busy = ceil(bytes / bytes_per_cycle) + misses; end = start + latency + busy.
+// Stats: dram.read_bytes, dram.write_bytes, dram.busy_cycles, dram.row_misses (both models);
+// jedec adds dram.cmd_{act,pre,prea,rd,wr,ref}, dram.row_hits, dram.bursts, dram.refresh_cycles,
+// dram.read_requests, dram.read_latency_cycles (sum) and dram.read_latency_p99_cycles (set by
+// finish()).
 #pragma once
 
+#include <memory>
 #include <vector>
 
+#include "core/arch/arch_config.h"
 #include "model/common/stats.h"
 #include "model/common/timed_memory.h"
-#include "core/arch/arch_config.h"
+#include "model/dram/dram_system.h"
 
 namespace strider {
 
 class Dram : public TimedMemory {
  public:
   enum Port { kRead = 0, kWrite = 1 };
-  Dram(const DramConfig& cfg, StatRegistry& stats);
+  Dram(const DramConfig& cfg, double clock_mhz, StatRegistry& stats);
   Access access(int port, uint64_t addr, uint64_t bytes, uint64_t now) override;
   uint32_t latency(uint64_t) const override { return cfg_.latency_cycles; }
   void read(uint64_t addr, int8_t* dst, uint64_t n) const override { store_.read(addr, dst, n); }
   void write(uint64_t addr, const int8_t* src, uint64_t n) override { store_.write(addr, src, n); }
+  // Derived statistics that need every request (the p99 read latency); call once at the end.
+  void finish();
+
+  // Accelerator cycle <-> DRAM cycle (jedec), rounding up as the header says.
+  uint64_t to_dram(uint64_t cycle) const;
+  uint64_t from_dram(uint64_t dram_cycle) const;
 
  private:
   uint64_t row_misses(uint64_t addr, uint64_t bytes);
+  Access simple_access(int port, uint64_t addr, uint64_t bytes, uint64_t now);
+  Access jedec_access(int port, uint64_t addr, uint64_t bytes, uint64_t now);
   const DramConfig& cfg_;
   BackingStore store_;
   uint64_t bus_free_ = 0;
   std::vector<int64_t> open_row_;
+  uint64_t acc_fs_ = 1000000;  // accelerator clock period in femtoseconds
+  uint64_t tck_fs_ = 1000000;  // DRAM clock period in femtoseconds
+  std::unique_ptr<DramSystem> jedec_;
+  std::vector<uint32_t> read_latencies_;  // accelerator cycles, per read request
   uint64_t& read_bytes_;
   uint64_t& write_bytes_;
   uint64_t& busy_cycles_;
   uint64_t& misses_;
+  struct JedecStats {
+    std::array<uint64_t*, kDramCmdCount> commands{};
+    uint64_t* row_hits = nullptr;
+    uint64_t* bursts = nullptr;
+    uint64_t* refresh_cycles = nullptr;
+    uint64_t* read_requests = nullptr;
+    uint64_t* read_latency = nullptr;
+    uint64_t* read_latency_p99 = nullptr;
+  } js_;
 };
 
 }  // namespace strider

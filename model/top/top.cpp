@@ -7,7 +7,7 @@ Top::Top(sc_core::sc_module_name name, const ArchConfig& arch, const SimOptions&
     : sc_core::sc_module(name),
       clock_(arch.clock.frequency_mhz),
       record_(record),
-      dram_(arch.dram, stats),
+      dram_(arch.dram, arch.clock.frequency_mhz, stats),
       l2_(arch.l2, sim.functional, stats),
       to_dma_("to_dma", arch.dma.channels),
       to_compute_("to_compute", 1),
@@ -34,6 +34,7 @@ Top::Top(sc_core::sc_module_name name, const ArchConfig& arch, const SimOptions&
 uint64_t Top::run() {
   if (record_.descriptors.empty()) return 0;
   sc_core::sc_start();
+  dram_.finish();
   return record_.cycles;
 }
 

@@ -68,7 +68,8 @@ TEST(EnergyPresets, TinyArchEnergiesAndOverrides) {
 
   TempDir t;
   const std::string f = t.write("a.yaml",
-                                "arch:\n  energy:\n    tech: 7nm\n    dram_type: hbm2\n"
+                                "arch:\n  dram:\n    model: simple\n"  // dram_type: the flat pipe's
+                                "  energy:\n    tech: 7nm\n    dram_type: hbm2\n"
                                 "    mac_pj: 0.05\n    l2_read_pj_per_byte: 1.5\n");
   a = load_arch(f);
   const ActionEnergy o = action_energy(a);

@@ -274,7 +274,7 @@ TEST(Quant, FunctionalRunReportsSqnrAndSaturation) {
   EXPECT_FALSE(j["quant"]["worst_layer"].get<std::string>().empty());
   EXPECT_LE(j["quant"]["max_saturated_fraction"].get<double>(), 0.02);
   const Csv layers = read_csv(dir.file("layers.csv"));
-  ASSERT_EQ(layers.header.back(), "saturated_fraction");
+  ASSERT_EQ(layers.header[layers.header.size() - 2], "saturated_fraction");
   int measured = 0;  // every checked layer has its figures; the 5 convolutions of tiny_cnn
   for (const auto& row : layers.rows) {
     if (row.at("sqnr_db").empty()) continue;

@@ -64,11 +64,13 @@ TEST_P(ZooL2, RunsOnEveryL2Size) {
     }
     if (l2 == 1048576) {
       // The DNN module at the efficiency of its design (issue 14): on the seed (1 MiB) every zoo
-      // network within 2x its bound max(MACs / 256, DRAM bytes / 16, L2 port bytes / 64);
-      // resnet50 and googlenet within 1.35x, mobilenet_v2 within 1.6x.
+      // network within 2x its bound max(MACs / 256, DRAM bytes / peak, L2 port bytes / 64);
+      // resnet50 and googlenet within 1.35x, mobilenet_v2 within 1.7x (1.6x on the flat DRAM
+      // pipe: the bound's DRAM term is LPDDR4-3200's peak, which the JEDEC model's refresh, row
+      // misses and turnarounds keep its spill / fill traffic below; issue 25).
       const double over = s["cycles_over_bound"].get<double>();
       const double limit = net == "resnet50" || net == "googlenet" ? 1.35
-                           : net == "mobilenet_v2"                 ? 1.6
+                           : net == "mobilenet_v2"                 ? 1.7
                                                                    : 2.0;
       EXPECT_LE(over, limit) << net;
     }

@@ -25,6 +25,7 @@ ArchConfig tiny() {  // configs/arch/tiny.yaml
   a.controller.descriptor_bytes = 64;
   a.controller.decode_cycles = 1;
   a.controller.dispatch_cycles = 1;
+  a.dram.model = "simple";  // the flat pipe the hand arithmetic assumes
   a.dram.bytes_per_cycle = 8;
   a.dram.latency_cycles = 20;
   return a;
@@ -43,7 +44,7 @@ struct Bench : sc_core::sc_module {
   ClockDomain clock{1000.0};
   StatRegistry stats;
   RunRecord record;
-  Dram dram{arch.dram, stats};
+  Dram dram{arch.dram, 1000.0, stats};
   DescriptorList list;
   LatencyFifo<const Descriptor*> to_dma{"to_dma", 1}, to_compute{"to_compute", 1},
       to_vector{"to_vector", 1};

@@ -25,6 +25,7 @@ ArchConfig tiny() {  // configs/arch/tiny.yaml
   a.dma.burst_bytes = 16;
   a.dma.setup_cycles = 4;
   a.dma.row_setup_cycles = 1;
+  a.dram.model = "simple";  // the flat pipe the hand arithmetic assumes
   a.dram.bytes_per_cycle = 8;
   a.dram.latency_cycles = 20;
   a.l2 = tiny_l2();
@@ -49,7 +50,7 @@ struct Bench : UnitBench<const Descriptor*> {
   Bench(sc_core::sc_module_name n, const ArchConfig& a, std::vector<Descriptor> m,
         std::vector<uint64_t> g)
       : UnitBench(n, std::move(m), std::move(g)), arch(a) {
-    dram = std::make_unique<Dram>(arch.dram, stats);
+    dram = std::make_unique<Dram>(arch.dram, 1000.0, stats);
     l2 = std::make_unique<L2Sram>(arch.l2, true, stats);
     dma = std::make_unique<Dma>("dma", arch.dma, clock, true, *dram, *l2, in, retire, record,
                                 stats);
@@ -141,7 +142,7 @@ TEST(DmaTb, RandomMovesOnTwoChannelsUnderBackPressure) {
   // write it `gap` after its previous write, once the channel had room (move k-1 taken). The move
   // starts on the channel that frees first; its sides start after setup + per-row setup.
   StatRegistry ref_stats;
-  Dram ref_dram(a.dram, ref_stats);
+  Dram ref_dram(a.dram, 1000.0, ref_stats);
   L2Sram ref_l2(a.l2, false, ref_stats);
   std::vector<uint64_t> channel_free(2, 0);
   uint64_t accepted = 0, taken = 0, prev_start = 0, held = 0, waited = 0;

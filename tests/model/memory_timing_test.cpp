@@ -144,7 +144,8 @@ TEST(L2Sram, FunctionalStoreRoundTrips) {
 TEST(Dram, BusQueuesRequestsInOrder) {
   StatRegistry stats;
   DramConfig cfg;  // 16 B/cycle, latency 100
-  Dram dram(cfg, stats);
+  cfg.model = "simple";
+  Dram dram(cfg, 1000.0, stats);
   // ceil(1000 / 16) = 63 bus cycles; end = 100 latency + 63 = 163.
   Access a = dram.access(Dram::kRead, 0, 1000, 0);
   EXPECT_EQ(a.end, 163u);
@@ -159,8 +160,9 @@ TEST(Dram, BusQueuesRequestsInOrder) {
 TEST(Dram, RowBufferMissesCostActivations) {
   StatRegistry stats;
   DramConfig cfg;
+  cfg.model = "simple";
   cfg.row_buffer = true;  // 8 banks, 2 KiB rows, 30 cycles per miss
-  Dram dram(cfg, stats);
+  Dram dram(cfg, 1000.0, stats);
   // 4096 B touch rows 0 and 1 (banks 0 and 1): 2 misses; 256 + 2 x 30 = 316 bus cycles + 100.
   EXPECT_EQ(dram.access(Dram::kRead, 0, 4096, 0).end, 416u);
   // Row 0 is open now: a re-read costs no activation: starts at 316, 256 bus + 100 latency.

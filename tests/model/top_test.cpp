@@ -8,8 +8,16 @@
 namespace strider {
 namespace {
 
+// The hand arithmetic of these tests is the flat DRAM pipe's (dram.model: simple, 16 B/cycle,
+// 100 cycles latency); the JEDEC model has tests of its own (tests/dram).
+ArchConfig simple_dram() {
+  ArchConfig a;
+  a.dram.model = "simple";
+  return a;
+}
+
 struct Sim {
-  ArchConfig arch;  // the seed architecture's defaults
+  ArchConfig arch = simple_dram();  // the seed's defaults on the flat DRAM pipe
   SimOptions sim;
   DescriptorList list;
   StatRegistry stats;

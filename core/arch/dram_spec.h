@@ -1,0 +1,97 @@
+// DramSpec: a JEDEC DRAM standard and speed bin as data (configs/dram/*.yaml), as Ramulator 2
+// declares one: the organisation (channels, ranks, bank groups, banks, rows, columns, data bus
+// width, burst length), the DRAM clock period, named timing parameters in DRAM clock cycles
+// (nRCD, nCL, ...), and the timing constraints as a table of (earlier command, later command,
+// scope, minimum cycles[, window]) whose cycle values are sums of named timings and integers
+// (`nCWL + nBL + nWTRS`). A new standard is a new YAML file, not new code. The preset also
+// carries the energy per byte the energy model charges and the IDD currents / voltages a later
+// DRAMPower-style model will use.
+//
+// Commands: ACT, PRE, PREA (all banks of a rank), RD, WR, REF (all-bank refresh of a rank).
+// Scopes: channel, rank, bankgroup, bank (the later command is held back when it targets the same
+// channel / rank / bank group / bank as the earlier one). A window constraint (window w > 1, e.g.
+// tFAW with w = 4) holds the later command until `cycles` after the w-th most recent earlier one.
+//
+// Address mapping: a name such as RoBaRaCoCh lists the address fields from the most significant
+// to the least significant, above the burst offset (log2 of the bytes of one burst): Ch channel,
+// Ra rank, Bg bank group, Ba bank (within its group), Ro row, Co column in bursts (columns /
+// burst_length). Every field of the organisation with more than one element must appear once.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/arch/diagnostics.h"
+
+namespace strider {
+
+enum class DramCmd : uint8_t { kAct, kPre, kPrea, kRd, kWr, kRef };
+constexpr int kDramCmdCount = 6;
+enum class DramScope : uint8_t { kChannel, kRank, kBankGroup, kBank };
+const char* to_string(DramCmd c);
+const char* to_string(DramScope s);
+// True for the commands that act on a whole rank (PREA, REF).
+inline bool rank_command(DramCmd c) { return c == DramCmd::kPrea || c == DramCmd::kRef; }
+
+enum class DramField : uint8_t { kChannel, kRank, kBankGroup, kBank, kRow, kColumn };
+
+struct DramConstraint {
+  DramCmd first = DramCmd::kAct;
+  DramCmd second = DramCmd::kAct;
+  DramScope scope = DramScope::kBank;
+  uint32_t cycles = 0;  // DRAM clock cycles
+  uint32_t window = 1;  // 1: after the last `first`; w: after the w-th most recent `first`
+};
+
+struct DramSpec {
+  std::string name;    // e.g. LPDDR4-3200
+  std::string source;  // the standard / datasheet and speed bin the numbers come from
+  std::string file;    // the preset file it was read from
+  // Organisation (per channel, except channels).
+  uint32_t channels = 1, ranks = 1, bankgroups = 1, banks = 8;  // banks per bank group
+  uint32_t rows = 32768, columns = 1024;
+  uint32_t dq_bits = 16;       // data bus width of one channel
+  uint32_t burst_length = 16;  // beats per burst
+  uint32_t tck_ps = 625;       // DRAM clock period
+  std::string mapping = "RoBaRaCoCh";
+  std::vector<DramField> mapping_fields;   // most significant first
+  std::map<std::string, uint32_t> timing;  // named timings in DRAM cycles (nBL, nCL, ...)
+  std::vector<DramConstraint> constraints;
+  std::array<uint32_t, kDramCmdCount> command_cycles{1, 1, 1, 1, 1, 1};  // command-bus cycles
+  uint32_t read_latency = 0;      // RD to last data beat (expression, e.g. nCL + nBL)
+  uint32_t write_latency = 0;     // WR to last data beat (e.g. nCWL + nBL)
+  uint32_t refresh_interval = 0;  // nREFI: one REF per rank every this many cycles
+  uint32_t refresh_cycles = 0;    // nRFC
+  // Energy: what the energy model charges today, and the currents for a later IDD-based model.
+  double pj_per_byte = 0;
+  std::map<std::string, double> power;  // vdd, idd0, idd2n, idd3n, idd4r, idd4w, idd5 (V, mA)
+
+  uint32_t burst_bytes() const { return dq_bits / 8 * burst_length; }
+  uint32_t burst_cycles() const { return timing.at("nBL"); }  // data-bus cycles of one burst
+  uint32_t banks_per_rank() const { return bankgroups * banks; }
+  // Peak bandwidth in bytes per second over all channels.
+  double peak_bytes_per_second() const {
+    return double(channels) * burst_bytes() / (double(burst_cycles()) * tck_ps * 1e-12);
+  }
+};
+
+// Reads a preset file (top-level key `dram:`). Every problem goes to `diags` naming the file,
+// line and key path (`dram.timing.nRAS`) and the constraint broken; returns false on any error.
+bool read_dram_spec(const std::string& path, config::Diagnostics& diags, DramSpec& out);
+
+// Parses a mapping name (RoBaRaCoCh) against the organisation of `spec`; "" when valid, else why
+// not.
+std::string parse_dram_mapping(const std::string& name, const DramSpec& spec,
+                               std::vector<DramField>& fields);
+
+// The preset file for `preset`: a path (contains '/' or ends in .yaml, relative to `base_dir`)
+// or a name looked up as <name>.yaml in `search_dirs`, then in configs/dram of the current
+// directory, next to the program and in the source and install trees. "" when not found; `tried`
+// lists the places looked at.
+std::string find_dram_preset(const std::string& preset, const std::string& base_dir,
+                             std::vector<std::string>& tried);
+
+}  // namespace strider

@@ -1,0 +1,294 @@
+#include "model/dram/dram_channel.h"
+
+#include <algorithm>
+
+namespace strider {
+
+DramChannel::DramChannel(const DramSpec& spec, const DramPolicy& policy)
+    : spec_(spec),
+      policy_(policy),
+      banks_per_rank_(spec.banks_per_rank()),
+      banks_per_group_(spec.banks),
+      groups_per_rank_(spec.bankgroups),
+      open_row_(size_t(spec.ranks) * spec.banks_per_rank(), -1),
+      refresh_due_(spec.ranks, spec.refresh_interval),
+      hit_arrival_(size_t(spec.ranks) * spec.banks_per_rank(), kNever) {
+  if (policy_.queue_depth == 0) policy_.queue_depth = 1;
+  for (int c = 0; c < kDramCmdCount; ++c) {
+    self_spacing_[c] = spec.command_cycles[c];  // the command bus, at least
+    channel_spacing_[c] = spec.command_cycles[c];
+  }
+  const size_t inst[4] = {1, spec.ranks, size_t(spec.ranks) * spec.bankgroups,
+                          size_t(spec.ranks) * spec.banks_per_rank()};
+  for (int s = 0; s < 4; ++s) next_[s].assign(inst[s] * kDramCmdCount, 0);
+  for (const DramConstraint& c : spec.constraints) {
+    const int f = static_cast<int>(c.first);
+    if (c.window > 1) has_window_first_[f] = 1;
+    if (c.window == 1 && c.first == c.second) {
+      self_spacing_[f] = std::max<uint64_t>(self_spacing_[f], c.cycles);
+      if (c.scope == DramScope::kChannel)
+        channel_spacing_[f] = std::max<uint64_t>(channel_spacing_[f], c.cycles);
+    }
+    if (c.window > 1) {
+      windows_by_second_[static_cast<int>(c.second)].push_back(static_cast<int>(windows_.size()));
+      windows_.push_back({c, std::vector<std::deque<uint64_t>>(inst[static_cast<int>(c.scope)])});
+    } else {
+      by_first_[static_cast<int>(c.first)].push_back(c);
+    }
+  }
+}
+
+namespace {
+// Instance of `scope` that holds bank `bank` (flat in the channel) of bank group `bg`.
+inline uint32_t instance(DramScope s, uint32_t rank, uint32_t bg, uint32_t bank) {
+  switch (s) {
+    case DramScope::kChannel:
+      return 0;
+    case DramScope::kRank:
+      return rank;
+    case DramScope::kBankGroup:
+      return bg;
+    default:
+      return bank;
+  }
+}
+}  // namespace
+
+uint64_t DramChannel::earliest(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank) const {
+  uint64_t t = std::max(next(DramScope::kChannel, 0, cmd), next(DramScope::kRank, rank, cmd));
+  if (rank_command(cmd)) {
+    // A rank command must respect what any bank or bank group of its rank left behind.
+    for (uint32_t g = 0; g < groups_per_rank_; ++g)
+      t = std::max(t, next(DramScope::kBankGroup, rank * groups_per_rank_ + g, cmd));
+    for (uint32_t b = 0; b < banks_per_rank_; ++b)
+      t = std::max(t, next(DramScope::kBank, rank * banks_per_rank_ + b, cmd));
+  } else {
+    t = std::max({t, next(DramScope::kBankGroup, bg, cmd), next(DramScope::kBank, bank, cmd)});
+  }
+  for (int w : windows_by_second_[static_cast<int>(cmd)]) {
+    const Window& win = windows_[w];
+    const auto& h = win.history[instance(win.c.scope, rank, bg, bank)];
+    if (h.size() == win.c.window) t = std::max(t, h.front() + win.c.cycles);
+  }
+  return t;
+}
+
+void DramChannel::issue(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint32_t row,
+                        uint64_t t, bool bus) {
+  const bool whole_rank = rank_command(cmd);
+  for (const DramConstraint& c : by_first_[static_cast<int>(cmd)]) {
+    const uint64_t v = t + c.cycles;
+    if (whole_rank && c.scope == DramScope::kBankGroup) {
+      for (uint32_t g = 0; g < groups_per_rank_; ++g) {
+        uint64_t& n = next(c.scope, rank * groups_per_rank_ + g, c.second);
+        n = std::max(n, v);
+      }
+    } else if (whole_rank && c.scope == DramScope::kBank) {
+      for (uint32_t b = 0; b < banks_per_rank_; ++b) {
+        uint64_t& n = next(c.scope, rank * banks_per_rank_ + b, c.second);
+        n = std::max(n, v);
+      }
+    } else {
+      uint64_t& n = next(c.scope, instance(c.scope, rank, bg, bank), c.second);
+      n = std::max(n, v);
+    }
+  }
+  for (Window& win : windows_) {
+    if (win.c.first != cmd) continue;
+    auto& h = win.history[instance(win.c.scope, rank, bg, bank)];
+    h.push_back(t);
+    if (h.size() > win.c.window) h.pop_front();
+  }
+  switch (cmd) {
+    case DramCmd::kAct:
+      open_row_[bank] = row;
+      break;
+    case DramCmd::kPre:
+      open_row_[bank] = -1;
+      break;
+    case DramCmd::kPrea:
+      std::fill(open_row_.begin() + size_t(rank) * banks_per_rank_,
+                open_row_.begin() + size_t(rank + 1) * banks_per_rank_, -1);
+      break;
+    case DramCmd::kRef:
+      refresh_due_[rank] += spec_.refresh_interval;
+      stats_.refresh_cycles += spec_.refresh_cycles;
+      break;
+    default:
+      break;
+  }
+  if (bus) bus_free_ = t + spec_.command_cycles[static_cast<int>(cmd)];
+  ++stats_.commands[static_cast<int>(cmd)];
+  if (log_) log_->push_back({t, cmd, rank, bank, row});
+}
+
+bool DramChannel::rank_open(uint32_t rank) const {
+  for (uint32_t b = 0; b < banks_per_rank_; ++b) {
+    if (open_row_[size_t(rank) * banks_per_rank_ + b] >= 0) return true;
+  }
+  return false;
+}
+
+void DramChannel::column_moved(DramSegment& s, uint64_t t) {
+  DramRequestState& rq = *s.req;
+  const uint64_t data_end = t + (s.write ? spec_.write_latency : spec_.read_latency);
+  rq.end = std::max(rq.end, data_end);
+  stats_.last_data = std::max(stats_.last_data, data_end);
+  --rq.bursts_left;
+  if (!s.activated) ++stats_.row_hits;
+  s.activated = false;
+  ++(s.write ? stats_.write_bursts : stats_.read_bursts);
+  --s.bursts;
+}
+
+uint64_t DramChannel::stream(DramSegment& s, uint64_t limit, bool younger_hits) {
+  const DramCmd cmd = s.write ? DramCmd::kWr : DramCmd::kRd;
+  const int c = static_cast<int>(cmd);
+  uint64_t n = 0;
+  while (s.bursts > 0) {
+    const uint64_t t = std::max(earliest(cmd, s.rank, s.bankgroup, s.bank), bus_free_);
+    if (t >= refresh_due_[s.rank] || t >= limit) break;
+    if (younger_hits && t > std::max(next(DramScope::kChannel, 0, cmd), bus_free_)) break;
+    issue(cmd, s.rank, s.bankgroup, s.bank, s.row, t, true);
+    column_moved(s, t);
+    ++n;
+    if (s.bursts == 0 || has_window_first_[c]) break;
+    // The following bursts in closed form: every constraint an older command left was met at t,
+    // so the next burst waits only for this one's: spacing = max(its column-to-column
+    // constraints, its command-bus cycles). With younger row hits waiting, only while that is the
+    // channel's own spacing (else a hit in another bank group may go first).
+    const uint64_t d = self_spacing_[c];
+    if (younger_hits && d > channel_spacing_[c]) break;
+    const uint64_t end = std::min(refresh_due_[s.rank], limit);  // first cycle not allowed
+    if (t + d >= end) break;
+    const uint64_t k = std::min<uint64_t>(s.bursts, (end - 1 - t) / d);
+    const uint64_t last = t + k * d;
+    if (log_) {
+      for (uint64_t j = 1; j < k; ++j) log_->push_back({t + j * d, cmd, s.rank, s.bank, s.row});
+    }
+    stats_.commands[c] += k - 1;  // issue() counts the last
+    issue(cmd, s.rank, s.bankgroup, s.bank, s.row, last, true);
+    DramRequestState& rq = *s.req;
+    rq.bursts_left -= k - 1;
+    stats_.row_hits += k - 1;
+    (s.write ? stats_.write_bursts : stats_.read_bursts) += k - 1;
+    s.bursts -= static_cast<uint32_t>(k - 1);
+    column_moved(s, last);
+    n += k;
+  }
+  return n;
+}
+
+bool DramChannel::step(const DramRequestState*& moved, uint64_t& count) {
+  moved = nullptr;
+  count = 0;
+  if (queue_.empty()) return false;
+  const size_t n = policy_.fcfs ? std::min<size_t>(1, queue_.size())
+                                : std::min<size_t>(policy_.queue_depth, queue_.size());
+  // Banks whose open row a queued segment still needs: no PRE may close them once that segment
+  // has arrived (hit_arrival_: the earliest such arrival per bank).
+  for (size_t i = 0; i < n; ++i) {
+    const DramSegment& s = queue_[i];
+    if (open_row_[s.bank] == int64_t(s.row))
+      hit_arrival_[s.bank] = std::min(hit_arrival_[s.bank], s.arrival);
+  }
+  Choice best;
+  // A lower bound of each candidate's next command cycle (for stream()).
+  cand_t_.assign(n, kNever);
+  cand_hit_.assign(n, 1);              // not scanned: assume the worst (an older hit)
+  cand_cmd_.assign(n, DramCmd::kRef);  // not scanned: no command known
+  for (size_t i = 0; i < n; ++i) {
+    const DramSegment& s = queue_[i];
+    cand_t_[i] = s.arrival;
+    if (s.arrival > best.t) continue;  // cannot issue before the best choice so far
+    const int64_t open = open_row_[s.bank];
+    DramCmd cmd;
+    bool hit = false;
+    if (open == int64_t(s.row)) {
+      cmd = s.write ? DramCmd::kWr : DramCmd::kRd;
+      hit = true;
+    } else if (open < 0) {
+      cmd = DramCmd::kAct;
+    } else {
+      cmd = DramCmd::kPre;
+    }
+    const uint64_t t = std::max({earliest(cmd, s.rank, s.bankgroup, s.bank), s.arrival, bus_free_});
+    cand_t_[i] = t;
+    cand_hit_[i] = hit;
+    cand_cmd_[i] = cmd;
+    // Blocked while the row is still needed, or until the rank's refresh: never before this
+    // step's column stream ends (the stream stops at the refresh).
+    if ((cmd == DramCmd::kPre && hit_arrival_[s.bank] <= t) || t >= refresh_due_[s.rank]) {
+      cand_t_[i] = kNever;
+      continue;
+    }
+    if (t < best.t || (t == best.t && hit && !best.hit)) best = {t, int(i), cmd, hit};
+  }
+  for (size_t i = 0; i < n; ++i) hit_arrival_[queue_[i].bank] = kNever;
+  // Refresh: PREA when a bank of the rank is open, then REF; first at equal cycles.
+  for (uint32_t r = 0; r < refresh_due_.size(); ++r) {
+    if (refresh_due_[r] > best.t) continue;
+    const DramCmd cmd = rank_open(r) ? DramCmd::kPrea : DramCmd::kRef;
+    const uint64_t t = std::max({earliest(cmd, r, 0, 0), refresh_due_[r], bus_free_});
+    if (t <= best.t) best = {t, -1 - int(r), cmd, false};
+  }
+  if (best.t == kNever) return false;  // nothing can issue (cannot happen with work queued)
+  if (best.index < 0) {
+    issue(best.cmd, uint32_t(-1 - best.index), 0, 0, 0, best.t, true);
+    return true;
+  }
+  DramSegment& s = queue_[best.index];
+  issue(best.cmd, s.rank, s.bankgroup, s.bank, s.row, best.t, true);
+  DramRequestState& rq = *s.req;
+  rq.first_command = std::min(rq.first_command, best.t);
+  if (!best.hit) {
+    s.activated = best.cmd == DramCmd::kAct;
+    return true;
+  }
+  // A column command: one burst of the segment moves.
+  column_moved(s, best.t);
+  moved = &rq;
+  count = 1;
+  if (s.bursts > 0) {
+    // Streaming: no other candidate can issue before `others` (its commands only get later as
+    // this segment's column commands add constraints), so this segment's next bursts issue
+    // back to back up to then (or a refresh) without the scan above, at the same cycles.
+    // A candidate beats this segment's burst at cycle t when its command can issue before t, or
+    // at t when it is an older row hit (or was not scanned). A younger row hit of the same kind
+    // (RD or WR) can only beat it when this segment's burst waits for more than the channel's
+    // column constraints (a bank-group or bank constraint): stream() checks that each burst.
+    uint64_t limit = kNever;  // stream while t < limit
+    bool younger_hits = false;
+    for (size_t i = 0; i < cand_t_.size(); ++i) {
+      if (int(i) == best.index || cand_t_[i] == kNever) continue;
+      if (int(i) > best.index && cand_hit_[i] && cand_cmd_[i] == best.cmd) {
+        younger_hits = true;
+        continue;
+      }
+      const bool ties = int(i) < best.index && cand_hit_[i];
+      limit = std::min(limit, ties ? cand_t_[i] : cand_t_[i] + 1);
+    }
+    count += stream(s, limit, younger_hits);
+    if (s.bursts > 0) return true;
+  }
+  const uint32_t rank = s.rank, bg = s.bankgroup, bank = s.bank, row = s.row;
+  queue_.erase(queue_.begin() + best.index);
+  if (policy_.closed_page) {
+    bool needed = false;
+    for (size_t i = 0; i < std::min<size_t>(policy_.queue_depth, queue_.size()) && !needed; ++i)
+      needed = queue_[i].bank == bank && queue_[i].row == row && queue_[i].arrival <= best.t;
+    if (!needed)
+      issue(DramCmd::kPre, rank, bg, bank, row, earliest(DramCmd::kPre, rank, bg, bank), false);
+  }
+  return true;
+}
+
+void DramChannel::run(const DramRequestState* req, uint64_t bursts) {
+  const DramRequestState* moved = nullptr;
+  uint64_t count = 0;
+  while ((req == nullptr || bursts > 0) && step(moved, count)) {
+    if (req != nullptr && moved == req) bursts -= std::min(bursts, count);
+  }
+}
+
+}  // namespace strider

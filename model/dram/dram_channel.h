@@ -1,0 +1,147 @@
+// DramChannel: the command scheduler and bank / rank timing state of one DRAM channel, in plain
+// C++ (no SystemC), so a whole request's bursts are scheduled in one call.
+//
+// Models: a queue of row segments (consecutive bursts of one request that fall in one row of
+// one bank); the controller issues one command at a time on the channel's command bus. Each step
+// it looks at the first `queue_depth` segments and, for each, at the command its next burst needs
+// (RD / WR when its row is open, ACT when the bank is closed, PRE when another row is open and no
+// segment that has arrived by then still hits it) and at the earliest cycle that command may issue:
+// the maximum of the segment's arrival, the command bus, and every constraint of the preset's table
+// that an earlier command left on this channel, rank, bank group or bank (window constraints such
+// as tFAW hold the later command until `cycles` after the w-th most recent earlier one). FR-FCFS
+// issues the command that can issue first, a column command (row hit) before a row command at the
+// same cycle, then the oldest segment; FCFS only serves the oldest segment. Refresh: every rank
+// owes one REF each nREFI; from its due cycle no other command may target the rank until a PREA
+// (when a bank is open) and the REF have issued, and REF holds the rank for nRFC (a REF -> ACT
+// constraint). Page policy: open keeps rows open; closed precharges a bank (auto-precharge, no
+// command-bus slot) after a column command that no arrived segment follows in the same row.
+// Cycles: DRAM clock cycles. A burst's data ends read_latency (RD) / write_latency (WR) after
+// its column command.
+// This is an event-driven scheduler: it visits the cycles at which commands issue, never idle
+// cycles, and matches a cycle-by-cycle controller that applies the same rules (tests/dram).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "core/arch/dram_spec.h"
+
+namespace strider {
+
+struct DramRequestState {
+  uint64_t arrival = 0;                 // DRAM cycle
+  uint64_t bursts_left = 0;             // over all channels
+  uint64_t first_command = UINT64_MAX;  // first command issued for it
+  uint64_t end = 0;                     // last data beat
+  bool write = false;
+  std::vector<uint64_t> channel_bursts;  // bursts queued on each channel
+};
+
+struct DramSegment {
+  DramRequestState* req = nullptr;
+  uint64_t arrival = 0;
+  uint32_t rank = 0, bankgroup = 0, bank = 0;  // bankgroup and bank flat within the channel
+  uint32_t row = 0;
+  uint32_t bursts = 0;  // bursts left
+  bool write = false;
+  bool activated = false;  // an ACT was issued for it and its next burst has not moved yet
+};
+
+struct DramChannelStats {
+  std::array<uint64_t, kDramCmdCount> commands{};  // issued, by command (auto-precharges in PRE)
+  uint64_t read_bursts = 0, write_bursts = 0;
+  uint64_t row_hits = 0;        // column commands whose row was already open
+  uint64_t refresh_cycles = 0;  // nRFC per REF
+  uint64_t last_data = 0;       // cycle the last data beat ended
+};
+
+// One command as issued, for tests and traces.
+struct DramCommandRecord {
+  uint64_t cycle = 0;
+  DramCmd cmd = DramCmd::kAct;
+  uint32_t rank = 0, bank = 0;  // bank flat within the channel (rank * banks_per_rank + ...)
+  uint32_t row = 0;
+};
+
+struct DramPolicy {
+  bool closed_page = false;
+  bool fcfs = false;
+  uint32_t queue_depth = 16;
+};
+
+class DramChannel {
+ public:
+  DramChannel(const DramSpec& spec, const DramPolicy& policy);
+
+  void enqueue(const DramSegment& s) { queue_.push_back(s); }
+  bool idle() const { return queue_.empty(); }
+  // Issues commands until `bursts` bursts of `req` have moved on this channel (req nullptr: until
+  // the queue is empty). Requests already queued compete with it under the scheduling policy.
+  void run(const DramRequestState* req, uint64_t bursts);
+
+  const DramChannelStats& stats() const { return stats_; }
+  // Records every issued command into `log` (nullptr: off).
+  void set_command_log(std::vector<DramCommandRecord>* log) { log_ = log; }
+
+ private:
+  static constexpr uint64_t kNever = UINT64_MAX;
+  struct Choice {
+    uint64_t t = kNever;
+    int index = -1;  // queue index; -1 - rank for a refresh command
+    DramCmd cmd = DramCmd::kAct;
+    bool hit = false;
+  };
+  uint64_t earliest(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank) const;
+  void issue(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint32_t row, uint64_t t,
+             bool bus);
+  // Issues one command (and, when its segment is alone in the queue, the segment's following
+  // bursts: stream()); false when nothing is queued. `moved` is the request whose burst moved
+  // (nullptr for a row or refresh command).
+  bool step(const DramRequestState*& moved, uint64_t& count);
+  void column_moved(DramSegment& s, uint64_t t);  // a column command of `s` issued at t
+  // Issues s's next bursts before cycle `limit` and the next refresh (and, with younger_hits,
+  // while no younger row hit could go first); returns how many.
+  uint64_t stream(DramSegment& s, uint64_t limit, bool younger_hits);
+  bool rank_open(uint32_t rank) const;
+  uint64_t& next(DramScope s, uint32_t inst, DramCmd c) {
+    return next_[static_cast<int>(s)][inst * kDramCmdCount + static_cast<int>(c)];
+  }
+  uint64_t next(DramScope s, uint32_t inst, DramCmd c) const {
+    return next_[static_cast<int>(s)][inst * kDramCmdCount + static_cast<int>(c)];
+  }
+
+  const DramSpec& spec_;
+  DramPolicy policy_;
+  uint32_t banks_per_rank_, banks_per_group_, groups_per_rank_;
+  std::deque<DramSegment> queue_;
+  std::vector<int64_t> open_row_;              // per bank, -1 closed
+  std::array<std::vector<uint64_t>, 4> next_;  // per scope instance x command: earliest cycle
+  // Constraints indexed by their earlier command.
+  std::array<std::vector<DramConstraint>, kDramCmdCount> by_first_;
+  // Window constraints: per constraint, per scope instance, the last `window` issue cycles.
+  struct Window {
+    DramConstraint c;
+    std::vector<std::deque<uint64_t>> history;
+  };
+  std::vector<Window> windows_;
+  std::array<std::vector<int>, kDramCmdCount> windows_by_second_;
+  // Per command: the spacing of two in a row to one bank (the largest constraint from the command
+  // to itself, or its command-bus cycles), the part of it at channel scope, and whether a window
+  // constraint starts with it (then stream() goes burst by burst).
+  std::array<uint64_t, kDramCmdCount> self_spacing_{}, channel_spacing_{};
+  std::array<uint8_t, kDramCmdCount> has_window_first_{};
+  std::vector<uint64_t> refresh_due_;  // per rank
+  uint64_t bus_free_ = 0;              // command bus
+  std::vector<uint64_t> hit_arrival_;  // per bank, scratch of step()
+  // Per window candidate, scratch of step(): a lower bound of its next command's cycle (kNever:
+  // blocked), whether that command is a row hit, and which command it is.
+  std::vector<uint64_t> cand_t_;
+  std::vector<uint8_t> cand_hit_;
+  std::vector<DramCmd> cand_cmd_;
+  DramChannelStats stats_;
+  std::vector<DramCommandRecord>* log_ = nullptr;
+};
+
+}  // namespace strider

@@ -1,0 +1,119 @@
+#include "model/dram/dram_system.h"
+
+#include <algorithm>
+
+namespace strider {
+
+namespace {
+uint32_t log2u(uint64_t v) {
+  uint32_t b = 0;
+  while ((uint64_t(1) << b) < v) ++b;
+  return b;
+}
+}  // namespace
+
+DramPolicy dram_policy(const std::string& page_policy, const std::string& scheduler,
+                       uint32_t queue_depth) {
+  DramPolicy p;
+  p.closed_page = page_policy == "closed";
+  p.fcfs = scheduler == "fcfs";
+  p.queue_depth = queue_depth;
+  return p;
+}
+
+DramSystem::DramSystem(const DramSpec& spec, const DramPolicy& policy)
+    : spec_(spec), shift_(6, 0), bits_(6, 0), offset_bits_(log2u(spec.burst_bytes())) {
+  channels_.reserve(spec.channels);
+  for (uint32_t c = 0; c < spec.channels; ++c) channels_.emplace_back(spec, policy);
+  const uint32_t counts[6] = {spec.channels, spec.ranks, spec.bankgroups,
+                              spec.banks,    spec.rows,  spec.columns / spec.burst_length};
+  uint32_t pos = 0;  // fields from the least significant (the end of the name) upwards
+  for (auto it = spec.mapping_fields.rbegin(); it != spec.mapping_fields.rend(); ++it) {
+    const int f = static_cast<int>(*it);
+    shift_[f] = pos;
+    bits_[f] = log2u(counts[f]);
+    pos += bits_[f];
+  }
+}
+
+DramLocation DramSystem::map(uint64_t burst_index) const {
+  auto field = [&](DramField f) {
+    const int i = static_cast<int>(f);
+    return static_cast<uint32_t>((burst_index >> shift_[i]) & ((uint64_t(1) << bits_[i]) - 1));
+  };
+  DramLocation l;
+  l.channel = field(DramField::kChannel);
+  l.rank = field(DramField::kRank);
+  const uint32_t g = field(DramField::kBankGroup);
+  l.bankgroup = l.rank * spec_.bankgroups + g;
+  l.bank = l.bankgroup * spec_.banks + field(DramField::kBank);
+  l.row = field(DramField::kRow);
+  l.column = field(DramField::kColumn);
+  return l;
+}
+
+DramRequestState* DramSystem::submit(uint64_t arrival, uint64_t addr, uint64_t bytes, bool write) {
+  requests_.emplace_back();
+  DramRequestState& r = requests_.back();
+  r.arrival = arrival;
+  r.write = write;
+  r.channel_bursts.assign(channels_.size(), 0);
+  if (bytes == 0) {
+    r.end = arrival;
+    return &r;
+  }
+  const uint64_t first = addr >> offset_bits_, last = (addr + bytes - 1) >> offset_bits_;
+  r.bursts_left = last - first + 1;
+  // The open segment of each channel while walking the bursts in address order.
+  std::vector<DramSegment> open(channels_.size());
+  for (uint64_t b = first; b <= last; ++b) {
+    const DramLocation l = map(b);
+    DramSegment& s = open[l.channel];
+    if (s.bursts > 0 && (s.bank != l.bank || s.row != l.row)) {
+      channels_[l.channel].enqueue(s);
+      s.bursts = 0;
+    }
+    if (s.bursts == 0) s = {&r, arrival, l.rank, l.bankgroup, l.bank, l.row, 0, write, false};
+    ++s.bursts;
+    ++r.channel_bursts[l.channel];
+  }
+  for (size_t c = 0; c < open.size(); ++c) {
+    if (open[c].bursts > 0) channels_[c].enqueue(open[c]);
+  }
+  return &r;
+}
+
+uint64_t DramSystem::complete(DramRequestState* req) {
+  for (size_t c = 0; c < channels_.size(); ++c) {
+    if (req->channel_bursts[c] > 0) channels_[c].run(req, req->channel_bursts[c]);
+    req->channel_bursts[c] = 0;
+  }
+  return req->end;
+}
+
+void DramSystem::drain() {
+  for (DramChannel& c : channels_) c.run(nullptr, 0);
+}
+
+void DramSystem::forget_completed() {
+  for (const DramChannel& c : channels_) {
+    if (!c.idle()) return;
+  }
+  requests_.clear();
+}
+
+DramTotals DramSystem::totals() const {
+  DramTotals t;
+  for (const DramChannel& c : channels_) {
+    const DramChannelStats& s = c.stats();
+    for (int k = 0; k < kDramCmdCount; ++k) t.commands[k] += s.commands[k];
+    t.read_bursts += s.read_bursts;
+    t.write_bursts += s.write_bursts;
+    t.row_hits += s.row_hits;
+    t.refresh_cycles += s.refresh_cycles;
+    t.last_data = std::max(t.last_data, s.last_data);
+  }
+  return t;
+}
+
+}  // namespace strider

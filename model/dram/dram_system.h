@@ -1,0 +1,60 @@
+// DramSystem: a JEDEC DRAM (every channel of a preset, configs/dram/*.yaml) behind one request
+// interface, in plain C++ and DRAM clock cycles. A request (arrival, byte address, bytes, read or
+// write) is split into bursts of the preset's burst size; the address mapping places each burst
+// on a channel, rank, bank group, bank, row and column; consecutive bursts of one row of one bank
+// form a segment in that channel's queue (DramChannel schedules them). complete() issues commands
+// until one request's last burst has moved and returns when its data ended; drain() serves every
+// queued request (the trace replay). Rows above the organisation's count wrap (the address is
+// taken modulo the capacity).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "core/arch/dram_spec.h"
+#include "model/dram/dram_channel.h"
+
+namespace strider {
+
+struct DramLocation {
+  uint32_t channel = 0, rank = 0, bankgroup = 0, bank = 0, row = 0, column = 0;
+};
+
+struct DramTotals {
+  std::array<uint64_t, kDramCmdCount> commands{};
+  uint64_t read_bursts = 0, write_bursts = 0, row_hits = 0, refresh_cycles = 0;
+  uint64_t last_data = 0;
+};
+
+// The scheduling policy of arch.dram (page_policy, scheduler, queue_depth).
+DramPolicy dram_policy(const std::string& page_policy, const std::string& scheduler,
+                       uint32_t queue_depth);
+
+class DramSystem {
+ public:
+  DramSystem(const DramSpec& spec, const DramPolicy& policy);
+
+  DramLocation map(uint64_t burst_index) const;
+  // Queues a request; the state stays valid until forget_completed().
+  DramRequestState* submit(uint64_t arrival, uint64_t addr, uint64_t bytes, bool write);
+  // Serves queued requests until `req` has moved every burst; returns its last data cycle.
+  uint64_t complete(DramRequestState* req);
+  void drain();
+  // Drops the states of finished requests when no request is queued.
+  void forget_completed();
+
+  DramTotals totals() const;
+  const DramSpec& spec() const { return spec_; }
+  DramChannel& channel(size_t c) { return channels_[c]; }
+
+ private:
+  const DramSpec& spec_;
+  std::vector<DramChannel> channels_;
+  std::deque<DramRequestState> requests_;
+  std::vector<uint32_t> shift_, bits_;  // per DramField: position and width above the offset
+  uint32_t offset_bits_ = 0;
+};
+
+}  // namespace strider
