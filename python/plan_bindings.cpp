@@ -60,6 +60,7 @@ py::dict plan(const std::string& path, const std::vector<std::string>& sets) {
     e["copy_bytes"] = r.copy_bytes;
     e["input_bytes"] = r.input_bytes;
     e["output_bytes"] = r.output_bytes;
+    e["batch_order"] = r.batch_order;
     lowering.append(e);
   }
   for (const ModelFigures& f : p.models) {
