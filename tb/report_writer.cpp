@@ -1,6 +1,7 @@
 #include "tb/report_writer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -11,6 +12,7 @@
 #include "core/arch/config_writer.h"
 #include "core/common/csv.h"
 #include "tb/output_dir.h"
+#include "tb/quant_report.h"
 #include "tb/trace_writer.h"
 #include "tb/version.h"
 
@@ -76,28 +78,7 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
   j["functional"] = {{"enabled", r.config.sim.functional},
                      {"checked_tensors", r.checked_tensors},
                      {"mismatches", r.mismatches}};
-  if (!r.layer_fidelity.empty()) {
-    // Worst layer: the lowest SQNR among the layers with a float value.
-    double worst = kMaxSqnrDb, worst_saturated = 0;
-    std::string worst_layer, most_saturated;
-    for (size_t i = 0; i < r.layer_fidelity.size(); ++i) {
-      const Fidelity& f = r.layer_fidelity[i];
-      if (f.values == 0) continue;
-      if (worst_layer.empty() || f.sqnr_db() < worst) {
-        worst = f.sqnr_db();
-        worst_layer = r.lowered.list.layers[i];
-      }
-      if (most_saturated.empty() || f.saturated_fraction() > worst_saturated) {
-        worst_saturated = f.saturated_fraction();
-        most_saturated = r.lowered.list.layers[i];
-      }
-    }
-    j["quant"] = {{"output_sqnr_db", r.output_fidelity.sqnr_db()},
-                  {"worst_layer", worst_layer},
-                  {"worst_layer_sqnr_db", worst},
-                  {"max_saturated_fraction", worst_saturated},
-                  {"max_saturated_layer", most_saturated}};
-  }
+  if (!r.layer_fidelity.empty()) j["quant"] = quant_json(r);
   const Totals& t = s.totals;
   j["totals"] = {{"dram_bytes", t.dram_bytes},
                  {"l2_bytes", t.l2_bytes},
@@ -154,8 +135,14 @@ void write_layers(const RunSummary& s, const std::vector<Fidelity>& fidelity,
       << l.mapping << l.layer_class;
     w.fixed(l.energy_pj, 3);
     // Quantisation fidelity (functional mode, calibrated): empty when not measured.
+    // An SQNR that is no finite number (a (near) zero float output, or exact values) is empty.
     if (i < fidelity.size() && fidelity[i].values > 0) {
-      w.fixed(fidelity[i].sqnr_db(), 3).fixed(fidelity[i].saturated_fraction(), 6);
+      if (std::isfinite(fidelity[i].sqnr_db())) {
+        w.fixed(fidelity[i].sqnr_db(), 3);
+      } else {
+        w.cell("");
+      }
+      w.fixed(fidelity[i].saturated_fraction(), 6);
     } else {
       w.cell("").cell("");
     }

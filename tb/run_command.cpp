@@ -10,6 +10,7 @@
 #include "tb/cli_args.h"
 #include "tb/commands.h"
 #include "tb/list_run.h"
+#include "tb/quant_report.h"
 #include "tb/report_writer.h"
 #include "tb/run_observers.h"
 #include "tb/run_summary.h"
@@ -88,6 +89,7 @@ int run_command(const Args& args, std::ostream& out, std::ostream& err) {
       return 1;
     }
     print_summary(r, s, out);
+    print_quant(r, out, err);
     out << "  results in " << r.config.output_dir << "/\n";
     if (!r.dump_tensors_dir.empty()) out << "  tensors in " << r.dump_tensors_dir << "/\n";
     if (r.mismatches > 0) {

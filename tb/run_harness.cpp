@@ -21,7 +21,7 @@ namespace {
 
 // Imports network k of the run, refusing absurd sizes before its weights are materialised, and
 // fuses its activations into their producers.
-Graph load_checked(const RunConfig& cfg, size_t k) {
+Graph load_checked(const RunConfig& cfg, size_t k, QuantInfo* quant) {
   const NetworkSpec& net = cfg.networks[k];
   ImportOptions opt;
   opt.input_h = net.input_h;
@@ -38,6 +38,10 @@ Graph load_checked(const RunConfig& cfg, size_t k) {
   if (cfg.sim.functional) {
     const size_t before = g.warnings.size();
     calibrate(&g, CalibrationOptions{net.seed, 1});
+    if (k == 0) {
+      quant->calibrated = true;
+      quant->seed = net.seed;
+    }
     for (size_t i = before; i < g.warnings.size(); ++i) std::cerr << "warning: " << g.warnings[i] << "\n";
   }
   return g;
@@ -54,12 +58,12 @@ void plan_run(RunResult& r) {
   opt.schedule = cfg.planner.schedule;
   opt.time_limit_s = cfg.planner.time_limit_s;
   if (cfg.networks.size() == 1) {
-    r.graph = load_checked(cfg, 0);
+    r.graph = load_checked(cfg, 0, &r.quant);
   } else {
     std::vector<Graph> nets;
     std::vector<std::string> names;
     for (size_t k = 0; k < cfg.networks.size(); ++k) {
-      nets.push_back(load_checked(cfg, k));
+      nets.push_back(load_checked(cfg, k, &r.quant));
       names.push_back(cfg.networks[k].name);
     }
     for (size_t k = 0; k < nets.size(); ++k) {

@@ -23,6 +23,15 @@ struct ModelFigures {
   uint64_t weights_stored_bytes = 0;  // weights and biases stored alone
 };
 
+// How the run's graph was calibrated (functional mode), for the reports.
+struct QuantInfo {
+  bool calibrated = false;
+  bool synthetic = true;       // seeded synthetic images (no quant.calibration inputs given)
+  uint64_t seed = 1;           // of the synthetic images
+  int calibration_images = 1;  // images the scales were chosen on
+  std::string calibration_inputs;  // the files' pattern (empty: synthetic)
+};
+
 struct RunResult {
   RunConfig config;
   Graph graph;
@@ -42,6 +51,7 @@ struct RunResult {
   // the float network (planner/quant/fidelity.h), and over the graph outputs.
   std::vector<Fidelity> layer_fidelity;
   Fidelity output_fidelity;
+  QuantInfo quant;
   std::vector<std::string> command_line;  // recorded in run.json
 };
 
