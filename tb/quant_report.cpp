@@ -18,26 +18,55 @@ std::string inputs_note(const QuantInfo& q) {
   if (q.synthetic) {
     os << "in-sample on synthetic inputs: the scales were chosen on " << q.calibration_images
        << " seeded synthetic image(s) (seed " << q.seed
-       << ", smooth random cosines plus noise), and the figure is measured on image 0 of that "
-          "set; give quant.calibration and quant.evaluation inputs for a held-out figure";
+       << ", smooth random cosines plus noise), and output_sqnr_db is measured on image 0 of "
+          "that set";
   } else {
-    os << "calibrated on " << q.calibration_images << " image(s) from " << q.calibration_inputs
-       << "; measured on calibration image 0";
+    os << "in-sample: output_sqnr_db is measured on the " << q.calibration_images
+       << " calibration sample(s) from " << q.calibration_inputs << " the scales were chosen on";
+  }
+  if (q.evaluation_samples.empty()) {
+    os << "; give quant.evaluation inputs for a held-out figure";
+  } else {
+    os << "; the held-out figure is quant.evaluation's (" << q.evaluation_samples.size()
+       << " sample(s) from " << q.evaluation_inputs << ")";
   }
   return os.str();
 }
 
-}  // namespace
-
-int worst_layer(const RunResult& r) {
+// The worst layer of a set's per-layer figures (-1: none).
+int worst_of(const std::vector<Fidelity>& layers) {
   int worst = -1;
-  for (size_t i = 0; i < r.layer_fidelity.size(); ++i) {
-    const Fidelity& f = r.layer_fidelity[i];
-    if (!f.defined()) continue;
-    if (worst < 0 || f.sqnr_db() < r.layer_fidelity[size_t(worst)].sqnr_db()) worst = int(i);
+  for (size_t i = 0; i < layers.size(); ++i) {
+    if (!layers[i].defined()) continue;
+    if (worst < 0 || layers[i].sqnr_db() < layers[size_t(worst)].sqnr_db()) worst = int(i);
   }
   return worst;
 }
+
+nlohmann::ordered_json set_json(const RunResult& r, const SetFigures& f) {
+  nlohmann::ordered_json j;
+  j["inputs"] = f.inputs;
+  j["samples"] = f.samples;
+  j["output_sqnr_db"] = db(f.output.sqnr_db());
+  if (!std::isfinite(f.output.sqnr_db())) j["output_sqnr_note"] = f.output.undefined_reason();
+  if (f.classifier) {
+    j["top1_agreement"] = f.top1_agreement();
+    j["top1_agree"] = f.top1_agree;
+    j["top1_total"] = f.top1_total;
+  } else {
+    j["top1_agreement"] = nullptr;
+  }
+  const int w = worst_of(f.layers);
+  j["worst_layer"] = w < 0 ? "" : r.lowered.list.layers[size_t(w)];
+  j["worst_layer_sqnr_db"] =
+      w < 0 ? nlohmann::ordered_json(nullptr) : db(f.layers[size_t(w)].sqnr_db());
+  j["worst_layer_why"] = w < 0 ? "" : f.layers[size_t(w)].why();
+  return j;
+}
+
+}  // namespace
+
+int worst_layer(const RunResult& r) { return worst_of(r.layer_fidelity); }
 
 std::vector<std::string> quant_warnings(const RunResult& r) {
   std::vector<std::string> w;
@@ -65,7 +94,9 @@ nlohmann::ordered_json quant_json(const RunResult& r) {
   const Fidelity& out = r.output_fidelity;
   j["output_sqnr_db"] = db(out.sqnr_db());
   if (!std::isfinite(out.sqnr_db())) j["output_sqnr_note"] = out.undefined_reason();
-  j["in_sample"] = r.quant.synthetic;
+  j["in_sample"] = r.quant.evaluation_samples.empty();
+  j["synthetic"] = r.quant.synthetic;
+  j["method"] = r.quant.method;
   j["inputs"] = inputs_note(r.quant);
   const int w = worst_layer(r);
   j["worst_layer"] = w < 0 ? "" : r.lowered.list.layers[size_t(w)];
@@ -84,6 +115,7 @@ nlohmann::ordered_json quant_json(const RunResult& r) {
   }
   j["max_saturated_fraction"] = worst_saturated;
   j["max_saturated_layer"] = most_saturated;
+  for (const SetFigures& f : r.quant.sets) j[f.name] = set_json(r, f);
   j["warnings"] = quant_warnings(r);
   return j;
 }
@@ -97,7 +129,24 @@ void print_quant(const RunResult& r, std::ostream& out, std::ostream& err) {
   } else {
     out << "undefined (" << o.undefined_reason() << ")";
   }
-  out << (r.quant.synthetic ? ", in-sample on synthetic inputs" : "") << "\n";
+  out << (r.quant.synthetic ? ", in-sample on synthetic inputs"
+                            : ", in-sample on " + std::to_string(r.quant.calibration_images) +
+                                  " calibration sample(s)")
+      << " (" << r.quant.method << ")\n";
+  for (const SetFigures& f : r.quant.sets) {
+    if (f.name != "evaluation") continue;
+    out << "  held-out         output SQNR ";
+    if (std::isfinite(f.output.sqnr_db())) {
+      out << std::fixed << std::setprecision(1) << f.output.sqnr_db() << " dB";
+    } else {
+      out << "undefined (" << f.output.undefined_reason() << ")";
+    }
+    out << " on " << f.samples << " evaluation sample(s)";
+    if (f.classifier) {
+      out << ", top-1 agrees with float on " << f.top1_agree << " of " << f.top1_total;
+    }
+    out << "\n";
+  }
   const int w = worst_layer(r);
   if (w >= 0) {
     const Fidelity& f = r.layer_fidelity[size_t(w)];

@@ -119,12 +119,12 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
 }
 
 void write_layers(const RunSummary& s, const std::vector<Fidelity>& fidelity,
-                  const std::string& path) {
+                  const std::vector<Fidelity>& held_out, const std::string& path) {
   std::ofstream f = open(path);
   f << "layer,op,tiles,start,end,cycles,macs,utilization,dram_bytes,l2_bytes,lb_write_cycles,"
        "shifted_writes,discarded_outputs,compute_cycles,stall_l2_conflict,stall_dram,"
        "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping,class,energy_pj,"
-       "sqnr_db,saturated_fraction\n";
+       "sqnr_db,saturated_fraction,eval_sqnr_db,eval_saturated_fraction\n";
   for (size_t i = 0; i < s.layers.size(); ++i) {
     const LayerRow& l = s.layers[i];
     csv::Writer w(f);
@@ -136,15 +136,19 @@ void write_layers(const RunSummary& s, const std::vector<Fidelity>& fidelity,
     w.fixed(l.energy_pj, 3);
     // Quantisation fidelity (functional mode, calibrated): empty when not measured.
     // An SQNR that is no finite number (a (near) zero float output, or exact values) is empty.
-    if (i < fidelity.size() && fidelity[i].values > 0) {
-      if (std::isfinite(fidelity[i].sqnr_db())) {
-        w.fixed(fidelity[i].sqnr_db(), 3);
+    // The evaluation set's (quant.evaluation) after them, empty without one.
+    for (const std::vector<Fidelity>* set : {&fidelity, &held_out}) {
+      if (i < set->size() && (*set)[i].values > 0) {
+        const Fidelity& f = (*set)[i];
+        if (std::isfinite(f.sqnr_db())) {
+          w.fixed(f.sqnr_db(), 3);
+        } else {
+          w.cell("");
+        }
+        w.fixed(f.saturated_fraction(), 6);
       } else {
-        w.cell("");
+        w.cell("").cell("");
       }
-      w.fixed(fidelity[i].saturated_fraction(), 6);
-    } else {
-      w.cell("").cell("");
     }
     w.end_row();
   }
@@ -199,7 +203,12 @@ void write_reports(const RunResult& r, const RunSummary& s, OutputDir& out,
   open(out.temp("summary.json"))
       << summary_json(r, s).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   out.commit("summary.json");
-  write_layers(s, r.layer_fidelity, out.temp("layers.csv"));
+  static const std::vector<Fidelity> kNone;
+  const std::vector<Fidelity>* held_out = &kNone;
+  for (const SetFigures& f : r.quant.sets) {
+    if (f.name == "evaluation") held_out = &f.layers;
+  }
+  write_layers(s, r.layer_fidelity, *held_out, out.temp("layers.csv"));
   out.commit("layers.csv");
   if (r.config.sim.detail == "full") {
     write_descriptors(r, out.temp("descriptors.csv"));

@@ -10,6 +10,7 @@
 #include "planner/lower/legalise.h"
 #include "planner/lower/descriptor_validator.h"
 #include "planner/lower/network_merge.h"
+#include "planner/quant/calibration_inputs.h"
 #include "planner/quant/calibrator.h"
 #include "tb/resource_limits.h"
 #include "tb/functional_check.h"
@@ -35,16 +36,77 @@ Graph load_checked(const RunConfig& cfg, size_t k, QuantInfo* quant) {
   fuse_activations(&g);
   // Calibrated scales only change values (requantisation, biases, clip bounds), never shapes,
   // so cycles are the same with functional mode on or off.
+  const QuantOptions& qo = cfg.quant;
+  const bool files = !qo.calibration.inputs.empty() || !qo.evaluation.inputs.empty();
+  if (files && cfg.networks.size() > 1) {
+    throw std::runtime_error(cfg.source + ": quant: calibration and evaluation inputs apply to a run of one network, this run has " +
+                             std::to_string(cfg.networks.size()));
+  }
+  if (files && !cfg.sim.functional) {
+    std::cerr << "warning: quant.calibration / quant.evaluation inputs are used only in functional mode (sim.functional: true)\n";
+  }
   if (cfg.sim.functional) {
     const size_t before = g.warnings.size();
-    calibrate(&g, CalibrationOptions{net.seed, 1});
-    if (k == 0) {
-      quant->calibrated = true;
-      quant->seed = net.seed;
+    CalibrationOptions co{net.seed, 1};
+    co.method = qo.method;
+    co.percentile = qo.percentile;
+    if (g.inputs.empty() && files) throw std::runtime_error(net.path + ": quant: the network has no input to calibrate on");
+    if (!qo.calibration.inputs.empty()) {
+      co.inputs = load_input_set(qo.calibration, g.tensors[size_t(g.inputs[0])], qo.preprocess,
+                                 "quant.calibration.inputs");
     }
+    if (!qo.evaluation.inputs.empty()) {
+      quant->evaluation_samples = load_input_set(qo.evaluation, g.tensors[size_t(g.inputs[0])],
+                                                 qo.preprocess, "quant.evaluation.inputs");
+      quant->evaluation_inputs = qo.evaluation.inputs;
+    }
+    quant->clip_bounds = calibrate(&g, co);
+    quant->calibrated = true;
+    quant->seed = net.seed;
+    quant->method = g.calibration_method;
+    quant->synthetic = co.inputs.empty();
+    quant->calibration_inputs = qo.calibration.inputs;
+    quant->calibration_images = co.inputs.empty() ? co.images : int(co.inputs.size());
+    quant->calibration_samples = std::move(co.inputs);
     for (size_t i = before; i < g.warnings.size(); ++i) std::cerr << "warning: " << g.warnings[i] << "\n";
   }
   return g;
+}
+
+// The fidelity per input set: the calibration set (the simulated image's figures when it is the
+// synthetic image 0, else every calibration sample) and the evaluation set when given. With
+// calibration files the layer and output figures of the reports are the calibration set's.
+void measure_sets(RunResult& r, const FunctionalCheck& check) {
+  QuantInfo& q = r.quant;
+  q.sets.clear();
+  if (q.calibration_samples.empty()) {
+    SetFigures f;
+    f.name = "calibration";
+    f.inputs = "synthetic";
+    f.samples = 1;
+    f.layers = r.layer_fidelity;
+    f.output = r.output_fidelity;
+    f.classifier = is_classifier(r.graph);
+    for (int out : r.graph.outputs) {
+      const Tensor& t = r.graph.tensors[size_t(out)];
+      if (!f.classifier || t.float_data.empty()) continue;
+      for (int64_t b = 0; b < std::max<int64_t>(t.shape.n, 1); ++b) {
+        ++f.top1_total;
+        f.top1_agree += top1(t.float_data, t.shape, b) ==
+                        top1(check.reference().value(out), t.shape, b, t.is_unsigned);
+      }
+    }
+    q.sets.push_back(std::move(f));
+  } else {
+    q.sets.push_back(evaluate_set(r.graph, r.lowered, q.clip_bounds, q.calibration_samples,
+                                  "calibration", q.calibration_inputs));
+    r.layer_fidelity = q.sets.back().layers;
+    r.output_fidelity = q.sets.back().output;
+  }
+  if (!q.evaluation_samples.empty()) {
+    q.sets.push_back(evaluate_set(r.graph, r.lowered, q.clip_bounds, q.evaluation_samples,
+                                  "evaluation", q.evaluation_inputs));
+  }
 }
 
 }  // namespace
@@ -117,6 +179,7 @@ void simulate_planned(RunResult& r) {
     r.functional_details = check->details();
     r.layer_fidelity = check->layer_fidelity();
     r.output_fidelity = check->output_fidelity();
+    if (r.quant.calibrated) measure_sets(r, *check);
     if (!r.dump_tensors_dir.empty()) dump_tensors(r.graph, r.lowered, *check, r.dump_tensors_dir);
   }
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -12,7 +12,9 @@
 #include "core/arch/run_config.h"
 #include "planner/ir/graph.h"
 #include "planner/lower/lowering.h"
+#include "planner/quant/calibrator.h"
 #include "planner/quant/fidelity.h"
+#include "tb/quant_evaluation.h"
 
 namespace strider {
 
@@ -30,6 +32,13 @@ struct QuantInfo {
   uint64_t seed = 1;           // of the synthetic images
   int calibration_images = 1;  // images the scales were chosen on
   std::string calibration_inputs;  // the files' pattern (empty: synthetic)
+  std::string method;              // Graph::calibration_method
+  ClipBounds clip_bounds;          // calibrate()'s, for float passes after calibration
+  // The samples of graph input 0 (calibration_inputs.h): calibration (files only) and evaluation.
+  std::vector<std::vector<float>> calibration_samples, evaluation_samples;
+  std::string evaluation_inputs;
+  // After a functional run: the figures per input set (calibration first, then evaluation).
+  std::vector<SetFigures> sets;
 };
 
 struct RunResult {

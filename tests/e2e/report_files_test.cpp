@@ -23,7 +23,8 @@ TEST(ReportFiles, EveryFileIsWrittenWithItsColumns) {
                      "dram_bytes", "l2_bytes", "lb_write_cycles", "shifted_writes",
                      "discarded_outputs", "compute_cycles", "stall_l2_conflict", "stall_dram",
                      "stall_line_buffer", "stall_backpressure", "bound_cycles", "bottleneck",
-                     "mapping", "class", "energy_pj", "sqnr_db", "saturated_fraction"}));
+                     "mapping", "class", "energy_pj", "sqnr_db", "saturated_fraction", "eval_sqnr_db",
+                     "eval_saturated_fraction"}));
   EXPECT_EQ(
       read_csv(dir.file("descriptors.csv")).header,
       (Strings{"id", "kind", "layer", "unit", "channel", "fetched", "ready", "start", "end", "mapping"}));
