@@ -23,6 +23,15 @@ constexpr uint64_t kMaxInputFileBytes = uint64_t{512} << 20;  // one image or ar
   throw std::runtime_error(key + ": " + path + ": " + what);
 }
 
+// The whole file, its errors naming the key.
+std::string read_file(const std::string& path, const std::string& key) {
+  try {
+    return read_input_file(path, kMaxInputFileBytes);
+  } catch (const InputFileError& e) {
+    fail(key, path, e.reason());
+  }
+}
+
 bool input_extension(const fs::path& p) {
   std::string e = p.extension().string();
   std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -38,12 +47,7 @@ std::string shape_text(const std::vector<int64_t>& s) {
 // A .npy array: version 1-3 header, dtype <f4, <f8 or |u1, C order.
 std::vector<float> load_npy(const std::string& path, int64_t c, int64_t h, int64_t w,
                             const Preprocess& p, const std::string& key) {
-  std::string bytes;
-  try {
-    bytes = read_input_file(path, kMaxInputFileBytes);
-  } catch (const InputFileError& e) {
-    fail(key, path, e.reason());
-  }
+  const std::string bytes = read_file(path, key);
   if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0)
     fail(key, path, "not a .npy file");
   const int major = static_cast<unsigned char>(bytes[6]);
@@ -131,12 +135,7 @@ float sample(const uint8_t* px, int iw, int ih, int chans, int ch, double y, dou
 
 std::vector<float> load_image(const std::string& path, int64_t c, int64_t h, int64_t w,
                               const Preprocess& p, const std::string& key) {
-  std::string bytes;
-  try {
-    bytes = read_input_file(path, kMaxInputFileBytes);
-  } catch (const InputFileError& e) {
-    fail(key, path, e.reason());
-  }
+  const std::string bytes = read_file(path, key);
   int iw = 0, ih = 0, chans = 0;
   std::unique_ptr<uint8_t, void (*)(void*)> px(
       stbi_load_from_memory(reinterpret_cast<const stbi_uc*>(bytes.data()), int(bytes.size()), &iw,
