@@ -51,7 +51,7 @@ def preprocess(path, resize=256, crop=224):
     bottom = img[y1][:, x0] * (1 - fx) + img[y1][:, x1] * fx
     v = (top * (1 - fy) + bottom * fy) / 255.0
     v = (v - np.array(MEAN)) / np.array(STD)
-    return v.transpose(2, 0, 1).astype(np.float32)
+    return np.ascontiguousarray(v.transpose(2, 0, 1), dtype=np.float32)
 
 
 def main():

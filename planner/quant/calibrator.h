@@ -85,7 +85,7 @@ struct CalibrationOptions {
   // "mse": the T that minimises clipping plus rounding error with at most 0.5 % clipped
   //   (best_threshold); "minmax": max |x| over every image; "percentile": the `percentile`-th
   //   percentile of the sample (nearest rank: the ceil(p n / 100)-th smallest);
-  // "entropy": TensorRT's KL divergence calibration: a 2048-bin histogram of |x| over
+  // "entropy": TensorRT's KL divergence calibration: a 2048-bin histogram of |x| != 0 over
   //   [0, max]; for every i from 128 (256 unsigned) to 2048, P = the first i bins with the rest
   //   added to bin i - 1, Q = the first i bins (without the rest) merged into 128 (256) levels
   //   and spread back evenly over the bins where P is not 0; T = i x bin width for the i of
