@@ -70,9 +70,9 @@ def layer(d, j):
         # B(g, k, n) = input2[g N + n][k], or input2[g K + k][n] with transpose_b
         B = b.reshape(g, k_len, -1) if j['transpose_b'] else b.reshape(g, -1, k_len).transpose(1, 2)
         y = torch.einsum('gkm,gkn->gnm', A, B).reshape(1, -1, a.shape[2], a.shape[3])
-    elif op == 'layernorm':  # over the channels of each position, no epsilon, x gamma + beta
+    elif op == 'layernorm':  # over the channels of each position, ONNX's epsilon, x gamma + beta
         x = ins[0]; mu = x.mean(dim=1, keepdim=True); var = ((x - mu) ** 2).mean(dim=1, keepdim=True)
-        sd = torch.sqrt(var); z = torch.where(sd > 0, (x - mu) / torch.where(sd > 0, sd, 1.0), 0.0)
+        sd = torch.sqrt(var + j.get('epsilon', 0.0)); z = torch.where(sd > 0, (x - mu) / torch.where(sd > 0, sd, 1.0), 0.0)
         gamma = load(j['weights']['float_file']).reshape(1, -1, 1, 1)
         y = z * gamma + load(j['weights']['bias_float_file']).reshape(1, -1, 1, 1)
     elif op == 'gelu':

@@ -40,7 +40,8 @@ for r in "${runs[@]}"; do
   /usr/bin/python3 - "$out/$name/summary.json" "$name" <<'EOF'
 import json, sys
 s = json.load(open(sys.argv[1])); q = s['quant']; f = s['functional']
-print(f"| {sys.argv[2]} | {q['output_sqnr_db']:.1f} | {q['worst_layer']} {q['worst_layer_sqnr_db']:.1f} "
+db = lambda v: 'null' if v is None else f"{v:.1f}"  # null: no finite SQNR (see output_sqnr_note)
+print(f"| {sys.argv[2]} | {db(q['output_sqnr_db'])} | {q['worst_layer']} {db(q['worst_layer_sqnr_db'])} "
       f"| {100 * q['max_saturated_fraction']:.2f} % ({q['max_saturated_layer']}) | {f['mismatches']} |")
 EOF
 done

@@ -11,6 +11,8 @@ packages=(
   nlohmann-json3-dev libssl-dev
   python3 python3-dev pybind11-dev python3-numpy python3-matplotlib bc time
   python3-pandas  # optional for users; installed so CI tests the package with and without it
+  libstb-dev     # stb_image: PNG / JPEG calibration images
+  python3-skimage  # real photographs (skimage/data) for the calibration tests
 )
 # Only needed to regenerate the bundled ONNX graphs (scripts/export_models.py).
 if [ "${STRIDER_EXPORT_DEPS:-0}" = "1" ]; then

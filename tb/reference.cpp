@@ -232,7 +232,7 @@ void layernorm(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
       d[c] = s.c * in[c * s.plane() + p] - sum;
       sq += uint64_t(d[c] * d[c]);
     }
-    const uint64_t r = isqrt(sq / uint64_t(s.c));
+    const uint64_t r = layernorm_root(sq, uint64_t(s.c), n.input_multiplier);
     for (int64_t c = 0; c < s.c; ++c) {
       const int32_t acc = layernorm_value(d[c], r) * gamma[c] + (beta ? (*beta)[c] : 0);
       out[c * s.plane() + p] = saturate8(requantize(acc, n.requant_multiplier, n.requant_shift));

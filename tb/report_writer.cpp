@@ -1,6 +1,7 @@
 #include "tb/report_writer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -12,6 +13,7 @@
 #include "core/common/csv.h"
 #include "tb/dram_figures.h"
 #include "tb/output_dir.h"
+#include "tb/quant_report.h"
 #include "tb/trace_writer.h"
 #include "tb/version.h"
 
@@ -106,28 +108,7 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
   j["functional"] = {{"enabled", r.config.sim.functional},
                      {"checked_tensors", r.checked_tensors},
                      {"mismatches", r.mismatches}};
-  if (!r.layer_fidelity.empty()) {
-    // Worst layer: the lowest SQNR among the layers with a float value.
-    double worst = kMaxSqnrDb, worst_saturated = 0;
-    std::string worst_layer, most_saturated;
-    for (size_t i = 0; i < r.layer_fidelity.size(); ++i) {
-      const Fidelity& f = r.layer_fidelity[i];
-      if (f.values == 0) continue;
-      if (worst_layer.empty() || f.sqnr_db() < worst) {
-        worst = f.sqnr_db();
-        worst_layer = r.lowered.list.layers[i];
-      }
-      if (most_saturated.empty() || f.saturated_fraction() > worst_saturated) {
-        worst_saturated = f.saturated_fraction();
-        most_saturated = r.lowered.list.layers[i];
-      }
-    }
-    j["quant"] = {{"output_sqnr_db", r.output_fidelity.sqnr_db()},
-                  {"worst_layer", worst_layer},
-                  {"worst_layer_sqnr_db", worst},
-                  {"max_saturated_fraction", worst_saturated},
-                  {"max_saturated_layer", most_saturated}};
-  }
+  if (!r.layer_fidelity.empty()) j["quant"] = quant_json(r);
   const Totals& t = s.totals;
   j["totals"] = {{"dram_bytes", t.dram_bytes},
                  {"l2_bytes", t.l2_bytes},
@@ -169,13 +150,14 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
 }
 
 void write_layers(const RunSummary& s, const std::vector<Fidelity>& fidelity,
-                  const std::string& path) {
+                  const std::vector<Fidelity>& held_out, const std::string& path) {
   std::ofstream f = open(path);
   f << "layer,op,tiles,start,end,cycles,macs,utilization,dram_bytes,l2_bytes,lb_write_cycles,"
        "shifted_writes,discarded_outputs,compute_cycles,stall_l2_conflict,"
        "l2_bank_conflict_cycles,stall_dram,"
-       "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping,batch_order,"
-       "class,energy_pj,sqnr_db,saturated_fraction,dram_row_hit_rate\n";
+       "stall_line_buffer,stall_backpressure,bound_cycles,bottleneck,mapping,batch_order,class,energy_pj,"
+       "sqnr_db,saturated_fraction,eval_sqnr_db,eval_saturated_fraction,"
+       "dram_row_hit_rate\n";
   for (size_t i = 0; i < s.layers.size(); ++i) {
     const LayerRow& l = s.layers[i];
     csv::Writer w(f);
@@ -187,10 +169,20 @@ void write_layers(const RunSummary& s, const std::vector<Fidelity>& fidelity,
       << l.mapping << l.batch_order << l.layer_class;
     w.fixed(l.energy_pj, 3);
     // Quantisation fidelity (functional mode, calibrated): empty when not measured.
-    if (i < fidelity.size() && fidelity[i].values > 0) {
-      w.fixed(fidelity[i].sqnr_db(), 3).fixed(fidelity[i].saturated_fraction(), 6);
-    } else {
-      w.cell("").cell("");
+    // An SQNR that is no finite number (a (near) zero float output, or exact values) is empty.
+    // The evaluation set's (quant.evaluation) after them, empty without one.
+    for (const std::vector<Fidelity>* set : {&fidelity, &held_out}) {
+      if (i < set->size() && (*set)[i].values > 0) {
+        const Fidelity& f = (*set)[i];
+        if (std::isfinite(f.sqnr_db())) {
+          w.fixed(f.sqnr_db(), 3);
+        } else {
+          w.cell("");
+        }
+        w.fixed(f.saturated_fraction(), 6);
+      } else {
+        w.cell("").cell("");
+      }
     }
     // Row-buffer hits of the layer's DRAM bursts (jedec model): empty without bursts.
     if (l.dram_bursts > 0) {
@@ -251,7 +243,12 @@ void write_reports(const RunResult& r, const RunSummary& s, OutputDir& out,
   open(out.temp("summary.json"))
       << summary_json(r, s).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   out.commit("summary.json");
-  write_layers(s, r.layer_fidelity, out.temp("layers.csv"));
+  static const std::vector<Fidelity> kNone;
+  const std::vector<Fidelity>* held_out = &kNone;
+  for (const SetFigures& f : r.quant.sets) {
+    if (f.name == "evaluation") held_out = &f.layers;
+  }
+  write_layers(s, r.layer_fidelity, *held_out, out.temp("layers.csv"));
   out.commit("layers.csv");
   if (r.config.sim.detail == "full") {
     write_descriptors(r, out.temp("descriptors.csv"));

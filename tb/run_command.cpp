@@ -13,6 +13,7 @@
 #include "tb/commands.h"
 #include "tb/list_run.h"
 #include "tb/run_flow.h"
+#include "tb/quant_report.h"
 #include "tb/report_writer.h"
 #include "tb/run_observers.h"
 #include "tb/run_summary.h"
@@ -116,6 +117,7 @@ int execute_run(RunResult& r, std::ostream& out, std::ostream& err, const ExtraR
                   "  stages           import and plan %.3f s, simulate %.3f s, reports %.3f s\n",
                   plan_s, simulate_s, reports_s);
     out << stages;
+    print_quant(r, out, err);
     out << "  results in " << r.config.output_dir << "/\n";
     if (!r.dump_tensors_dir.empty()) out << "  tensors in " << r.dump_tensors_dir << "/\n";
     if (r.mismatches > 0) {

@@ -13,11 +13,52 @@
 
 namespace strider {
 
+namespace {
+
+// The fidelity per input set: the calibration set (the simulated image's figures when it is the
+// synthetic image 0, else every calibration sample) and the evaluation set when given. With
+// calibration files the layer and output figures of the reports are the calibration set's.
+void measure_sets(RunResult& r, const FunctionalCheck& check) {
+  QuantInfo& q = r.quant;
+  q.sets.clear();
+  if (q.calibration_samples.empty()) {
+    SetFigures f;
+    f.name = "calibration";
+    f.inputs = "synthetic";
+    f.samples = 1;
+    f.layers = r.layer_fidelity;
+    f.output = r.output_fidelity;
+    f.classifier = is_classifier(r.graph);
+    for (int out : r.graph.outputs) {
+      const Tensor& t = r.graph.tensors[size_t(out)];
+      if (!f.classifier || t.float_data.empty()) continue;
+      for (int64_t b = 0; b < std::max<int64_t>(t.shape.n, 1); ++b) {
+        ++f.top1_total;
+        f.top1_agree += top1(t.float_data, t.shape, b) ==
+                        top1(check.reference().value(out), t.shape, b, t.is_unsigned);
+      }
+    }
+    q.sets.push_back(std::move(f));
+  } else {
+    q.sets.push_back(evaluate_set(r.graph, r.lowered, q.clip_bounds, q.calibration_samples,
+                                  "calibration", q.calibration_inputs));
+    r.layer_fidelity = q.sets.back().layers;
+    r.output_fidelity = q.sets.back().output;
+  }
+  if (!q.evaluation_samples.empty()) {
+    q.sets.push_back(evaluate_set(r.graph, r.lowered, q.clip_bounds, q.evaluation_samples,
+                                  "evaluation", q.evaluation_inputs));
+  }
+}
+
+}  // namespace
+
 void plan_run(RunResult& r) {
   PlannedRun p = plan_networks(r.config, std::cerr);
   r.graph = std::move(p.graph);
   r.lowered = std::move(p.lowered);
   r.models = std::move(p.models);
+  r.quant = std::move(p.quant);
 }
 
 void simulate_run(RunResult& r) {
@@ -56,6 +97,7 @@ void simulate_planned(RunResult& r) {
     r.functional_details = check->details();
     r.layer_fidelity = check->layer_fidelity();
     r.output_fidelity = check->output_fidelity();
+    if (r.quant.calibrated) measure_sets(r, *check);
     if (!r.dump_tensors_dir.empty()) dump_tensors(r.graph, r.lowered, *check, r.dump_tensors_dir);
   }
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -12,6 +12,7 @@
 #include "core/arch/run_config.h"
 #include "planner/ir/graph.h"
 #include "planner/lower/lowering.h"
+#include "planner/quant/calibrator.h"
 #include "planner/quant/fidelity.h"
 #include "tb/run_plan.h"
 
@@ -36,6 +37,7 @@ struct RunResult {
   // the float network (planner/quant/fidelity.h), and over the graph outputs.
   std::vector<Fidelity> layer_fidelity;
   Fidelity output_fidelity;
+  QuantInfo quant;
   std::vector<std::string> command_line;  // recorded in run.json
 };
 

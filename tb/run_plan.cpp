@@ -6,6 +6,7 @@
 #include "planner/import/network_loader.h"
 #include "planner/lower/legalise.h"
 #include "planner/lower/network_merge.h"
+#include "planner/quant/calibration_inputs.h"
 #include "planner/quant/calibrator.h"
 #include "tb/resource_limits.h"
 
@@ -15,7 +16,7 @@ namespace {
 
 // Imports network k of the run, refusing absurd sizes before its weights are materialised, and
 // fuses its activations into their producers.
-Graph load_checked(const RunConfig& cfg, size_t k, std::ostream& warnings) {
+Graph load_checked(const RunConfig& cfg, size_t k, QuantInfo* quant, std::ostream& warnings) {
   const NetworkSpec& net = cfg.networks[k];
   ImportOptions opt;
   opt.input_h = net.input_h;
@@ -29,11 +30,39 @@ Graph load_checked(const RunConfig& cfg, size_t k, std::ostream& warnings) {
   fuse_activations(&g);
   // Calibrated scales only change values (requantisation, biases, clip bounds), never shapes,
   // so cycles are the same with functional mode on or off.
+  const QuantOptions& qo = cfg.quant;
+  const bool files = !qo.calibration.inputs.empty() || !qo.evaluation.inputs.empty();
+  if (files && cfg.networks.size() > 1) {
+    throw std::runtime_error(cfg.source + ": quant: calibration and evaluation inputs apply to a run of one network, this run has " +
+                             std::to_string(cfg.networks.size()));
+  }
+  if (files && !cfg.sim.functional) {
+    warnings << "warning: quant.calibration / quant.evaluation inputs are used only in functional mode (sim.functional: true)\n";
+  }
   if (cfg.sim.functional) {
     const size_t before = g.warnings.size();
-    calibrate(&g, CalibrationOptions{net.seed, 1});
-    for (size_t i = before; i < g.warnings.size(); ++i)
-      warnings << "warning: " << g.warnings[i] << "\n";
+    CalibrationOptions co{net.seed, 1};
+    co.method = qo.method;
+    co.percentile = qo.percentile;
+    if (g.inputs.empty() && files) throw std::runtime_error(net.path + ": quant: the network has no input to calibrate on");
+    if (!qo.calibration.inputs.empty()) {
+      co.inputs = load_input_set(qo.calibration, g.tensors[size_t(g.inputs[0])], qo.preprocess,
+                                 "quant.calibration.inputs");
+    }
+    if (!qo.evaluation.inputs.empty()) {
+      quant->evaluation_samples = load_input_set(qo.evaluation, g.tensors[size_t(g.inputs[0])],
+                                                 qo.preprocess, "quant.evaluation.inputs");
+      quant->evaluation_inputs = qo.evaluation.inputs;
+    }
+    quant->clip_bounds = calibrate(&g, co);
+    quant->calibrated = true;
+    quant->seed = net.seed;
+    quant->method = g.calibration_method;
+    quant->synthetic = co.inputs.empty();
+    quant->calibration_inputs = qo.calibration.inputs;
+    quant->calibration_images = co.inputs.empty() ? co.images : int(co.inputs.size());
+    quant->calibration_samples = std::move(co.inputs);
+    for (size_t i = before; i < g.warnings.size(); ++i) warnings << "warning: " << g.warnings[i] << "\n";
   }
   return g;
 }
@@ -49,12 +78,12 @@ PlannedRun plan_networks(const RunConfig& cfg, std::ostream& warnings) {
   opt.schedule = cfg.planner.schedule;
   opt.time_limit_s = cfg.planner.time_limit_s;
   if (cfg.networks.size() == 1) {
-    r.graph = load_checked(cfg, 0, warnings);
+    r.graph = load_checked(cfg, 0, &r.quant, warnings);
   } else {
     std::vector<Graph> nets;
     std::vector<std::string> names;
     for (size_t k = 0; k < cfg.networks.size(); ++k) {
-      nets.push_back(load_checked(cfg, k, warnings));
+      nets.push_back(load_checked(cfg, k, &r.quant, warnings));
       names.push_back(cfg.networks[k].name);
     }
     for (size_t k = 0; k < nets.size(); ++k) {

@@ -12,6 +12,8 @@
 #include "core/arch/run_config.h"
 #include "planner/ir/graph.h"
 #include "planner/lower/lowering.h"
+#include "planner/quant/calibrator.h"
+#include "tb/quant_evaluation.h"
 
 namespace strider {
 
@@ -22,10 +24,27 @@ struct ModelFigures {
   uint64_t weights_stored_bytes = 0;  // weights and biases stored alone
 };
 
+
+// How the run's graph was calibrated (functional mode), for the reports.
+struct QuantInfo {
+  bool calibrated = false;
+  bool synthetic = true;       // seeded synthetic images (no quant.calibration inputs given)
+  uint64_t seed = 1;           // of the synthetic images
+  int calibration_images = 1;  // images the scales were chosen on
+  std::string calibration_inputs;  // the files' pattern (empty: synthetic)
+  std::string method;              // Graph::calibration_method
+  ClipBounds clip_bounds;          // calibrate()'s, for float passes after calibration
+  // The samples of graph input 0 (calibration_inputs.h): calibration (files only) and evaluation.
+  std::vector<std::vector<float>> calibration_samples, evaluation_samples;
+  std::string evaluation_inputs;
+  // After a functional run: the figures per input set (calibration first, then evaluation).
+  std::vector<SetFigures> sets;
+};
 struct PlannedRun {
   Graph graph;
   Lowered lowered;
   std::vector<ModelFigures> models;  // per network of the run, each planned alone
+  QuantInfo quant;                   // how the graph was calibrated (functional mode)
 };
 
 // Plans `cfg`; import and calibration warnings go to `warnings` as they arise ("warning: ..."

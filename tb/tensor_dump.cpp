@@ -29,6 +29,7 @@ nlohmann::json numerics(const Graph& g, const Node& n) {
   nlohmann::json scales = nlohmann::json::array();
   for (int t : n.inputs) scales.push_back(g.tensors[t].scale);
   j["input_scales"] = scales;
+  j["calibration_method"] = g.calibration_method;  // how the activation scales were chosen
   j["output_scale"] = g.tensors[n.outputs[0]].scale;
   if (n.weights >= 0) {
     const Tensor& w = g.tensors[n.weights];
@@ -42,6 +43,15 @@ nlohmann::json numerics(const Graph& g, const Node& n) {
   }
   if (n.op == OpType::kMul) j["operands"] = "v = a * b at input_scales[0] x input_scales[1]";
   if (n.op == OpType::kSoftmax || n.op == OpType::kGelu) j["input_multiplier"] = n.input_multiplier;
+  if (n.op == OpType::kLayerNorm) {
+    j["epsilon"] = n.epsilon;
+    j["epsilon_code"] = n.input_multiplier;
+    j["layernorm"] =
+        "per position over the D channels: s = sum(q), d = D q - s, r = isqrt(floor(sum(d^2) / D) "
+        "+ E) with E = (epsilon_code & 0xffffff) << (epsilon_code >> 24) (D^2 epsilon / s_in^2), "
+        "y = round_half_away_from_zero(256 d / r) (0 when r = 0), out = "
+        "saturate_int8(requant(y gamma + beta))";
+  }
   if (n.op == OpType::kSoftmax) {
     j["softmax"] =
         "per position and channel group: d = q - max(q), e = exp_q15(d) (core/contract/vector_math.h: "

@@ -179,6 +179,34 @@ std::string effective_yaml(const RunConfig& run) {
   e << YAML::Key << "trace_max_slices" << YAML::Value << run.sim.trace_max_slices;
   e << YAML::EndMap;
 
+  const QuantOptions& q = run.quant;
+  const auto numbers = [&](const std::vector<double>& v) {
+    e << YAML::Flow << YAML::BeginSeq;
+    for (double d : v) e << config::format_number(d);
+    e << YAML::EndSeq;
+  };
+  e << YAML::Key << "quant" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "calibration" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "inputs" << YAML::Value << q.calibration.inputs;
+  e << YAML::Key << "count" << YAML::Value << q.calibration.count;
+  e << YAML::Key << "method" << YAML::Value << q.method;
+  e << YAML::Key << "percentile" << YAML::Value << config::format_number(q.percentile);
+  e << YAML::EndMap;
+  e << YAML::Key << "evaluation" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "inputs" << YAML::Value << q.evaluation.inputs;
+  e << YAML::Key << "count" << YAML::Value << q.evaluation.count;
+  e << YAML::EndMap;
+  e << YAML::Key << "preprocess" << YAML::Value << YAML::BeginMap;
+  e << YAML::Key << "resize" << YAML::Value << q.preprocess.resize;
+  e << YAML::Key << "mean" << YAML::Value;
+  numbers(q.preprocess.mean);
+  e << YAML::Key << "std" << YAML::Value;
+  numbers(q.preprocess.std);
+  e << YAML::Key << "channels" << YAML::Value << q.preprocess.channels;
+  e << YAML::Key << "layout" << YAML::Value << q.preprocess.layout;
+  e << YAML::EndMap;
+  e << YAML::EndMap;
+
   e << YAML::Key << "output_dir" << YAML::Value << run.output_dir;
   e << YAML::EndMap;
   return finish(e);

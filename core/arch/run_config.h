@@ -40,6 +40,36 @@ struct SimOptions {
   uint64_t trace_max_slices = 20000;
 };
 
+// Preprocessing of calibration and evaluation images (quant.preprocess), as torchvision's
+// transforms do it: pixel / 255, the shorter side resized to `resize` (bilinear, half-pixel
+// centres) and the centre H x W cropped (resize 0: the whole image resized to H x W), then
+// (v - mean[c]) / std[c] per channel (one value: every channel), channels in `channels` order.
+// .npy files are taken as they are (already preprocessed), in `layout`.
+struct Preprocess {
+  uint64_t resize = 0;
+  std::vector<double> mean = {0.0};
+  std::vector<double> std = {1.0};
+  std::string channels = "rgb";  // rgb | bgr
+  std::string layout = "nchw";   // .npy arrays: nchw (C, H, W) | nhwc (H, W, C)
+};
+
+// A set of input files (quant.calibration / quant.evaluation): a path, a directory (its .npy,
+// .png, .jpg and .jpeg files) or a glob pattern, sorted by name, the first `count` (0: all).
+struct InputSet {
+  std::string inputs;  // empty: none given
+  uint64_t count = 0;
+};
+
+struct QuantOptions {
+  InputSet calibration;
+  // How a free activation group's clipping threshold is chosen (planner/quant/calibrator.h):
+  // mse (clipping plus rounding error, at most 0.5 % clipped), minmax, percentile, entropy (KL).
+  std::string method = "mse";
+  double percentile = 99.99;  // method percentile: of |x|
+  InputSet evaluation;
+  Preprocess preprocess;
+};
+
 struct RunConfig {
   std::string source;     // the run file path
   std::string arch_file;  // the arch file, usable from the current directory (empty: defaults)
@@ -48,6 +78,7 @@ struct RunConfig {
   std::string execution = "serial";  // serial | concurrent
   PlannerOptions planner;
   SimOptions sim;
+  QuantOptions quant;
   std::string output_dir = "results/default";
 };
 

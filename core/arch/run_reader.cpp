@@ -1,5 +1,6 @@
 #include "core/arch/run_reader.h"
 
+#include <cmath>
 #include <filesystem>
 #include <limits>
 
@@ -142,6 +143,80 @@ void read_networks(const ConfigNode* list, const Origin& file, RunConfig& run, O
   }
 }
 
+// `key: [v, ...]` or `key: v` (one value for every channel): finite numbers; std values > 0.
+void read_numbers(FieldReader& r, const std::string& key, bool positive, std::vector<double>& out,
+                  Diagnostics& diags) {
+  const ConfigNode* v = r.child(key);
+  if (v == nullptr) return;
+  const std::string path = r.path_of(key);
+  std::vector<const ConfigNode*> items;
+  if (v->is_list()) {
+    for (const ConfigNode& c : v->children) items.push_back(&c);
+  } else {
+    items.push_back(v);
+  }
+  if (items.empty()) {
+    diags.error(v->origin, path, "expected a number or a list of numbers, one per channel, got []");
+    return;
+  }
+  std::vector<double> values;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string k = v->is_list() ? path + "[" + std::to_string(i) + "]" : path;
+    double d = 0;
+    if (!to_double(*items[i], k, diags, d)) return;
+    if (!std::isfinite(d) || (positive && !(d > 0))) {
+      diags.error(items[i]->origin, k,
+                  std::string("expected a finite number") + (positive ? " > 0" : "") + ", got " +
+                      format_number(d));
+      return;
+    }
+    values.push_back(d);
+  }
+  out = values;
+}
+
+void read_quant(FieldReader& top, const Origin& file, RunConfig& run, Diagnostics& diags) {
+  OriginMap& origins = top.origins();
+  FieldReader q = top.section("quant");
+  {
+    FieldReader c = q.section("calibration");
+    c.read("inputs", run.quant.calibration.inputs);
+    c.read("count", run.quant.calibration.count);
+    c.read_choice("method", run.quant.method, {"mse", "minmax", "percentile", "entropy"});
+    c.read("percentile", run.quant.percentile);
+    c.finish();
+    if (!(run.quant.percentile > 0 && run.quant.percentile <= 100) &&
+        !origins.invalid("quant.calibration.percentile")) {
+      diags.error(origins.locate("quant.calibration.percentile", file), "quant.calibration.percentile",
+                  "expected a percentage in (0, 100], got " + format_number(run.quant.percentile));
+    }
+  }
+  {
+    FieldReader e = q.section("evaluation");
+    e.read("inputs", run.quant.evaluation.inputs);
+    e.read("count", run.quant.evaluation.count);
+    e.finish();
+  }
+  {
+    FieldReader p = q.section("preprocess");
+    Preprocess& pre = run.quant.preprocess;
+    p.read("resize", pre.resize);
+    read_numbers(p, "mean", false, pre.mean, diags);
+    read_numbers(p, "std", true, pre.std, diags);
+    p.read_choice("channels", pre.channels, {"rgb", "bgr"});
+    p.read_choice("layout", pre.layout, {"nchw", "nhwc"});
+    p.finish();
+  }
+  q.finish();
+  // Paths written relative to the run file (or the directory of a --set).
+  const std::pair<const char*, InputSet*> sets[] = {{"quant.calibration.inputs", &run.quant.calibration},
+                                                    {"quant.evaluation.inputs", &run.quant.evaluation}};
+  for (const auto& [key, set] : sets) {
+    const Origin* o = origins.find(key);
+    if (!set->inputs.empty() && o != nullptr) set->inputs = resolve_path(o->base_dir, set->inputs);
+  }
+}
+
 }  // namespace
 
 void read_run_fields(FieldReader& top, const Origin& file, RunConfig& run, Diagnostics& diags) {
@@ -178,6 +253,7 @@ void read_run_fields(FieldReader& top, const Origin& file, RunConfig& run, Diagn
                   "must be at least 1, got 0");
     }
   }
+  read_quant(top, file, run, diags);
   top.read("output_dir", run.output_dir);
   if (run.output_dir.empty() && !origins.invalid("output_dir")) {
     diags.error(origins.locate("output_dir", file), "output_dir", "must not be empty");

@@ -21,11 +21,15 @@
 // the sign bit would cost one bit of resolution (Tensor::is_unsigned, OpDesc::kUnsigned).
 // isqrt(v): floor(sqrt(v)) by the bitwise (digit-by-digit) method.
 // LayerNorm of D values x: s = sum x, d_i = D x_i - s (D times the centred value, exact),
-// r = isqrt(sum d_i^2 / D) (= D x std, floored), y_i = round(256 d_i / r) half away from zero
-// (the normalised value at scale 1/256, kLayerNormScale: an int32 intermediate, |y| <= 256
-// sqrt(D); 0 when r = 0), then requantize(y_i gamma_i + beta_i).
-// The input scale cancels. The reciprocal square root is the integer square root followed by
-// one division per element.
+// r = isqrt(floor(sum d_i^2 / D) + E) (= D sqrt(var + eps), floored), y_i = round(256 d_i / r)
+// half away from zero (the normalised value at scale 1/256, kLayerNormScale: an int32
+// intermediate, |y| <= 256 sqrt(D); 0 when r = 0), then requantize(y_i gamma_i + beta_i).
+// E = D^2 eps / s_in^2 is ONNX's epsilon in the integer units of r^2 (the input scale cancels
+// everywhere else); the planner encodes it in OpDesc::input_multiplier as a 24-bit mantissa and
+// a 6-bit exponent, E = (code & 0xffffff) << (code >> 24), exponent at most 38 so E < 2^62
+// (layernorm_epsilon_code; code 0: no epsilon). A huge epsilon makes r huge and y 0: the
+// output is beta, as ONNX says. The reciprocal square root is the integer square root followed
+// by one division per element.
 // erf_q16(z): erf(z / 2^16) in Q16 for z >= 0 (Q16), Abramowitz & Stegun 7.1.27:
 // 1 - 1 / (1 + a1 z + a2 z^2 + a3 z^3 + a4 z^4)^4, a = 0.278393, 0.230389, 0.000972, 0.078108
 // (18245, 15099, 64, 5119 in Q16); absolute error below 5e-4 plus rounding. z is clamped to 4
@@ -114,6 +118,33 @@ inline uint64_t isqrt(uint64_t v) {
 
 // The scale of the normalised value y before gamma: 1 / 2^kLayerNormFracBits.
 constexpr int kLayerNormFracBits = 8;
+
+// E of an epsilon code (see above): (code & 0xffffff) << (code >> 24), exponent clamped to 38.
+inline uint64_t layernorm_epsilon_term(int32_t code) {
+  if (code <= 0) return 0;
+  const int e = (code >> 24) > 38 ? 38 : (code >> 24);
+  return uint64_t(code & 0xffffff) << e;
+}
+
+// The code of E = D^2 eps / s_in^2 (planner side; eps > 0 finite, s_in > 0): the mantissa
+// rounded to 24 bits, saturated at (2^24 - 1) 2^38.
+inline int32_t layernorm_epsilon_code(int64_t d, double eps, double s_in) {
+  double e = double(d) * double(d) * eps / (s_in * s_in);
+  if (!(e > 0)) return 0;
+  int exp = 0;
+  while (e >= 16777215.5 && exp < 38) {
+    e /= 2;
+    ++exp;
+  }
+  const double m = std::round(e);
+  if (m > 16777215.0) return int32_t((38 << 24) | 0xffffff);
+  return int32_t((exp << 24) | int32_t(m));
+}
+
+// r = isqrt(floor(sum d^2 / D) + E) of one position.
+inline uint64_t layernorm_root(uint64_t sum_sq, uint64_t d, int32_t epsilon_code) {
+  return isqrt(sum_sq / d + layernorm_epsilon_term(epsilon_code));
+}
 
 // 256 d / r rounded half away from zero (0 when r == 0).
 inline int32_t layernorm_value(int64_t d, uint64_t r) {

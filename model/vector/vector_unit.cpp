@@ -82,7 +82,7 @@ void layernorm(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out
         dv[c] = int64_t(d) * in.at(c, y, x) - s;
         sq += uint64_t(dv[c] * dv[c]);
       }
-      const uint64_t r = isqrt(sq / d);
+      const uint64_t r = layernorm_root(sq, d, op.input_multiplier);
       for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
         const int32_t v = layernorm_value(dv[c], r);
         const int32_t b = op.bias.present() ? beta.bias(c - op.ch_begin) : 0;

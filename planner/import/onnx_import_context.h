@@ -62,6 +62,7 @@ struct Value {
   std::shared_ptr<Value> source;   // kPattern: the activation the pattern started from
   bool causal = false;             // kPattern: a causal mask was applied
   double factor = 1.0;             // kPattern scaled / masked score: scalar not yet folded
+  double epsilon = 0;              // kPattern var + eps / its sqrt: the LayerNorm's epsilon
   // kConstant read from an initializer or a Constant node: its ONNX element type
   // (onnx::TensorProto::DataType; 0: unknown, e.g. folded). QuantizeLinear's int8 output: INT8.
   int elem_type = 0;

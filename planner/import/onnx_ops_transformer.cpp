@@ -31,6 +31,7 @@
 // onnx_ops_view_layout.cpp.
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "planner/import/onnx_gather.h"
 #include "planner/import/onnx_token_view.h"
@@ -159,10 +160,23 @@ void import_matmul_views(Importer& im) {
   emit_view(im, n, dims, cs, ps);
 }
 
-void emit_layernorm(Importer& im, const View& x, const ValuePtr& gamma, const ValuePtr& beta) {
+// A LayerNorm's epsilon (the attribute, or the constant a decomposed one adds to the
+// variance): finite and > 0, else an error naming the node.
+double checked_epsilon(Importer& im, double eps) {
+  if (!std::isfinite(eps) || !(eps > 0)) {
+    std::ostringstream os;
+    os << eps;
+    im.fail("LayerNorm epsilon " + os.str() + ", expected a finite value > 0");
+  }
+  return eps;
+}
+
+void emit_layernorm(Importer& im, const View& x, const ValuePtr& gamma, const ValuePtr& beta,
+                    double epsilon) {
   if (!channels_last(im, x)) im.fail("LayerNorm over an axis that is not the channels of every position");
   const int64_t d = x.dims.back();
   Node n = im.new_node(OpType::kLayerNorm);
+  n.epsilon = epsilon;
   n.inputs = {x.tensor};
   std::vector<double> ones(static_cast<size_t>(d), 1.0);
   const bool g_data = !gamma || gamma->has_data;
@@ -208,7 +222,14 @@ void import_binary_view(Importer& im) {
     if (type == "Add" && c->dims == x->dims && (p == kTokens || p == kNone)) {
       return emit_add_learned(im, x, *c);
     }
-    if (type == "Add" && p == kVar) return im.bind(0, make_pattern(im, kVarEps, x->source));
+    if (type == "Add" && p == kVar) {
+      if (!c->has_data || c->elements() != 1) {
+        im.fail("the epsilon a decomposed LayerNorm adds to the variance is not one constant");
+      }
+      ValuePtr v = make_pattern(im, kVarEps, x->source);
+      v->epsilon = checked_epsilon(im, c->data[0]);
+      return im.bind(0, v);
+    }
     if (type == "Add" && p == kErf) return im.bind(0, make_pattern(im, kErfPlus1, x->source));
     if (type == "Mul" && p == kXErf && scalar_near(c, 0.5)) {
       const View v = view_value(im, x->source);
@@ -258,7 +279,7 @@ void import_binary_view(Importer& im) {
     return im.bind(0, make_pattern(im, kCentred, in0));
   }
   if (type == "Div" && p0 == kCentred && p1 == kStd && in0->source == in1->source) {
-    emit_layernorm(im, view_value(im, in0->source), nullptr, nullptr);
+    emit_layernorm(im, view_value(im, in0->source), nullptr, nullptr, in1->epsilon);
     return;
   }
   if (type == "Mul" && (p0 == kErfPlus1 || p1 == kErfPlus1)) {
@@ -334,7 +355,8 @@ void import_transformer(Importer& im) {
       im.fail("LayerNormalization over axis " + std::to_string(im.attr_int("axis", -1)) +
               " (only the last axis is supported)");
     }
-    return emit_layernorm(im, x, im.constant(1), im.has_input(2) ? im.constant(2) : nullptr);
+    return emit_layernorm(im, x, im.constant(1), im.has_input(2) ? im.constant(2) : nullptr,
+                          checked_epsilon(im, im.attr_float("epsilon", 1e-5)));
   }
   if (type == "ReduceMean") {
     const ValuePtr in = im.input(0);
@@ -356,7 +378,11 @@ void import_transformer(Importer& im) {
   if (type == "Pow" && p == kCentred && scalar_near(const_or_null(im, 1), 2.0)) {
     return im.bind(0, make_pattern(im, kSquare, in->source));
   }
-  if (type == "Sqrt" && p == kVarEps) return im.bind(0, make_pattern(im, kStd, in->source));
+  if (type == "Sqrt" && p == kVarEps) {
+    ValuePtr v = make_pattern(im, kStd, in->source);
+    v->epsilon = in->epsilon;
+    return im.bind(0, v);
+  }
   if (type == "Erf" && p == kScaled) return im.bind(0, make_pattern(im, kErf, in->source));
   if (type == "Softmax") {
     const View x = view_of(im, 0);

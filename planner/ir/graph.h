@@ -147,8 +147,12 @@ struct Node {
   int32_t requant_multiplier = 1;
   int32_t requant_shift = 0;
   // Softmax / GELU: the input scale in Q24 (OpDesc::input_multiplier, core/contract/vector_math.h),
-  // set by materialise_parameters (nominal 1/16) and by calibration; 0 for other ops.
+  // set by materialise_parameters (nominal 1/16) and by calibration; LayerNorm: its epsilon in
+  // the integer units of D^2 var (layernorm_epsilon_code of `epsilon` at the input scale); 0 for
+  // other ops.
   int32_t input_multiplier = 0;
+  // LayerNorm: ONNX's epsilon, added to the variance (finite, > 0; checked at import).
+  double epsilon = 0;
   // Add: the second operand's multiplier, requant_multiplier the first's (OpDesc::kAdd): set
   // equal by materialise_parameters (operands at one scale) and per operand by calibration.
   int32_t input2_multiplier = 0;
@@ -189,6 +193,9 @@ struct Graph {
   // What an importer changed and the user should hear (e.g. a duplicate layer name made
   // unique): printed as "warning: ..." by `strider run` and `strider inspect`.
   std::vector<std::string> warnings;
+  // How calibration chose the activation scales (planner/quant/calibrator.h: mse, minmax,
+  // percentile P, entropy); empty: not calibrated. Reported in summary.json and the dump.
+  std::string calibration_method;
 
   // Name lookups are hashed (import is linear in the graph size): add_tensor and add_node keep
   // an index of the names; tensors or nodes appended directly are indexed on the next call.

@@ -91,6 +91,11 @@ void materialise_parameters(Graph* g, uint64_t seed) {
   for (Node& n : g->nodes) {
     if (n.input_multiplier == 0 && n.op == OpType::kSoftmax) n.input_multiplier = kNominalSoftmaxMultiplier;
     if (n.input_multiplier == 0 && n.op == OpType::kGelu) n.input_multiplier = kNominalGeluMultiplier;
+    if (n.op == OpType::kLayerNorm && n.input_multiplier == 0 && !n.inputs.empty()) {
+      // The epsilon at the nominal input scale 1/16 (calibration sets it at the calibrated one).
+      n.input_multiplier =
+          layernorm_epsilon_code(g->tensors[n.inputs[0]].shape.c, n.epsilon, 1.0 / 16);
+    }
     if (n.input2_multiplier == 0 && n.op == OpType::kAdd) n.input2_multiplier = n.requant_multiplier;
     if (n.op == OpType::kMatMul) {
       const double k = static_cast<double>(reduction_length(*g, n));

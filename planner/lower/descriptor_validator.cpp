@@ -226,9 +226,13 @@ class Validator {
     if (scaled_input && o.input_multiplier <= 0) {
       fail("op.input_multiplier", std::to_string(o.input_multiplier) + ", expected the input scale in Q24 (> 0) for " +
                                       to_string(o.op));
-    } else if (!scaled_input && o.input_multiplier != 0) {
+    } else if (o.op == OpCode::kLayerNorm && o.input_multiplier < 0) {
+      fail("op.input_multiplier", std::to_string(o.input_multiplier) +
+                                      ", expected a layernorm epsilon code >= 0 (vector_math.h)");
+    } else if (!scaled_input && o.op != OpCode::kLayerNorm && o.input_multiplier != 0) {
       fail("op.input_multiplier", std::to_string(o.input_multiplier) + " given for " + to_string(o.op) +
-                                      ", expected 0 (only softmax and gelu take an input scale)");
+                                      ", expected 0 (only softmax and gelu take an input scale, "
+                                      "layernorm its epsilon)");
     }
     if (o.op == OpCode::kAdd) {
       // a x m + b x m2 of int8 operands stays inside int32.

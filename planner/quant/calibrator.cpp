@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -246,6 +247,63 @@ std::vector<double> imported_group_scales(Graph* g, ScaleGroups& groups,
   return scale;
 }
 
+// TensorRT's entropy calibration (CalibrationOptions::method "entropy").
+double entropy_threshold(const std::vector<float>& sample, double max, int levels) {
+  constexpr int kBins = 2048;
+  const double width = max / kBins;
+  std::vector<double> hist(kBins, 0.0);
+  // Exact zeros (a ReLU's) are left out: any scale represents them exactly, and their mass in bin
+  // 0 would make every wide level look costly (resnet18: T at max / 16, 4.5 dB).
+  for (float v : sample) {
+    if (v != 0) hist[size_t(std::min<double>(kBins - 1, std::floor(v / width)))] += 1;
+  }
+  const int first = levels >= 255 ? 256 : 128, target = first;
+  double best_kl = -1;
+  int best_i = kBins;
+  std::vector<double> p, q;
+  for (int i = first; i <= kBins; ++i) {
+    p.assign(hist.begin(), hist.begin() + i);
+    double rest = 0;
+    for (int k = i; k < kBins; ++k) rest += hist[size_t(k)];
+    p[size_t(i - 1)] += rest;
+    q.assign(size_t(i), 0.0);
+    const double chunk = double(i) / target;
+    for (int j = 0; j < target; ++j) {
+      const int start = int(std::floor(j * chunk));
+      const int stop = j == target - 1 ? i : int(std::floor((j + 1) * chunk));
+      double sum = 0;
+      int nonzero = 0;
+      for (int k = start; k < stop; ++k) {
+        sum += hist[size_t(k)];
+        nonzero += p[size_t(k)] != 0;
+      }
+      for (int k = start; k < stop; ++k) {
+        if (p[size_t(k)] != 0) q[size_t(k)] = sum / nonzero;
+      }
+    }
+    double kept = 0;  // the first i bins' values, which Q represents
+    for (int k = 0; k < i; ++k) kept += hist[size_t(k)];
+    if (kept == 0) continue;  // Q empty: no candidate (every value would clip)
+    double p_sum = 0, q_sum = 0;
+    for (int k = 0; k < i; ++k) {
+      if (p[size_t(k)] != 0 && q[size_t(k)] == 0) q[size_t(k)] = 1e-4;
+      p_sum += p[size_t(k)];
+      q_sum += q[size_t(k)];
+    }
+    double kl = 0;
+    for (int k = 0; k < i; ++k) {
+      if (p[size_t(k)] == 0) continue;
+      const double pk = p[size_t(k)] / p_sum, qk = q[size_t(k)] / q_sum;
+      kl += pk * std::log(pk / qk);
+    }
+    if (best_kl < 0 || kl < best_kl) {
+      best_kl = kl;
+      best_i = i;
+    }
+  }
+  return best_i * width;
+}
+
 int32_t bound(double real, double scale) {
   return int32_t(std::clamp<double>(std::round(real / scale), -128, 127));
 }
@@ -261,6 +319,20 @@ std::vector<std::pair<float, float>> real_clip_bounds(const Graph& g) {
 }
 
 }  // namespace
+
+double choose_threshold(std::vector<float> sample, double max, const CalibrationOptions& opt,
+                        int levels) {
+  if (sample.empty() || !(max > 0) || opt.method == "minmax") return max;
+  if (opt.method == "percentile") {
+    const size_t n = sample.size();
+    const size_t rank = size_t(std::ceil(opt.percentile / 100.0 * double(n)));
+    const size_t k = std::clamp<size_t>(rank, 1, n) - 1;
+    std::nth_element(sample.begin(), sample.begin() + ptrdiff_t(k), sample.end());
+    return std::min(max, double(sample[k]));
+  }
+  if (opt.method == "entropy") return entropy_threshold(sample, max, levels);
+  return best_threshold(std::move(sample), max);
+}
 
 void apply_scales(Graph* g) {
   const std::vector<std::pair<float, float>> clip_bounds = real_clip_bounds(*g);
@@ -313,6 +385,7 @@ void apply_scales(Graph* g) {
         break;
       case OpType::kLayerNorm: {  // y (at kLayerNormScale) x gamma + beta
         const double s_acc = kLayerNormScale * g->tensors[n.weights].scale;
+        n.input_multiplier = layernorm_epsilon_code(g->tensors[n.inputs[0]].shape.c, n.epsilon, s_in);
         m = s_acc / div;
         if (n.bias >= 0) {
           Tensor& b = g->tensors[n.bias];
@@ -380,7 +453,7 @@ std::vector<float> calibration_image(const Tensor& t, uint64_t seed, int index) 
   return img;
 }
 
-void calibrate(Graph* g, const CalibrationOptions& opt) {
+ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
   // Activation scales the model gave (ONNX QuantizeLinear): 0 where it gave none.
   std::vector<double> imported(g->tensors.size(), 0.0);
   for (size_t t = 0; t < g->tensors.size(); ++t) {
@@ -402,12 +475,28 @@ void calibrate(Graph* g, const CalibrationOptions& opt) {
   const auto counts = [&](size_t t, float v) { return !(masked[t] && v <= -kMaskedLogit); };
   std::vector<double> max_abs(g->tensors.size(), 0.0);
   std::vector<std::vector<float>> first;
-  for (int image = 0; image < std::max(opt.images, 1); ++image) {
+  const std::vector<double> group_imported = imported_group_scales(g, groups, imported);
+  // Each free group's threshold from a sample of at most ~64k values of its members over all
+  // images (each image its share).
+  const int images = opt.inputs.empty() ? std::max(opt.images, 1) : int(opt.inputs.size());
+  std::vector<std::vector<float>> samples(g->tensors.size());
+  std::vector<uint64_t> group_values(g->tensors.size(), 0);
+  for (size_t t = 0; t < g->tensors.size(); ++t) {
+    if (g->tensors[t].kind == TensorKind::kActivation)
+      group_values[groups.find(int(t))] += uint64_t(g->tensors[t].shape.elements());
+  }
+  const uint64_t per_image = std::max<uint64_t>(1024, 65536 / uint64_t(images));
+  for (int image = 0; image < images; ++image) {
     FloatReference ref(*g, clip_bounds);
     // A graph input with float values of its own is a constant (Swin's attention mask).
-    for (int t : g->inputs) {
+    for (size_t k = 0; k < g->inputs.size(); ++k) {
+      const int t = g->inputs[k];
       const Tensor& x = g->tensors[t];
-      ref.set_input(t, x.float_data.empty() ? calibration_image(x, opt.seed, image) : x.float_data);
+      if (k == 0 && !opt.inputs.empty()) {
+        ref.set_input(t, opt.inputs[size_t(image)]);
+      } else {
+        ref.set_input(t, x.float_data.empty() ? calibration_image(x, opt.seed, image) : x.float_data);
+      }
     }
     ref.run();
     for (size_t t = 0; t < g->tensors.size(); ++t) {
@@ -418,38 +507,30 @@ void calibrate(Graph* g, const CalibrationOptions& opt) {
         for (float v : ref.value(int(t))) m = counts(t, v) ? std::max(m, std::fabs(v)) : m;
       }
       max_abs[t] = std::max(max_abs[t], double(m));
+      if (g->tensors[t].kind != TensorKind::kActivation) continue;
+      const int r = groups.find(int(t));
+      if (groups.fixed(int(t)) != 0.0 || group_imported[size_t(r)] != 0.0) continue;
+      const std::vector<float>& v = ref.value(int(t));
+      const uint64_t stride = std::max<uint64_t>(1, group_values[size_t(r)] / per_image);
+      for (size_t i = 0; i < v.size(); i += stride) {
+        if (counts(t, v[i])) samples[size_t(r)].push_back(std::fabs(v[i]));
+      }
     }
     if (image == 0) first = std::move(ref.values());
   }
-  const std::vector<double> group_imported = imported_group_scales(g, groups, imported);
   std::vector<double> group_max(g->tensors.size(), 0.0);
   for (size_t t = 0; t < g->tensors.size(); ++t) {
     if (g->tensors[t].kind != TensorKind::kActivation) continue;
     double& m = group_max[groups.find(int(t))];
     m = std::max(m, max_abs[t]);
   }
-  // Each free group's threshold from a sample of at most ~64k values of its members.
-  std::vector<std::vector<float>> samples(g->tensors.size());
-  std::vector<uint64_t> group_values(g->tensors.size(), 0);
-  for (size_t t = 0; t < g->tensors.size(); ++t) {
-    if (g->tensors[t].kind == TensorKind::kActivation)
-      group_values[groups.find(int(t))] += first[t].size();
-  }
-  for (size_t t = 0; t < g->tensors.size(); ++t) {
-    if (g->tensors[t].kind != TensorKind::kActivation) continue;
-    const int r = groups.find(int(t));
-    if (groups.fixed(int(t)) != 0.0 || group_imported[size_t(r)] != 0.0) continue;
-    const uint64_t stride = std::max<uint64_t>(1, group_values[r] / 65536);
-    for (size_t i = 0; i < first[t].size(); i += stride) {
-      if (counts(t, first[t][i])) samples[r].push_back(std::fabs(first[t][i]));
-    }
-  }
   for (size_t t = 0; t < g->tensors.size(); ++t) {
     Tensor& x = g->tensors[t];
     if (x.kind != TensorKind::kActivation) continue;
     const int r = groups.find(int(t));
     if (!samples[r].empty()) {
-      group_max[r] = best_threshold(std::move(samples[r]), group_max[r]);
+      group_max[r] = choose_threshold(std::move(samples[r]), group_max[r], opt,
+                                      x.is_unsigned ? 255 : 127);
       samples[r].clear();
     }
     const double fixed = groups.fixed(int(t)), m = group_max[r];
@@ -466,6 +547,13 @@ void calibrate(Graph* g, const CalibrationOptions& opt) {
     for (size_t i = 0; i < x.data.size(); ++i)
       x.data[i] = saturate8(round_away(x.float_data[i] / x.scale));
   }
+  g->calibration_method = opt.method;
+  if (opt.method == "percentile") {
+    std::ostringstream os;
+    os << "percentile " << opt.percentile;
+    g->calibration_method = os.str();
+  }
+  return clip_bounds;
 }
 
 }  // namespace strider

@@ -18,10 +18,12 @@
 //    input RMS of materialise_parameters). A LayerNorm's gamma has one scale (the vector unit
 //    requantises y x gamma + beta with one multiplier): max |gamma| / 127, or 1 / rms(int8) for
 //    random gamma; a beta without float data is int32 x scale / 256.
-// 2. Float pass (FloatReference) over every calibration image: seeded synthetic images (smooth
-//    random cosines plus noise, mean 0, standard deviation 1 per channel, from `seed`); a graph
+// 2. Float pass (FloatReference) over every calibration image: the user's (opt.inputs) or
+//    seeded synthetic images (smooth random cosines plus noise, mean 0, standard deviation 1
+//    per channel, from `seed`); a graph
 //    input that already holds float values is a constant the importer made an input (Swin's
-//    attention mask) and keeps them. Records max |x| of every activation tensor.
+//    attention mask) and keeps them. Records max |x| of every activation tensor and a strided
+//    sample of its values on every image.
 // 3. Scales, one per activation tensor, real = int8 x scale. Tensors that must share a scale
 //    (a view, pad, split, slice, shuffle, gather, concat or pool and its input; not the operands
 //    of Add, which scales each by its own multiplier, OpDesc::input2_multiplier) form
@@ -30,9 +32,9 @@
 //    input is free (the integer LayerNorm normalises whatever the scale), so are the softmax's
 //    and GELU's input and output (the vector unit reads the input scale from
 //    OpDesc::input_multiplier and requantises its result). A free group takes T / 127, T the
-//    clipping threshold that
-//    minimises clipping plus rounding error on a sample of its members' values on image 0, with
-//    at most 0.5 % of them clipped (T = max |x| when no smaller threshold does better). In the
+//    clipping threshold the method chooses (CalibrationOptions::method; by default the one that
+//    minimises clipping plus rounding error on a sample of its members' values, with
+//    at most 0.5 % of them clipped, T = max |x| when no smaller threshold does better). In the
 //    group of a softmax input, values of -50 or below are additive masks (Swin's -100; exp(-50)
 //    = 2e-22): they are left out of max |x| and the sample and saturate to -128, so the logits
 //    keep their resolution.
@@ -71,14 +73,41 @@
 namespace strider {
 
 struct CalibrationOptions {
+  CalibrationOptions() = default;
+  CalibrationOptions(uint64_t s, int n) : seed(s), images(n) {}
   uint64_t seed = 1;
-  int images = 1;  // synthetic calibration images (>= 1)
+  int images = 1;  // synthetic calibration images (>= 1), when `inputs` is empty
+  // The user's calibration samples for graph input 0 (each its shape.elements() floats, CHW;
+  // calibration_inputs.h); empty: seeded synthetic images. Other inputs stay synthetic.
+  std::vector<std::vector<float>> inputs;
+  // The clipping threshold T of a free group (scale T / 127, or T / 255 unsigned), from a
+  // sample of |x| of its members over every calibration image (at most ~64k values):
+  // "mse": the T that minimises clipping plus rounding error with at most 0.5 % clipped
+  //   (best_threshold); "minmax": max |x| over every image; "percentile": the `percentile`-th
+  //   percentile of the sample (nearest rank: the ceil(p n / 100)-th smallest);
+  // "entropy": TensorRT's KL divergence calibration: a 2048-bin histogram of |x| != 0 over
+  //   [0, max]; for every i from 128 (256 unsigned) to 2048, P = the first i bins with the rest
+  //   added to bin i - 1, Q = the first i bins (without the rest) merged into 128 (256) levels
+  //   and spread back evenly over the bins where P is not 0; T = i x bin width for the i of
+  //   the smallest KL(P || Q) (first on ties; Q's zeros where P is not are 1e-4 of a count; an
+//   i whose first bins hold no value is no candidate).
+  std::string method = "mse";
+  double percentile = 99.99;
 };
+
+// Real [min, max] bounds of each node's Clip / ReLU6 as imported (for FloatReference), which
+// calibration replaces by int8 bounds at the calibrated scales: returned for later float passes.
+using ClipBounds = std::vector<std::pair<float, float>>;
+
+// The threshold of `method` for a sample of |x| values whose maximum is `max` (see
+// CalibrationOptions); levels: 127, or 255 for unsigned tensors.
+double choose_threshold(std::vector<float> sample, double max, const CalibrationOptions& opt,
+                        int levels);
 
 // Synthetic calibration image `index` for graph input `t` (shape.elements() floats, CHW).
 std::vector<float> calibration_image(const Tensor& t, uint64_t seed, int index);
 
-void calibrate(Graph* g, const CalibrationOptions& opt);
+ClipBounds calibrate(Graph* g, const CalibrationOptions& opt);
 
 // Step 4 alone: sets every node's requantisation, its bias (from the bias tensor's float_data)
 // and its ReLU6 / Clip bounds from the scales of the activation and weight tensors. Clip bounds

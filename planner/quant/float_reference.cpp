@@ -182,8 +182,8 @@ void matmul(const Graph& g, const Node& n, const Floats& a, const Floats& b, Flo
   }
 }
 
-// LayerNorm of every position over the channels, (x - mean) / std (population variance, no
-// epsilon, like the integer one; 0 when the values are all equal), x gamma + beta.
+// LayerNorm of every position over the channels, (x - mean) / sqrt(var + epsilon) (population
+// variance, ONNX's epsilon; 0 when the values are all equal and epsilon is 0), x gamma + beta.
 void layernorm(const Graph& g, const Node& n, const float* gamma, const Floats& in, Floats& out) {
   const Dims s(g.tensors[n.inputs[0]].shape);
   const Floats* beta = n.bias >= 0 ? &params(g, n, n.bias, "bias") : nullptr;
@@ -195,7 +195,7 @@ void layernorm(const Graph& g, const Node& n, const float* gamma, const Floats& 
       const double d = in[c * s.plane() + p] - mean;
       sum_sq += d * d;
     }
-    const double sd = std::sqrt(sum_sq / double(s.c));
+    const double sd = std::sqrt(sum_sq / double(s.c) + n.epsilon);
     for (int64_t c = 0; c < s.c; ++c) {
       const double y = sd > 0 ? (in[c * s.plane() + p] - mean) / sd : 0.0;
       out[c * s.plane() + p] = float(y * gamma[c] + (beta ? (*beta)[size_t(c)] : 0.0f));

@@ -12,7 +12,7 @@
 // 0), Add / Mul broadcast a scalar or a per-channel second operand, Softmax over each group of
 // channels (causal: row y sees the first y + 1), MatMul of two activations per group (each
 // output summed over k in order), LayerNorm over the channels of a position (population
-// variance, no epsilon) x gamma + beta, GELU x Phi(x) with erf. Activations in real units: ReLU, ReLU6 (clamp to [0, 6]), Clip (the bounds given per node),
+// variance plus ONNX's epsilon) x gamma + beta, GELU x Phi(x) with erf. Activations in real units: ReLU, ReLU6 (clamp to [0, 6]), Clip (the bounds given per node),
 // sigmoid, hard-sigmoid clamp(x / 6 + 1/2, 0, 1), hard-swish x * hard-sigmoid(x).
 #pragma once
 

@@ -35,6 +35,14 @@ void expect_same_run(const RunConfig& a, const RunConfig& b) {
   EXPECT_EQ(a.sim.watchdog_cycles, b.sim.watchdog_cycles);
   EXPECT_EQ(a.sim.detail, b.sim.detail);
   EXPECT_EQ(a.sim.trace_max_slices, b.sim.trace_max_slices);
+  EXPECT_EQ(a.quant.calibration.inputs, b.quant.calibration.inputs);
+  EXPECT_EQ(a.quant.calibration.count, b.quant.calibration.count);
+  EXPECT_EQ(a.quant.method, b.quant.method);
+  EXPECT_EQ(a.quant.percentile, b.quant.percentile);
+  EXPECT_EQ(a.quant.evaluation.inputs, b.quant.evaluation.inputs);
+  EXPECT_EQ(a.quant.preprocess.mean, b.quant.preprocess.mean);
+  EXPECT_EQ(a.quant.preprocess.std, b.quant.preprocess.std);
+  EXPECT_EQ(a.quant.preprocess.resize, b.quant.preprocess.resize);
   EXPECT_EQ(a.output_dir, b.output_dir);
 }
 
@@ -173,6 +181,21 @@ TEST(EffectiveYamlText, ExactTextOfAMinimalRun) {
                 "  watchdog_cycles: 10000000\n"
                 "  detail: full\n"
                 "  trace_max_slices: 20000\n"
+                "quant:\n"
+                "  calibration:\n"
+                "    inputs: \"\"\n"
+                "    count: 0\n"
+                "    method: mse\n"
+                "    percentile: 99.99\n"
+                "  evaluation:\n"
+                "    inputs: \"\"\n"
+                "    count: 0\n"
+                "  preprocess:\n"
+                "    resize: 0\n"
+                "    mean: [0]\n"
+                "    std: [1]\n"
+                "    channels: rgb\n"
+                "    layout: nchw\n"
                 "output_dir: results/default\n");
 }
 

@@ -225,7 +225,7 @@ TEST(RunLoader, RunLevelErrors) {
                 run + ":8: sim.functional: expected true or false, got \"1\"",
                 run + ":9: output_dir: must not be empty",
                 run + ":10: outputs: unknown key, expected one of: arch, networks, execution, "
-                      "planner, sim, output_dir",
+                      "planner, sim, quant, output_dir",
             }));
 }
 

@@ -64,7 +64,7 @@ TEST_F(SetOverride, UnknownKeyNamesTheSet) {
                    "controller, dma, dram, l2, l1, neurons, vector, lowering, energy"});
   EXPECT_EQ(errors_of([&] { load_run(run_, {"simulation.vcd=true"}); }),
             Errors{"--set simulation.vcd=true: simulation: unknown key, expected one of: arch, "
-                   "networks, execution, planner, sim, output_dir"});
+                   "networks, execution, planner, sim, quant, output_dir"});
 }
 
 TEST_F(SetOverride, BadValueNamesTheSet) {

@@ -274,7 +274,7 @@ TEST(Quant, FunctionalRunReportsSqnrAndSaturation) {
   EXPECT_FALSE(j["quant"]["worst_layer"].get<std::string>().empty());
   EXPECT_LE(j["quant"]["max_saturated_fraction"].get<double>(), 0.02);
   const Csv layers = read_csv(dir.file("layers.csv"));
-  ASSERT_EQ(layers.header[layers.header.size() - 2], "saturated_fraction");
+  ASSERT_EQ(layers.header[layers.header.size() - 2], "eval_saturated_fraction");
   int measured = 0;  // every checked layer has its figures; the 5 convolutions of tiny_cnn
   for (const auto& row : layers.rows) {
     if (row.at("sqnr_db").empty()) continue;
@@ -467,12 +467,13 @@ TEST(Quant, FloatReferenceOfTransformerOpsByHand) {
 
 // A transformer is calibrated like a CNN: tiny_bert (two post-LN encoder blocks, the scores'
 // 1 / sqrt(d) folded into Q K^T) runs functionally with 0 mismatches and its fidelity measured on
-// every checked layer. The output SQNR is a measured figure (28.76 dB), pinned so that a change in
+// every checked layer. The output SQNR is a measured figure (28.68 dB), pinned so that a change in
 // the float network or the requantisation shows; before the transformer ops had a float
 // reference the run reported the 200 dB cap, before the folded 1 / sqrt(d) the scores clipped
 // (6.7 dB on bert_encoder), and with softmax / GELU at the fixed scale 1/16 and the LayerNorm's
 // normalised value at 1/16 it was 24.86 dB, with the residual Adds' operands at one scale 28.54,
-// with int8 (not uint8) probabilities 28.70.
+// with int8 (not uint8) probabilities 28.70; 28.76 before the LayerNorms honoured their epsilon
+// (1e-5, in the float network and as the integer term E = D^2 eps / s_in^2).
 TEST(Quant, TransformerFunctionalRunIsCalibrated) {
   Scratch dir("quant_transformer");
   run_strider(dir.str(), {"sim.functional=true", std::string("networks[0].path=") +
@@ -481,7 +482,7 @@ TEST(Quant, TransformerFunctionalRunIsCalibrated) {
   const nlohmann::json j = read_json(dir.file("summary.json"));
   EXPECT_EQ(j["functional"]["mismatches"], 0);
   EXPECT_EQ(j["functional"]["checked_tensors"], 28);
-  EXPECT_NEAR(j["quant"]["output_sqnr_db"].get<double>(), 28.76, 0.01);
+  EXPECT_NEAR(j["quant"]["output_sqnr_db"].get<double>(), 28.68, 0.01);
   EXPECT_LE(j["quant"]["max_saturated_fraction"].get<double>(), 0.02);
   int measured = 0;
   for (const auto& row : read_csv(dir.file("layers.csv")).rows) measured += !row.at("sqnr_db").empty();

@@ -25,7 +25,7 @@ TEST(ReportFiles, EveryFileIsWrittenWithItsColumns) {
                      "l2_bank_conflict_cycles", "stall_dram", "stall_line_buffer",
                      "stall_backpressure", "bound_cycles", "bottleneck",
                      "mapping", "batch_order", "class", "energy_pj", "sqnr_db", "saturated_fraction",
-                     "dram_row_hit_rate"}));
+                     "eval_sqnr_db", "eval_saturated_fraction", "dram_row_hit_rate"}));
   EXPECT_EQ(
       read_csv(dir.file("descriptors.csv")).header,
       (Strings{"id", "kind", "layer", "unit", "channel", "fetched", "ready", "start", "end", "mapping"}));

@@ -123,7 +123,7 @@ TEST(DescriptorValidator, InputMultiplierOnlyForSoftmaxAndGelu) {
   c.op.input_multiplier = 741455;
   EXPECT_EQ(refusal(l), "t.strd: descriptor list refused: descriptor " + std::to_string(c.id) +
                             " (layer 'conv1', conv): op.input_multiplier: 741455 given for conv, "
-                            "expected 0 (only softmax and gelu take an input scale)");
+                            "expected 0 (only softmax and gelu take an input scale, layernorm its epsilon)");
   Graph g = load_network(std::string(STRIDER_SOURCE_DIR) + "/tests/e2e/data/tiny_bert.onnx", 0, 0, 1);
   materialise_parameters(&g, 1);
   fuse_activations(&g);
@@ -147,6 +147,16 @@ TEST(DescriptorValidator, InputMultiplierOnlyForSoftmaxAndGelu) {
                                " (layer '" + bert.layers[s.layer] +
                                "', softmax): op.input_multiplier: 0, expected the input scale in "
                                "Q24 (> 0) for softmax");
+  // A LayerNorm's input_multiplier is its epsilon code (vector_math.h): at the nominal scale
+  // 1/16, D 32 (tiny_bert), eps 1e-5: 32^2 x 1e-5 x 256 = 2.62 -> 3. Negative codes are refused.
+  Descriptor& ln = first(bert, DescKind::kOp, OpCode::kLayerNorm);
+  EXPECT_EQ(ln.op.input_multiplier, 3);
+  s.op.input_multiplier = 1512775;
+  ln.op.input_multiplier = -1;
+  EXPECT_EQ(refusal(bert), "t.strd: descriptor list refused: descriptor " + std::to_string(ln.id) +
+                               " (layer '" + bert.layers[ln.layer] +
+                               "', layernorm): op.input_multiplier: -1, expected a layernorm "
+                               "epsilon code >= 0 (vector_math.h)");
 }
 
 // Add scales each operand by its own multiplier (format 4); a x m + b x m2 must stay in int32.

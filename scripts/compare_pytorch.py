@@ -1,0 +1,118 @@
+#!/usr/bin/python3
+"""Run one torchvision model through PyTorch and through Strider on the same calibration and
+evaluation images, and print both figures: the int8 network's output SQNR and top-1 agreement
+with the float network on the calibration set (in-sample) and on the held-out evaluation set.
+
+The model is built with torchvision's own random initialisation under torch.manual_seed(SEED)
+(Debian's python3-torchvision ships no pretrained weights and nothing is downloaded) and
+exported with its parameters (ONNX opset 13). Images: the photographs of Debian's
+python3-skimage (skimage/data), preprocessed here as ImageNet models expect (shorter side 256,
+centre crop 224, mean / std of ImageNet; bilinear with half-pixel centres, as Strider's own
+image loader does it) and written as .npy, so PyTorch and Strider read the same floats.
+PyTorch's float top-1 per evaluation image is printed beside Strider's figures, and Strider's
+float network is checked against PyTorch's on the calibration image Strider simulates.
+
+    /usr/bin/python3 scripts/compare_pytorch.py resnet18
+    /usr/bin/python3 scripts/compare_pytorch.py mobilenet_v3_small --method percentile
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import torch
+import torchvision
+from PIL import Image
+
+SKIMAGE = "/usr/lib/python3/dist-packages/skimage/data/"
+CALIBRATION = ["chelsea.png", "coffee.png", "rocket.jpg", "motorcycle_left.png"]
+EVALUATION = ["astronaut.png", "motorcycle_right.png", "hubble_deep_field.jpg", "retina.jpg",
+              "ihc.png", "color.png"]
+MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
+
+
+def preprocess(path, resize=256, crop=224):
+    """Strider's quant.preprocess (planner/quant/calibration_inputs.cpp) in numpy."""
+    img = np.asarray(Image.open(path).convert("RGB"), dtype=np.float64)
+    ih, iw = img.shape[:2]
+    s = resize / min(ih, iw)
+    rh, rw = round(ih * s), round(iw * s)
+    oy, ox = round((rh - crop) / 2), round((rw - crop) / 2)
+    ys = np.clip((np.arange(crop) + oy + 0.5) * (ih / rh) - 0.5, 0, ih - 1)
+    xs = np.clip((np.arange(crop) + ox + 0.5) * (iw / rw) - 0.5, 0, iw - 1)
+    y0, x0 = ys.astype(int), xs.astype(int)
+    y1, x1 = np.minimum(y0 + 1, ih - 1), np.minimum(x0 + 1, iw - 1)
+    fy, fx = (ys - y0)[:, None, None], (xs - x0)[None, :, None]
+    top = img[y0][:, x0] * (1 - fx) + img[y0][:, x1] * fx
+    bottom = img[y1][:, x0] * (1 - fx) + img[y1][:, x1] * fx
+    v = (top * (1 - fy) + bottom * fy) / 255.0
+    v = (v - np.array(MEAN)) / np.array(STD)
+    return np.ascontiguousarray(v.transpose(2, 0, 1), dtype=np.float32)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("model")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--method", default="mse")
+    ap.add_argument("--strider", default=os.path.join(os.path.dirname(__file__), "..", "build", "strider"))
+    args = ap.parse_args()
+    if not os.path.isdir(SKIMAGE):
+        sys.exit("compare_pytorch: needs Debian's python3-skimage (photographs in %s)" % SKIMAGE)
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    with tempfile.TemporaryDirectory() as tmp:
+        torch.manual_seed(args.seed)
+        model = getattr(torchvision.models, args.model)(weights=None).eval()
+        onnx_path = os.path.join(tmp, args.model + ".onnx")
+        torch.onnx.export(model, torch.zeros(1, 3, 224, 224), onnx_path, opset_version=13,
+                          export_params=True)
+        sets = {}
+        for name, files in (("calibration", CALIBRATION), ("evaluation", EVALUATION)):
+            os.makedirs(os.path.join(tmp, name))
+            xs = []
+            for i, f in enumerate(files):
+                x = preprocess(SKIMAGE + f)
+                np.save(os.path.join(tmp, name, "%02d.npy" % i), x)
+                xs.append(x)
+            with torch.no_grad():
+                sets[name] = model(torch.from_numpy(np.stack(xs))).numpy()
+        out = os.path.join(tmp, "out")
+        cmd = [args.strider, "run", os.path.join(root, "configs/runs/default.yaml"), "--out", out,
+               "--set", "networks[0].path=" + onnx_path, "--set", "networks[0].input=[224, 224]",
+               "--set", "sim.functional=true", "--set", "sim.trace=false",
+               "--set", "quant.calibration.inputs=" + os.path.join(tmp, "calibration", "*.npy"),
+               "--set", "quant.calibration.method=" + args.method,
+               "--set", "quant.evaluation.inputs=" + os.path.join(tmp, "evaluation", "*.npy"),
+               "--dump-tensors", os.path.join(tmp, "dump")]
+        run = subprocess.run(cmd, capture_output=True, text=True)
+        if run.returncode != 0:
+            sys.exit("compare_pytorch: strider failed:\n" + run.stderr)
+        q = json.load(open(os.path.join(out, "summary.json")))["quant"]
+        # Strider's float network against PyTorch on calibration image 0 (the simulated one).
+        dump = os.path.join(tmp, "dump")
+        # The layers whose float output has the classifier's size (the last one: the logits).
+        ref = sets["calibration"][0].reshape(-1)
+        logits = [f for f in sorted(os.listdir(dump)) if f.endswith(".output.float.npy")
+                  and np.load(os.path.join(dump, f)).size == ref.size]
+        print("%s (torchvision initialisation, seed %d), method %s" % (args.model, args.seed, q["method"]))
+        for name in ("calibration", "evaluation"):
+            s = q[name]
+            top1 = "" if s["top1_agreement"] is None else ", top-1 agrees on %d of %d" % (
+                s["top1_agree"], s["top1_total"])
+            sqnr = "null" if s["output_sqnr_db"] is None else "%.1f dB" % s["output_sqnr_db"]
+            print("  %-11s %d images: output SQNR %s%s; worst layer %s %s" % (
+                name, s["samples"], sqnr, top1, s["worst_layer"],
+                "" if s["worst_layer_sqnr_db"] is None else "%.1f dB" % s["worst_layer_sqnr_db"]))
+            print("              PyTorch float top-1: %s" % list(sets[name].argmax(1)))
+        diffs = [float(np.abs(np.load(os.path.join(dump, f)).reshape(-1) - ref).max()) for f in logits]
+        if diffs:
+            print("  Strider's float logits vs PyTorch's on calibration image 0: max |diff| %.2e"
+                  " (largest logit %.2f)" % (min(diffs), float(np.abs(ref).max())))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+#include "tb/quant_evaluation.h"
+
+#include <algorithm>
+
+#include "core/contract/quant.h"
+#include "planner/quant/float_reference.h"
+#include "tb/reference.h"
+
+namespace strider {
+
+bool is_classifier(const Graph& g) {
+  if (g.outputs.empty()) return false;
+  for (int t : g.outputs) {
+    const TensorShape& s = g.tensors[size_t(t)].shape;
+    if (!(s.c > 1 && s.h == 1 && s.w == 1)) return false;
+  }
+  return true;
+}
+
+int64_t top1(const std::vector<float>& v, const TensorShape& s, int64_t b) {
+  int64_t best = 0;
+  for (int64_t c = 1; c < s.c; ++c) {
+    if (v[size_t(b * s.c + c)] > v[size_t(b * s.c + best)]) best = c;
+  }
+  return best;
+}
+
+int64_t top1(const std::vector<int8_t>& v, const TensorShape& s, int64_t b, bool is_unsigned) {
+  const auto at = [&](int64_t c) {
+    const int8_t q = v[size_t(b * s.c + c)];
+    return is_unsigned ? int(uint8_t(q)) : int(q);
+  };
+  int64_t best = 0;
+  for (int64_t c = 1; c < s.c; ++c) {
+    if (at(c) > at(best)) best = c;
+  }
+  return best;
+}
+
+SetFigures evaluate_set(const Graph& g, const Lowered& l, const ClipBounds& clip_bounds,
+                        const std::vector<std::vector<float>>& samples, const std::string& name,
+                        const std::string& inputs) {
+  SetFigures f;
+  f.name = name;
+  f.inputs = inputs;
+  f.samples = samples.size();
+  f.layers.assign(l.list.layers.size(), Fidelity());
+  f.classifier = is_classifier(g);
+  std::vector<char> compute(l.list.layers.size(), 0);
+  for (const Descriptor& d : l.list.descriptors) {
+    if (d.kind == DescKind::kOp) compute[d.layer] = 1;
+  }
+  std::vector<char> logits(g.tensors.size(), 0);  // softmax inputs: masks are not counted
+  for (const Node& n : g.nodes) {
+    if (n.op == OpType::kSoftmax) logits[size_t(n.inputs[0])] = 1;
+  }
+  const int in0 = g.inputs.at(0);
+  const Tensor& x0 = g.tensors[size_t(in0)];
+  for (const std::vector<float>& sample : samples) {
+    FloatReference fr(g, clip_bounds);
+    Reference ir(g);
+    std::vector<int8_t> q(sample.size());
+    for (size_t i = 0; i < q.size(); ++i) {
+      q[i] = saturate8(round_away(std::clamp(sample[i] / x0.scale, -1e6, 1e6)));
+    }
+    fr.set_input(in0, sample);
+    ir.set_input(in0, std::move(q));
+    for (size_t k = 1; k < g.inputs.size(); ++k) {
+      const Tensor& x = g.tensors[size_t(g.inputs[k])];
+      fr.set_input(g.inputs[k], x.float_data);
+      ir.set_input(g.inputs[k], x.data);
+    }
+    fr.run();
+    ir.run();
+    for (size_t layer = 0; layer < compute.size(); ++layer) {
+      if (!compute[layer] || l.layer_node[layer] < 0) continue;
+      const int out = g.nodes[size_t(l.layer_node[layer])].outputs[0];
+      const Tensor& t = g.tensors[size_t(out)];
+      if (t.scale <= 0) continue;
+      f.layers[layer].add(fr.value(out), ir.value(out), t.scale, t.is_unsigned,
+                          logits[size_t(out)]);
+    }
+    for (int out : g.outputs) {
+      const Tensor& t = g.tensors[size_t(out)];
+      if (t.scale <= 0) continue;
+      f.output.add(fr.value(out), ir.value(out), t.scale, t.is_unsigned);
+      if (!f.classifier) continue;
+      for (int64_t b = 0; b < std::max<int64_t>(t.shape.n, 1); ++b) {
+        ++f.top1_total;
+        f.top1_agree +=
+            top1(fr.value(out), t.shape, b) == top1(ir.value(out), t.shape, b, t.is_unsigned);
+      }
+    }
+  }
+  return f;
+}
+
+}  // namespace strider

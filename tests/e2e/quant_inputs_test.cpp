@@ -1,0 +1,228 @@
+// Calibration and evaluation on the user's inputs (planner/quant/calibration_inputs.h, run keys
+// quant.calibration / quant.evaluation / quant.preprocess) and the threshold methods
+// (calibrator.h choose_threshold) on hand-made distributions. Real photographs come from
+// Debian's python3-skimage (skimage/data); the tests that need them skip naming the package.
+#include <gtest/gtest.h>
+#include <stb_image_write.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "planner/quant/calibration_inputs.h"
+#include "planner/quant/calibrator.h"
+#include "tests/e2e/report_util.h"
+
+namespace strider {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace report_test;
+
+const std::string kSkimage = "/usr/lib/python3/dist-packages/skimage/data/";
+
+// A float32 .npy of `shape` holding `v`.
+void write_npy(const std::string& path, const std::string& shape, const std::vector<float>& v) {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::ofstream f(path, std::ios::binary);
+  f.write("\x93NUMPY\x01\x00", 8);
+  const uint16_t n = uint16_t(header.size());
+  f.put(char(n & 0xff)).put(char(n >> 8));
+  f << header;
+  f.write(reinterpret_cast<const char*>(v.data()), std::streamsize(v.size() * 4));
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(QuantInputs, NpyInEitherLayout) {
+  Scratch dir("npy");
+  fs::create_directories(dir.str());
+  // (2, 1, 3) NCHW: channel 0 = 1 2 3, channel 1 = 4 5 6.
+  write_npy(dir.file("a.npy"), "(2, 1, 3)", {1, 2, 3, 4, 5, 6});
+  Preprocess p;
+  EXPECT_EQ(load_input(dir.file("a.npy"), 2, 1, 3, p, "k"), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  // The same bytes as (1, 1, 3, 2) NHWC: pixel x has channels (v[2x], v[2x + 1]).
+  write_npy(dir.file("b.npy"), "(1, 1, 3, 2)", {1, 2, 3, 4, 5, 6});
+  p.layout = "nhwc";
+  EXPECT_EQ(load_input(dir.file("b.npy"), 2, 1, 3, p, "k"), (std::vector<float>{1, 3, 5, 2, 4, 6}));
+  EXPECT_EQ(
+      error_of([&] { load_input(dir.file("a.npy"), 2, 1, 3, p, "quant.calibration.inputs"); }),
+      "quant.calibration.inputs: " + dir.file("a.npy") +
+          ": shape (2, 1, 3), expected (1, 3, 2) or (1, 1, 3, 2) (quant.preprocess.layout nhwc)");
+  // A directory lists its inputs sorted; count keeps the first.
+  InputSet set{dir.str(), 1};
+  EXPECT_EQ(input_files(set, "k"), (std::vector<std::string>{dir.file("a.npy")}));
+  EXPECT_EQ(error_of([&] {
+              input_files(InputSet{dir.str() + "/*.png", 0}, "quant.evaluation.inputs");
+            }),
+            "quant.evaluation.inputs: " + dir.str() +
+                "/*.png: no input file (expected .npy, .png, "
+                ".jpg or .jpeg files)");
+}
+
+// PNG decoding and the preprocessing on a 4 x 2 image written here: resize, crop, mean / std and
+// channel order by hand.
+TEST(QuantInputs, ImagePreprocessing) {
+  Scratch dir("png");
+  fs::create_directories(dir.str());
+  // 4 wide, 2 high, RGB: pixel (y, x) = (40 x + 10 y, 100, 200 - 40 x).
+  std::vector<uint8_t> px;
+  for (int y = 0; y < 2; ++y) {
+    for (int x = 0; x < 4; ++x) {
+      px.push_back(uint8_t(40 * x + 10 * y));
+      px.push_back(100);
+      px.push_back(uint8_t(200 - 40 * x));
+    }
+  }
+  ASSERT_NE(stbi_write_png(dir.file("i.png").c_str(), 4, 2, 3, px.data(), 12), 0);
+  Preprocess p;
+  // resize 0: the whole image to 2 x 1 (H 1, W 2): source x = (x + 0.5) 2 - 0.5 = 0.5, 2.5;
+  // y = (0.5) 2 - 0.5 = 0.5. Red at (0.5, 0.5): mean of 0, 40, 10, 50 = 25; at (0.5, 2.5): 105.
+  std::vector<float> v = load_input(dir.file("i.png"), 3, 1, 2, p, "k");
+  ASSERT_EQ(v.size(), 6u);
+  EXPECT_FLOAT_EQ(v[0], float(25 / 255.0));
+  EXPECT_FLOAT_EQ(v[1], float(105 / 255.0));
+  EXPECT_FLOAT_EQ(v[2], float(100 / 255.0));
+  // Blue (200 - 40 x) at x 0.5, 2.5: 180, 100.
+  EXPECT_FLOAT_EQ(v[4], float(180 / 255.0));
+  // bgr, mean 0.5, std 0.25: channel 0 is blue, (180 / 255 - 0.5) / 0.25.
+  p.channels = "bgr";
+  p.mean = {0.5};
+  p.std = {0.25};
+  v = load_input(dir.file("i.png"), 3, 1, 2, p, "k");
+  EXPECT_FLOAT_EQ(v[0], float((180 / 255.0 - 0.5) / 0.25));
+  // resize 2 (shorter side 2 -> 4 x 2 unchanged), centre crop 2 x 2: x from 1, exact pixels.
+  p = Preprocess();
+  p.resize = 2;
+  v = load_input(dir.file("i.png"), 3, 2, 2, p, "k");
+  EXPECT_FLOAT_EQ(v[0], float(40 / 255.0));  // red (0, 1)
+  EXPECT_FLOAT_EQ(v[3], float(90 / 255.0));  // red (1, 2)
+  p.resize = 1;                              // 2 x 1 after resize: smaller than the 2 x 2 input
+  EXPECT_EQ(
+      error_of([&] { load_input(dir.file("i.png"), 3, 2, 2, p, "quant.calibration.inputs"); }),
+      "quant.calibration.inputs: " + dir.file("i.png") +
+          ": resized to 2 x 1, smaller than the input's 2 x 2 (quant.preprocess.resize 1)");
+  std::ofstream(dir.file("bad.png")) << "not a png";
+  EXPECT_EQ(
+      error_of([&] { load_input(dir.file("bad.png"), 3, 2, 2, p, "quant.calibration.inputs"); })
+          .rfind("quant.calibration.inputs: " + dir.file("bad.png") + ": cannot decode the image (",
+                 0),
+      0u);
+}
+
+// The methods on hand-made samples (|x| values).
+TEST(QuantInputs, ThresholdMethods) {
+  CalibrationOptions opt;
+  std::vector<float> s;
+  for (int i = 1; i <= 100; ++i) s.push_back(float(i));
+  opt.method = "minmax";
+  EXPECT_EQ(choose_threshold(s, 100, opt, 127), 100.0);
+  // Nearest rank: the ceil(0.9 x 100) = 90th smallest.
+  opt.method = "percentile";
+  opt.percentile = 90;
+  EXPECT_EQ(choose_threshold(s, 100, opt, 127), 90.0);
+  opt.percentile = 99.99;  // ceil(99.99) = 100th: the max
+  EXPECT_EQ(choose_threshold(s, 100, opt, 127), 100.0);
+  // mse: 999 values 1 and one 100. T = 100 (nothing clipped): rounding 1000 (100 / 127)^2 / 12 =
+  // 51.67; T = 99.21875 (step 95 of 96 from 25 to 100): clip 0.78125^2 = 0.61 plus rounding
+  // 999 (99.21875 / 127)^2 / 12 = 50.81: 51.42, the least (step 94, 98.4375: 52.46).
+  std::vector<float> m(999, 1.0f);
+  m.push_back(100.0f);
+  opt.method = "mse";
+  EXPECT_EQ(choose_threshold(m, 100, opt, 127), 99.21875);
+  // entropy: values all equal to the max: every i < 2048 keeps no value in its first i bins (no
+  // candidate): T = the max.
+  opt.method = "entropy";
+  EXPECT_EQ(choose_threshold(std::vector<float>(100, 2.0f), 2.0, opt, 127), 2.0);
+  // 10000 values in bin 10 and one outlier at 1000 (bin 2047): at i = 2048 the last level
+  // (bins 2032..2047) holds the outlier alone and level 0 bin 10 alone, Q = P: KL 0; every
+  // smaller i folds the outlier into bin i - 1, where Q is 1e-4: KL > 0. T = 1000.
+  std::vector<float> e(10000, float(10.5 * 1000.0 / 2048));
+  e.push_back(1000.0f);
+  EXPECT_EQ(choose_threshold(e, 1000, opt, 127), 1000.0);
+  // Bins 0..126 holding 1 (even) and 99 (odd) values, and the outlier: at i = 128 every level
+  // is one bin, Q = the histogram, and only the folded outlier differs: KL = (6301 / 6302)
+  // ln(6301.0001 / 6302) + (1 / 6302) ln((1 / 6302) / (1e-4 / 6301.0001)) = 1.3e-3 (i = 129 the
+  // same, a tie); from i = 130 levels of two bins average a 1 with a 99 (KL about 0.6 per such
+  // level) and at 2048 levels of 16 bins do: T = 128 x 1000 / 2048 = 62.5, the outlier clipped.
+  std::vector<float> c;
+  for (int k = 0; k < 127; ++k) {
+    for (int n = 0; n < (k % 2 ? 99 : 1); ++n) c.push_back(float((k + 0.5) * 1000.0 / 2048));
+  }
+  c.push_back(1000.0f);
+  EXPECT_EQ(choose_threshold(c, 1000, opt, 127), 62.5);
+}
+
+// A functional run calibrated on photographs and evaluated on others: both sets in summary.json
+// and layers.csv, the method recorded, the figure no longer in-sample.
+TEST(QuantInputs, RunWithCalibrationAndEvaluationPhotos) {
+  if (!fs::exists(kSkimage + "chelsea.png")) {
+    GTEST_SKIP() << "needs Debian's python3-skimage (real photographs in " << kSkimage << ")";
+  }
+  Scratch dir("quant_photos");
+  std::ostringstream out, err;
+  const std::vector<std::string> args = {
+      "run",   kDefaultRun,
+      "--out", dir.str(),
+      "--set", "sim.functional=true",
+      "--set", "quant.calibration.inputs=" + kSkimage + "c*.png",  // camera, cell, ..., coffee
+      "--set", "quant.calibration.count=3",
+      "--set", "quant.calibration.method=percentile",
+      "--set", "quant.evaluation.inputs=" + kSkimage + "astronaut.png",
+      "--set", "quant.preprocess.resize=40",
+      "--set", "quant.preprocess.mean=[0.485, 0.456, 0.406]",
+      "--set", "quant.preprocess.std=[0.229, 0.224, 0.225]"};
+  ASSERT_EQ(dispatch(args, out, err), 0) << err.str();
+  const nlohmann::json j = read_json(dir.file("summary.json"));
+  EXPECT_EQ(j["functional"]["mismatches"], 0);
+  const nlohmann::json& q = j["quant"];
+  EXPECT_EQ(q["in_sample"], false);
+  EXPECT_EQ(q["synthetic"], false);
+  EXPECT_EQ(q["method"], "percentile 99.99");
+  EXPECT_EQ(q["calibration"]["samples"], 3);
+  EXPECT_EQ(q["evaluation"]["samples"], 1);
+  EXPECT_EQ(q["evaluation"]["top1_total"], 1);
+  EXPECT_TRUE(q["evaluation"]["output_sqnr_db"].is_number());
+  EXPECT_NE(out.str().find("held-out         output SQNR"), std::string::npos) << out.str();
+  int eval_rows = 0;
+  for (const auto& row : read_csv(dir.file("layers.csv")).rows)
+    eval_rows += !row.at("eval_sqnr_db").empty();
+  EXPECT_EQ(eval_rows, j["functional"]["checked_tensors"].get<int>());
+}
+
+TEST(QuantInputs, ConfigErrorsNameTheKey) {
+  Scratch dir("quant_bad");
+  std::ostringstream out, err;
+  EXPECT_NE(
+      dispatch({"run", kDefaultRun, "--out", dir.str(), "--set", "quant.calibration.method=kl"},
+               out, err),
+      0);
+  EXPECT_NE(err.str().find("--set quant.calibration.method=kl: expected one of mse, minmax, "
+                           "percentile, entropy, got \"kl\""),
+            std::string::npos)
+      << err.str();
+  std::ostringstream out2, err2;
+  EXPECT_NE(dispatch({"run", kDefaultRun, "--out", dir.str(), "--set", "sim.functional=true",
+                      "--set", "quant.calibration.inputs=/nonexistent/x.npy"},
+                     out2, err2),
+            0);
+  EXPECT_NE(err2.str().find("/nonexistent/x.npy"), std::string::npos) << err2.str();
+}
+
+}  // namespace
+}  // namespace strider
