@@ -63,7 +63,7 @@ int run_command(const Args& args, std::ostream& out, std::ostream& err) {
     r.command_line = {"strider", "run"};
     r.command_line.insert(r.command_line.end(), args.begin(), args.end());
     // From here until run.json is written the directory does not look complete.
-    OutputDir dir(r.config.output_dir);
+    OutputDir dir(r.config.output_dir, run_inputs(r.config));
     std::optional<RunSummary> summary;
     {
       // Watches the simulation: unit tracks for trace.json, line-buffer occupancy, waves.vcd,

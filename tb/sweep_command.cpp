@@ -218,10 +218,13 @@ int run_sweep(const SweepSpec& spec, const CliArgs& cli, const std::string& out_
         row.insert(row.end(), p.values.begin(), p.values.end());
         std::vector<std::string> metrics(sweep_metric_keys().size());
         std::string error = o.error;
-        try {
-          metrics = sweep_metrics(job.out_dir);
-        } catch (const std::exception& e) {
-          if (o.ok) error = e.what();  // a failed run usually wrote no summary: keep its error
+        // Only a run that succeeded wrote its summary (a failed one may leave an earlier one).
+        if (o.ok) {
+          try {
+            metrics = sweep_metrics(job.out_dir);
+          } catch (const std::exception& e) {
+            error = e.what();
+          }
         }
         row.insert(row.end(), metrics.begin(), metrics.end());
         char secs[32];
