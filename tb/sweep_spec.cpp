@@ -233,6 +233,7 @@ SweepSpec SweepSpec::load(const std::string& path) {
   std::vector<std::string> fixed;
   std::vector<Dimension> dims;
   if (root["set"]) fixed = r.fixed_sets(root["set"]);
+  s.fixed_ = fixed;
   if (root["points"]) dims.push_back(r.points(root["points"]));
   if (root["zip"]) dims.push_back(r.zip(root["zip"]));
   if (root["grid"]) {
