@@ -109,6 +109,10 @@ OutputDir::OutputDir(std::string dir, const std::vector<std::string>& inputs, st
       manifest_(std::move(manifest)),
       names_(names ? names : &run_report_names()) {
   std::error_code ec;
+  if (dir_.empty()) {
+    throw std::runtime_error(
+        "output_dir is empty: name the results directory (--out DIR or --set output_dir=DIR)");
+  }
   if (fs::exists(dir_, ec) && !fs::is_directory(dir_, ec))
     throw std::runtime_error(dir_ + ": the output directory is a file");
   fs::create_directories(dir_, ec);

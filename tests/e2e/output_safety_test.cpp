@@ -167,5 +167,17 @@ TEST_F(OutputSafety, PlanEmitOverItsInputOrADirectoryIsRefused) {
   EXPECT_EQ(left, (std::vector<std::string>{"R.yaml", "d"}));  // refused before --out was made
 }
 
+// Issue 31, item 10: an empty output_dir on a .strd run said ": ...Invalid argument".
+TEST_F(OutputSafety, EmptyOutputDirOnAListRunIsNamed) {
+  const std::string list = path("l.strd");
+  ASSERT_EQ(strider({"plan", kDefault, "--out", path("p"), "--emit", list}).code, 0);
+  const Ran r =
+      strider({"run", list, "--arch", kSrc + "/configs/arch/seed.yaml", "--set", "output_dir="});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(
+      r.err,
+      "output_dir is empty: name the results directory (--out DIR or --set output_dir=DIR)\n");
+}
+
 }  // namespace
 }  // namespace strider
