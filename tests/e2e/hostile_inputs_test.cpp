@@ -97,7 +97,9 @@ TEST(HostileInputs, AliasBombsAreRefusedQuickly) {
     FAIL();
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.errors().at(0), kData + "alias_bomb_arch.yaml:2: e[7][8][8][8][9]: more than "
-                                        "100000 values once aliases are expanded (an alias bomb?)");
+                                        "100000 values once aliases are expanded (an alias "
+                                        "bomb?); the limit of an arch or run file is kMaxNodes "
+                                        "in core/arch/config_node.cpp");
   }
   const Result r = strider({"sweep", kData + "alias_bomb_sweep.yaml", "--out", "/nonexistent/x"});
   EXPECT_EQ(r.code, 1);
