@@ -1,7 +1,8 @@
 // `strider plan RUN.yaml [--emit LIST.strd] [--text LIST.yaml] [--out DIR] [--set key=value]`:
 // plans and lowers without simulating; prints the plan summary and writes plan_memory.csv and
 // plan_lowering.csv (names of its own: a run's memory_plan.csv in the same directory is left
-// alone), each written under a temporary name and renamed into place.
+// alone), each written under a temporary name and renamed into place, and plan.json listing
+// them (tb/output_dir.h: a file there that strider did not write is never overwritten).
 #include <filesystem>
 #include <fstream>
 
@@ -60,37 +61,30 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
     return 1;
   }
   try {
+    // Refused before planning: an output that is one of the inputs, a report-set file in the
+    // output directory that strider did not write.
+    const std::vector<std::string> inputs = run_inputs(r.config);
+    if (!emit.empty()) refuse_input_as_output(emit, inputs, "--emit");
+    if (!text.empty()) refuse_input_as_output(text, inputs, "--text");
+    OutputDir dir(r.config.output_dir, inputs, "plan.json", &plan_report_names());
     plan_run(r);
     const Lowered& l = r.lowered;
-    std::filesystem::create_directories(r.config.output_dir);
     const std::string memory_plan = r.config.output_dir + "/plan_memory.csv";
     const std::string lowering = r.config.output_dir + "/plan_lowering.csv";
-    write_memory_plan(l, memory_plan + ".partial");
-    rename_into_place(memory_plan + ".partial", memory_plan);
+    write_memory_plan(l, dir.temp("plan_memory.csv"));
+    dir.commit("plan_memory.csv");
     if (!emit.empty()) {
-      {
-        std::ofstream f(emit + ".partial", std::ios::binary);
-        if (!f) throw std::runtime_error(emit + ": cannot open for writing");
-        write_binary(l.list, f);
-        if (!f.flush()) throw std::runtime_error(emit + ": cannot write");
-      }
-      rename_into_place(emit + ".partial", emit);
+      write_whole_file(emit, "--emit", [&](std::ostream& f) { write_binary(l.list, f); });
     }
     if (!text.empty()) {
-      {
-        std::ofstream f(text + ".partial");
-        if (!f) throw std::runtime_error(text + ": cannot open for writing");
-        f << to_text(l.list);
-        if (!f.flush()) throw std::runtime_error(text + ": cannot write");
-      }
-      rename_into_place(text + ".partial", text);
+      write_whole_file(text, "--text", [&](std::ostream& f) { f << to_text(l.list); });
     }
     out << "plan: " << r.graph.name << " on " << r.config.arch.name << "\n"
         << "  activations  " << l.arena_bytes << " B (lower bound " << l.lower_bound_bytes
         << " B, allocator " << l.allocator << (l.proven_optimal ? ", optimal" : "") << ")\n"
         << "  staging      weight slots placed as scratch in the activation plan's holes; heap "
-           "growth " << l.staging_bytes << " B, fast region " << l.fast_region_bytes
-        << " B\n"
+           "growth "
+        << l.staging_bytes << " B, fast region " << l.fast_region_bytes << " B\n"
         << "  row bands    " << l.band_bytes << " B\n"
         << "  weights      " << l.weights_stored_bytes << " B stored of " << l.weights_total_bytes
         << " B (identical parameters stored once)\n"
@@ -112,8 +106,11 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
           << " B of activations and " << weights - std::min(weights, l.weights_stored_bytes)
           << " B of weights against planning each model alone\n";
     }
-    write_lowering(r, lowering + ".partial");
-    rename_into_place(lowering + ".partial", lowering);
+    write_lowering(r, dir.temp("plan_lowering.csv"));
+    dir.commit("plan_lowering.csv");
+    std::vector<std::string> command = {"strider", "plan"};
+    command.insert(command.end(), args.begin(), args.end());
+    dir.finish(command);
   } catch (const std::exception& e) {
     err << e.what() << "\n";
     return 1;

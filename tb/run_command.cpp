@@ -78,7 +78,7 @@ int run_command(const Args& args, std::ostream& out, std::ostream& err) {
 int execute_run(RunResult& r, std::ostream& out, std::ostream& err, const ExtraReports& extra) {
   try {
     // From here until run.json is written the directory does not look complete.
-    OutputDir dir(r.config.output_dir);
+    OutputDir dir(r.config.output_dir, run_inputs(r.config));
     std::optional<RunSummary> summary;
     double plan_s = 0, simulate_s = 0, reports_s = 0;
     {

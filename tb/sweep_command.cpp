@@ -6,17 +6,18 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <map>
-#include <optional>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "core/arch/config_error.h"
 #include "core/arch/strict_number.h"
 #include "tb/cli_args.h"
 #include "tb/sweep_figures.h"
+#include "tb/sweep_fingerprint.h"
 #include "tb/sweep_merge.h"
 #include "tb/sweep_results.h"
 #include "tb/sweep_runner.h"
@@ -48,7 +49,8 @@ CliArgs sweep_cli() {
        {"timeout", "S", "stop a point that runs longer than S seconds (a positive number)"},
        {"list", "", "print the points and their settings, run nothing"},
        {"emit-slurm", "DIR", "write Slurm array-job scripts to DIR instead of running"},
-       {"shards", "N", "with --emit-slurm: the number of array tasks (default: the points, at most 100)"},
+       {"shards", "N",
+        "with --emit-slurm: the number of array tasks (default: the points, at most 100)"},
        {"sbatch", "OPTION", "with --emit-slurm: an extra #SBATCH line (repeatable)"}});
 }
 
@@ -174,20 +176,38 @@ int run_sweep(const SweepSpec& spec, const CliArgs& cli, const std::string& out_
     ~Unlock() { ::close(fd); }
   } unlock{lock};
   write_points_csv(spec, out_abs);
-  SweepResults results(out_abs + "/results.csv", sweep_results_header(spec), cli.has("--resume"));
+  const SweepIdentity identity = SweepIdentity::of(spec);
+  write_file_atomic(out_abs + "/sweep.json", identity.json());
+  const std::vector<std::string> header = sweep_results_header(spec);
+  SweepResults results(out_abs + "/results.csv", header, cli.has("--resume"));
   // A row counts as done only for the point with the same parameter values (the grid may have
-  // been edited since): rows are re-keyed by their values, rows of vanished points dropped.
+  // been edited since) and the same fingerprint (base run content, set:, program version): rows
+  // are re-keyed by their values; rows of vanished points, or made for another base run, set:
+  // or program, are dropped (and their points run again).
   std::map<std::vector<std::string>, size_t> by_values;
   for (const SweepPoint& p : spec.points()) by_values.emplace(p.values, p.id);
   const size_t ncols = spec.columns().size();
+  const size_t fp_col = header.size() - 2;
+  size_t stale = 0;
   const size_t dropped = results.retain([&](const std::vector<std::string>& row) {
     const std::vector<std::string> values(row.begin() + 1, row.begin() + 1 + ncols);
     auto it = by_values.find(values);
-    return it == by_values.end() ? std::nullopt : std::optional<size_t>(it->second);
+    if (it == by_values.end()) return std::optional<size_t>();
+    if (row[fp_col] != identity.fingerprint(spec.points()[it->second])) {
+      ++stale;
+      return std::optional<size_t>();
+    }
+    return std::optional<size_t>(it->second);
   });
-  if (dropped > 0) {
-    err << "sweep: dropped " << dropped << " row" << (dropped == 1 ? "" : "s")
+  if (dropped > stale) {
+    err << "sweep: dropped " << dropped - stale << " row" << (dropped - stale == 1 ? "" : "s")
         << " of results.csv whose parameter values are no longer in the sweep\n";
+  }
+  if (stale > 0) {
+    err << "sweep: " << stale << " row" << (stale == 1 ? "" : "s")
+        << " of results.csv made with another base run, set: or program version (fingerprint "
+           "differs): running "
+        << (stale == 1 ? "it" : "them") << " again\n";
   }
 
   std::vector<PointJob> todo;
@@ -218,15 +238,19 @@ int run_sweep(const SweepSpec& spec, const CliArgs& cli, const std::string& out_
         row.insert(row.end(), p.values.begin(), p.values.end());
         std::vector<std::string> metrics(sweep_metric_keys().size());
         std::string error = o.error;
-        try {
-          metrics = sweep_metrics(job.out_dir);
-        } catch (const std::exception& e) {
-          if (o.ok) error = e.what();  // a failed run usually wrote no summary: keep its error
+        // Only a run that succeeded wrote its summary (a failed one may leave an earlier one).
+        if (o.ok) {
+          try {
+            metrics = sweep_metrics(job.out_dir);
+          } catch (const std::exception& e) {
+            error = e.what();
+          }
         }
         row.insert(row.end(), metrics.begin(), metrics.end());
         char secs[32];
         std::snprintf(secs, sizeof secs, "%.3f", o.seconds);
         row.push_back(secs);
+        row.push_back(identity.fingerprint(p));
         row.push_back(error);
         results.append(row);
       },
@@ -263,6 +287,7 @@ std::vector<std::string> sweep_results_header(const SweepSpec& spec) {
     h.push_back(clash ? "result." + k : k);
   }
   h.push_back("process_seconds");
+  h.push_back("fingerprint");
   h.push_back("error");
   return h;
 }

@@ -7,12 +7,14 @@
 //
 // OUT (default results/sweeps/<sweep file stem>) receives:
 //   results.csv   point, the varied keys, the summary figures (sweep_figures.h),
-//                 process_seconds, error; a row is appended as each point finishes (see
+//                 process_seconds, fingerprint (tb/sweep_fingerprint.h), error; a row is appended as each point finishes (see
 //                 sweep_results.h for why a kill never leaves a torn row) and, once every
 //                 point has run, the file is replaced by the same rows sorted by point id
 //   points.csv    every point of the sweep: point, the varied keys (written at the start)
+//   sweep.json    the sweep's identity (version, base run SHA-256, set:, keys, points)
 //   points/<id>/  the point's run output (summary.json, layers.csv, ...) and stdout/stderr.txt
-// --resume keeps the rows already in results.csv and runs only the missing points (without it
+// --resume keeps the rows already in results.csv whose fingerprint is still the point's and runs
+// the missing or stale points, saying how many were stale (without it
 // a results.csv with rows is an error). A failed point gets a row with its error and the sweep
 // goes on. --shard K/N runs the points i with i % N == K-1 (round-robin slices; the shards of
 // one N are disjoint and cover the sweep); give each shard its own --out and join them with

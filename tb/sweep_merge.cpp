@@ -1,8 +1,12 @@
 #include "tb/sweep_merge.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <stdexcept>
+
+#include "tb/sweep_fingerprint.h"
 
 namespace strider {
 namespace {
@@ -17,6 +21,9 @@ MergeOutcome merge_results(const std::vector<std::string>& inputs) {
   MergeOutcome m;
   std::string header_from;
   std::set<size_t> listed;
+  // The sweep the first input belongs to: its sweep.json, and its rows' fingerprint key.
+  std::optional<SweepIdentity> identity;
+  std::string identity_from, key, key_from;
   for (const std::string& in : inputs) {
     std::error_code ec;
     const bool is_dir = fs::is_directory(in, ec);
@@ -42,6 +49,30 @@ MergeOutcome merge_results(const std::vector<std::string>& inputs) {
     } else if (t.header != m.table.header) {
       throw std::runtime_error(path + ": header differs from " + header_from + " (" +
                                csv::join(t.header) + " vs " + csv::join(m.table.header) + ")");
+    }
+    const fs::path sweep_json = fs::path(path).parent_path() / "sweep.json";
+    if (fs::is_regular_file(sweep_json, ec)) {
+      const SweepIdentity id = SweepIdentity::read(sweep_json.string());
+      if (!identity) {
+        identity = id;
+        identity_from = sweep_json.string();
+      } else if (const std::string d = identity->difference(id); !d.empty()) {
+        throw std::runtime_error(in + ": a shard of a different sweep than " + identity_from +
+                                 ": " + d);
+      }
+    }
+    const auto fp = std::find(t.header.begin(), t.header.end(), "fingerprint");
+    for (const auto& kv : t.rows) {
+      if (fp == t.header.end()) break;
+      const std::string k = fingerprint_key(kv.second[size_t(fp - t.header.begin())]);
+      if (key_from.empty()) {
+        key = k;
+        key_from = path + " (point " + std::to_string(kv.first) + ")";
+      } else if (k != key) {
+        throw std::runtime_error(path + ": point " + std::to_string(kv.first) +
+                                 " was run from another base run, set: or program version than " +
+                                 key_from + " (fingerprint " + k + " vs " + key + ")");
+      }
     }
     for (auto& kv : t.rows) {
       auto it = m.table.rows.find(kv.first);

@@ -2,7 +2,9 @@
 // directories (or results.csv files) into one: identical headers required, rows deduplicated by
 // point id (a row without error wins over a failed one, otherwise the first input wins), sorted
 // by point id. When an input holds points.csv (the full list of the sweep's points, written by
-// every `strider sweep` run) the merge also names the points that have no row.
+// every `strider sweep` run) the merge also names the points that have no row. Shards of
+// different sweeps are refused (tb/sweep_fingerprint.h): inputs whose sweep.json differ, or rows
+// whose fingerprints name another base run, set: or program version.
 #pragma once
 
 #include <cstddef>

@@ -58,7 +58,6 @@ pid_t spawn(const std::string& exe, const PointJob& job) {
   std::error_code ec;
   fs::create_directories(job.out_dir, ec);
   if (ec) throw std::runtime_error(job.out_dir + ": cannot create: " + ec.message());
-  fs::remove(fs::path(job.out_dir) / "summary.json", ec);  // never read a stale summary
   std::vector<std::string> words = {exe, "run", job.run_file};
   for (const std::string& s : job.sets) {
     words.push_back("--set");

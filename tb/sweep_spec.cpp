@@ -205,10 +205,7 @@ SweepSpec SweepSpec::load(const std::string& path) {
   } catch (const YAML::Exception& e) {
     throw ConfigError({path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg});
   }
-  if (yaml_values_over(root, kMaxYamlValues)) {
-    throw ConfigError({path + ": more than " + std::to_string(kMaxYamlValues) +
-                       " values once aliases are expanded (an alias bomb?)"});
-  }
+  if (yaml_alias_values_over(root)) throw ConfigError({yaml_alias_limit_message(path)});
   Reader r(path);
   if (!root.IsMap()) {
     r.error(root, "(top level)", "expected a map with base and grid, zip or points");
@@ -233,6 +230,7 @@ SweepSpec SweepSpec::load(const std::string& path) {
   std::vector<std::string> fixed;
   std::vector<Dimension> dims;
   if (root["set"]) fixed = r.fixed_sets(root["set"]);
+  s.fixed_ = fixed;
   if (root["points"]) dims.push_back(r.points(root["points"]));
   if (root["zip"]) dims.push_back(r.zip(root["zip"]));
   if (root["grid"]) {

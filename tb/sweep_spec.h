@@ -57,9 +57,11 @@ class SweepSpec {
   const std::string& base() const { return base_; }  // absolute path of the base run
   const std::vector<std::string>& columns() const { return columns_; }  // varied keys
   const std::vector<SweepPoint>& points() const { return points_; }
+  const std::vector<std::string>& fixed() const { return fixed_; }  // the `set:` overrides
 
  private:
   std::string file_, dir_, base_;
+  std::vector<std::string> fixed_;
   std::vector<std::string> columns_;
   std::vector<SweepPoint> points_;
 };

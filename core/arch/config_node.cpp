@@ -168,7 +168,8 @@ ConfigNode convert(const YAML::Node& n, const Origin& proto, const std::string& 
   if (++nodes > kMaxNodes) {
     diags.error(out.origin, path,
                 "more than " + std::to_string(kMaxNodes) +
-                    " values once aliases are expanded (an alias bomb?)");
+                    " values once aliases are expanded (an alias bomb?); the limit of an arch "
+                    "or run file is kMaxNodes in core/arch/config_node.cpp");
     return out;
   }
   switch (n.Type()) {

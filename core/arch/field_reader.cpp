@@ -1,5 +1,6 @@
 #include "core/arch/field_reader.h"
 
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -62,11 +63,21 @@ bool to_unsigned(const ConfigNode& value, const std::string& key_path, uint64_t 
   return false;
 }
 
+constexpr double kMaxRealValue = 1e12;
+
 bool to_double(const ConfigNode& value, const std::string& key_path, Diagnostics& diags,
                double& out) {
   if (value.is_scalar()) {
     try {
-      out = strider::parse_double(value.scalar, key_path);
+      const double v = strider::parse_double(value.scalar, key_path);
+      // Every real-valued key: finite and of a size no figure it enters can overflow.
+      if (!std::isfinite(v) || std::fabs(v) > kMaxRealValue) {
+        diags.error(value.origin, key_path,
+                    "must be a finite number between -1e12 and 1e12 (the range of every "
+                    "real-valued key), got " + value.scalar);
+        return false;
+      }
+      out = v;
       return true;
     } catch (const std::invalid_argument&) {
     }

@@ -36,7 +36,10 @@ uint64_t check_input_file(const std::string& path, uint64_t max_bytes) {
   if (ec) throw InputFileError(path, "cannot read file size (" + ec.message() + ")");
   if (size > max_bytes) {
     throw InputFileError(path, "is " + std::to_string(size) + " bytes, over the limit of " +
-                                     std::to_string(max_bytes) + " bytes for this kind of input");
+                                     std::to_string(max_bytes) +
+                                     " bytes for this kind of input (the limits are in "
+                                     "core/common/input_file.h: split the file, or raise its "
+                                     "limit there and rebuild)");
   }
   return size;
 }

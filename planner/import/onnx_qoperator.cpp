@@ -82,6 +82,19 @@ struct Rewriter {
     out->push_back(dw);
     std::vector<std::string> op_inputs = {a, w};
     if (conv && q.input_size() > 8 && !q.input(8).empty()) {
+      // A bias of the wrong length is the QLinearConv's error, not its rewritten form's.
+      const auto bi = inits.find(q.input(8)), wi = inits.find(q.input(3));
+      if (bi != inits.end() && wi != inits.end() && wi->second->dims_size() > 0) {
+        int64_t values = 1;
+        for (int64_t d : bi->second->dims()) values *= d;
+        if (values != wi->second->dims(0)) {
+          throw std::runtime_error(path + ": node '" + q.name() + "' (QLinearConv): bias '" +
+                                   q.input(8) + "' (input 8) has " + std::to_string(values) +
+                                   (values == 1 ? " value" : " values") + ", expected " +
+                                   std::to_string(wi->second->dims(0)) +
+                                   " (one per output channel)");
+        }
+      }
       const std::vector<double> sx = constant(q, q.input(1)), sw = constant(q, q.input(4));
       std::vector<float> sb;
       for (double s : sw) sb.push_back(float(sx.empty() ? 0.0 : sx[0]) * float(s));

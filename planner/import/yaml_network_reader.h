@@ -44,10 +44,7 @@ class YamlNetworkReader {
       throw std::runtime_error(path_ + ":" + std::to_string(e.mark.line + 1) +
                                ": YAML syntax error: " + e.msg);
     }
-    if (yaml_values_over(root, kMaxYamlValues)) {
-      throw std::runtime_error(path_ + ": more than " + std::to_string(kMaxYamlValues) +
-                               " values once aliases are expanded (an alias bomb?)");
-    }
+    if (yaml_alias_values_over(root)) throw std::runtime_error(yaml_alias_limit_message(path_));
     if (!root.IsMap() || !root["network"]) {
       throw std::runtime_error(path_ + ":1: expected a top-level key 'network'");
     }

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/common/saturating.h"
+#include "planner/lower/data_flow_check.h"
 
 namespace strider {
 
@@ -42,6 +43,15 @@ class Validator {
       }
     }
     d_ = nullptr;
+    // Hazards only on a list whose every descriptor is well formed.
+    if (problems_.empty()) {
+      check_data_flow(list_, [&](const Descriptor& d, const std::string& field,
+                                 const std::string& problem) {
+        d_ = &d;
+        fail(field, problem);
+      });
+      d_ = nullptr;
+    }
     if (macs_ > limits_.max_macs) {
       add("list: the op tiles total " + amount(macs_) +
           " operations (MACs, pooling and element-wise steps), over the limit of " +
@@ -264,6 +274,13 @@ class Validator {
         }
       }
     }
+    if (o.requant_shift < 0 || o.requant_shift > 62) {
+      fail("op.requant_shift", std::to_string(o.requant_shift) + ", expected 0..62");
+    }
+    if (o.op != OpCode::kAdd && o.requant_multiplier <= 0) {
+      fail("op.requant_multiplier",
+           std::to_string(o.requant_multiplier) + ", expected a positive multiplier");
+    }
     if (!in_ok || !out_ok) return;
 
     // The tile inside the output tensor's held rows and channels (check() bounds it by the shape).
@@ -315,6 +332,17 @@ class Validator {
       fail("op.kernel_h", "kernel " + str(o.kernel_h) + "x" + str(o.kernel_w) + " (dilated " +
                               str(ek_h) + "x" + str(ek_w) + ") exceeds the padded input " +
                               str(padded_h) + "x" + str(padded_w));
+      return;
+    }
+    // Pads bounded by the shape: the padded input gives no more windows than the output has
+    // (pads past that would be computed and discarded, 884x the cycles at 65,535).
+    const uint64_t win_h = (padded_h - ek_h) / o.stride_h + 1;
+    const uint64_t win_w = (padded_w - ek_w) / o.stride_w + 1;
+    if (!eltwise && (win_h > out.h || win_w > out.w)) {
+      fail("op.pad_top", "pads " + str(o.pad_top) + ", " + str(o.pad_left) + ", " +
+                             str(o.pad_bottom) + ", " + str(o.pad_right) +
+                             " (top, left, bottom, right) give " + str(win_h) + "x" + str(win_w) +
+                             " windows, more than the output's " + str(out.h) + "x" + str(out.w));
       return;
     }
     const uint64_t max_h = (padded_h - ek_h) / o.stride_h + 2;

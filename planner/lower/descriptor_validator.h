@@ -12,6 +12,11 @@
 //     the output is no larger than the windows give, the weights hold the kernels of the tile's
 //     channels, the tile's row, channel and input-channel ranges lie inside the tensors held;
 //     element-wise operands have the output's shape; partial-sum modes come with a buffer;
+//   - pads give no more windows than the output has; requantisation shifts 0..62 and positive
+//     multipliers;
+//   - the data flow (planner/lower/data_flow_check.h): every descriptor depends, directly or
+//     transitively, on the moves that wrote what it reads, and a move overwriting bytes depends
+//     on their readers and earlier writer (RAW, WAR, WAW), checked on a well-formed list only;
 //   - the total work (MACs over all tiles, bytes over all moves) stays within the limits.
 // Errors name the descriptor id, its layer and the field: every problem of the list is collected
 // (up to kMaxReported) and thrown together as one DescriptorError.

@@ -37,10 +37,12 @@ Solution AutoAllocator::solve(const Problem& p, const AllocatorOptions& opt) con
     if (best.height <= lb) best.proven_optimal = true;
     return true;
   };
+  // Each stage gets the time left (the online allocators poll it per buffer and finish on top).
   AllocatorOptions sub = opt;
   consider(OnlineAllocator(true).solve(p, sub));
-  if (!finished()) consider(OnlineAllocator(false).solve(p, sub));
-  if (finished()) return best;
+  sub.time_limit_s = remaining();
+  if (!finished() && remaining() > 0) consider(OnlineAllocator(false).solve(p, sub));
+  if (finished() || remaining() <= 0) return best;
 
   OrderSearch search(p, remaining(), opt.seed);
   search.seeds();

@@ -37,11 +37,14 @@ class RowParser {
     if (ok && cell[0] == '-') i = 1;
     if (i == cell.size()) ok = false;
     for (size_t k = i; ok && k < cell.size(); ++k) ok = cell[k] >= '0' && cell[k] <= '9';
-    if (ok && cell.size() - i > 18) ok = false;  // keeps within int64
     const std::string expect = min_value == 0   ? "a non-negative integer"
                                : min_value == 1 ? "a positive integer"
                                                 : "an integer";
     if (!ok) fail("column '" + name + "': expected " + expect + ", got '" + cell + "'");
+    if (cell.size() - i > 18) {  // keeps offsets and sums within int64
+      fail("column '" + name + "': " + cell + " is out of range, expected at most " +
+           "999999999999999999 (18 digits)");
+    }
     int64_t v = std::stoll(cell);
     if (v < min_value) fail("column '" + name + "': expected " + expect + ", got '" + cell + "'");
     return v;
@@ -60,6 +63,8 @@ Problem read_problem_csv(std::istream& in, const std::string& source) {
   if (!reader.next(cells)) throw std::runtime_error(source + ":1: empty file, expected a header");
   const std::string line = reader.text();
   std::vector<std::string> header = cells;
+  // A byte-order mark (spreadsheets write one before UTF-8 CSV) is not part of the first name.
+  if (!header.empty() && header[0].rfind("\xEF\xBB\xBF", 0) == 0) header[0].erase(0, 3);
   std::vector<int> cols;
   for (const std::string& h : header) {
     int c = -1;

@@ -33,6 +33,10 @@ int64_t FreeList::find_first(int64_t size, int64_t alignment, const Adjust* adju
   return fit(top_, std::numeric_limits<int64_t>::max(), size, alignment, adjust);
 }
 
+int64_t FreeList::find_top(int64_t size, int64_t alignment, const Adjust* adjust) const {
+  return fit(top_, std::numeric_limits<int64_t>::max(), size, alignment, adjust);
+}
+
 std::pair<int64_t, int64_t> FreeList::block_at(int64_t offset) const {
   auto it = by_offset_.upper_bound(offset);
   if (it == by_offset_.begin()) return {-1, -1};

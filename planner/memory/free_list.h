@@ -26,6 +26,8 @@ class FreeList {
   int64_t find_best(int64_t size, int64_t alignment, const Adjust* adjust) const;
   // The lowest free place that holds `size` bytes at `alignment`.
   int64_t find_first(int64_t size, int64_t alignment, const Adjust* adjust) const;
+  // The lowest place from top (no search of the free blocks).
+  int64_t find_top(int64_t size, int64_t alignment, const Adjust* adjust) const;
   // The free block (offset, end) containing `offset`, or {-1, -1} (the region from top is not a
   // block).
   std::pair<int64_t, int64_t> block_at(int64_t offset) const;

@@ -177,7 +177,15 @@ std::vector<int64_t> GapPlacer::place(const std::vector<int>& order, GapPolicy p
   }
   for (int id : order) {
     if (done[id]) continue;
-    commit(id, choose(id, policy));
+    if (deadline_ && deadline_->passed()) {
+      // Out of time: on top of everything, with no more gap queries (nor tree updates).
+      const int64_t off = align_offset(height_, p_.buffers[id].alignment);
+      offset_[id] = off;
+      done[id] = 1;
+      height_ = std::max(height_, off + p_.buffers[id].size);
+    } else {
+      commit(id, choose(id, policy));
+    }
     free_height_ = std::max(free_height_, offset_[id] + p_.buffers[id].size);
   }
   for (int id = 0; id < n; ++id) {

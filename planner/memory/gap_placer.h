@@ -8,6 +8,8 @@
 // instead of the number of buffers live alongside it.
 #pragma once
 
+#include "planner/memory/deadline.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -33,6 +35,10 @@ class GapPlacer {
   // non-fixed buffer index exactly once; fixed indices in it are skipped). Returns the offsets.
   std::vector<int64_t> place(const std::vector<int>& order, GapPolicy policy);
 
+  // Polls `d` (may be null) per buffer: once it passes, the buffers left are stacked on top of
+  // everything placed (a valid plan, at once) instead of searched for a gap.
+  void set_deadline(Deadline* d) { deadline_ = d; }
+
   // Height of the last place() result, and the same over the buffers without a fixed offset.
   int64_t height() const { return height_; }
   int64_t free_height() const { return free_height_; }
@@ -51,6 +57,7 @@ class GapPlacer {
   bool clashes(int id, int64_t offset);  // [offset, offset + size) meets a placed buffer
 
   const Problem& p_;
+  Deadline* deadline_ = nullptr;
   int slots_ = 0;
   std::vector<int> first_slot_, end_slot_;  // per buffer, compressed [lower, upper)
   std::vector<Node> tree_;

@@ -57,8 +57,10 @@ std::string GreedyAllocator::name() const {
   return order_ == GreedyOrder::kSize ? "greedy_by_size" : "greedy_by_conflicts";
 }
 
-Solution GreedyAllocator::solve(const Problem& p, const AllocatorOptions&) const {
+Solution GreedyAllocator::solve(const Problem& p, const AllocatorOptions& opt) const {
+  Deadline deadline(opt.time_limit_s);
   GapPlacer placer(p);
+  placer.set_deadline(&deadline);
   Solution s;
   s.offsets = placer.place(order_ == GreedyOrder::kSize ? order_by_size(p) : order_by_conflicts(p),
                            GapPolicy::kBestFit);

@@ -10,7 +10,8 @@
 
 namespace strider::memory {
 
-Solution OnlineAllocator::solve(const Problem& p, const AllocatorOptions&) const {
+Solution OnlineAllocator::solve(const Problem& p, const AllocatorOptions& opt) const {
+  Deadline deadline(opt.time_limit_s);
   const size_t n = p.buffers.size();
   std::vector<size_t> fixed;
   for (size_t i = 0; i < n; ++i) {
@@ -57,8 +58,12 @@ Solution OnlineAllocator::solve(const Problem& p, const AllocatorOptions&) const
         return offset;
       };
       const FreeList::Adjust* adj = fixed.empty() ? nullptr : &adjust;
-      at = best_fit_ ? free_list.find_best(b.size, b.alignment, adj)
-                     : free_list.find_first(b.size, b.alignment, adj);
+      if (deadline.passed()) {  // out of time: from the top, without searching the free blocks
+        at = free_list.find_top(b.size, b.alignment, adj);
+      } else {
+        at = best_fit_ ? free_list.find_best(b.size, b.alignment, adj)
+                       : free_list.find_first(b.size, b.alignment, adj);
+      }
     }
     if (!free_list.take(at, at + b.size)) {
       throw std::runtime_error("fixed buffer '" + b.id + "' at offset " + std::to_string(at) +

@@ -69,7 +69,10 @@ OrderSearch::OrderSearch(const Problem& p, double time_limit_s, uint64_t seed)
       time_limit_s_(time_limit_s),
       seed_(seed),
       lb_(lower_bound(p)),
-      placer_(p) {}
+      placer_(p),
+      deadline_(time_limit_s) {
+  placer_.set_deadline(&deadline_);
+}
 
 bool OrderSearch::expired() const {
   return std::chrono::duration<double>(Clock::now() - start_).count() >= time_limit_s_;
@@ -78,6 +81,7 @@ bool OrderSearch::expired() const {
 void OrderSearch::restart_clock(double time_limit_s) {
   start_ = Clock::now();
   time_limit_s_ = time_limit_s;
+  deadline_ = Deadline(time_limit_s);
 }
 
 OrderSearch::Candidate OrderSearch::decode(std::vector<int> order, GapPolicy policy) {

@@ -64,6 +64,7 @@ class OrderSearch {
   const uint64_t seed_;
   const int64_t lb_;
   GapPlacer placer_;
+  Deadline deadline_;  // polled by placer_ per buffer
   Candidate best_;
   std::vector<Candidate> starts_;  // every decoded seed, for the chains
 };

@@ -11,6 +11,7 @@
 
 #include "core/arch/config_error.h"
 #include "core/arch/config_loader.h"
+#include "core/arch/yaml_limits.h"
 #include "core/common/sha256.h"
 #include "core/contract/descriptor.h"
 #include "tb/commands.h"
@@ -96,12 +97,18 @@ TEST(HostileInputs, AliasBombsAreRefusedQuickly) {
     FAIL();
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.errors().at(0), kData + "alias_bomb_arch.yaml:2: e[7][8][8][8][9]: more than "
-                                        "100000 values once aliases are expanded (an alias bomb?)");
+                                        "100000 values once aliases are expanded (an alias "
+                                        "bomb?); the limit of an arch or run file is kMaxNodes "
+                                        "in core/arch/config_node.cpp");
   }
   const Result r = strider({"sweep", kData + "alias_bomb_sweep.yaml", "--out", "/nonexistent/x"});
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "strider sweep: " + kData + "alias_bomb_sweep.yaml: more than 100000 values once aliases are "
-                           "expanded (an alias bomb?)\n");
+  EXPECT_EQ(r.err, "strider sweep: " + yaml_alias_limit_message(kData + "alias_bomb_sweep.yaml") +
+                       "\n");
+  EXPECT_EQ(yaml_alias_limit_message("s.yaml"),
+            "s.yaml: its aliases expand to more than 100000 further values (an alias bomb?); the "
+            "limit on values added by aliases is kMaxYamlAliasValues in core/arch/yaml_limits.h: "
+            "write the values out or raise it and rebuild");
 }
 
 TEST(HostileInputs, InputsThatAreNotRegularFilesAreRefused) {

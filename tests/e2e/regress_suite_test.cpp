@@ -14,41 +14,17 @@
 #include <string>
 #include <vector>
 
+#include "tests/e2e/program_run.h"
+
 namespace strider {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-struct Ran {
-  int code = -1;
-  std::string out, err;
-};
+std::string slurp(const fs::path& p) { return slurp_file(p); }
 
 Ran strider(const std::vector<std::string>& args, const fs::path& dir) {
-  const std::string program = std::string(STRIDER_BINARY_DIR) + "/strider";
-  const std::string out = (dir / "stdout.txt").string(), err = (dir / "stderr.txt").string();
-  std::vector<std::string> words = {program};
-  words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr))
-      _exit(125);
-    ::execv(program.c_str(), argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  return run_program(std::string(STRIDER_BINARY_DIR) + "/strider", args, dir);
 }
 
 // The case conv3x3_tiny_shift_on of configs/regression/suite.yaml with absolute paths, plus

@@ -18,49 +18,18 @@
 #include <vector>
 
 #include "tb/sweep_results.h"
+#include "tests/e2e/program_run.h"
 
 namespace strider {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Ran {
-  int code = -1;
-  std::string out, err;
-};
+std::string slurp(const fs::path& p) { return slurp_file(p); }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// Runs `program args...` with stdout/stderr captured; `env` entries are added to the child's.
 Ran run(const std::string& program, const std::vector<std::string>& args, const fs::path& dir,
         const std::vector<std::string>& env = {}) {
-  const std::string out = (dir / "cmd_stdout.txt").string(),
-                    err = (dir / "cmd_stderr.txt").string();
-  std::vector<std::string> words = {program};
-  words.insert(words.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr))
-      _exit(125);
-    for (const std::string& e : env) ::putenv(const_cast<char*>(e.c_str()));
-    ::execvp(program.c_str(), argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  Ran r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
+  return run_program(program, args, dir, env);
 }
 
 const std::string kStrider = std::string(STRIDER_BINARY_DIR) + "/strider";

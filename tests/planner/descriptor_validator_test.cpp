@@ -228,3 +228,73 @@ TEST(DescriptorValidator, AListForAnotherArchIsRefused) {
 
 }  // namespace
 }  // namespace strider
+
+namespace strider {
+namespace {
+
+// Issue 31, item 3: the first conv without its dependencies on the moves that load its input,
+// weights and bias would start before its data arrived (it ran with rc 0 and fewer cycles).
+TEST(DescriptorValidator, OpWithoutItsLoadDependenciesIsRefused) {
+  DescriptorList l = planned().list;
+  Descriptor& conv = first(l, DescKind::kOp, OpCode::kConv);
+  ASSERT_EQ(conv.id, 3u);
+  ASSERT_EQ(conv.deps, (std::vector<uint32_t>{0, 1, 2}));
+  conv.deps.clear();
+  // Input 3x32x32 at 0 (0xc00 bytes), weights 16 x 27 at 0xc00 (0x1b0), bias 16 x 4 at 0xdc0.
+  EXPECT_EQ(refusal(l),
+            "t.strd: descriptor list refused: 3 problems:\n"
+            "  descriptor 3 (layer 'conv1', conv): op.input: reads l2 [0x0, 0xc00) written by "
+            "descriptor 0 (move) without depending on it (read after write)\n"
+            "  descriptor 3 (layer 'conv1', conv): op.weights: reads l2 [0xc00, 0xdb0) written by "
+            "descriptor 1 (move) without depending on it (read after write)\n"
+            "  descriptor 3 (layer 'conv1', conv): op.bias: reads l2 [0xdc0, 0xe00) written by "
+            "descriptor 2 (move) without depending on it (read after write)");
+  // Depending on them through another descriptor is enough: the move of the bias after the
+  // weights' move, the conv after the bias move and the input move.
+  conv.deps = {0, 2};
+  l.descriptors[2].deps = {1};
+  EXPECT_EQ(refusal(l), "(accepted)");
+}
+
+// A move that overwrites a weight slot the previous conv still reads (its fence removed).
+TEST(DescriptorValidator, OverwriteOfABufferStillReadIsRefused) {
+  DescriptorList l = planned().list;
+  Descriptor& m = l.descriptors[15];  // conv3's weights into conv2b's slot (12288) after conv2b
+  ASSERT_EQ(m.kind, DescKind::kMove);
+  ASSERT_EQ(m.move.dst_addr, 12288u);
+  ASSERT_EQ(m.deps, (std::vector<uint32_t>{13}));
+  m.deps.clear();
+  // conv2b's weights (16 x 16 at 0x3000, move 11) and bias (move 12 at 0x3100), read by conv 13.
+  EXPECT_EQ(refusal(l),
+            "t.strd: descriptor list refused: 3 problems:\n"
+            "  descriptor 15 (layer 'conv3', move): move.dst: overwrites l2 [0x3000, 0x3100) "
+            "written by descriptor 11 (move) without depending on it (write after write)\n"
+            "  descriptor 15 (layer 'conv3', move): move.dst: overwrites l2 [0x3000, 0x3100) read "
+            "by descriptor 13 (conv) without depending on it (write after read)\n"
+            "  descriptor 15 (layer 'conv3', move): move.dst: overwrites l2 [0x3100, 0x3140) "
+            "written by descriptor 12 (move) without depending on it (write after write)");
+}
+
+// Pads of 65,535 on every side ran with 884x the cycles.
+TEST(DescriptorValidator, PadsLargerThanTheShapeAreRefused) {
+  DescriptorList l = planned().list;
+  Descriptor& conv = first(l, DescKind::kOp, OpCode::kConv);
+  conv.op.pad_top = conv.op.pad_left = conv.op.pad_bottom = conv.op.pad_right = 65535;
+  // (32 + 2 x 65535 - 3) / 1 + 1 = 131100 windows a side for a 32x32 output.
+  EXPECT_EQ(refusal(l),
+            "t.strd: descriptor list refused: descriptor 3 (layer 'conv1', conv): op.pad_top: "
+            "pads 65535, 65535, 65535, 65535 (top, left, bottom, right) give 131100x131100 "
+            "windows, more than the output's 32x32");
+  // A shift past 62 and a negative multiplier.
+  DescriptorList k = planned().list;
+  first(k, DescKind::kOp, OpCode::kConv).op.requant_shift = 63;
+  first(k, DescKind::kOp, OpCode::kConv).op.requant_multiplier = -5;
+  EXPECT_EQ(refusal(k),
+            "t.strd: descriptor list refused: 2 problems:\n"
+            "  descriptor 3 (layer 'conv1', conv): op.requant_shift: 63, expected 0..62\n"
+            "  descriptor 3 (layer 'conv1', conv): op.requant_multiplier: -5, expected a positive "
+            "multiplier");
+}
+
+}  // namespace
+}  // namespace strider

@@ -323,3 +323,45 @@ TEST(ImportQdq, ErrorsNameTheNodeTheValueAndTheSymmetricInt8Datapath) {
 
 }  // namespace
 }  // namespace strider
+
+namespace strider {
+namespace {
+
+// Issue 31, item 10: a QLinearConv whose bias is too short is blamed on the QLinearConv and its
+// bias input (it was blamed on the node's internal rewritten form).
+TEST(ImportQdq, ShortQLinearConvBiasNamesTheQLinearConv) {
+  onnx::ModelProto m;
+  {
+    std::ifstream in(kData + "qoperator_int8.onnx", std::ios::binary);
+    ASSERT_TRUE(m.ParseFromIstream(&in));
+  }
+  std::string bias, name;
+  for (const onnx::NodeProto& n : m.graph().node()) {
+    if (n.op_type() == "QLinearConv") bias = n.input(8), name = n.name();
+  }
+  ASSERT_FALSE(bias.empty());
+  for (onnx::TensorProto& t : *m.mutable_graph()->mutable_initializer()) {
+    if (t.name() != bias) continue;
+    t.clear_raw_data();
+    t.clear_int32_data();
+    t.clear_dims();
+    t.add_dims(1);
+    t.add_int32_data(40);  // one value for two output channels
+  }
+  const std::string path = ::testing::TempDir() + "short_bias.onnx";
+  {
+    std::ofstream out(path, std::ios::binary);
+    ASSERT_TRUE(m.SerializeToOstream(&out));
+  }
+  try {
+    import_onnx(path);
+    FAIL() << "accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": node '" + name + "' (QLinearConv): bias '" + bias +
+                                         "' (input 8) has 1 value, expected 2 (one per output "
+                                         "channel)");
+  }
+}
+
+}  // namespace
+}  // namespace strider

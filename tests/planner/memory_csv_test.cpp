@@ -117,9 +117,7 @@ TEST(MemoryCsv, ColumnsOutOfOrder) {
             "id,lower,upper,size[,alignment][,offset]");
 }
 
-TEST(MemoryCsv, EmptyInput) {
-  EXPECT_EQ(error_of(""), "t.csv:1: empty file, expected a header");
-}
+TEST(MemoryCsv, EmptyInput) { EXPECT_EQ(error_of(""), "t.csv:1: empty file, expected a header"); }
 
 TEST(MemoryCsv, MissingFile) {
   EXPECT_THROW(read_problem_csv_file("/nonexistent/x.csv"), std::runtime_error);
@@ -131,6 +129,25 @@ TEST(MemoryCsv, CapacityFromFileName) {
   EXPECT_EQ(capacity_from_file_name("input.12.csv"), 12);
   EXPECT_EQ(capacity_from_file_name("resnet50.csv"), 0);
   EXPECT_EQ(capacity_from_file_name("pangu_2.6B.csv"), 0);
+}
+
+// Issue 31, item 10: a header with a UTF-8 byte-order mark (spreadsheets write one) read as
+// "unknown column 'id'"; an upper bound of 2^63-1 got "expected a non-negative integer".
+TEST(MemoryCsv, ByteOrderMarkIsSkippedAndHugeBoundsAreNamed) {
+  std::istringstream bom("\xEF\xBB\xBFid,lower,upper,size\na,0,2,16\n");
+  const Problem p = read_problem_csv(bom, "t.csv");
+  ASSERT_EQ(p.buffers.size(), 1u);
+  EXPECT_EQ(p.buffers[0].id, "a");
+  EXPECT_EQ(p.buffers[0].size, 16);
+  std::istringstream huge("id,lower,upper,size\na,0,9223372036854775807,16\n");
+  try {
+    read_problem_csv(huge, "t.csv");
+    FAIL() << "accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "t.csv:2: column 'upper': 9223372036854775807 is out of range, expected at most "
+              "999999999999999999 (18 digits)");
+  }
 }
 
 }  // namespace

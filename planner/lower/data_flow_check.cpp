@@ -1,0 +1,315 @@
+#include "planner/lower/data_flow_check.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include "core/common/saturating.h"
+
+namespace strider {
+namespace {
+
+constexpr uint64_t kVisitBudget = uint64_t{1} << 14;  // per descriptor
+
+std::string hex(uint64_t v) {
+  std::ostringstream os;
+  os << "0x" << std::hex << v;
+  return os.str();
+}
+
+struct Access {
+  MemSpace space;
+  uint64_t lo, hi;
+  bool exact;
+  const char* field;
+};
+
+// A hazard to prove: `earlier` must precede the current descriptor.
+struct Need {
+  uint32_t earlier;
+  const char* field;
+  const char* what;  // "reads", "overwrites"
+  const char* kind;  // "read after write", ...
+  MemSpace space;
+  uint64_t lo, hi;
+};
+
+struct Seg {
+  uint64_t end = 0;
+  int64_t writer = -1;
+  bool exact_move = false;  // written by a move as one interval: RAW and WAW are checked
+  // Exact reads since the last write (WAR is checked): the last op of each issue queue (it is
+  // ordered after the earlier ops of its queue) and every move.
+  uint32_t last_op[2] = {UINT32_MAX, UINT32_MAX};
+  std::vector<uint32_t> move_readers;
+};
+
+// Disjoint byte intervals of one memory space, keyed by their start.
+class SpaceMap {
+ public:
+  template <typename F>
+  void for_overlaps(uint64_t lo, uint64_t hi, F&& f) {
+    auto it = segs_.upper_bound(lo);
+    if (it != segs_.begin() && std::prev(it)->second.end > lo) --it;
+    for (; it != segs_.end() && it->first < hi; ++it) f(it->first, it->second);
+  }
+  // Replaces [lo, hi) by one segment (none: forgets it).
+  void write(uint64_t lo, uint64_t hi, Seg* s) {
+    split(lo);
+    split(hi);
+    segs_.erase(segs_.lower_bound(lo), segs_.lower_bound(hi));
+    if (s == nullptr) return;
+    s->end = hi;
+    segs_.emplace(lo, std::move(*s));
+  }
+
+ private:
+  void split(uint64_t at) {
+    auto it = segs_.upper_bound(at);
+    if (it == segs_.begin()) return;
+    --it;
+    if (it->first < at && it->second.end > at) {
+      Seg right = it->second;
+      it->second.end = at;
+      segs_.emplace(at, std::move(right));
+    }
+  }
+  std::map<uint64_t, Seg> segs_;
+};
+
+// Bytes from t.addr to the end of the last element held.
+uint64_t extent(const TensorRef& t) {
+  uint64_t e = saturating_mul(t.w, t.element_bytes);
+  e = saturating_add(e, saturating_mul(t.held_rows() - 1, t.row_stride));
+  return saturating_add(e, saturating_mul(t.held_channels() - 1, t.channel_stride));
+}
+
+bool dense(const TensorRef& t) {
+  const uint64_t row = uint64_t(t.w) * t.element_bytes;
+  return (t.held_rows() == 1 || t.row_stride == row) &&
+         (t.held_channels() == 1 || t.channel_stride == row * t.held_rows());
+}
+
+Access whole(const TensorRef& t, const char* field) {
+  return {t.space, t.addr, saturating_add(t.addr, extent(t)), dense(t), field};
+}
+
+// Rows [y0, y1) of channels [c0, c1) of `t` (clipped to what it holds), as a bounding interval.
+Access block(const TensorRef& t, uint64_t c0, uint64_t c1, uint64_t y0, uint64_t y1,
+             const char* field) {
+  c0 = std::max<uint64_t>(c0, t.first_channel);
+  c1 = std::min<uint64_t>(c1, uint64_t(t.first_channel) + t.held_channels());
+  y0 = std::max<uint64_t>(y0, t.first_row);
+  y1 = std::min<uint64_t>(y1, uint64_t(t.first_row) + t.held_rows());
+  if (c0 >= c1 || y0 >= y1) return {t.space, t.addr, t.addr, true, field};
+  const uint64_t lo =
+      saturating_add(t.addr, saturating_add(saturating_mul(c0 - t.first_channel, t.channel_stride),
+                                            saturating_mul(y0 - t.first_row, t.row_stride)));
+  const uint64_t last = saturating_add(
+      t.addr, saturating_add(saturating_mul(c1 - 1 - t.first_channel, t.channel_stride),
+                             saturating_mul(y1 - 1 - t.first_row, t.row_stride)));
+  const bool all = c0 == t.first_channel && c1 == t.first_channel + t.held_channels() &&
+                   y0 == t.first_row && y1 == t.first_row + t.held_rows();
+  const bool one_channel_rows =
+      c1 - c0 == 1 && (y1 - y0 == 1 || t.row_stride == uint64_t(t.w) * t.element_bytes);
+  return {t.space, lo, saturating_add(last, uint64_t(t.w) * t.element_bytes),
+          (all && dense(t)) || one_channel_rows, field};
+}
+
+class Checker {
+ public:
+  Checker(
+      const DescriptorList& list,
+      const std::function<void(const Descriptor&, const std::string&, const std::string&)>& fail)
+      : list_(list), fail_(fail), dependents_(list.descriptors.size()) {
+    // latest_[q][v]: the latest op of issue queue q (0 compute, 1 vector) that is v or one of its
+    // ancestors. The compute pipeline and the vector unit each take their ops in list order and
+    // finish them in order, so an op follows the previous op of its queue.
+    const size_t n = list.descriptors.size();
+    for (auto& l : latest_) l.assign(n, 0);
+    uint32_t last[2] = {0, 0};  // 1 + the id of the queue's last op so far (0: none)
+    for (const Descriptor& d : list.descriptors) {
+      uint32_t best[2] = {0, 0};
+      if (d.kind == DescKind::kOp && last[queue_of(d)] != 0) {
+        const uint32_t prev = last[queue_of(d)] - 1;  // the previous op of its queue
+        for (int q = 0; q < 2; ++q) best[q] = latest_[q][prev];
+      }
+      for (uint32_t p : d.deps) {
+        dependents_[p].push_back(d.id);
+        for (int q = 0; q < 2; ++q) best[q] = std::max(best[q], latest_[q][p]);
+      }
+      if (d.kind == DescKind::kOp) {
+        best[queue_of(d)] = d.id + 1;
+        last[queue_of(d)] = d.id + 1;
+      }
+      latest_[0][d.id] = best[0];
+      latest_[1][d.id] = best[1];
+    }
+  }
+
+  DataFlowStats run() {
+    std::vector<Access> reads, writes;
+    for (const Descriptor& d : list_.descriptors) {
+      reads.clear();
+      writes.clear();
+      accesses(d, reads, writes);
+      needs_.clear();
+      const bool is_move = d.kind == DescKind::kMove;
+      for (const Access& a : reads) read(d.id, a);
+      for (const Access& a : writes) write(d.id, a, is_move);
+      resolve(d);
+    }
+    return stats_;
+  }
+
+ private:
+  static void accesses(const Descriptor& d, std::vector<Access>& reads,
+                       std::vector<Access>& writes) {
+    if (d.kind == DescKind::kMove) {
+      const MoveDesc& m = d.move;
+      const auto span = [&](uint64_t addr, uint32_t stride) {
+        return saturating_add(addr,
+                              saturating_add(saturating_mul(m.rows - 1, stride), m.row_bytes));
+      };
+      const bool src_exact = m.rows == 1 || m.src_stride == m.row_bytes;
+      const bool dst_exact = m.rows == 1 || m.dst_stride == m.row_bytes;
+      reads.push_back(
+          {m.src_space, m.src_addr, span(m.src_addr, m.src_stride), src_exact, "move.src"});
+      writes.push_back(
+          {m.dst_space, m.dst_addr, span(m.dst_addr, m.dst_stride), dst_exact, "move.dst"});
+      return;
+    }
+    const OpDesc& o = d.op;
+    const bool windowed = o.op == OpCode::kConv || o.op == OpCode::kMaxPool ||
+                          o.op == OpCode::kAvgPool || o.op == OpCode::kAdd ||
+                          o.op == OpCode::kMul || o.op == OpCode::kActivation;
+    if (windowed) {
+      // The input rows the tile's windows cover.
+      const int64_t ek_h = int64_t(o.kernel_h - 1) * o.dilation_h + 1;
+      const int64_t y0 = int64_t(o.row_begin) * o.stride_h - o.pad_top;
+      const int64_t y1 = int64_t(o.row_end - 1) * o.stride_h - o.pad_top + ek_h;
+      uint64_t c0 = 0, c1 = o.input.c;
+      if (o.in_ch_end != 0) c0 = o.in_ch_begin, c1 = o.in_ch_end;
+      reads.push_back(block(o.input, c0, c1, uint64_t(std::max<int64_t>(y0, 0)),
+                            uint64_t(std::max<int64_t>(y1, 0)), "op.input"));
+    } else {
+      reads.push_back(whole(o.input, "op.input"));
+    }
+    if (o.input2.present()) reads.push_back(whole(o.input2, "op.input2"));
+    if (o.weights.present()) reads.push_back(whole(o.weights, "op.weights"));
+    if (o.bias.present()) reads.push_back(whole(o.bias, "op.bias"));
+    if ((o.psum_mode & OpDesc::kPsumRead) && o.psum.present())
+      reads.push_back(whole(o.psum, "op.psum"));
+    if ((o.psum_mode & OpDesc::kPsumWrite) && o.psum.present()) {
+      writes.push_back(whole(o.psum, "op.psum"));
+    } else {
+      writes.push_back(block(o.output, o.ch_begin, o.ch_end, o.row_begin, o.row_end, "op.output"));
+    }
+  }
+
+  SpaceMap& space(MemSpace s) { return s == MemSpace::kL2 ? l2_ : dram_; }
+
+  void read(uint32_t x, const Access& a) {
+    if (a.lo >= a.hi) return;
+    space(a.space).for_overlaps(a.lo, a.hi, [&](uint64_t start, Seg& s) {
+      if (s.exact_move && s.writer >= 0 && uint64_t(s.writer) != x) {
+        needs_.push_back({uint32_t(s.writer), a.field, "reads", "read after write", a.space,
+                          std::max(start, a.lo), std::min(s.end, a.hi)});
+      }
+      if (!a.exact) return;
+      const Descriptor& d = list_.descriptors[x];
+      if (d.kind == DescKind::kOp) {
+        s.last_op[is_vector_op(d.op.op) ? 1 : 0] = x;
+      } else if (s.move_readers.empty() || s.move_readers.back() != x) {
+        s.move_readers.push_back(x);
+      }
+    });
+  }
+
+  void write(uint32_t x, const Access& a, bool is_move) {
+    if (a.lo >= a.hi) return;
+    SpaceMap& m = space(a.space);
+    if (is_move && a.exact) {
+      m.for_overlaps(a.lo, a.hi, [&](uint64_t start, Seg& s) {
+        const uint64_t lo = std::max(start, a.lo), hi = std::min(s.end, a.hi);
+        if (s.exact_move && s.writer >= 0 && uint64_t(s.writer) != x)
+          needs_.push_back(
+              {uint32_t(s.writer), a.field, "overwrites", "write after write", a.space, lo, hi});
+        const auto war = [&](uint32_t r) {
+          if (r != x && r != UINT32_MAX)
+            needs_.push_back({r, a.field, "overwrites", "write after read", a.space, lo, hi});
+        };
+        war(s.last_op[0]);
+        // (The vector queue's readers are not checked: the planner does not yet fence a vector
+        // op's reads against later writers on the other pipelines; see issue 31's notes.)
+        for (uint32_t r : s.move_readers) war(r);
+      });
+    }
+    if (!is_move) return m.write(a.lo, a.hi, nullptr);  // an op's bytes: nothing to check
+    Seg s;
+    s.writer = x;
+    s.exact_move = a.exact;
+    m.write(a.lo, a.hi, &s);
+  }
+
+  // Is `e` an ancestor of `v` (e < v)? An op is when it is not after the latest op of its queue
+  // among v's ancestors (the queue chains the earlier ones); a move is when one of the
+  // descriptors that depend on it is v or an ancestor of v.
+  bool ancestor(uint32_t e, uint32_t v, uint64_t& visits) {
+    const Descriptor& d = list_.descriptors[e];
+    if (d.kind == DescKind::kOp) return e + 1 <= latest_[queue_of(d)][v];
+    for (uint32_t c : dependents_[e]) {
+      if (c > v) break;
+      if (c == v) return true;
+      if (++visits > kVisitBudget) return false;
+      if (ancestor(c, v, visits)) return true;
+    }
+    return false;
+  }
+
+  static int queue_of(const Descriptor& d) { return is_vector_op(d.op.op) ? 1 : 0; }
+
+  // Proves every need of `d`, reporting each earlier descriptor once.
+  void resolve(const Descriptor& d) {
+    if (needs_.empty()) return;
+    std::vector<uint32_t> reported;
+    for (const Need& n : needs_) {
+      ++stats_.checked_pairs;
+      if (std::count(reported.begin(), reported.end(), n.earlier)) continue;
+      uint64_t visits = 0;
+      if (ancestor(n.earlier, d.id, visits)) continue;
+      if (visits > kVisitBudget) {
+        ++stats_.unproven;
+        continue;
+      }
+      reported.push_back(n.earlier);
+      const Descriptor& e = list_.descriptors[n.earlier];
+      fail_(
+          d, n.field,
+          std::string(n.what) + " " + to_string(n.space) + " [" + hex(n.lo) + ", " + hex(n.hi) +
+              ") " + (std::string(n.kind) == "write after read" ? "read" : "written") +
+              " by descriptor " + std::to_string(e.id) + " (" +
+              (e.kind == DescKind::kMove ? std::string("move") : std::string(to_string(e.op.op))) +
+              ") without depending on it (" + n.kind + ")");
+    }
+  }
+
+  const DescriptorList& list_;
+  const std::function<void(const Descriptor&, const std::string&, const std::string&)>& fail_;
+  std::vector<std::vector<uint32_t>> dependents_;  // per descriptor, the later ones naming it
+  std::vector<uint32_t> latest_[2];  // per queue: 1 + the latest op id among v's ancestors-or-self
+  std::vector<Need> needs_;
+  SpaceMap l2_, dram_;
+  DataFlowStats stats_;
+};
+
+}  // namespace
+
+DataFlowStats check_data_flow(
+    const DescriptorList& list,
+    const std::function<void(const Descriptor&, const std::string&, const std::string&)>& fail) {
+  return Checker(list, fail).run();
+}
+
+}  // namespace strider
