@@ -39,9 +39,13 @@ Solution ExactAllocator::solve(const Problem& p, const AllocatorOptions& opt) co
   const int64_t lb_units = inst.lower_bound_units();
 
   // The better greedy plan is the starting point, and the answer when nothing can be searched.
+  // Each greedy pass gets a quarter of the time left, so the two and the search share one limit.
   Solution start;
   for (const GreedyOrder order : {GreedyOrder::kSize, GreedyOrder::kConflicts}) {
-    Solution g = GreedyAllocator(order).solve(p, opt);
+    AllocatorOptions share = opt;
+    share.time_limit_s =
+        std::max(0.0, std::chrono::duration<double>(deadline - Clock::now()).count()) / 4;
+    Solution g = GreedyAllocator(order).solve(p, share);
     if (start.offsets.empty() || g.height < start.height) start = std::move(g);
   }
   start.allocator = name();

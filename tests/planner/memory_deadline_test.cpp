@@ -52,7 +52,14 @@ TEST_P(MemoryDeadline, ReturnsWithinTwiceItsLimit) {
   const double cpu = cpu_seconds() - c0;
   // Within 2 s of the processor: the wall clock too on a machine of its own (CI); on a shared
   // one the wall time also holds the time other processes ran.
-  EXPECT_LT(cpu, 2.0) << GetParam() << ": wall " << wall << " s";
+  // Under AddressSanitizer (make test-asan) every step past the deadline (stacking the rest,
+  // verifying the plan) runs 2-4x slower: the bound is scaled by 4 there.
+#if defined(__SANITIZE_ADDRESS__)
+  const double bound = 8.0;
+#else
+  const double bound = 2.0;
+#endif
+  EXPECT_LT(cpu, bound) << GetParam() << ": wall " << wall << " s";
   EXPECT_EQ(s.offsets.size(), p.buffers.size());
   std::printf("%s: %.2f s wall, %.2f s cpu, height %lld\n", GetParam().c_str(), wall, cpu,
               (long long)s.height);
