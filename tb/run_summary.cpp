@@ -82,11 +82,14 @@ const char* layer_class(const OpDesc& op) {
     case OpCode::kConv:
       if (op.groups > 1 && op.groups == op.input.c) return "depthwise";
       return op.kernel_h == 1 && op.kernel_w == 1 ? "pointwise" : "conv";
-    case OpCode::kFullyConnected: return "pointwise";
+    case OpCode::kFullyConnected:
+      return "pointwise";
     case OpCode::kMaxPool:
     case OpCode::kAvgPool:
-    case OpCode::kGlobalAvgPool: return "pool";
-    default: return "eltwise";
+    case OpCode::kGlobalAvgPool:
+      return "pool";
+    default:
+      return "eltwise";
   }
 }
 
@@ -113,8 +116,9 @@ void bound_layer(LayerRow& l, const ArchConfig& arch, uint64_t peak) {
                                                    {dram + l.stall_dram, "dram"},
                                                    {l2, "l2_port"},
                                                    {banks, "l2_banks"}};
-  const auto* most = std::max_element(std::begin(busy), std::end(busy),
-                                      [](const auto& a, const auto& b) { return a.first < b.first; });
+  const auto* most =
+      std::max_element(std::begin(busy), std::end(busy),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
   l.bottleneck = l.cycles == 0 ? "none" : 2 * most->first < l.cycles ? "latency" : most->second;
 }
 
@@ -166,14 +170,15 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
   }
   // A layer's span runs from its first operation tile (its weight moves prefetch during the
   // layers before it) to its last retirement; a layer of moves only spans its moves.
-  for (const DescriptorRecord& d : r.record.descriptors) s.layers[d.layer].tiles += d.is_move ? 0 : 1;
+  for (const DescriptorRecord& d : r.record.descriptors)
+    s.layers[d.layer].tiles += d.is_move ? 0 : 1;
   for (const DescriptorRecord& d : r.record.descriptors) {
     LayerRow& l = s.layers[d.layer];
     if (!d.is_move || l.tiles == 0) l.start = std::min(l.start, d.start);
     l.end = std::max(l.end, d.end);
     l.macs += d.macs;
     l.add(d);
-    l.actions += descriptor_actions(d, arch);
+    l.actions += descriptor_actions(d, r.lowered.list.descriptors[d.id].op, arch);
     if (d.is_move) {
       l.dma_port_bytes += d.l2_read_bytes + d.l2_write_bytes;
       continue;
@@ -228,10 +233,14 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
   s.cycles_over_bound = s.bound_cycles ? double(s.cycles) / double(s.bound_cycles) : 0;
   s.l2_peak_planned = r.lowered.arena_bytes + r.lowered.staging_bytes + r.lowered.band_bytes;
   observe_occupancy(r, s);
-  for (const Stat& st : r.stats.all()) {
-    if (st.name == "vector.ops") actions.vector_ops = st.value;
+  UnitBusy busy;
+  for (const char* unit : {"neurons", "load", "vector", "dma"}) {
+    const std::string stat = std::string(unit) + ".busy_cycles";
+    for (const Stat& st : r.stats.all()) {
+      if (st.name == stat) busy[unit] = st.value;
+    }
   }
-  s.energy = energy_report(actions, s.cycles, arch);
+  s.energy = energy_report(actions, s.cycles, busy, arch);
   return s;
 }
 

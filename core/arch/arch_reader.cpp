@@ -98,6 +98,7 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
     s.read_choice("tech", a.energy.tech, energy_techs());
     s.read_choice("dram_type", a.energy.dram_type, energy_dram_types());
     for (const auto& [key, field] : energy_override_fields(a.energy)) s.read(key, *field);
+    s.read("clock_gating", a.energy.clock_gating);
     s.finish();
   }
   r.finish();
@@ -272,8 +273,9 @@ void check_arch(const ArchConfig& a, const OriginMap& origins, const Origin& fal
   if (a.l1.line_bytes > 0 && a.l1.kernel_bytes < kernel_need) {
     c.fail("arch.l1.kernel_bytes",
            "must hold two fills of the broadcast operand, 2 x arch.neurons.accumulators x "
-           "arch.l1.line_bytes (2 x " + str(a.neurons.accumulators) + " x " + str(a.l1.line_bytes) +
-               " = " + str(kernel_need) + " B), got " + str(a.l1.kernel_bytes),
+           "arch.l1.line_bytes (2 x " +
+               str(a.neurons.accumulators) + " x " + str(a.l1.line_bytes) + " = " +
+               str(kernel_need) + " B), got " + str(a.l1.kernel_bytes),
            {"arch.neurons.accumulators", "arch.l1.line_bytes"});
   }
   const uint64_t l1_need = l1_required_bytes(a.l1, a.neurons);
