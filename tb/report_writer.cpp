@@ -126,11 +126,12 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
   }
   for (const auto& [unit, mm2] : e.area_mm2) area[unit] = mm2;
   area["total"] = e.area_total_mm2;
-  j["energy"] = {{"tech", arch.energy.tech}, {"dram_type", arch.energy.dram_type},
-                 {"total_pj", e.total_pj},   {"dynamic_pj", e.dynamic_pj},
-                 {"clock_pj", e.clock_pj},   {"leakage_pj", e.leakage_pj},
-                 {"onchip_pj", e.onchip_pj}, {"dram_pj", e.dram_pj},
-                 {"by_unit", by_unit},       {"by_action", by_action}};
+  j["energy"] = {{"tech", arch.energy.tech},         {"dram_type", arch.energy.dram_type},
+                 {"total_pj", e.total_pj},           {"dynamic_pj", e.dynamic_pj},
+                 {"clock_pj", e.clock_pj},           {"leakage_pj", e.leakage_pj},
+                 {"onchip_pj", e.onchip_pj},         {"dram_pj", e.dram_pj},
+                 {"by_unit", by_unit},
+                 {"by_action", by_action}};
   j["power_mw"] = e.power_mw;  // on-chip + DRAM
   j["power_onchip_mw"] = e.power_onchip_mw;
   j["power_dram_mw"] = e.power_dram_mw;
@@ -163,10 +164,10 @@ void write_layers(const RunSummary& s, const std::vector<Fidelity>& fidelity,
     csv::Writer w(f);
     w << l.name << l.op << l.tiles << l.start << l.end << l.cycles << l.macs;
     w.fixed(l.utilization, 6) << l.dram_bytes << l.l2_bytes << l.lb_write_cycles << l.shifted_writes
-                              << l.discarded_outputs << l.compute_cycles << l.stall_l2_conflict
-                              << l.l2_bank_conflict_cycles << l.stall_dram << l.stall_line_buffer
-                              << l.stall_backpressure << l.bound_cycles << l.bottleneck << l.mapping
-                              << l.batch_order << l.layer_class;
+      << l.discarded_outputs << l.compute_cycles << l.stall_l2_conflict
+      << l.l2_bank_conflict_cycles << l.stall_dram
+      << l.stall_line_buffer << l.stall_backpressure << l.bound_cycles << l.bottleneck
+      << l.mapping << l.batch_order << l.layer_class;
     w.fixed(l.energy_pj, 3);
     // Quantisation fidelity (functional mode, calibrated): empty when not measured.
     if (i < fidelity.size() && fidelity[i].values > 0) {
@@ -183,8 +184,8 @@ void write_descriptors(const RunResult& r, const std::string& path) {
   f << "id,kind,layer,unit,channel,fetched,ready,start,end,mapping\n";
   for (const DescriptorRecord& d : r.record.descriptors) {
     csv::Writer w(f);
-    w << d.id << (d.is_move ? "move" : "op") << r.lowered.list.layers[d.layer] << to_string(d.unit)
-      << d.channel << d.fetched << d.ready << d.start << d.end
+    w << d.id << (d.is_move ? "move" : "op") << r.lowered.list.layers[d.layer]
+      << to_string(d.unit) << d.channel << d.fetched << d.ready << d.start << d.end
       << (d.is_move ? "" : to_string(r.lowered.list.descriptors[d.id].op.mapping));
     w.end_row();
   }
@@ -199,8 +200,8 @@ void write_occupancy(const RunSummary& s, const std::string& path) {
   const auto& lb = s.line_buffer_occupancy;
   uint64_t l2_now = 0, lb_now = 0;
   for (size_t i = 0, j = 0; i < l2.size() || j < lb.size();) {
-    const uint64_t cycle =
-        std::min(i < l2.size() ? l2[i].first : kNone, j < lb.size() ? lb[j].first : kNone);
+    const uint64_t cycle = std::min(i < l2.size() ? l2[i].first : kNone,
+                                    j < lb.size() ? lb[j].first : kNone);
     if (i < l2.size() && l2[i].first == cycle) l2_now = l2[i++].second;
     if (j < lb.size() && lb[j].first == cycle) lb_now = lb[j++].second;
     csv::Writer w(f);
@@ -224,9 +225,8 @@ void write_memory_plan(const Lowered& l, const std::string& path) {
 void write_reports(const RunResult& r, const RunSummary& s, OutputDir& out,
                    const UnitTimeline* timeline) {
   // Each file is written whole under a temporary name and renamed into place.
-  open(out.temp("summary.json")) << summary_json(r, s).dump(
-                                        2, ' ', false, nlohmann::json::error_handler_t::replace)
-                                 << '\n';
+  open(out.temp("summary.json"))
+      << summary_json(r, s).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   out.commit("summary.json");
   write_layers(s, r.layer_fidelity, out.temp("layers.csv"));
   out.commit("layers.csv");
@@ -254,8 +254,7 @@ void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
   if (s.images > 1) {
     out << "  batch            " << s.images << " images, " << std::setprecision(1)
         << s.cycles_per_image << " cycles per image, "
-        << double(r.stats.get("dram.read_bytes")) / double(s.images)
-        << " DRAM bytes read per image\n";
+        << double(r.stats.get("dram.read_bytes")) / double(s.images) << " DRAM bytes read per image\n";
   }
   out << "  MACs             " << s.macs << "  utilisation " << std::setprecision(1)
       << s.utilization * 100 << " %\n";
@@ -267,8 +266,7 @@ void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
       << " B live as executed, of " << arch.l2.size_bytes << " (" << r.lowered.allocator
       << ", activations " << r.lowered.arena_bytes << " B";
   // A descriptor list carries no memory-planning problem, so no lower bound.
-  if (r.lowered.lower_bound_bytes > 0)
-    out << ", lower bound " << r.lowered.lower_bound_bytes << " B";
+  if (r.lowered.lower_bound_bytes > 0) out << ", lower bound " << r.lowered.lower_bound_bytes << " B";
   out << ")\n";
   out << "  line buffer      " << r.stats.get("line_buffer.write_cycles") << " write cycles, "
       << r.stats.get("line_buffer.shifted_writes") << " shifted writes, "
@@ -280,8 +278,8 @@ void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
       << arch.energy.tech << ", " << arch.energy.dram_type << "), " << e.power_mw << " mW, "
       << e.tops_per_watt << " TOPS/W, " << e.area_total_mm2 << " mm2\n";
   out << "  energy split     dynamic " << e.dynamic_pj * 1e-6 << ", clock " << e.clock_pj * 1e-6
-      << ", leakage " << e.leakage_pj * 1e-6 << " uJ; on-chip " << e.power_onchip_mw << " mW, DRAM "
-      << e.power_dram_mw << " mW\n";
+      << ", leakage " << e.leakage_pj * 1e-6 << " uJ; on-chip " << e.power_onchip_mw
+      << " mW, DRAM " << e.power_dram_mw << " mW\n";
   if (r.config.sim.functional) {
     out << "  functional check " << r.checked_tensors << " layers checked against the reference, "
         << r.mismatches << " mismatches";

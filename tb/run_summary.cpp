@@ -82,14 +82,11 @@ const char* layer_class(const OpDesc& op) {
     case OpCode::kConv:
       if (op.groups > 1 && op.groups == op.input.c) return "depthwise";
       return op.kernel_h == 1 && op.kernel_w == 1 ? "pointwise" : "conv";
-    case OpCode::kFullyConnected:
-      return "pointwise";
+    case OpCode::kFullyConnected: return "pointwise";
     case OpCode::kMaxPool:
     case OpCode::kAvgPool:
-    case OpCode::kGlobalAvgPool:
-      return "pool";
-    default:
-      return "eltwise";
+    case OpCode::kGlobalAvgPool: return "pool";
+    default: return "eltwise";
   }
 }
 
@@ -116,9 +113,8 @@ void bound_layer(LayerRow& l, const ArchConfig& arch, uint64_t peak) {
                                                    {dram + l.stall_dram, "dram"},
                                                    {l2, "l2_port"},
                                                    {banks, "l2_banks"}};
-  const auto* most =
-      std::max_element(std::begin(busy), std::end(busy),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
+  const auto* most = std::max_element(std::begin(busy), std::end(busy),
+                                      [](const auto& a, const auto& b) { return a.first < b.first; });
   l.bottleneck = l.cycles == 0 ? "none" : 2 * most->first < l.cycles ? "latency" : most->second;
 }
 
@@ -170,8 +166,7 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
   }
   // A layer's span runs from its first operation tile (its weight moves prefetch during the
   // layers before it) to its last retirement; a layer of moves only spans its moves.
-  for (const DescriptorRecord& d : r.record.descriptors)
-    s.layers[d.layer].tiles += d.is_move ? 0 : 1;
+  for (const DescriptorRecord& d : r.record.descriptors) s.layers[d.layer].tiles += d.is_move ? 0 : 1;
   for (const DescriptorRecord& d : r.record.descriptors) {
     LayerRow& l = s.layers[d.layer];
     if (!d.is_move || l.tiles == 0) l.start = std::min(l.start, d.start);

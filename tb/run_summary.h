@@ -33,7 +33,7 @@ struct LayerRow : WorkCounts {
   uint32_t tiles = 0;
   uint64_t start = 0, end = 0, cycles = 0;  // first start, last retirement, end - start
   uint64_t macs = 0;
-  double utilization = 0;  // macs / (cycles x peak MACs per cycle)
+  double utilization = 0;                   // macs / (cycles x peak MACs per cycle)
   // L2 bytes per port: load (tiles' reads), store (tiles' writes), dma (moves' L2 side).
   uint64_t load_port_bytes = 0, store_port_bytes = 0, dma_port_bytes = 0;
   // DRAM and DMA-port bytes of the moves that started inside the layer's span (not prefetched).
@@ -42,13 +42,12 @@ struct LayerRow : WorkCounts {
   // bytes / port bytes per cycle, line-buffer write cycles, all L2 bytes / the banks' bytes per
   // cycle), each rounded up: no schedule of the layer's work inside its span can be shorter.
   uint64_t bound_cycles = 0;
-  std::string bottleneck;   // compute | line_buffer | dram | l2_port | l2_banks | latency | none
-  std::string mapping;      // positions | channels | mixed (tiles of both); empty: moves only
-  std::string batch_order;  // images_inside | images_outside (batch > 1, weights); else empty
-  std::string
-      layer_class;  // conv (k>1) | depthwise | pointwise (1x1, fc) | pool | eltwise; empty: moves
-  ActionCounts actions;  // what its descriptors did (tb/energy_model.h)
-  double energy_pj = 0;  // dynamic energy of those actions (leakage is the run's)
+  std::string bottleneck;  // compute | line_buffer | dram | l2_port | l2_banks | latency | none
+  std::string mapping;     // positions | channels | mixed (tiles of both); empty: moves only
+  std::string batch_order; // images_inside | images_outside (batch > 1, weights); else empty
+  std::string layer_class; // conv (k>1) | depthwise | pointwise (1x1, fc) | pool | eltwise; empty: moves
+  ActionCounts actions;    // what its descriptors did (tb/energy_model.h)
+  double energy_pj = 0;    // dynamic energy of those actions (leakage is the run's)
 };
 
 struct RunSummary {

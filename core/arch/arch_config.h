@@ -59,9 +59,8 @@ struct L1Config {
 struct NeuronConfig {
   uint32_t count = 64;
   uint32_t macs_per_cycle = 4;  // int8 MAC lanes per neuron
-  uint32_t accumulators =
-      8;  // int32 accumulators per neuron: output channels (or positions) per fill
-  uint32_t postop_cycles = 2;  // bias + requantise + activation pipeline depth
+  uint32_t accumulators = 8;    // int32 accumulators per neuron: output channels (or positions) per fill
+  uint32_t postop_cycles = 2;   // bias + requantise + activation pipeline depth
 };
 
 // Vector unit (model/vector): Softmax, LayerNorm and GELU. A tile of E elements costs, per op,

@@ -273,9 +273,8 @@ void check_arch(const ArchConfig& a, const OriginMap& origins, const Origin& fal
   if (a.l1.line_bytes > 0 && a.l1.kernel_bytes < kernel_need) {
     c.fail("arch.l1.kernel_bytes",
            "must hold two fills of the broadcast operand, 2 x arch.neurons.accumulators x "
-           "arch.l1.line_bytes (2 x " +
-               str(a.neurons.accumulators) + " x " + str(a.l1.line_bytes) + " = " +
-               str(kernel_need) + " B), got " + str(a.l1.kernel_bytes),
+           "arch.l1.line_bytes (2 x " + str(a.neurons.accumulators) + " x " + str(a.l1.line_bytes) +
+               " = " + str(kernel_need) + " B), got " + str(a.l1.kernel_bytes),
            {"arch.neurons.accumulators", "arch.l1.line_bytes"});
   }
   const uint64_t l1_need = l1_required_bytes(a.l1, a.neurons);
