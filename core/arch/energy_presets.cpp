@@ -28,6 +28,9 @@ namespace {
 //       single density figure taken.
 // [NG]  Nangate 45 nm Open Cell Library: NAND2_X1 0.798 um2 (one gate equivalent); DFF_X1
 //       4.522 um2 with a clock-pin capacitance of about 1 fF.
+// [TPU] N. Jouppi et al., "In-datacenter performance analysis of a tensor processing unit",
+//       ISCA 2017: the 65,536 int8 MACs of the matrix unit take 24 % of a die under 331 mm2 at
+//       28 nm, at most ~1,200 um2 per MAC with its operand registers and systolic wiring.
 // [CK]  Clock energy per flip-flop per clocked cycle, an estimate built on [NG]: about 3 fF
 //       switched per flip-flop and cycle (its clock pin ~1 fF, its internal clock inverters and
 //       its share of the clock tree's wires and buffers about as much again each) at 1.0 V:
@@ -69,6 +72,7 @@ TechPreset make(const std::string& tech, double e, double logic_area, double bit
   p.acc_um2 = logic_area * 137;          // [H14] 32-bit adder
   p.sram_mm2_per_kib = sram_mm2_per_kib(bitcell_um2);  // [BC]
   p.gate_um2 = logic_area * 0.798;                     // [NG]
+  p.dff_um2 = logic_area * 4.522;                      // [NG]
   p.mult32_um2 = logic_area * 3495;                    // [H14]
   p.logic_leak_mw_per_mm2 = logic_leak_mw;             // [LK]
   p.clock_fj_per_flop = e * 3.0;                       // [CK]
@@ -198,6 +202,22 @@ ActionEnergy action_energy(const ArchConfig& arch) {
   return e;
 }
 
+// Registers clocked every cycle the unit's clock runs [ASM]: a MAC lane's two 8-bit operands and
+// 16-bit product (32), a neuron's 32-bit adder output (its accumulators are L1 SRAM, see
+// l1_required_bytes); a vector lane's two 32-bit operands and 32-bit result (96); a control
+// unit one flip-flop per kGatesPerFlop gates.
+std::map<std::string, double> unit_flops(const ArchConfig& arch) {
+  const double lanes = double(arch.neurons.count) * arch.neurons.macs_per_cycle;
+  return {
+      {"neurons", lanes * 32 + arch.neurons.count * 32.0},
+      {"controller", kControllerGates / kGatesPerFlop},
+      {"dma", kDmaChannelGates / kGatesPerFlop},
+      {"load", kLoadGates / kGatesPerFlop},
+      {"store", kStoreGates / kGatesPerFlop},
+      {"vector", arch.vector.lanes * 96.0},
+  };
+}
+
 namespace {
 
 double sram_mm2_per_kib_of(const ArchConfig& arch, const TechPreset& p) {
@@ -217,8 +237,14 @@ std::map<std::string, std::pair<double, double>> unit_areas(const ArchConfig& ar
   // Vector unit: a 32-bit multiplier and adder per lane, one shared divider / square-root unit
   // the size of a 32-bit multiplier [ASM], and the exp / erf table in SRAM.
   const double vector_logic = (arch.vector.lanes * (p.mult32_um2 + p.acc_um2) + p.mult32_um2);
+  // Neurons: MAC lanes and accumulate adders [H14] plus their pipeline registers (unit_flops) as
+  // DFF_X1 [NG]; the accumulators themselves are L1 SRAM (l1_required_bytes). Check against
+  // [TPU] at 28 nm: (318 + 32 x 4.522 + (137 + 32 x 4.522) / 4) x 0.387 = 206 um2 per MAC, a
+  // sixth of the TPU's upper bound, whose figure includes the systolic array's wiring.
+  const double neuron_flops = unit_flops(arch).at("neurons");
   return {
-      {"neurons", {(lanes * mac_um2 + arch.neurons.count * p.acc_um2) * um2, 0}},
+      {"neurons",
+       {(lanes * mac_um2 + arch.neurons.count * p.acc_um2 + neuron_flops * p.dff_um2) * um2, 0}},
       {"l1", {0, double(arch.l1.size_bytes) * kib * sram}},
       {"l2", {0, double(arch.l2.size_bytes) * kib * sram}},
       {"controller", {kControllerGates * p.gate_um2 * um2, prefetch * kib * sram}},
@@ -243,22 +269,6 @@ std::map<std::string, double> unit_logic_area_mm2(const ArchConfig& arch) {
     if (a.first > 0) out[unit] = a.first;
   }
   return out;
-}
-
-// Registers clocked every cycle the unit's clock runs [ASM]: a MAC lane's two 8-bit operands and
-// 16-bit product (32), a neuron's 32-bit adder output (its accumulators are L1 SRAM, see
-// l1_required_bytes); a vector lane's two 32-bit operands and 32-bit result (96); a control
-// unit one flip-flop per kGatesPerFlop gates.
-std::map<std::string, double> unit_flops(const ArchConfig& arch) {
-  const double lanes = double(arch.neurons.count) * arch.neurons.macs_per_cycle;
-  return {
-      {"neurons", lanes * 32 + arch.neurons.count * 32.0},
-      {"controller", kControllerGates / kGatesPerFlop},
-      {"dma", kDmaChannelGates / kGatesPerFlop},
-      {"load", kLoadGates / kGatesPerFlop},
-      {"store", kStoreGates / kGatesPerFlop},
-      {"vector", arch.vector.lanes * 96.0},
-  };
 }
 
 }  // namespace strider

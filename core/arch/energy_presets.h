@@ -45,6 +45,7 @@ struct TechPreset {
   double sram_mm2_per_kib;
   double gate_um2;               // one NAND2-equivalent gate (per-unit control logic)
   double mult32_um2;             // a 32-bit multiplier (the vector unit's lanes)
+  double dff_um2;                // one D flip-flop (pipeline registers)
   double logic_leak_mw_per_mm2;  // leakage power of placed logic
   double clock_fj_per_flop;      // clock energy per flip-flop per clocked cycle
 };

@@ -149,7 +149,7 @@ TEST(Energy, ClockGatingAndTimeProportionalTerms) {
                    a["energy"]["dynamic_pj"].get<double>());
   // Logic leakage is area x cycles: the neurons' 16 nm logic area x 5 mW/mm2 = 5 pJ per mm2
   // per cycle at 1 GHz.
-  const double neurons_mm2 = (256 * 318.0 + 64 * 137.0) * (3.3 / 28.9) * 1e-6;
+  const double neurons_mm2 = (256 * 318.0 + 64 * 137.0 + 10240 * 4.522) * (3.3 / 28.9) * 1e-6;
   EXPECT_NEAR(pj(a, "neurons_logic_leakage"), neurons_mm2 * 5 * double(cycles), 1e-9);
   // Shift stride off: more cycles, so more leakage and more ungated (controller) clock.
   ASSERT_GT(c["cycles"].get<uint64_t>(), cycles);
@@ -275,10 +275,10 @@ TEST(Energy, HandComputedSmallConvOnTiny) {
       {"controller_clock", 800 * 253 * 0.003},  // 607.2
       {"store_clock", 400 * 253 * 0.003},       // 303.6
       // Logic leakage, 10 mW/mm2 at 1 GHz = 10 pJ per mm2-cycle, 253 cycles; areas (um2):
-      // neurons 32 x (282 + 36) + 8 x 137 = 11272; controller 20000 x 0.798 = 15960; dma
-      // 15000 x 0.798 = 11970; load 30000 x 0.798 = 23940; store 10000 x 0.798 = 7980;
+      // neurons 32 x (282 + 36) + 8 x 137 + 1280 flops x 4.522 = 17060.16; controller 20000 x 0.798
+      // = 15960; dma 15000 x 0.798 = 11970; load 30000 x 0.798 = 23940; store 10000 x 0.798 = 7980;
       // vector 4 x (3495 + 137) + 3495 = 18023.
-      {"neurons_logic_leakage", 11272e-6 * 10 * 253},     // 28.51816
+      {"neurons_logic_leakage", 17060.16e-6 * 10 * 253},  // 43.1622048
       {"controller_logic_leakage", 15960e-6 * 10 * 253},  // 40.3788
       {"dma_logic_leakage", 11970e-6 * 10 * 253},         // 30.2841
       {"load_logic_leakage", 23940e-6 * 10 * 253},        // 60.5682
@@ -293,10 +293,10 @@ TEST(Energy, HandComputedSmallConvOnTiny) {
     EXPECT_NEAR(pj(s, action), value, 1e-9) << action;
     total += value;
   }
-  // Dynamic 36,733.607 + clock 1,515.6 + logic leakage 225.53685 + SRAM leakage 6.74245.
-  EXPECT_NEAR(total, 38481.486320, 1e-6);
+  // Dynamic 36,733.607 + clock 1,515.6 + logic leakage 240.1808948 + SRAM leakage 6.74245.
+  EXPECT_NEAR(total, 38496.130364, 1e-6);
   EXPECT_NEAR(s["energy"]["total_pj"].get<double>(), total, 1e-9);
-  EXPECT_NEAR(s["energy"]["leakage_pj"].get<double>(), 6.63872 + 0.10373 + 89145e-6 * 10 * 253,
+  EXPECT_NEAR(s["energy"]["leakage_pj"].get<double>(), 6.63872 + 0.10373 + 94933.16e-6 * 10 * 253,
               1e-9);
   // Per layer (layers.csv): input:x = its move (32 B DRAM + 64 B fetch, 32 B L2 write, one
   // descriptor) = 96 x 64 + 32 x l2 + desc = 6242.995 pJ.
