@@ -13,12 +13,36 @@ ActionCounts& ActionCounts::operator+=(const ActionCounts& o) {
   l2_write_bytes += o.l2_write_bytes;
   dram_bytes += o.dram_bytes;
   descriptors += o.descriptors;
-  vector_ops += o.vector_ops;
+  vector_macs += o.vector_macs;
+  vector_exps += o.vector_exps;
+  vector_reduces += o.vector_reduces;
+  vector_divides += o.vector_divides;
   return *this;
 }
 
-ActionCounts descriptor_actions(const DescriptorRecord& d, const ArchConfig& arch) {
+namespace {
+
+// The element operations of one vector tile (the table in the header).
+void vector_element_ops(const OpDesc& op, ActionCounts& c) {
+  const uint64_t positions = uint64_t(op.row_end - op.row_begin) * op.output.w;
+  const uint64_t elements = uint64_t(op.ch_end - op.ch_begin) * positions;
+  const uint64_t read = uint64_t(op.input.c) * positions;
+  if (op.op == OpCode::kSoftmax) {
+    c.vector_reduces += 2 * read, c.vector_exps += read, c.vector_divides += elements;
+  } else if (op.op == OpCode::kLayerNorm) {
+    c.vector_reduces += 2 * read, c.vector_macs += 2 * read + elements;
+    c.vector_divides += elements + positions;
+  } else if (op.op == OpCode::kGelu) {
+    c.vector_exps += elements, c.vector_macs += elements;
+  }
+}
+
+}  // namespace
+
+ActionCounts descriptor_actions(const DescriptorRecord& d, const OpDesc& op,
+                                const ArchConfig& arch) {
   ActionCounts c;
+  if (!d.is_move && is_vector_op(op.op)) vector_element_ops(op, c);
   c.macs = d.macs;
   c.kernel_read_bytes = d.compute_cycles * arch.neurons.macs_per_cycle;
   c.acc_updates = d.acc_updates;
@@ -28,8 +52,8 @@ ActionCounts descriptor_actions(const DescriptorRecord& d, const ArchConfig& arc
   c.l2_read_bytes = d.l2_read_bytes;
   c.l2_write_bytes = d.l2_write_bytes;
   const bool fetched = d.fetched != 0;
-  c.dram_bytes = d.dram_read_bytes + d.dram_write_bytes +
-                 (fetched ? arch.controller.descriptor_bytes : 0);
+  c.dram_bytes =
+      d.dram_read_bytes + d.dram_write_bytes + (fetched ? arch.controller.descriptor_bytes : 0);
   c.descriptors = fetched ? 1 : 0;
   return c;
 }
@@ -46,7 +70,10 @@ std::vector<ActionEnergyRow> dynamic_energy(const ActionCounts& c, const ActionE
       {"l2_write", "l2", c.l2_write_bytes, e.l2_write_per_byte, 0},
       {"dram", "dram", c.dram_bytes, e.dram_per_byte, 0},
       {"descriptor", "controller", c.descriptors, e.descriptor, 0},
-      {"vector_op", "vector", c.vector_ops, e.vector_op, 0},
+      {"vector_mac", "vector", c.vector_macs, e.vector_op, 0},
+      {"vector_exp", "vector", c.vector_exps, e.vector_exp, 0},
+      {"vector_reduce", "vector", c.vector_reduces, e.vector_reduce, 0},
+      {"vector_divide", "vector", c.vector_divides, e.vector_divide, 0},
   };
   for (ActionEnergyRow& r : rows) r.pj = double(r.count) * r.pj_each;
   return rows;
@@ -58,11 +85,29 @@ double total_pj(const std::vector<ActionEnergyRow>& rows) {
   return sum;
 }
 
-EnergyReport energy_report(const ActionCounts& c, uint64_t cycles, const ArchConfig& arch) {
+EnergyReport energy_report(const ActionCounts& c, uint64_t cycles, const UnitBusy& busy,
+                           const ArchConfig& arch) {
   const ActionEnergy e = action_energy(arch);
   EnergyReport rep;
   rep.rows = dynamic_energy(c, e);
   rep.dynamic_pj = total_pj(rep.rows);
+  // Clock: flops x clocked cycles (a DMA channel's flops x channel-cycles).
+  for (const auto& [unit, flops] : unit_flops(arch)) {
+    const uint64_t every = unit == "dma" ? uint64_t(arch.dma.channels) * cycles : cycles;
+    const auto b = busy.find(unit);
+    const uint64_t clocked = arch.energy.clock_gating && b != busy.end() ? b->second : every;
+    ActionEnergyRow r{unit + "_clock", unit, uint64_t(flops) * clocked, e.clock_per_flop_cycle, 0};
+    r.pj = double(r.count) * r.pj_each;
+    rep.clock_pj += r.pj;
+    rep.rows.push_back(r);
+  }
+  // Logic leakage: area x cycles; pj_each is the unit's leakage per cycle.
+  for (const auto& [unit, mm2] : unit_logic_area_mm2(arch)) {
+    ActionEnergyRow r{unit + "_logic_leakage", unit, cycles, mm2 * e.logic_leak_per_mm2_cycle, 0};
+    r.pj = double(cycles) * r.pj_each;
+    rep.leakage_pj += r.pj;
+    rep.rows.push_back(r);
+  }
   // Leakage in KiB-cycles: capacity / 1024 x cycles (exact when the capacity is whole KiB).
   const auto leak = [&](const char* action, const char* unit, uint64_t bytes) {
     ActionEnergyRow r{action, unit, bytes * cycles / 1024, e.sram_leak_per_kib_cycle, 0};
@@ -72,13 +117,18 @@ EnergyReport energy_report(const ActionCounts& c, uint64_t cycles, const ArchCon
   };
   leak("l2_leakage", "l2", arch.l2.size_bytes);
   leak("l1_leakage", "l1", arch.l1.size_bytes);
-  rep.total_pj = rep.dynamic_pj + rep.leakage_pj;
+  rep.total_pj = rep.dynamic_pj + rep.clock_pj + rep.leakage_pj;
   for (const ActionEnergyRow& r : rep.rows) rep.by_unit[r.unit] += r.pj;
   const double seconds = double(cycles) / (arch.clock.frequency_mhz * 1e6);
   const double joules = rep.total_pj * 1e-12;
   rep.power_mw = seconds > 0 ? joules / seconds * 1e3 : 0;
+  rep.dram_pj = rep.by_unit.count("dram") ? rep.by_unit.at("dram") : 0;
+  rep.onchip_pj = rep.total_pj - rep.dram_pj;
+  rep.power_dram_mw = seconds > 0 ? rep.dram_pj * 1e-12 / seconds * 1e3 : 0;
+  rep.power_onchip_mw = seconds > 0 ? rep.onchip_pj * 1e-12 / seconds * 1e3 : 0;
   // TOPS/W = (2 x MACs / s / 1e12) / (J / s) = 2 x MACs / (total_pj x 1e-12) / 1e12.
   rep.tops_per_watt = rep.total_pj > 0 ? 2.0 * double(c.macs) / rep.total_pj : 0;
+  rep.tops_per_watt_onchip = rep.onchip_pj > 0 ? 2.0 * double(c.macs) / rep.onchip_pj : 0;
   rep.edp = joules * seconds;
   rep.area_mm2 = unit_area_mm2(arch);
   for (const auto& [unit, mm2] : rep.area_mm2) rep.area_total_mm2 += mm2;

@@ -2,8 +2,8 @@
 // cycles. Counts come per descriptor (so per layer and in total by the same sums): bytes moved,
 // MACs, compute cycles, accumulator updates, line-buffer write bytes and cycles and kernel-region
 // loads from its DescriptorRecord, as the load unit and the neurons recorded them (the e2e tests
-// check the sums against neurons.acc_updates, line_buffer.write_bytes and kernel.load_bytes); plus the stat `vector.ops` (the vector unit's
-// lane operations; 0 while no unit registers it).
+// check the sums against neurons.acc_updates, line_buffer.write_bytes and kernel.load_bytes), and
+// the vector unit's element operations by class from each vector descriptor's op (below).
 // The energy of each action is core/arch/energy_presets.h's ActionEnergy.
 //
 // Actions and what they count (unit in brackets):
@@ -22,11 +22,28 @@
 //   l2_write       bytes written to L2 (store port, DMA writes)                            [l2]
 //   dram           bytes read or written in DRAM, incl. the descriptor-list fetch        [dram]
 //   descriptor     descriptors fetched and decoded                                 [controller]
-//   vector_op      vector-unit lane operations, stat vector.ops                        [vector]
-// Leakage: SRAM leakage per KiB per cycle over the whole run, for L2 (l2.size_bytes, unit l2)
-// and L1 (l1.size_bytes, unit l1). A layer's energy is the dynamic energy of its descriptors
-// (leakage belongs to the run; vector ops to no descriptor yet), so the layers sum to
-// dynamic_pj minus the vector_op energy.
+//   vector_mac     vector multiply-adds                                                [vector]
+//   vector_exp     vector exp / erf evaluations (LUT read + multiply-add)              [vector]
+//   vector_reduce  vector running sums and maxima (32-bit add or compare)             [vector]
+//   vector_divide  vector divides and square roots                                    [vector]
+//                  Per vector tile of E output elements, R read elements (E, or every channel of
+//                  the tile's positions for Softmax / LayerNorm) and P positions:
+//                    Softmax   reduce 2R (max, sum), exp R, divide E (each probability)
+//                    LayerNorm reduce 2R (sum, sum of squares), mac 2R (centre, square) + E
+//                              (x gamma + beta), divide E + P (normalise; a square root per
+//                              position)
+//                    GELU      exp E (the erf table), mac E (x Phi(x))
+// Time-proportional terms, per unit:
+//   <unit>_clock   flip-flops (unit_flops) x clocked cycles x clock energy per flop; with
+//                  energy.clock_gating a unit is clocked on its busy cycles (neurons, load,
+//                  vector: their busy_cycles stat; dma: dma.busy_cycles channel-cycles), the
+//                  controller and the store unit (no busy statistic) every cycle; without it
+//                  every unit every cycle (dma: every channel)
+//   <unit>_logic_leakage  logic area (unit_logic_area_mm2) x cycles x leakage per mm2 per cycle
+//   l2_leakage, l1_leakage  SRAM leakage per KiB per cycle over the whole run (l2.size_bytes,
+//                  l1.size_bytes)
+// A layer's energy is the dynamic energy of its descriptors (clock and leakage belong to the
+// run), so the layers sum to dynamic_pj.
 #pragma once
 
 #include <cstdint>
@@ -36,43 +53,56 @@
 
 #include "core/arch/arch_config.h"
 #include "core/arch/energy_presets.h"
+#include "core/contract/descriptor.h"
 #include "model/common/run_record.h"
 
 namespace strider {
 
 struct ActionCounts {
   uint64_t macs = 0, acc_updates = 0, lb_write_bytes = 0, lb_write_cycles = 0,
-           kernel_read_bytes = 0, kernel_write_bytes = 0, l2_read_bytes = 0, l2_write_bytes = 0, dram_bytes = 0,
-           descriptors = 0, vector_ops = 0;
+           kernel_read_bytes = 0, kernel_write_bytes = 0, l2_read_bytes = 0, l2_write_bytes = 0,
+           dram_bytes = 0, descriptors = 0, vector_macs = 0, vector_exps = 0, vector_reduces = 0,
+           vector_divides = 0;
   ActionCounts& operator+=(const ActionCounts& o);
 };
 
 // One descriptor's actions, as its units recorded them; a fetched descriptor adds its own fetch
-// (descriptor_bytes of DRAM).
-ActionCounts descriptor_actions(const DescriptorRecord& d, const ArchConfig& arch);
+// (descriptor_bytes of DRAM); a vector op (Softmax, LayerNorm, GELU) its element operations.
+ActionCounts descriptor_actions(const DescriptorRecord& d, const OpDesc& op,
+                                const ArchConfig& arch);
 
 struct ActionEnergyRow {
   std::string action, unit;
-  uint64_t count = 0;    // actions (bytes, MACs, descriptors; KiB-cycles for leakage)
+  uint64_t count = 0;  // actions (bytes, MACs, descriptors; flop-cycles for clock;
+                       // KiB-cycles for SRAM leakage; cycles for logic leakage)
   double pj_each = 0;
-  double pj = 0;         // count x pj_each
+  double pj = 0;  // count x pj_each
 };
 
 // The dynamic actions of `c`, in the order of the table above.
 std::vector<ActionEnergyRow> dynamic_energy(const ActionCounts& c, const ActionEnergy& e);
 double total_pj(const std::vector<ActionEnergyRow>& rows);
 
+// Cycles each unit was busy (stats neurons.busy_cycles, load.busy_cycles, vector.busy_cycles,
+// dma.busy_cycles), keyed by unit name; units not in it count as busy every cycle.
+using UnitBusy = std::map<std::string, uint64_t>;
+
 struct EnergyReport {
-  std::vector<ActionEnergyRow> rows;     // dynamic actions, then l2_leakage and l1_leakage
+  std::vector<ActionEnergyRow> rows;      // dynamic actions, clock and logic_leakage by unit,
+                                          // then l2_leakage and l1_leakage
   std::map<std::string, double> by_unit;  // pJ
-  double dynamic_pj = 0, leakage_pj = 0, total_pj = 0;
-  double power_mw = 0;       // total energy over the run's time at the configured clock
-  double tops_per_watt = 0;  // 2 ops per useful MAC / total energy
-  double edp = 0;            // energy x delay, J x s
+  double dynamic_pj = 0, clock_pj = 0, leakage_pj = 0, total_pj = 0;
+  double dram_pj = 0, onchip_pj = 0;  // unit dram; everything else (total = their sum)
+  double power_mw = 0;  // total (on-chip + DRAM) energy over the run's time at the clock
+  double power_onchip_mw = 0, power_dram_mw = 0;  // the same split (sum to power_mw)
+  double tops_per_watt = 0;                // 2 ops per useful MAC / total energy (DRAM included)
+  double tops_per_watt_onchip = 0;         // 2 ops per useful MAC / on-chip energy
+  double edp = 0;                          // energy x delay, J x s
   std::map<std::string, double> area_mm2;  // per unit
   double area_total_mm2 = 0;
 };
 
-EnergyReport energy_report(const ActionCounts& c, uint64_t cycles, const ArchConfig& arch);
+EnergyReport energy_report(const ActionCounts& c, uint64_t cycles, const UnitBusy& busy,
+                           const ArchConfig& arch);
 
 }  // namespace strider

@@ -131,10 +131,15 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
   area["total"] = e.area_total_mm2;
   j["energy"] = {{"tech", arch.energy.tech},         {"dram_type", arch.energy.dram_type},
                  {"total_pj", e.total_pj},           {"dynamic_pj", e.dynamic_pj},
-                 {"leakage_pj", e.leakage_pj},       {"by_unit", by_unit},
+                 {"clock_pj", e.clock_pj},           {"leakage_pj", e.leakage_pj},
+                 {"onchip_pj", e.onchip_pj},         {"dram_pj", e.dram_pj},
+                 {"by_unit", by_unit},
                  {"by_action", by_action}};
-  j["power_mw"] = e.power_mw;
-  j["tops_per_watt"] = e.tops_per_watt;
+  j["power_mw"] = e.power_mw;  // on-chip + DRAM
+  j["power_onchip_mw"] = e.power_onchip_mw;
+  j["power_dram_mw"] = e.power_dram_mw;
+  j["tops_per_watt"] = e.tops_per_watt;  // DRAM included
+  j["tops_per_watt_onchip"] = e.tops_per_watt_onchip;
   j["edp"] = e.edp;
   j["area_mm2"] = area;
   j["deadlock"] = r.record.deadlock;
@@ -297,6 +302,9 @@ void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
   out << "  energy           " << std::setprecision(3) << e.total_pj * 1e-6 << " uJ ("
       << arch.energy.tech << ", " << arch.energy.dram_type << "), " << e.power_mw << " mW, "
       << e.tops_per_watt << " TOPS/W, " << e.area_total_mm2 << " mm2\n";
+  out << "  energy split     dynamic " << e.dynamic_pj * 1e-6 << ", clock " << e.clock_pj * 1e-6
+      << ", leakage " << e.leakage_pj * 1e-6 << " uJ; on-chip " << e.power_onchip_mw
+      << " mW, DRAM " << e.power_dram_mw << " mW\n";
   if (r.config.sim.functional) {
     out << "  functional check " << r.checked_tensors << " layers checked against the reference, "
         << r.mismatches << " mismatches";

@@ -179,7 +179,7 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
     l.end = std::max(l.end, d.end);
     l.macs += d.macs;
     l.add(d);
-    l.actions += descriptor_actions(d, arch);
+    l.actions += descriptor_actions(d, r.lowered.list.descriptors[d.id].op, arch);
     if (d.is_move) {
       l.dma_port_bytes += d.l2_read_bytes + d.l2_write_bytes;
       continue;
@@ -234,10 +234,14 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
   s.cycles_over_bound = s.bound_cycles ? double(s.cycles) / double(s.bound_cycles) : 0;
   s.l2_peak_planned = r.lowered.arena_bytes + r.lowered.staging_bytes + r.lowered.band_bytes;
   observe_occupancy(r, s);
-  for (const Stat& st : r.stats.all()) {
-    if (st.name == "vector.ops") actions.vector_ops = st.value;
+  UnitBusy busy;
+  for (const char* unit : {"neurons", "load", "vector", "dma"}) {
+    const std::string stat = std::string(unit) + ".busy_cycles";
+    for (const Stat& st : r.stats.all()) {
+      if (st.name == stat) busy[unit] = st.value;
+    }
   }
-  s.energy = energy_report(actions, s.cycles, arch);
+  s.energy = energy_report(actions, s.cycles, busy, arch);
   return s;
 }
 

@@ -72,7 +72,7 @@ struct RunSummary {
   // Line-buffer occupancy (from the UnitMonitor; empty when the run was not observed).
   std::vector<std::pair<uint64_t, uint64_t>> line_buffer_occupancy;
   uint64_t line_buffer_peak = 0;
-  // Energy, power, efficiency and area from every layer's actions plus the stat vector.ops.
+  // Energy, power, efficiency and area from every layer's actions plus the units' busy cycles.
   EnergyReport energy;
 };
 

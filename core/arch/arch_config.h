@@ -93,7 +93,7 @@ struct LoweringConfig {
 // Energy and area (core/arch/energy_presets.cpp has every preset number and its source). Every
 // override is in the unit its name says; a negative value (the default) takes the preset.
 struct EnergyConfig {
-  std::string tech = "16nm";         // 45nm | 16nm | 7nm
+  std::string tech = "16nm";         // 45nm | 28nm | 16nm | 7nm
   std::string dram_type = "lpddr4";  // lpddr4 | ddr4 | hbm2
   double mac_pj = -1;
   double acc_update_pj = -1;
@@ -109,6 +109,9 @@ struct EnergyConfig {
   double sram_leak_pj_per_kib_cycle = -1;
   double mac_area_um2 = -1;
   double sram_area_mm2_per_kib = -1;
+  double logic_leak_mw_per_mm2 = -1;  // leakage of the logic units' area
+  double clock_fj_per_flop = -1;      // clock energy per flip-flop per clocked cycle
+  bool clock_gating = true;           // idle units' clocks gated: clock energy on busy cycles only
 };
 
 // Bytes the L1 must hold: two line-buffer fill buffers, the kernel region, the accumulators.

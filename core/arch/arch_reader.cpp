@@ -131,6 +131,7 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
     s.read_choice("tech", a.energy.tech, energy_techs());
     s.read_choice("dram_type", a.energy.dram_type, energy_dram_types());
     for (const auto& [key, field] : energy_override_fields(a.energy)) s.read(key, *field);
+    s.read("clock_gating", a.energy.clock_gating);
     s.finish();
   }
   r.finish();

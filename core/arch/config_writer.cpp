@@ -110,6 +110,7 @@ void emit_arch_fields(YAML::Emitter& e, const ArchConfig& a) {
   for (const auto& [key, value] : energy_override_values(a.energy)) {
     if (value >= 0) e << YAML::Key << key << YAML::Value << config::format_number(value);
   }
+  e << YAML::Key << "clock_gating" << YAML::Value << a.energy.clock_gating;
   e << YAML::EndMap;
 }
 

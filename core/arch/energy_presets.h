@@ -24,10 +24,15 @@ struct ActionEnergy {
   double kernel_write_per_byte = 0;  // a byte loaded into the kernel region
   double l2_read_per_byte = 0;
   double l2_write_per_byte = 0;
-  double dram_per_byte = 0;          // read or written, by dram_type
-  double descriptor = 0;             // one descriptor read out of the prefetch buffer and decoded
-  double vector_op = 0;              // one vector-unit lane operation
+  double dram_per_byte = 0;            // read or written, by dram_type
+  double descriptor = 0;               // one descriptor read out of the prefetch buffer and decoded
+  double vector_op = 0;                // one vector-unit multiply-add (32-bit)
+  double vector_exp = 0;               // one exp / erf: a 512-byte LUT read and a multiply-add
+  double vector_reduce = 0;            // one 32-bit add or compare into a running sum / maximum
+  double vector_divide = 0;            // one 32-bit divide (or square root): 32 subtract steps
   double sram_leak_per_kib_cycle = 0;  // SRAM leakage, per KiB per cycle at the configured clock
+  double logic_leak_per_mm2_cycle = 0;  // logic leakage, per mm2 per cycle at the configured clock
+  double clock_per_flop_cycle = 0;      // clock energy of one flip-flop in one clocked cycle
 };
 
 // The node's raw preset (before capacity scaling and overrides).
@@ -39,9 +44,13 @@ struct TechPreset {
   double mac_um2, acc_um2;       // area of one MAC lane, of one neuron's accumulate adder
   double sram_mm2_per_kib;
   double gate_um2;               // one NAND2-equivalent gate (per-unit control logic)
+  double mult32_um2;             // a 32-bit multiplier (the vector unit's lanes)
+  double dff_um2;                // one D flip-flop (pipeline registers)
+  double logic_leak_mw_per_mm2;  // leakage power of placed logic
+  double clock_fj_per_flop;      // clock energy per flip-flop per clocked cycle
 };
 
-const std::vector<std::string>& energy_techs();      // 45nm, 16nm, 7nm
+const std::vector<std::string>& energy_techs();       // 45nm, 28nm, 16nm, 7nm
 const std::vector<std::string>& energy_dram_types();  // lpddr4, ddr4, hbm2
 // Throws std::invalid_argument for a name not in the lists above.
 TechPreset tech_preset(const std::string& tech);
@@ -57,7 +66,12 @@ double sram_pj_per_byte(const TechPreset& p, double capacity_bytes, double banks
 // Preset, scaled to the arch's structure sizes, then every override key that is set (>= 0).
 ActionEnergy action_energy(const ArchConfig& arch);
 
-// Area per unit (mm2): neurons, l1, l2, controller, dma, load, store; ordered by name.
+// Area per unit (mm2): neurons, l1, l2, controller, dma, load, store, vector; ordered by name.
 std::map<std::string, double> unit_area_mm2(const ArchConfig& arch);
+// The logic (non-SRAM) part of each unit's area, mm2: every unit but l1 and l2 (their clocking
+// is in their access energy, their leakage is SRAM leakage).
+std::map<std::string, double> unit_logic_area_mm2(const ArchConfig& arch);
+// Flip-flops each logic unit clocks per cycle (dma: per channel; see the .cpp for the counts).
+std::map<std::string, double> unit_flops(const ArchConfig& arch);
 
 }  // namespace strider

@@ -163,6 +163,7 @@ TEST(EffectiveYamlText, ExactTextOfAMinimalRun) {
             "  energy:\n"
             "    tech: 16nm\n"
             "    dram_type: lpddr4\n"
+            "    clock_gating: true\n"
             "networks:\n"
             "  - path: " +
                 net +

@@ -1,10 +1,11 @@
 // The energy section: presets, the CACTI-like SRAM scaling (a larger L2 costs more per access,
 // more banks less), DRAM by type, overrides by key, area per unit, and exact error texts.
+#include "core/arch/energy_presets.h"
+
 #include <gtest/gtest.h>
 
 #include "core/arch/arch_reader.h"
 #include "core/arch/config_loader.h"
-#include "core/arch/energy_presets.h"
 #include "tests/config/config_test_util.h"
 
 namespace strider {
@@ -17,13 +18,14 @@ using Errors = std::vector<std::string>;
 
 TEST(EnergyPresets, HorowitzFiguresAt45nm) {
   const TechPreset p = tech_preset("45nm");
-  EXPECT_DOUBLE_EQ(p.mac_pj, 0.23);         // 8-bit multiply 0.2 + 8-bit add 0.03
-  EXPECT_DOUBLE_EQ(p.acc_update_pj, 0.1);   // 32-bit add
+  EXPECT_DOUBLE_EQ(p.mac_pj, 0.23);                 // 8-bit multiply 0.2 + 8-bit add 0.03
+  EXPECT_DOUBLE_EQ(p.acc_update_pj, 0.1);           // 32-bit add
   EXPECT_DOUBLE_EQ(p.sram_pj_per_byte_8kib, 1.25);  // 10 pJ per 64-bit read of 8 KB
   EXPECT_DOUBLE_EQ(tech_preset("16nm").mac_pj, 0.23 * 0.3);
   EXPECT_DOUBLE_EQ(tech_preset("7nm").mac_pj, 0.23 * 0.15);
-  EXPECT_EQ(dram_pj_per_byte("lpddr4"), 64.0);  // 8 pJ/bit
-  EXPECT_EQ(dram_pj_per_byte("ddr4"), 120.0);   // 15 pJ/bit
+  EXPECT_DOUBLE_EQ(tech_preset("28nm").mac_pj, 0.23 * 0.5);
+  EXPECT_EQ(dram_pj_per_byte("lpddr4"), 64.0);       // 8 pJ/bit
+  EXPECT_EQ(dram_pj_per_byte("ddr4"), 120.0);        // 15 pJ/bit
   EXPECT_DOUBLE_EQ(dram_pj_per_byte("hbm2"), 31.2);  // 3.9 pJ/bit
 }
 
@@ -85,19 +87,52 @@ TEST(EnergyPresets, AreaPerUnit) {
   ArchConfig a;
   a.energy.tech = "45nm";
   const std::map<std::string, double> area = unit_area_mm2(a);
-  // 64 neurons x 4 lanes x (282 + 36) um2 + 64 x 137 um2 = 81408 + 8768 = 90176 um2.
-  EXPECT_NEAR(area.at("neurons"), 0.090176, 1e-12);
+  // 64 neurons x 4 lanes x (282 + 36) um2 + 64 x 137 um2 = 81408 + 8768 = 90176 um2, plus
+  // 10240 pipeline flip-flops x 4.522 um2 (DFF_X1) = 46305.28 um2: 136481.28 um2.
+  EXPECT_NEAR(area.at("neurons"), 0.13648128, 1e-12);
   // 1024 KiB x 8192 bits x 0.346 um2 / 0.7 = 1024 x 4049.0057 um2 = 4.1462 mm2.
   EXPECT_NEAR(area.at("l2"), 1024 * 8192 * 0.346 / 0.7 * 1e-6, 1e-12);
+  // Vector unit: 16 lanes x (3495 + 137) um2 + a 3495 um2 divider = 61607 um2 of logic, plus
+  // its 512 B exp table: 0.5 KiB x 8192 x 0.346 / 0.7 um2 = 2024.503 um2.
+  EXPECT_NEAR(unit_logic_area_mm2(a).at("vector"), 0.061607, 1e-12);
+  EXPECT_NEAR(area.at("vector"), 0.061607 + 0.5 * 8192 * 0.346 / 0.7 * 1e-6, 1e-12);
+  // The logic units leak, SRAMs are charged as SRAM leakage.
+  EXPECT_EQ(unit_logic_area_mm2(a).count("l2"), 0u);
+  EXPECT_EQ(unit_flops(a).at("neurons"), 64 * 4 * 32 + 64 * 32);  // 10240
+}
+
+// Time-proportional terms per preset: logic leakage mW/mm2 -> pJ per mm2-cycle = mW x 1000 / MHz;
+// clock fJ per flop -> pJ; and the vector unit's element-op classes at 45 nm.
+TEST(EnergyPresets, ClockLeakageAndVectorClasses) {
+  ArchConfig a;
+  a.energy.tech = "45nm";
+  ActionEnergy e = action_energy(a);
+  EXPECT_DOUBLE_EQ(e.logic_leak_per_mm2_cycle, 10.0);  // 10 mW/mm2 at 1000 MHz
+  EXPECT_DOUBLE_EQ(e.clock_per_flop_cycle, 0.003);     // 3 fJ
+  EXPECT_DOUBLE_EQ(e.vector_op, 3.2);                  // 32-bit multiply 3.1 + add 0.1
+  EXPECT_DOUBLE_EQ(e.vector_reduce, 0.1);
+  EXPECT_DOUBLE_EQ(e.vector_divide, 3.2);  // 32 x 0.1
+  // exp: 2 B of a 512 B table, 1.25 x sqrt(512 / 8192) = 0.3125 pJ/B, plus a multiply-add.
+  EXPECT_DOUBLE_EQ(e.vector_exp, 2 * 0.3125 + 3.2);
+  a.energy.tech = "7nm";
+  a.clock.frequency_mhz = 500;
+  e = action_energy(a);
+  EXPECT_DOUBLE_EQ(e.logic_leak_per_mm2_cycle, 10.0);  // 5 mW/mm2 over a 2 ns cycle
+  EXPECT_DOUBLE_EQ(e.clock_per_flop_cycle, 3 * 0.15 * 1e-3);
+  a.energy.tech = "28nm";
+  a.energy.clock_fj_per_flop = 1.5;
+  a.energy.logic_leak_mw_per_mm2 = 2;
+  e = action_energy(a);
+  EXPECT_DOUBLE_EQ(e.clock_per_flop_cycle, 0.0015);
+  EXPECT_DOUBLE_EQ(e.logic_leak_per_mm2_cycle, 4.0);
 }
 
 TEST(EnergyPresets, BadTechAndNegativeOverrideAreErrors) {
   TempDir t;
-  const std::string f = t.write("a.yaml",
-                                "arch:\n  energy:\n    tech: 5nm\n    mac_pj: -0.5\n");
+  const std::string f = t.write("a.yaml", "arch:\n  energy:\n    tech: 5nm\n    mac_pj: -0.5\n");
   const Errors e = errors_of([&] { load_arch(f); });
   ASSERT_EQ(e.size(), 2u) << ::testing::PrintToString(e);
-  EXPECT_EQ(e[0], f + ":3: arch.energy.tech: expected one of 45nm, 16nm, 7nm, got \"5nm\"");
+  EXPECT_EQ(e[0], f + ":3: arch.energy.tech: expected one of 45nm, 28nm, 16nm, 7nm, got \"5nm\"");
   EXPECT_EQ(e[1], f + ":4: arch.energy.mac_pj: must be at least 0 (leave the key out to take the "
                       "16nm preset), got -0.5");
 }

@@ -58,16 +58,24 @@ TEST(Energy, TotalsAgreeAcrossFilesAndWithTheUnitsCounters) {
             stat(s, "l2.dma_bytes") + stat(s, "l2.load_bytes") + stat(s, "l2.store_bytes"));
   EXPECT_EQ(count(s, "dram"), stat(s, "dram.read_bytes") + stat(s, "dram.write_bytes"));
   EXPECT_EQ(count(s, "descriptor"), stat(s, "controller.descriptors"));
-  EXPECT_EQ(count(s, "vector_op"), 0u);  // no vector unit registers vector.ops yet
-  // by_action and by_unit both add up to the total; dynamic + leakage = total.
+  EXPECT_EQ(count(s, "vector_mac") + count(s, "vector_exp"), 0u);  // tiny_cnn: no vector op
+  // Gated clocks: the neurons are clocked on their busy cycles, 64 x 4 lanes x 32 + 64 x 32 =
+  // 10,240 flip-flops; the controller every cycle (20,000 gates / 25 = 800 flip-flops).
+  EXPECT_EQ(count(s, "neurons_clock"), 10240 * stat(s, "neurons.busy_cycles"));
+  EXPECT_EQ(count(s, "controller_clock"), 800 * s["cycles"].get<uint64_t>());
+  // by_action and by_unit both add up to the total; dynamic + clock + leakage = total.
   double actions = 0, units = 0;
   for (const auto& a : e["by_action"]) actions += a["pj"].get<double>();
   for (const auto& u : e["by_unit"]) units += u.get<double>();
   const double total = e["total_pj"].get<double>();
   EXPECT_NEAR(actions, total, total * 1e-12);
   EXPECT_NEAR(units, total, total * 1e-12);
-  EXPECT_NEAR(e["dynamic_pj"].get<double>() + e["leakage_pj"].get<double>(), total,
-              total * 1e-12);
+  EXPECT_NEAR(
+      e["dynamic_pj"].get<double>() + e["clock_pj"].get<double>() + e["leakage_pj"].get<double>(),
+      total, total * 1e-12);
+  // On-chip + DRAM = total; DRAM is unit dram.
+  EXPECT_NEAR(e["onchip_pj"].get<double>() + e["dram_pj"].get<double>(), total, total * 1e-12);
+  EXPECT_DOUBLE_EQ(e["dram_pj"].get<double>(), e["by_unit"]["dram"].get<double>());
   // layers.csv: the layers' energy (3 decimals each) adds up to the dynamic energy.
   const Csv layers = read_csv(dir.file("layers.csv"));
   // then sqnr_db, saturated_fraction, the evaluation set's two and dram_row_hit_rate
@@ -79,6 +87,11 @@ TEST(Energy, TotalsAgreeAcrossFilesAndWithTheUnitsCounters) {
   const double seconds = s["seconds_at_clock"].get<double>();
   EXPECT_NEAR(s["power_mw"].get<double>(), total * 1e-12 / seconds * 1e3, 1e-9);
   EXPECT_NEAR(s["tops_per_watt"].get<double>(), 2.0 * s["macs"].get<double>() / total, 1e-12);
+  const double onchip = e["onchip_pj"].get<double>();
+  EXPECT_NEAR(s["tops_per_watt_onchip"].get<double>(), 2.0 * s["macs"].get<double>() / onchip,
+              1e-12);
+  EXPECT_NEAR(s["power_onchip_mw"].get<double>() + s["power_dram_mw"].get<double>(),
+              s["power_mw"].get<double>(), 1e-9);
   EXPECT_NEAR(s["edp"].get<double>(), total * 1e-12 * seconds, 1e-20);
   double area = 0;
   for (const auto& [unit, mm2] : s["area_mm2"].items()) {
@@ -106,11 +119,42 @@ TEST(Energy, ShiftStrideOffRaisesLineBufferEnergyByTheWriteCyclesRatio) {
   EXPECT_DOUBLE_EQ(pj(b, "lb_write"), pj(a, "lb_write"));
   // Line-buffer energy in all: a write cycle costs 8 bytes' worth (one 64-bit access), so
   // (203796 + 8 x 73190) / (203796 + 8 x 2780) = 789316 / 226036 = 3.49x.
-  const auto lb = [](const nlohmann::json& s) { return pj(s, "lb_write") + pj(s, "lb_write_cycle"); };
+  const auto lb = [](const nlohmann::json& s) {
+    return pj(s, "lb_write") + pj(s, "lb_write_cycle");
+  };
   EXPECT_NEAR(lb(b) / lb(a), 789316.0 / 226036.0, 1e-12);
   // Without shift stride each line reads its own block from L2: more L2 read energy.
   EXPECT_GT(pj(b, "l2_read"), pj(a, "l2_read"));
   EXPECT_GT(stat(b, "line_buffer.write_cycles"), stat(a, "line_buffer.write_cycles"));
+}
+
+// energy.clock_gating: false clocks every unit every cycle; true only on its busy cycles. The
+// clock and the leakage grow with simulated time (shift stride off: slower, more of both).
+TEST(Energy, ClockGatingAndTimeProportionalTerms) {
+  Scratch gated("energy_gated"), ungated("energy_ungated"), slow("energy_slow");
+  run_process(gated.str(), {});
+  run_process(ungated.str(), {"arch.energy.clock_gating=false"});
+  run_process(slow.str(), {"arch.l1.shift_stride=false"});
+  const nlohmann::json a = read_json(gated.file("summary.json"));
+  const nlohmann::json b = read_json(ungated.file("summary.json"));
+  const nlohmann::json c = read_json(slow.file("summary.json"));
+  const uint64_t cycles = a["cycles"].get<uint64_t>();
+  ASSERT_EQ(b["cycles"].get<uint64_t>(), cycles);  // gating changes energy, not time
+  // seed.yaml at 16 nm: 10,240 neuron flip-flops, 3 fJ x 0.3 = 0.0009 pJ per flop-cycle.
+  EXPECT_EQ(count(b, "neurons_clock"), 10240 * cycles);
+  EXPECT_EQ(count(a, "neurons_clock"), 10240 * stat(a, "neurons.busy_cycles"));
+  EXPECT_NEAR(pj(b, "neurons_clock"), 10240 * double(cycles) * 0.0009, 1e-6);
+  EXPECT_GT(b["energy"]["clock_pj"].get<double>(), a["energy"]["clock_pj"].get<double>());
+  EXPECT_DOUBLE_EQ(b["energy"]["dynamic_pj"].get<double>(),
+                   a["energy"]["dynamic_pj"].get<double>());
+  // Logic leakage is area x cycles: the neurons' 16 nm logic area x 5 mW/mm2 = 5 pJ per mm2
+  // per cycle at 1 GHz.
+  const double neurons_mm2 = (256 * 318.0 + 64 * 137.0 + 10240 * 4.522) * (3.3 / 28.9) * 1e-6;
+  EXPECT_NEAR(pj(a, "neurons_logic_leakage"), neurons_mm2 * 5 * double(cycles), 1e-9);
+  // Shift stride off: more cycles, so more leakage and more ungated (controller) clock.
+  ASSERT_GT(c["cycles"].get<uint64_t>(), cycles);
+  EXPECT_GT(c["energy"]["leakage_pj"].get<double>(), a["energy"]["leakage_pj"].get<double>());
+  EXPECT_GT(pj(c, "controller_clock"), pj(a, "controller_clock"));
 }
 
 TEST(Energy, LargerL2RaisesEnergyPerL2Access) {
@@ -134,8 +178,8 @@ TEST(Energy, PlotRunDrawsTheEnergyBreakdown) {
   if (!have_matplotlib()) GTEST_SKIP() << "no /usr/bin/python3 with matplotlib";
   Scratch dir("energy_plot");
   run_strider(dir.str(), {"sim.trace=false"});
-  const std::string cmd = "/usr/bin/python3 " + kSrc + "/scripts/plot_run.py " + dir.str() +
-                          " > /dev/null";
+  const std::string cmd =
+      "/usr/bin/python3 " + kSrc + "/scripts/plot_run.py " + dir.str() + " > /dev/null";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   const std::string bytes = slurp(dir.file("energy.png"));
   ASSERT_GT(bytes.size(), 1000u);
@@ -157,10 +201,9 @@ TEST(Energy, PlotSweepMarksTheParetoFront) {
                           dir.file("results.csv") + " --pareto --x cycles --y energy.total_pj > " +
                           dir.file("out.txt");
   ASSERT_EQ(std::system(cmd.c_str()), 0);
-  EXPECT_EQ(slurp(dir.file("out.txt")),
-            dir.file("pareto_energy.total_pj_vs_cycles.png") +
-                "\npoint,arch.l2.size_bytes,cycles,energy.total_pj\n"
-                "0,a,10,50\n1,b,20,30\n4,e,40,10\n");
+  EXPECT_EQ(slurp(dir.file("out.txt")), dir.file("pareto_energy.total_pj_vs_cycles.png") +
+                                            "\npoint,arch.l2.size_bytes,cycles,energy.total_pj\n"
+                                            "0,a,10,50\n1,b,20,30\n4,e,40,10\n");
   EXPECT_GT(slurp(dir.file("pareto_energy.total_pj_vs_cycles.png")).size(), 1000u);
 }
 
@@ -197,26 +240,50 @@ TEST(Energy, HandComputedSmallConvOnTiny) {
   EXPECT_EQ(count(s, "l2_write"), 212u);
   EXPECT_EQ(count(s, "dram"), 544u);
   EXPECT_EQ(count(s, "descriptor"), 5u);
-  EXPECT_EQ(count(s, "vector_op"), 0u);
+  EXPECT_EQ(count(s, "vector_mac"), 0u);
   ASSERT_EQ(s["cycles"].get<uint64_t>(), 253u);
+  // Busy cycles: neurons 5 runs x 12 = 60; the load unit and the one DMA channel as counted.
+  ASSERT_EQ(stat(s, "neurons.busy_cycles"), 60u);
+  const uint64_t load_busy = stat(s, "load.busy_cycles"), dma_busy = stat(s, "dma.busy_cycles");
+  ASSERT_EQ(load_busy, 42u);
+  ASSERT_EQ(dma_busy, 124u);
   // Energy per action at 45 nm (core/arch/energy_presets.cpp; SRAM: E8K = 10 pJ / 8 B = 1.25 pJ/B
   // scaled by 0.5 sqrt(bank / 8 KiB) + 0.5 sqrt(total / 8 KiB)):
   const double lb = 1.25 * (0.5 * std::sqrt(128.0 / 8192) + 0.5 * std::sqrt(256.0 / 8192));
-  const double kr = 1.25 * std::sqrt(512.0 / 8192);                           // 0.3125
+  const double kr = 1.25 * std::sqrt(512.0 / 8192);  // 0.3125
   const double l2 = 1.25 * (0.5 * std::sqrt(16384.0 / 8192) + 0.5 * std::sqrt(65536.0 / 8192));
   const double desc = 64 * 1.25 * std::sqrt(256.0 / 8192);  // 64 B of a 4 x 64 B prefetch buffer
   const std::vector<std::pair<const char*, double>> expected = {
-      {"mac", 1152 * 0.23},          // 264.96
-      {"acc_update", 456 * 0.1},     // 45.6
-      {"lb_write", 342 * lb},        // 64.505
+      {"mac", 1152 * 0.23},             // 264.96
+      {"acc_update", 456 * 0.1},        // 45.6
+      {"lb_write", 342 * lb},           // 64.505
       {"lb_write_cycle", 15 * 8 * lb},  // 22.633 (a write cycle = one 64-bit access)
-      {"kernel_read", 240 * kr},     // 75
-      {"kernel_write", 36 * kr},     // 11.25
-      {"l2_read", 302 * l2},         // 800.798
-      {"l2_write", 212 * l2},        // 562.150
-      {"dram", 544 * 64.0},          // 34816 (LPDDR4 8 pJ/bit)
-      {"descriptor", 5 * desc},      // 70.711
-      {"vector_op", 0.0},
+      {"kernel_read", 240 * kr},        // 75
+      {"kernel_write", 36 * kr},        // 11.25
+      {"l2_read", 302 * l2},            // 800.798
+      {"l2_write", 212 * l2},           // 562.150
+      {"dram", 544 * 64.0},             // 34816 (LPDDR4 8 pJ/bit)
+      {"descriptor", 5 * desc},         // 70.711
+      {"vector_mac", 0.0},
+      // Clock, 3 fJ = 0.003 pJ per flip-flop-cycle, gated: neurons 32 lanes x 32 + 8 x 32 =
+      // 1280 flops x 60 busy cycles; load 1200 x its busy cycles; dma 600 x channel-cycles;
+      // vector 4 lanes x 96 = 384 x 0; controller 800 and store 400 every one of 253 cycles.
+      {"neurons_clock", 1280 * 60 * 0.003},        // 230.4
+      {"load_clock", 1200.0 * load_busy * 0.003},  // 151.2
+      {"dma_clock", 600.0 * dma_busy * 0.003},     // 223.2
+      {"vector_clock", 0.0},
+      {"controller_clock", 800 * 253 * 0.003},  // 607.2
+      {"store_clock", 400 * 253 * 0.003},       // 303.6
+      // Logic leakage, 10 mW/mm2 at 1 GHz = 10 pJ per mm2-cycle, 253 cycles; areas (um2):
+      // neurons 32 x (282 + 36) + 8 x 137 + 1280 flops x 4.522 = 17060.16; controller 20000 x 0.798
+      // = 15960; dma 15000 x 0.798 = 11970; load 30000 x 0.798 = 23940; store 10000 x 0.798 = 7980;
+      // vector 4 x (3495 + 137) + 3495 = 18023.
+      {"neurons_logic_leakage", 17060.16e-6 * 10 * 253},  // 43.1622048
+      {"controller_logic_leakage", 15960e-6 * 10 * 253},  // 40.3788
+      {"dma_logic_leakage", 11970e-6 * 10 * 253},         // 30.2841
+      {"load_logic_leakage", 23940e-6 * 10 * 253},        // 60.5682
+      {"store_logic_leakage", 7980e-6 * 10 * 253},        // 20.1894
+      {"vector_logic_leakage", 18023e-6 * 10 * 253},      // 45.59819
       // Leakage 0.41 uW/KiB at 1 GHz = 0.00041 pJ per KiB-cycle, over 253 cycles:
       {"l2_leakage", 64 * 253 * 0.00041},  // 6.63872
       {"l1_leakage", 1 * 253 * 0.00041},   // 0.10373
@@ -226,9 +293,11 @@ TEST(Energy, HandComputedSmallConvOnTiny) {
     EXPECT_NEAR(pj(s, action), value, 1e-9) << action;
     total += value;
   }
-  EXPECT_NEAR(total, 36740.349470, 1e-6);
+  // Dynamic 36,733.607 + clock 1,515.6 + logic leakage 240.1808948 + SRAM leakage 6.74245.
+  EXPECT_NEAR(total, 38496.130364, 1e-6);
   EXPECT_NEAR(s["energy"]["total_pj"].get<double>(), total, 1e-9);
-  EXPECT_NEAR(s["energy"]["leakage_pj"].get<double>(), 6.63872 + 0.10373, 1e-9);
+  EXPECT_NEAR(s["energy"]["leakage_pj"].get<double>(), 6.63872 + 0.10373 + 94933.16e-6 * 10 * 253,
+              1e-9);
   // Per layer (layers.csv): input:x = its move (32 B DRAM + 64 B fetch, 32 B L2 write, one
   // descriptor) = 96 x 64 + 32 x l2 + desc = 6242.995 pJ.
   const Csv layers = read_csv(dir.file("layers.csv"));
