@@ -9,6 +9,7 @@
 
 #include "core/arch/config_loader.h"
 #include "python/bindings.h"
+#include "tb/plan_tables.h"
 #include "tb/run_plan.h"
 
 namespace py = pybind11;
@@ -40,27 +41,12 @@ py::dict plan(const std::string& path, const std::vector<std::string>& sets) {
   py::list memory_plan, lowering, models;
   for (const PlannedBuffer& b : l.plan) {
     py::dict e;
-    e["tensor"] = b.tensor;
-    e["kind"] = b.kind;
-    e["offset"] = b.offset;
-    e["size"] = b.size;
-    e["first"] = b.first;
-    e["last"] = b.last;
+    for_each_memory_plan_field(b, [&](const char* column, const auto& v) { e[column] = v; });
     memory_plan.append(e);
   }
   for (const LayerReport& r : l.layers) {
     py::dict e;
-    e["layer"] = r.name;
-    e["op"] = r.op;
-    e["tiles"] = r.tiles;
-    e["macs"] = r.macs;
-    e["weight_bytes"] = r.weight_bytes;
-    e["fill_bytes"] = r.fill_bytes;
-    e["spill_bytes"] = r.spill_bytes;
-    e["copy_bytes"] = r.copy_bytes;
-    e["input_bytes"] = r.input_bytes;
-    e["output_bytes"] = r.output_bytes;
-    e["batch_order"] = r.batch_order;
+    for_each_lowering_field(r, [&](const char* column, const auto& v) { e[column] = v; });
     lowering.append(e);
   }
   for (const ModelFigures& f : p.models) {

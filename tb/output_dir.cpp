@@ -54,9 +54,7 @@ void rename_into_place(const std::string& from, const std::string& to) {
 const std::vector<std::string>& run_report_names() {
   static const std::vector<std::string> kNames = {
       "summary.json",          "layers.csv", "descriptors.csv", "occupancy.csv", "memory_plan.csv",
-      "effective_config.yaml", "trace.json", "waves.vcd",
-      // `strider scalesim` runs as `run` does and writes SCALE-Sim's three reports beside them.
-      "COMPUTE_REPORT.csv", "BANDWIDTH_REPORT.csv", "DETAILED_ACCESS_REPORT.csv"};
+      "effective_config.yaml", "trace.json", "waves.vcd"};
   return kNames;
 }
 

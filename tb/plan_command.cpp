@@ -11,6 +11,7 @@
 #include "tb/cli_args.h"
 #include "tb/commands.h"
 #include "tb/output_dir.h"
+#include "tb/plan_tables.h"
 #include "tb/report_writer.h"
 #include "tb/run_harness.h"
 
@@ -21,14 +22,9 @@ namespace {
 void write_lowering(const RunResult& r, const std::string& path) {
   std::ofstream f(path);
   if (!f) throw std::runtime_error(path + ": cannot open for writing");
-  f << "layer,op,tiles,macs,weight_bytes,fill_bytes,spill_bytes,copy_bytes,input_bytes,"
-       "output_bytes,batch_order\n";
-  for (const LayerReport& l : r.lowered.layers) {
-    csv::Writer w(f);
-    w << l.name << l.op << l.tiles << l.macs << l.weight_bytes << l.fill_bytes << l.spill_bytes
-      << l.copy_bytes << l.input_bytes << l.output_bytes << l.batch_order;
-    w.end_row();
-  }
+  write_csv_table(f, r.lowered.layers, [](const LayerReport& l, auto&& column) {
+    for_each_lowering_field(l, column);
+  });
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "core/common/csv.h"
 #include "tb/dram_figures.h"
 #include "tb/output_dir.h"
+#include "tb/plan_tables.h"
 #include "tb/quant_report.h"
 #include "tb/trace_writer.h"
 #include "tb/version.h"
@@ -58,9 +59,7 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
     c.bursts = r.stats.get("dram.bursts");
     c.row_hits = r.stats.get("dram.row_hits");
     for (int k = 0; k < kDramCmdCount; ++k) {
-      std::string name = to_string(static_cast<DramCmd>(k));
-      std::transform(name.begin(), name.end(), name.begin(), ::tolower);
-      c.commands[k] = r.stats.get("dram.cmd_" + name);
+      c.commands[k] = r.stats.get(dram_command_stat(static_cast<DramCmd>(k)));
     }
     c.read_requests = r.stats.get("dram.read_requests");
     c.read_latency_sum_ns = r.stats.get("dram.read_latency_cycles") * ns_per_cycle;
@@ -234,12 +233,9 @@ void write_occupancy(const RunSummary& s, const std::string& path) {
 
 void write_memory_plan(const Lowered& l, const std::string& path) {
   std::ofstream f = open(path);
-  f << "tensor,kind,offset,size,first,last\n";
-  for (const PlannedBuffer& b : l.plan) {
-    csv::Writer w(f);
-    w << b.tensor << b.kind << b.offset << b.size << b.first << b.last;
-    w.end_row();
-  }
+  write_csv_table(f, l.plan, [](const PlannedBuffer& b, auto&& column) {
+    for_each_memory_plan_field(b, column);
+  });
 }
 
 void write_reports(const RunResult& r, const RunSummary& s, OutputDir& out,

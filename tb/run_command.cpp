@@ -78,7 +78,9 @@ int run_command(const Args& args, std::ostream& out, std::ostream& err) {
 int execute_run(RunResult& r, std::ostream& out, std::ostream& err, const ExtraReports& extra) {
   try {
     // From here until run.json is written the directory does not look complete.
-    OutputDir dir(r.config.output_dir, run_inputs(r.config));
+    std::vector<std::string> names = run_report_names();
+    names.insert(names.end(), extra.names.begin(), extra.names.end());
+    OutputDir dir(r.config.output_dir, run_inputs(r.config), "run.json", &names);
     std::optional<RunSummary> summary;
     double plan_s = 0, simulate_s = 0, reports_s = 0;
     {
@@ -101,7 +103,7 @@ int execute_run(RunResult& r, std::ostream& out, std::ostream& err, const ExtraR
       const auto t1 = std::chrono::steady_clock::now();
       summary = summarise(r, &observers.timeline());
       write_reports(r, *summary, dir, &observers.timeline());
-      if (extra) extra(r, *summary, dir);
+      if (extra.write) extra.write(r, *summary, dir);
       reports_s = seconds_since(t1);
     }
     if (r.config.sim.vcd) dir.adopt("waves.vcd");

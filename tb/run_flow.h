@@ -5,6 +5,8 @@
 
 #include <functional>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "tb/output_dir.h"
 #include "tb/run_harness.h"
@@ -12,9 +14,12 @@
 
 namespace strider {
 
-// Writes further reports into the run's directory (each through dir.temp / dir.commit) after
-// Strider's own and before run.json.
-using ExtraReports = std::function<void(const RunResult&, const RunSummary&, OutputDir&)>;
+// Further reports: `write` puts them into the run's directory (each through dir.temp /
+// dir.commit) after Strider's own and before run.json; `names` adds them to the run's report set.
+struct ExtraReports {
+  std::vector<std::string> names;
+  std::function<void(const RunResult&, const RunSummary&, OutputDir&)> write;
+};
 
 // r.config (and r.command_line, recorded in run.json) set; r.dump_tensors_dir optional.
 int execute_run(RunResult& r, std::ostream& out, std::ostream& err, const ExtraReports& extra = {});

@@ -184,7 +184,10 @@ int scalesim_command(const Args& args, std::ostream& out, std::ostream& err) {
   print_mapping(mapping, out);
   r.command_line = {"strider", "scalesim"};
   r.command_line.insert(r.command_line.end(), args.begin(), args.end());
-  return execute_run(r, out, err, write_scalesim_reports);
+  return execute_run(
+      r, out, err,
+      {{"COMPUTE_REPORT.csv", "BANDWIDTH_REPORT.csv", "DETAILED_ACCESS_REPORT.csv"},
+       write_scalesim_reports});
 }
 
 }  // namespace strider

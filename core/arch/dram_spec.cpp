@@ -21,6 +21,12 @@ const char* to_string(DramCmd c) {
   return kNames[static_cast<int>(c)];
 }
 
+std::string dram_command_stat(DramCmd c) {
+  static const char* const kStats[] = {"dram.cmd_act", "dram.cmd_pre", "dram.cmd_prea",
+                                       "dram.cmd_rd",  "dram.cmd_wr",  "dram.cmd_ref"};
+  return kStats[static_cast<int>(c)];
+}
+
 const char* to_string(DramScope s) {
   static const char* const kNames[] = {"channel", "rank", "bankgroup", "bank"};
   return kNames[static_cast<int>(s)];

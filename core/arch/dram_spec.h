@@ -33,6 +33,8 @@ constexpr int kDramCmdCount = 6;
 enum class DramScope : uint8_t { kChannel, kRank, kBankGroup, kBank };
 const char* to_string(DramCmd c);
 const char* to_string(DramScope s);
+// The stat counting command c ("dram.cmd_act", ...): model/dram registers it, the reports read it.
+std::string dram_command_stat(DramCmd c);
 // True for the commands that act on a whole rank (PREA, REF).
 inline bool rank_command(DramCmd c) { return c == DramCmd::kPrea || c == DramCmd::kRef; }
 

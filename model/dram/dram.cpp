@@ -31,11 +31,9 @@ Dram::Dram(const DramConfig& cfg, double clock_mhz, StatRegistry& stats)
   jedec_ = std::make_unique<DramSystem>(
       cfg.spec, dram_policy(cfg.page_policy, cfg.scheduler, cfg.queue_depth));
   for (int c = 0; c < kDramCmdCount; ++c) {
-    std::string name = to_string(static_cast<DramCmd>(c));
-    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
-    js_.commands[c] =
-        &stats.add("dram.cmd_" + name, std::string(to_string(static_cast<DramCmd>(c))) +
-                                           " commands issued (all channels)");
+    const DramCmd cmd = static_cast<DramCmd>(c);
+    js_.commands[c] = &stats.add(dram_command_stat(cmd),
+                                 std::string(to_string(cmd)) + " commands issued (all channels)");
   }
   js_.row_hits = &stats.add("dram.row_hits", "bursts whose row was already open");
   js_.bursts = &stats.add("dram.bursts", "DRAM bursts (column commands)");
