@@ -79,3 +79,10 @@ add_test(NAME doc_commands
                  ${CMAKE_BINARY_DIR}/doc-test
          WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
 set_tests_properties(doc_commands PROPERTIES TIMEOUT 240)
+# ... and it fails on a wrong option in a synopsis, a missing script and a failing inline command.
+add_test(NAME doc_commands_catch_errors
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/docs/doc_test.py ${CMAKE_BINARY_DIR}
+                 ${CMAKE_BINARY_DIR}/doc-test-broken tests/docs/data/broken_commands.md
+         WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(doc_commands_catch_errors PROPERTIES TIMEOUT 60 PASS_REGULAR_EXPRESSION
+  "1 commands run, 1 synopses checked, 0 skipped.*broken_commands.md:3: `strider pack FILE.csv --bogus-limit S`: strider pack --help knows no --bogus-limit.*broken_commands.md:4: `scripts/no_such_script.sh`: scripts/no_such_script.sh does not exist or fails.*broken_commands.md:5: inline `strider sweep configs/sweeps/no_such_sweep.yaml` .ran strider sweep configs/sweeps/no_such_sweep.yaml.: exit 1")
