@@ -142,8 +142,6 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
                   bool stage, uint32_t slot) {
     Descriptor d = op_tile(n, layer, base, r0, r1, c0, c1);
     d.deps = producers;
-    d.deps.insert(d.deps.end(), pending_readers_.begin(), pending_readers_.end());
-    pending_readers_.clear();
     std::vector<uint32_t> used_slots;
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       const int t = n.inputs[k];

@@ -4,6 +4,7 @@
 // buffers (a spill move per tile), so any layer runs with any L2 size down to one output row.
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include "core/common/hash.h"
 #include "planner/lower/lowerer.h"
@@ -309,8 +310,6 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
     Descriptor d =
         op_tile(n, layer, base, r0, std::min(out_h, r0 + rows), c0, std::min(out_c, c0 + block));
     d.deps = input_deps(n);
-    d.deps.insert(d.deps.end(), pending_readers_.begin(), pending_readers_.end());
-    pending_readers_.clear();
     if (n.weights >= 0) stage_weights(n, layer, d.op.ch_begin, d.op.ch_end, d);
     // The slot stage_weights just filled (the ring's previous one).
     const size_t ring = staging_.last_user.size();
@@ -329,13 +328,84 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
   for (int t : n.outputs) last_desc_[t] = {last};
 }
 
-// Emits an operation tile: the staging slot it reads now names it, it is the last op so far.
+// Emits an operation tile after the moves that read L2 since its queue's last op and the
+// other queue's ops whose bytes it overwrites: the staging slot it reads now names it, it is the
+// last op of its queue so far.
 uint32_t Lowerer::emit_tile(Descriptor d, uint32_t layer) {
+  const int q = is_vector_op(d.op.op) ? 1 : 0;
+  const bool took = !pending_readers_.empty();
+  d.deps.insert(d.deps.end(), pending_readers_.begin(), pending_readers_.end());
+  pending_readers_.clear();
+  if (owed_readers_[q] >= 0) d.deps.push_back(uint32_t(owed_readers_[q]));
+  owed_readers_[q] = -1;
+  order_queues(d);
   const uint32_t id = emit(std::move(d));
-  last_op_ = int(id);
+  last_op_[q] = int(id);
+  if (took) owed_readers_[1 - q] = int(id);
+  record_queue_bytes(q, out_.list.descriptors.back());
   for (int& u : staging_.last_user) u = u <= -2 ? int(id) : u;
   ++out_.layers[layer].tiles;
   return id;
+}
+
+namespace {
+
+// The L2 bytes [lo, hi) a tensor's held part spans (hi == lo: none or not in L2).
+std::pair<uint64_t, uint64_t> l2_span(const TensorRef& t) {
+  if (!t.present() || t.space != MemSpace::kL2) return {t.addr, t.addr};
+  const uint64_t end = t.addr + uint64_t(t.held_channels() - 1) * t.channel_stride +
+                       uint64_t(t.held_rows() - 1) * t.row_stride + uint64_t(t.w) * t.element_bytes;
+  return {t.addr, end};
+}
+
+}  // namespace
+
+// The compute pipeline and the vector unit take their ops side by side: a tile of one queue
+// that writes L2 bytes an op of the other queue read or wrote, and that is not yet known to
+// follow that op, waits for the latest such op (the earlier ones of that queue precede it). The
+// bytes are each tensor's whole span: coarser than the tile, never missing one.
+void Lowerer::order_queues(Descriptor& d) {
+  const OpDesc& o = d.op;
+  const int q = is_vector_op(o.op) ? 1 : 0, other = 1 - q;
+  for (uint32_t p : d.deps) {
+    const Descriptor& e = out_.list.descriptors[p];
+    if (e.kind == DescKind::kOp && is_vector_op(e.op.op) == (other == 1)) {
+      ordered_after_[q] = std::max(ordered_after_[q], int(p));
+    }
+  }
+  const bool psum_write = (o.psum_mode & OpDesc::kPsumWrite) && o.psum.present();
+  const std::pair<uint64_t, uint64_t> w = l2_span(psum_write ? o.psum : o.output);
+  std::vector<OpBytes>& theirs = queue_bytes_[other];
+  int wait = -1;
+  for (const OpBytes& b : theirs) {
+    if (int(b.op) > ordered_after_[q] && b.lo < w.second && w.first < b.hi) {
+      wait = std::max(wait, int(b.op));
+    }
+  }
+  if (wait >= 0) {
+    d.deps.push_back(uint32_t(wait));
+    ordered_after_[q] = wait;
+  }
+  theirs.erase(std::remove_if(theirs.begin(), theirs.end(),
+                              [&](const OpBytes& b) { return int(b.op) <= ordered_after_[q]; }),
+               theirs.end());
+}
+
+// Remembers the L2 bytes op `d` of queue `q` reads and writes, for the other queue's writers;
+// a span one of the last few entries already holds takes the newer op id instead.
+void Lowerer::record_queue_bytes(int q, const Descriptor& d) {
+  const OpDesc& o = d.op;
+  std::vector<OpBytes>& mine = queue_bytes_[q];
+  for (const TensorRef* t : {&o.input, &o.input2, &o.weights, &o.bias, &o.psum, &o.output}) {
+    const std::pair<uint64_t, uint64_t> s = l2_span(*t);
+    if (s.first == s.second) continue;
+    bool merged = false;
+    for (size_t k = mine.size(); k > 0 && k + 8 > mine.size() && !merged; --k) {
+      OpBytes& b = mine[k - 1];
+      if (b.lo == s.first && b.hi == s.second) b.op = d.id, merged = true;
+    }
+    if (!merged) mine.push_back({s.first, s.second, d.id});
+  }
 }
 
 // A fill move of channels [i0, i1) x rows [y0, y1) of DRAM tensor `r` into the next in-band slot,

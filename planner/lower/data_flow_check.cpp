@@ -11,6 +11,8 @@ namespace strider {
 namespace {
 
 constexpr uint64_t kVisitBudget = uint64_t{1} << 14;  // per descriptor
+// Pieces of one access past which its bounding interval is taken (and the access not checked).
+constexpr uint64_t kMaxPieces = 4096;
 
 std::string hex(uint64_t v) {
   std::ostringstream os;
@@ -18,10 +20,17 @@ std::string hex(uint64_t v) {
   return os.str();
 }
 
+// A byte interval [lo, hi).
+struct Piece {
+  uint64_t lo, hi;
+};
+
+// The bytes one field of a descriptor touches: pieces [first, first + count) of the checker's
+// piece buffer, or, past kMaxPieces, their bounding interval (exact = false: not checked).
 struct Access {
   MemSpace space;
-  uint64_t lo, hi;
   bool exact;
+  size_t first, count;
   const char* field;
 };
 
@@ -37,10 +46,9 @@ struct Need {
 
 struct Seg {
   uint64_t end = 0;
-  int64_t writer = -1;
-  bool exact_move = false;  // written by a move as one interval: RAW and WAW are checked
-  // Exact reads since the last write (WAR is checked): the last op of each issue queue (it is
-  // ordered after the earlier ops of its queue) and every move.
+  int64_t writer = -1;  // the last descriptor that wrote these bytes (-1: none in the list)
+  // Reads since the last write: the last op of each issue queue (it is ordered after the
+  // earlier ops of its queue) and every move.
   uint32_t last_op[2] = {UINT32_MAX, UINT32_MAX};
   std::vector<uint32_t> move_readers;
 };
@@ -78,44 +86,41 @@ class SpaceMap {
   std::map<uint64_t, Seg> segs_;
 };
 
-// Bytes from t.addr to the end of the last element held.
-uint64_t extent(const TensorRef& t) {
-  uint64_t e = saturating_mul(t.w, t.element_bytes);
-  e = saturating_add(e, saturating_mul(t.held_rows() - 1, t.row_stride));
-  return saturating_add(e, saturating_mul(t.held_channels() - 1, t.channel_stride));
-}
+// Collects the pieces of one access, merging each with the previous one when they touch.
+class Pieces {
+ public:
+  explicit Pieces(std::vector<Piece>& buf) : buf_(buf), first_(buf.size()) {}
+  // `count` runs of `len` bytes, `stride` apart from `base`: one interval when they touch.
+  void runs(uint64_t base, uint64_t count, uint64_t stride, uint64_t len) {
+    if (count == 0 || len == 0) return;
+    if (count == 1 || stride <= len) {
+      add(base, saturating_add(base, saturating_add(saturating_mul(count - 1, stride), len)));
+      return;
+    }
+    for (uint64_t i = 0; i < count; ++i) {
+      const uint64_t lo = saturating_add(base, saturating_mul(i, stride));
+      add(lo, saturating_add(lo, len));
+    }
+  }
+  // How many pieces runs() would add (at most).
+  static uint64_t count(uint64_t count, uint64_t stride, uint64_t len) {
+    return count <= 1 || stride <= len ? 1 : count;
+  }
+  Access done(MemSpace space, const char* field) const {
+    return {space, true, first_, buf_.size() - first_, field};
+  }
 
-bool dense(const TensorRef& t) {
-  const uint64_t row = uint64_t(t.w) * t.element_bytes;
-  return (t.held_rows() == 1 || t.row_stride == row) &&
-         (t.held_channels() == 1 || t.channel_stride == row * t.held_rows());
-}
-
-Access whole(const TensorRef& t, const char* field) {
-  return {t.space, t.addr, saturating_add(t.addr, extent(t)), dense(t), field};
-}
-
-// Rows [y0, y1) of channels [c0, c1) of `t` (clipped to what it holds), as a bounding interval.
-Access block(const TensorRef& t, uint64_t c0, uint64_t c1, uint64_t y0, uint64_t y1,
-             const char* field) {
-  c0 = std::max<uint64_t>(c0, t.first_channel);
-  c1 = std::min<uint64_t>(c1, uint64_t(t.first_channel) + t.held_channels());
-  y0 = std::max<uint64_t>(y0, t.first_row);
-  y1 = std::min<uint64_t>(y1, uint64_t(t.first_row) + t.held_rows());
-  if (c0 >= c1 || y0 >= y1) return {t.space, t.addr, t.addr, true, field};
-  const uint64_t lo =
-      saturating_add(t.addr, saturating_add(saturating_mul(c0 - t.first_channel, t.channel_stride),
-                                            saturating_mul(y0 - t.first_row, t.row_stride)));
-  const uint64_t last = saturating_add(
-      t.addr, saturating_add(saturating_mul(c1 - 1 - t.first_channel, t.channel_stride),
-                             saturating_mul(y1 - 1 - t.first_row, t.row_stride)));
-  const bool all = c0 == t.first_channel && c1 == t.first_channel + t.held_channels() &&
-                   y0 == t.first_row && y1 == t.first_row + t.held_rows();
-  const bool one_channel_rows =
-      c1 - c0 == 1 && (y1 - y0 == 1 || t.row_stride == uint64_t(t.w) * t.element_bytes);
-  return {t.space, lo, saturating_add(last, uint64_t(t.w) * t.element_bytes),
-          (all && dense(t)) || one_channel_rows, field};
-}
+ private:
+  void add(uint64_t lo, uint64_t hi) {
+    if (buf_.size() > first_ && lo >= buf_.back().lo && lo <= buf_.back().hi) {
+      buf_.back().hi = std::max(buf_.back().hi, hi);
+    } else {
+      buf_.push_back({lo, hi});
+    }
+  }
+  std::vector<Piece>& buf_;
+  size_t first_;
+};
 
 class Checker {
  public:
@@ -153,31 +158,77 @@ class Checker {
     for (const Descriptor& d : list_.descriptors) {
       reads.clear();
       writes.clear();
+      pieces_.clear();
       accesses(d, reads, writes);
       needs_.clear();
-      const bool is_move = d.kind == DescKind::kMove;
       for (const Access& a : reads) read(d.id, a);
-      for (const Access& a : writes) write(d.id, a, is_move);
+      for (const Access& a : writes) write(d.id, a);
       resolve(d);
     }
     return stats_;
   }
 
  private:
-  static void accesses(const Descriptor& d, std::vector<Access>& reads,
-                       std::vector<Access>& writes) {
+  // Channels [c0, c1) x rows [y0, y1) of `t`, clipped to what it holds: per channel one piece
+  // when its rows touch, else one per row.
+  Access block(const TensorRef& t, uint64_t c0, uint64_t c1, uint64_t y0, uint64_t y1,
+               const char* field) {
+    c0 = std::max<uint64_t>(c0, t.first_channel);
+    c1 = std::min<uint64_t>(c1, uint64_t(t.first_channel) + t.held_channels());
+    y0 = std::max<uint64_t>(y0, t.first_row);
+    y1 = std::min<uint64_t>(y1, uint64_t(t.first_row) + t.held_rows());
+    if (c0 >= c1 || y0 >= y1) return {t.space, true, pieces_.size(), 0, field};
+    const uint64_t len = uint64_t(t.w) * t.element_bytes, ch = c1 - c0, rows = y1 - y0;
+    const uint64_t base =
+        saturating_add(t.addr, saturating_add(saturating_mul(c0 - t.first_channel, t.channel_stride),
+                                              saturating_mul(y0 - t.first_row, t.row_stride)));
+    const uint64_t channel_len =
+        saturating_add(saturating_mul(rows - 1, t.row_stride), len);  // when its rows touch
+    const bool rows_touch = Pieces::count(rows, t.row_stride, len) == 1;
+    const uint64_t n =
+        rows_touch ? Pieces::count(ch, t.channel_stride, channel_len) : saturating_mul(ch, rows);
+    if (n > kMaxPieces) {
+      return bounding(t.space, base,
+                      saturating_add(saturating_mul(ch - 1, t.channel_stride), channel_len), field);
+    }
+    Pieces p(pieces_);
+    if (rows_touch) {
+      p.runs(base, ch, t.channel_stride, channel_len);
+    } else {
+      for (uint64_t c = 0; c < ch; ++c) {
+        p.runs(saturating_add(base, saturating_mul(c, t.channel_stride)), rows, t.row_stride, len);
+      }
+    }
+    return p.done(t.space, field);
+  }
+
+  Access whole(const TensorRef& t, const char* field) { return block(t, 0, t.c, 0, t.h, field); }
+
+  // `rows` rows of a move's side.
+  Access rows(MemSpace space, uint64_t addr, uint32_t rows, uint32_t stride, uint32_t row_bytes,
+              const char* field) {
+    if (Pieces::count(rows, stride, row_bytes) > kMaxPieces) {
+      return bounding(
+          space, addr,
+          saturating_add(saturating_mul(uint64_t(rows) - 1, stride), row_bytes), field);
+    }
+    Pieces p(pieces_);
+    p.runs(addr, rows, stride, row_bytes);
+    return p.done(space, field);
+  }
+
+  Access bounding(MemSpace space, uint64_t lo, uint64_t bytes, const char* field) {
+    ++stats_.bounded;
+    pieces_.push_back({lo, saturating_add(lo, bytes)});
+    return {space, false, pieces_.size() - 1, 1, field};
+  }
+
+  void accesses(const Descriptor& d, std::vector<Access>& reads, std::vector<Access>& writes) {
     if (d.kind == DescKind::kMove) {
       const MoveDesc& m = d.move;
-      const auto span = [&](uint64_t addr, uint32_t stride) {
-        return saturating_add(addr,
-                              saturating_add(saturating_mul(m.rows - 1, stride), m.row_bytes));
-      };
-      const bool src_exact = m.rows == 1 || m.src_stride == m.row_bytes;
-      const bool dst_exact = m.rows == 1 || m.dst_stride == m.row_bytes;
-      reads.push_back(
-          {m.src_space, m.src_addr, span(m.src_addr, m.src_stride), src_exact, "move.src"});
+      reads.push_back(rows(m.src_space, m.src_addr, m.rows, m.src_stride, m.row_bytes, "move.src"));
       writes.push_back(
-          {m.dst_space, m.dst_addr, span(m.dst_addr, m.dst_stride), dst_exact, "move.dst"});
+          rows(m.dst_space, m.dst_addr, m.rows, m.dst_stride, m.row_bytes, "move.dst"));
       return;
     }
     const OpDesc& o = d.op;
@@ -211,29 +262,35 @@ class Checker {
   SpaceMap& space(MemSpace s) { return s == MemSpace::kL2 ? l2_ : dram_; }
 
   void read(uint32_t x, const Access& a) {
-    if (a.lo >= a.hi) return;
-    space(a.space).for_overlaps(a.lo, a.hi, [&](uint64_t start, Seg& s) {
-      if (s.exact_move && s.writer >= 0 && uint64_t(s.writer) != x) {
-        needs_.push_back({uint32_t(s.writer), a.field, "reads", "read after write", a.space,
-                          std::max(start, a.lo), std::min(s.end, a.hi)});
-      }
-      if (!a.exact) return;
-      const Descriptor& d = list_.descriptors[x];
-      if (d.kind == DescKind::kOp) {
-        s.last_op[is_vector_op(d.op.op) ? 1 : 0] = x;
-      } else if (s.move_readers.empty() || s.move_readers.back() != x) {
-        s.move_readers.push_back(x);
-      }
-    });
+    if (!a.exact) return;  // a bounding interval would name writers of bytes it does not read
+    const Descriptor& d = list_.descriptors[x];
+    for (size_t i = a.first; i < a.first + a.count; ++i) {
+      const Piece p = pieces_[i];
+      space(a.space).for_overlaps(p.lo, p.hi, [&](uint64_t start, Seg& s) {
+        if (s.writer >= 0 && uint64_t(s.writer) != x) {
+          needs_.push_back({uint32_t(s.writer), a.field, "reads", "read after write", a.space,
+                            std::max(start, p.lo), std::min(s.end, p.hi)});
+        }
+        if (d.kind == DescKind::kOp) {
+          s.last_op[queue_of(d)] = x;
+        } else if (s.move_readers.empty() || s.move_readers.back() != x) {
+          s.move_readers.push_back(x);
+        }
+      });
+    }
   }
 
-  void write(uint32_t x, const Access& a, bool is_move) {
-    if (a.lo >= a.hi) return;
+  void write(uint32_t x, const Access& a) {
     SpaceMap& m = space(a.space);
-    if (is_move && a.exact) {
-      m.for_overlaps(a.lo, a.hi, [&](uint64_t start, Seg& s) {
-        const uint64_t lo = std::max(start, a.lo), hi = std::min(s.end, a.hi);
-        if (s.exact_move && s.writer >= 0 && uint64_t(s.writer) != x)
+    for (size_t i = a.first; i < a.first + a.count; ++i) {
+      const Piece p = pieces_[i];
+      if (!a.exact) {
+        m.write(p.lo, p.hi, nullptr);  // bytes no longer known: forgotten
+        continue;
+      }
+      m.for_overlaps(p.lo, p.hi, [&](uint64_t start, Seg& s) {
+        const uint64_t lo = std::max(start, p.lo), hi = std::min(s.end, p.hi);
+        if (s.writer >= 0 && uint64_t(s.writer) != x)
           needs_.push_back(
               {uint32_t(s.writer), a.field, "overwrites", "write after write", a.space, lo, hi});
         const auto war = [&](uint32_t r) {
@@ -241,16 +298,13 @@ class Checker {
             needs_.push_back({r, a.field, "overwrites", "write after read", a.space, lo, hi});
         };
         war(s.last_op[0]);
-        // (The vector queue's readers are not checked: the planner does not yet fence a vector
-        // op's reads against later writers on the other pipelines; see issue 31's notes.)
+        war(s.last_op[1]);
         for (uint32_t r : s.move_readers) war(r);
       });
+      Seg s;
+      s.writer = x;
+      m.write(p.lo, p.hi, &s);
     }
-    if (!is_move) return m.write(a.lo, a.hi, nullptr);  // an op's bytes: nothing to check
-    Seg s;
-    s.writer = x;
-    s.exact_move = a.exact;
-    m.write(a.lo, a.hi, &s);
   }
 
   // Is `e` an ancestor of `v` (e < v)? An op is when it is not after the latest op of its queue
@@ -300,6 +354,7 @@ class Checker {
   std::vector<std::vector<uint32_t>> dependents_;  // per descriptor, the later ones naming it
   std::vector<uint32_t> latest_[2];  // per queue: 1 + the latest op id among v's ancestors-or-self
   std::vector<Need> needs_;
+  std::vector<Piece> pieces_;  // the current descriptor's accesses
   SpaceMap l2_, dram_;
   DataFlowStats stats_;
 };

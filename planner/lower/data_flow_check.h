@@ -34,6 +34,8 @@ namespace strider {
 struct DataFlowStats {
   uint64_t checked_pairs = 0;
   uint64_t unproven = 0;  // pairs whose search ran out of its budget (taken as ordered)
+  uint64_t bounded = 0;   // accesses of more than kMaxPieces pieces, taken as their bounding
+                          // interval and not checked (their bytes are forgotten)
 };
 
 // Calls `fail(descriptor, field, problem)` for each hazard. The list must be structurally valid

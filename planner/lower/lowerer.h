@@ -86,6 +86,11 @@ class Lowerer {
   void lower_compute(const Node& n, uint32_t layer);
   void lower_resident(const Node& n, uint32_t layer, uint32_t images);
   uint32_t emit_tile(Descriptor d, uint32_t layer);
+  void order_queues(Descriptor& d);  // emit_tile: the cross-queue hazards of a tile
+  void record_queue_bytes(int q, const Descriptor& d);
+  // Appends the last op of each queue (with_readers: and the moves reading L2 since): what a
+  // move overwriting memory of an earlier step waits for.
+  void after_ops(std::vector<uint32_t>* deps, bool with_readers = true) const;
   uint32_t fill_band(uint32_t layer, const TensorRef& r, std::vector<uint32_t> deps, uint32_t i0,
                      uint32_t i1, uint32_t y0, uint32_t y1, TensorRef* band, uint32_t* slot);
   uint32_t band_output(Descriptor& d);
@@ -111,8 +116,20 @@ class Lowerer {
   ActivationLayout layout_;
   std::vector<std::vector<uint32_t>> last_desc_;  // per tensor: descriptors that produce it
   // Moves that read L2 activations since the last op: the next op (which may overwrite a dead
-  // tensor's memory) waits for them; later ops follow it in order on the compute pipeline.
+  // tensor's memory) waits for them; later ops of its issue queue (0: compute pipeline, 1:
+  // vector unit) follow it in order, and the next op of the other queue waits for it
+  // (owed_readers_: the two queues run side by side).
   std::vector<uint32_t> pending_readers_;
+  int owed_readers_[2] = {-1, -1};  // per queue: the other queue's op that took readers
+  // Per issue queue, the L2 bytes its ops read or wrote that the other queue's ops are not yet
+  // known to follow: an op overwriting them waits for the latest such op (emit_tile), as the two
+  // queues run side by side (a softmax may still read the scores a later matmul overwrites).
+  struct OpBytes {
+    uint64_t lo, hi;
+    uint32_t op;
+  };
+  std::vector<OpBytes> queue_bytes_[2];
+  int ordered_after_[2] = {-1, -1};  // per queue: the other queue's latest op it follows
   SlotRing staging_, in_bands_, out_bands_;  // staging_: the current layer's weight slots
   SlotRing psums_;  // int32 partial sums of input-channel blocks (only when L2 forces them)
   std::vector<SlotRing> node_staging_;        // per node: its weight slots (a scratch buffer)
@@ -125,7 +142,7 @@ class Lowerer {
   std::vector<bool> loaded_;    // per tensor: graph input already loaded
   std::vector<char> is_input_, is_output_;  // per tensor: a graph input / output
   std::vector<std::vector<size_t>> node_copies_;  // per node: its layout_.copies
-  int last_op_ = -1;            // last operation descriptor emitted
+  int last_op_[2] = {-1, -1};   // per issue queue: last operation descriptor emitted
   uint32_t layer_first_desc_ = 0;  // first descriptor of the compute node being lowered
   // Batch: the image whose tiles are being emitted; ref() addresses image image_ of a tensor
   // holding several (N x C x H x W, images contiguous), so every tile covers one image.

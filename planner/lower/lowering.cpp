@@ -90,6 +90,13 @@ uint32_t Lowerer::emit(Descriptor d) {
   return out_.list.descriptors.back().id;
 }
 
+void Lowerer::after_ops(std::vector<uint32_t>* deps, bool with_readers) const {
+  if (with_readers) deps->insert(deps->end(), pending_readers_.begin(), pending_readers_.end());
+  for (int q = 0; q < 2; ++q) {
+    if (last_op_[q] >= 0) deps->push_back(uint32_t(last_op_[q]));
+  }
+}
+
 uint32_t Lowerer::move(uint32_t layer, MemSpace src, uint64_t src_addr, MemSpace dst,
                        uint64_t dst_addr, uint32_t rows, uint32_t row_bytes, uint32_t src_stride,
                        uint32_t dst_stride, std::vector<uint32_t> deps) {
@@ -118,8 +125,8 @@ void Lowerer::load_input(int t) {
     out_.dram.inputs.emplace_back(t, layout_.tensor_addr[t]);
     return;
   }
-  std::vector<uint32_t> deps = pending_readers_;
-  if (last_op_ >= 0) deps.push_back(uint32_t(last_op_));
+  std::vector<uint32_t> deps;
+  after_ops(&deps);
   last_desc_[t] = {move(layer, MemSpace::kDram, dram_io_, MemSpace::kL2, layout_.tensor_addr[t], 1,
                         static_cast<uint32_t>(bytes), 0, 0, deps)};
   out_.layers[layer].input_bytes = bytes;
@@ -154,7 +161,7 @@ void Lowerer::lower_view(const Node& n, int idx) {
     if (layer < 0) layer = static_cast<int>(add_layer(n.name, "concat"));
     const uint64_t bytes = static_cast<uint64_t>(g_.tensors[c.tensor].bytes());
     std::vector<uint32_t> after = last_desc_[c.tensor];
-    if (last_op_ >= 0) after.push_back(uint32_t(last_op_));
+    after_ops(&after, false);
     const int out_t = g_.nodes[c.node].outputs[0];
     const MemSpace dst = space(out_t);
     // One row per image: the input's image i goes to its channels' place in the output's image i.
@@ -178,7 +185,7 @@ void Lowerer::lower_shuffle(const Node& n, uint32_t layer) {
   const uint32_t groups = static_cast<uint32_t>(n.shuffle_groups), per = in.c / groups;
   const uint32_t plane = in.channel_stride;
   std::vector<uint32_t> deps = input_deps(n), done;
-  if (last_op_ >= 0) deps.push_back(uint32_t(last_op_));
+  after_ops(&deps, false);
   for (uint32_t k = 0; k < groups; ++k) {
     done.push_back(move(layer, in.space, in.addr + uint64_t(k) * per * plane, out.space,
                         out.addr + uint64_t(k) * plane, per, plane, plane, groups * plane, deps));
@@ -202,8 +209,7 @@ void Lowerer::lower_gather(const Node& n, uint32_t layer) {
     const std::vector<uint32_t>& fence = step_fence_[size_t(current_step_ - 1)];
     deps.insert(deps.end(), fence.begin(), fence.end());
   }
-  deps.insert(deps.end(), pending_readers_.begin(), pending_readers_.end());
-  if (last_op_ >= 0) deps.push_back(uint32_t(last_op_));
+  after_ops(&deps);
   for (int64_t i = 0; i < g_.tensors[out_t].shape.n; ++i) {
     for (const GatherBlock& b : n.gather) {
       done.push_back(move(layer, src, layout_.tensor_addr[in_t] + i * in_image + uint64_t(b.src),
@@ -250,8 +256,8 @@ Lowered Lowerer::run() {
     }
     for (int t : n.outputs) store_output(t);
     // What must retire before memory this step was the last to use is written again.
-    std::vector<uint32_t> fence = pending_readers_;
-    if (last_op_ >= 0) fence.push_back(uint32_t(last_op_));
+    std::vector<uint32_t> fence;
+    after_ops(&fence);
     step_fence_.push_back(std::move(fence));
   }
   out_.list.arch_fingerprint = arch_.fingerprint();

@@ -74,8 +74,6 @@ void Lowerer::lower_partial_sums(const Node& n, uint32_t layer, const OpDesc& ba
         d.op.psum_mode = (first ? 0 : OpDesc::kPsumRead) | (final ? 0 : OpDesc::kPsumWrite);
         d.op.psum = psum;
         d.deps = producers;
-        d.deps.insert(d.deps.end(), pending_readers_.begin(), pending_readers_.end());
-        pending_readers_.clear();
         d.deps.insert(d.deps.end(), chain.begin(), chain.end());
         // The input block's rows, filled into the next in-band slot.
         uint32_t slot;

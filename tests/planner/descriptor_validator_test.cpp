@@ -241,14 +241,33 @@ TEST(DescriptorValidator, OpWithoutItsLoadDependenciesIsRefused) {
   ASSERT_EQ(conv.deps, (std::vector<uint32_t>{0, 1, 2}));
   conv.deps.clear();
   // Input 3x32x32 at 0 (0xc00 bytes), weights 16 x 27 at 0xc00 (0x1b0), bias 16 x 4 at 0xdc0.
+  // pool1's tiles (after the conv on the compute pipeline, so no longer after the moves) write
+  // their 16 x 16 x 16 output over all three, each tile one row band of every channel.
+  std::string pools;
+  const char* pool_lines[][2] = {{"0x0, 0x40", "0xc00, 0xc40"},
+                                 {"0x40, 0x80", "0xc40, 0xc80"},
+                                 {"0x80, 0xc0", "0xc80, 0xcc0"},
+                                 {"0xc0, 0x100", "0xcc0, 0xd00"}};
+  for (int k = 0; k < 4; ++k) {
+    for (int m = 0; m < 2; ++m) {
+      pools += "\n  descriptor " + std::to_string(4 + k) +
+               " (layer 'pool1', maxpool): op.output: overwrites l2 [" + pool_lines[k][m] +
+               ") written by descriptor " + std::to_string(m) +
+               " (move) without depending on it (write after write)";
+    }
+  }
   EXPECT_EQ(refusal(l),
-            "t.strd: descriptor list refused: 3 problems:\n"
+            "t.strd: descriptor list refused: 12 problems:\n"
             "  descriptor 3 (layer 'conv1', conv): op.input: reads l2 [0x0, 0xc00) written by "
             "descriptor 0 (move) without depending on it (read after write)\n"
             "  descriptor 3 (layer 'conv1', conv): op.weights: reads l2 [0xc00, 0xdb0) written by "
             "descriptor 1 (move) without depending on it (read after write)\n"
             "  descriptor 3 (layer 'conv1', conv): op.bias: reads l2 [0xdc0, 0xe00) written by "
-            "descriptor 2 (move) without depending on it (read after write)");
+            "descriptor 2 (move) without depending on it (read after write)" +
+                pools +
+                "\n  descriptor 7 (layer 'pool1', maxpool): op.output: overwrites l2 [0xdc0, "
+                "0xe00) written by descriptor 2 (move) without depending on it (write after "
+                "write)");
   // Depending on them through another descriptor is enough: the move of the bias after the
   // weights' move, the conv after the bias move and the input move.
   conv.deps = {0, 2};
@@ -264,15 +283,20 @@ TEST(DescriptorValidator, OverwriteOfABufferStillReadIsRefused) {
   ASSERT_EQ(m.move.dst_addr, 12288u);
   ASSERT_EQ(m.deps, (std::vector<uint32_t>{13}));
   m.deps.clear();
-  // conv2b's weights (16 x 16 at 0x3000, move 11) and bias (move 12 at 0x3100), read by conv 13.
+  // conv2b's weights (16 x 16 at 0x3000, move 11) and bias (move 12 at 0x3100), read by conv 13;
+  // beyond them conv1's output (written by conv 3, read by maxpool 7).
   EXPECT_EQ(refusal(l),
-            "t.strd: descriptor list refused: 3 problems:\n"
+            "t.strd: descriptor list refused: 5 problems:\n"
             "  descriptor 15 (layer 'conv3', move): move.dst: overwrites l2 [0x3000, 0x3100) "
             "written by descriptor 11 (move) without depending on it (write after write)\n"
             "  descriptor 15 (layer 'conv3', move): move.dst: overwrites l2 [0x3000, 0x3100) read "
             "by descriptor 13 (conv) without depending on it (write after read)\n"
             "  descriptor 15 (layer 'conv3', move): move.dst: overwrites l2 [0x3100, 0x3140) "
-            "written by descriptor 12 (move) without depending on it (write after write)");
+            "written by descriptor 12 (move) without depending on it (write after write)\n"
+            "  descriptor 15 (layer 'conv3', move): move.dst: overwrites l2 [0x3140, 0x3900) "
+            "written by descriptor 3 (conv) without depending on it (write after write)\n"
+            "  descriptor 15 (layer 'conv3', move): move.dst: overwrites l2 [0x3140, 0x3900) read "
+            "by descriptor 7 (maxpool) without depending on it (write after read)");
 }
 
 // Pads of 65,535 on every side ran with 884x the cycles.
