@@ -50,22 +50,22 @@ uint64_t Lowerer::band_input_bytes(const Node& n, uint32_t r0, uint32_t rows, ui
 bool Lowerer::band_fits(const Node& n, uint32_t rows, uint32_t cb) const {
   const TensorShape& out = g_.tensors[n.outputs[0]].shape;
   const uint32_t out_c = uint32_t(out.c), out_h = uint32_t(out.h);
-  if (layout_.tensor_spilled[n.outputs[0]] && uint64_t(cb) * rows * uint64_t(out.w) > out_bands_.slot_bytes) {
-    return false;
-  }
+  const uint64_t out_band = uint64_t(cb) * rows * uint64_t(out.w);
+  if (layout_.tensor_spilled[n.outputs[0]] && out_band > out_bands_.slot_bytes) return false;
   // A spilled second MatMul operand is filled per channel block: the part those outputs read.
   const bool b_spilled = n.op == OpType::kMatMul && layout_.tensor_spilled[n.inputs[1]];
   for (uint32_t c0 = 0; b_spilled && c0 < out_c; c0 += cb) {
     uint32_t i0, i1, y0, y1;
     matmul_b_range(n, c0, std::min(out_c, c0 + cb), &i0, &i1, &y0, &y1);
-    if (uint64_t(i1 - i0) * (y1 - y0) * uint64_t(g_.tensors[n.inputs[1]].shape.w) > in_bands_.slot_bytes) {
-      return false;
-    }
+    const uint64_t b_w = uint64_t(g_.tensors[n.inputs[1]].shape.w);
+    const uint64_t b_band = uint64_t(i1 - i0) * (y1 - y0) * b_w;
+    if (b_band > in_bands_.slot_bytes) return false;
   }
   const bool in_spilled = std::any_of(n.inputs.begin(), n.inputs.end(),
                                       [&](int t) { return bool(layout_.tensor_spilled[t]); });
   for (uint32_t r0 = 0; in_spilled && r0 < out_h; r0 += rows) {
-    if (band_input_bytes(n, r0, std::min(rows, out_h - r0), 0, cb) > in_bands_.slot_bytes) return false;
+    const uint64_t in_band = band_input_bytes(n, r0, std::min(rows, out_h - r0), 0, cb);
+    if (in_band > in_bands_.slot_bytes) return false;
   }
   return true;
 }

@@ -3,8 +3,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <map>
+#include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "core/arch/dram_bandwidth.h"
 #include "core/arch/energy_presets.h"
@@ -25,7 +29,12 @@ struct Candidate {
 struct Cost {
   uint64_t cycles = 0;
   double energy = 0;  // pJ
-  double value = 0;   // the objective's
+};
+
+// One layer's candidates with their costs, auto's first, in the search's order.
+struct Searched {
+  int idx = 0;
+  std::vector<std::pair<Candidate, Cost>> costed;
 };
 
 std::string name(Mapping m) { return m == Mapping::kChannels ? "channels" : "positions"; }
@@ -58,6 +67,7 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
       e.logic_leak_per_mm2_cycle * logic_mm2;
   const std::string& objective = arch_.lowering.objective;
   const uint64_t port = arch_.l2.port_bytes_per_cycle, align = arch_.l2.alignment_bytes;
+  std::vector<Searched> searched;
 
   for (int idx : order) {
     const Node& n = g_.nodes[size_t(idx)];
@@ -156,9 +166,6 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
       k.cycles = banded ? compute + dram_cycles : std::max(compute, dram_cycles);
       k.energy = pj + double(dram) * (e.dram_per_byte + e.l2_write_per_byte) +
                  double(k.cycles) * leak_per_cycle;
-      k.value = objective == "energy" ? k.energy
-                : objective == "edp"  ? k.energy * double(k.cycles)
-                                      : double(k.cycles);
       return k;
     };
 
@@ -176,12 +183,9 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
         while (a.rows > 1 && !band_fits(n, a.rows, a.block)) a.rows = (a.rows + 1) / 2;
       }
     }
-    const Cost auto_cost = cost_of(a);
-    Candidate best = a, second;
-    Cost best_cost = auto_cost, second_cost;
-    bool have_second = false;
-    uint64_t worst = auto_cost.cycles;
-    uint32_t count = 1;
+    Searched node;
+    node.idx = idx;
+    node.costed.emplace_back(a, cost_of(a));
     std::vector<Mapping> mappings = {Mapping::kPositions};
     if (channels_mapping_applies(op0)) mappings.push_back(Mapping::kChannels);
     const std::vector<uint32_t> heights = band_heights(out_h);
@@ -200,36 +204,59 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
           const Candidate c{m, b, r};
           if (c.mapping == a.mapping && c.block == a.block && c.rows == a.rows) continue;
           if (banded && !band_fits(n, r, b)) continue;
-          const Cost k = cost_of(c);
-          ++count;
-          worst = std::max(worst, k.cycles);
-          if (k.value < best_cost.value) {
-            second = best, second_cost = best_cost, have_second = true;
-            best = c, best_cost = k;
-          } else if (!have_second || k.value < second_cost.value) {
-            second = c, second_cost = k, have_second = true;
-          }
+          node.costed.emplace_back(c, cost_of(c));
         }
       }
     }
-    node_mapping_[size_t(idx)] = best.mapping;
-    node_block_[size_t(idx)] = best.block;
-    node_rows_[size_t(idx)] = best.rows;
-    MappingRow row;
-    row.layer = uint32_t(idx);  // the node for now; run() turns it into the layer
-    row.mapping = name(best.mapping);
-    row.block = best.block;
-    row.rows = best.rows;
-    row.predicted_cycles = best_cost.cycles;
-    row.predicted_cost = best_cost.value;
-    if (have_second) {
-      row.alternative = describe(second);
-      row.alternative_cycles = second_cost.cycles;
-      row.alternative_cost = second_cost.value;
+    searched.push_back(std::move(node));
+  }
+
+  // The objective. EDP is the network's (sum of energies x sum of cycles): a layer's change moves
+  // it by about E x dC + C x dE, so each layer minimises its cycles x E + its energy x C, E and C
+  // the network's totals with auto's choices (the searched layers').
+  double e_total = 0, c_total = 0;
+  for (const Searched& s : searched) {
+    e_total += s.costed[0].second.energy;
+    c_total += double(s.costed[0].second.cycles);
+  }
+  auto value = [&](const Cost& k) {
+    return objective == "energy" ? k.energy
+           : objective == "edp"  ? double(k.cycles) * e_total + k.energy * c_total
+                                 : double(k.cycles);
+  };
+  for (const Searched& s : searched) {
+    // The first strictly cheapest wins (auto's is first), the runner-up likewise.
+    size_t best = 0, second = SIZE_MAX;
+    uint64_t worst = 0;
+    for (size_t k = 0; k < s.costed.size(); ++k) {
+      const double v = value(s.costed[k].second);
+      worst = std::max(worst, s.costed[k].second.cycles);
+      if (k == 0) continue;
+      if (v < value(s.costed[best].second)) {
+        second = best, best = k;
+      } else if (second == SIZE_MAX || v < value(s.costed[second].second)) {
+        second = k;
+      }
     }
-    row.auto_cycles = auto_cost.cycles;
-    row.auto_cost = auto_cost.value;
-    row.candidates = count;
+    const auto& [chosen, cost] = s.costed[best];
+    node_mapping_[size_t(s.idx)] = chosen.mapping;
+    node_block_[size_t(s.idx)] = chosen.block;
+    node_rows_[size_t(s.idx)] = chosen.rows;
+    MappingRow row;
+    row.layer = uint32_t(s.idx);  // the node for now; run() turns it into the layer
+    row.mapping = name(chosen.mapping);
+    row.block = chosen.block;
+    row.rows = chosen.rows;
+    row.predicted_cycles = cost.cycles;
+    row.predicted_cost = value(cost);
+    if (second != SIZE_MAX) {
+      row.alternative = describe(s.costed[second].first);
+      row.alternative_cycles = s.costed[second].second.cycles;
+      row.alternative_cost = value(s.costed[second].second);
+    }
+    row.auto_cycles = s.costed[0].second.cycles;
+    row.auto_cost = value(s.costed[0].second);
+    row.candidates = uint32_t(s.costed.size());
     row.worst_cycles = worst;
     out_.mapping.push_back(row);
   }
