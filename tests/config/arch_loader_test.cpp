@@ -185,6 +185,24 @@ TEST(ArchLoader, L1MustHoldFillBuffersKernelRegionAndAccumulators) {
                         "search, got 'rows'"}));
 }
 
+TEST(ArchLoader, MappingSearchObjectiveIsNamed) {
+  TempDir t;
+  const std::string f = t.write("a.yaml",
+                                "arch:\n"
+                                "  lowering:\n"
+                                "    mapping: search\n"
+                                "    objective: latency\n");  // line 4
+  EXPECT_EQ(errors_of([&] { load_arch(f); }),
+            (Errors{f + ":4: arch.lowering.objective: must be cycles, energy or edp, got "
+                        "'latency'"}));
+  const std::string ok = t.write("b.yaml",
+                                 "arch:\n"
+                                 "  lowering: {mapping: search, objective: edp}\n");
+  const ArchConfig a = load_arch(ok);
+  EXPECT_EQ(a.lowering.mapping, "search");
+  EXPECT_EQ(a.lowering.objective, "edp");
+}
+
 TEST(ArchLoader, L2GeometryChecks) {
   TempDir t;
   const std::string f = t.write("a.yaml",
