@@ -10,6 +10,9 @@
 #   NETWORK: a zoo name (tiny_cnn mobilenet_v1 mobilenet_v2 resnet50 googlenet inception_v3
 #            densenet121, the default being all of them)
 #   STRIDER (default build/strider)  the binary to run
+#   MAPPING (default: the run file's) arch.lowering.mapping; MAPPING=search compares each side at
+#            its own best mapping (planner/lower/mapper.h): "off" is then the best the search
+#            finds without shifted writes
 # Exit status 1 when a run fails or a functional check does not hold.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,6 +54,7 @@ status=0
 point() {  # point NET SHIFT FUNCTIONAL -> writes $out/NET.SHIFT.FUNCTIONAL/summary.json
   local dir="$out/$1.$2.$3" args
   args=$(run_args "$1") || return 1
+  if [[ -n "${MAPPING:-}" ]]; then args="$args --set arch.lowering.mapping=$MAPPING"; fi
   # shellcheck disable=SC2086
   if ! "$strider" run $args --set "arch.l1.shift_stride=$2" --set "sim.functional=$3" \
       --set sim.trace=false --out "$dir" > "$dir.log" 2>&1; then

@@ -5,6 +5,7 @@
 // them (tb/output_dir.h: a file there that strider did not write is never overwritten).
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 
 #include "core/arch/config_loader.h"
 #include "core/common/csv.h"
@@ -90,6 +91,10 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
         << " layers\n"
         << "  memory plan  " << memory_plan << "\n"
         << "  lowering     " << lowering << "\n";
+    if (r.config.arch.lowering.mapping == "search") {  // wall clock: stdout only, not the files
+      out << "  mapping      search over " << l.mapping.size() << " layers in " << std::fixed
+          << std::setprecision(3) << l.search_seconds << " s\n";
+    }
     if (r.models.size() > 1) {
       uint64_t arenas = 0, weights = 0;
       for (const ModelFigures& m : r.models) {

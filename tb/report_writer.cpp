@@ -229,6 +229,29 @@ void write_occupancy(const RunSummary& s, const std::string& path) {
   }
 }
 
+// mapping.csv (`lowering.mapping: search`, planner/lower/mapper.h): per searched layer the
+// choice, its predicted and simulated cycles, the best other candidate, auto's predicted cycles
+// and how far auto was (auto / chosen, predicted), the candidates costed and the worst of them.
+void write_mapping(const RunResult& r, const RunSummary& s, const std::string& path) {
+  std::ofstream f = open(path);
+  f << "layer,mapping,block,rows,predicted_cycles,simulated_cycles,objective,predicted_cost,"
+       "alternative,alternative_cycles,auto_cycles,auto_over_chosen,candidates,worst_cycles\n";
+  for (const MappingRow& m : r.lowered.mapping) {
+    csv::Writer w(f);
+    w << r.lowered.layers.at(m.layer).name << m.mapping << m.block << m.rows << m.predicted_cycles;
+    if (m.layer < s.layers.size()) {
+      w << s.layers[m.layer].cycles;
+    } else {
+      w.cell("");
+    }
+    w << r.config.arch.lowering.objective;
+    w.fixed(m.predicted_cost, 3) << m.alternative << m.alternative_cycles << m.auto_cycles;
+    w.fixed(m.predicted_cycles ? double(m.auto_cycles) / double(m.predicted_cycles) : 0.0, 4);
+    w << m.candidates << m.worst_cycles;
+    w.end_row();
+  }
+}
+
 }  // namespace
 
 void write_memory_plan(const Lowered& l, const std::string& path) {
@@ -259,6 +282,10 @@ void write_reports(const RunResult& r, const RunSummary& s, OutputDir& out,
   }
   write_memory_plan(r.lowered, out.temp("memory_plan.csv"));
   out.commit("memory_plan.csv");
+  if (!r.lowered.mapping.empty()) {
+    write_mapping(r, s, out.temp("mapping.csv"));
+    out.commit("mapping.csv");
+  }
   open(out.temp("effective_config.yaml")) << effective_yaml(r.config);
   out.commit("effective_config.yaml");
   if (r.config.sim.trace) {

@@ -86,8 +86,10 @@ struct VectorConfig {
 
 // Per-layer choices of the lowering that are properties of the machine being studied.
 struct LoweringConfig {
-  std::string mapping = "auto";    // auto | positions | channels (see core/timing/tile_work.h)
-  uint64_t weight_slot_bytes = 0;  // one weight-staging slot; 0: L2 size / 32
+  // auto | positions | channels (see core/timing/tile_work.h) | search (planner/lower/mapper.h)
+  std::string mapping = "auto";
+  std::string objective = "cycles";  // what `search` minimises: cycles | energy | edp
+  uint64_t weight_slot_bytes = 0;    // one weight-staging slot; 0: L2 size / 32
 };
 
 // Energy and area (core/arch/energy_presets.cpp has every preset number and its source). Every

@@ -123,6 +123,7 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
   {
     FieldReader s = r.section("lowering");
     s.read("mapping", a.lowering.mapping);
+    s.read("objective", a.lowering.objective);
     s.read("weight_slot_bytes", a.lowering.weight_slot_bytes);
     s.finish();
   }
@@ -297,8 +298,12 @@ void check_arch(const ArchConfig& a, const OriginMap& origins, const Origin& fal
   c.at_least("arch.vector.gelu_passes", a.vector.gelu_passes, 1);
   c.at_least("arch.neurons.accumulators", a.neurons.accumulators, 1);
   const std::string& m = a.lowering.mapping;
-  if (m != "auto" && m != "positions" && m != "channels") {
-    c.fail("arch.lowering.mapping", "must be auto, positions or channels, got '" + m + "'");
+  if (m != "auto" && m != "positions" && m != "channels" && m != "search") {
+    c.fail("arch.lowering.mapping", "must be auto, positions, channels or search, got '" + m + "'");
+  }
+  const std::string& obj = a.lowering.objective;
+  if (obj != "cycles" && obj != "energy" && obj != "edp") {
+    c.fail("arch.lowering.objective", "must be cycles, energy or edp, got '" + obj + "'");
   }
   // The kernel region double-buffers one fill's broadcast operand for every accumulator: the
   // weights of `accumulators` channels (positions mapping) or the inputs of `accumulators`

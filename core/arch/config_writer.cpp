@@ -101,6 +101,10 @@ void emit_arch_fields(YAML::Emitter& e, const ArchConfig& a) {
 
   e << YAML::Key << "lowering" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "mapping" << YAML::Value << a.lowering.mapping;
+  // Written only when it can matter or was changed: the seed's fingerprint stays as it was.
+  if (a.lowering.mapping == "search" || a.lowering.objective != "cycles") {
+    e << YAML::Key << "objective" << YAML::Value << a.lowering.objective;
+  }
   e << YAML::Key << "weight_slot_bytes" << YAML::Value << a.lowering.weight_slot_bytes;
   e << YAML::EndMap;
 

@@ -39,37 +39,47 @@ const char* to_string(BatchOrder o) {
 
 }  // namespace
 
+uint64_t Lowerer::band_input_bytes(const Node& n, uint32_t r0, uint32_t rows, uint32_t c0,
+                                   uint32_t cb) const {
+  uint32_t y0, y1, i0, i1;
+  input_rows(n, r0, r0 + rows, &y0, &y1);
+  input_channels(n, c0, c0 + cb, &i0, &i1);
+  return uint64_t(i1 - i0) * (y1 - y0) * uint64_t(g_.tensors[n.inputs[0]].shape.w);
+}
+
+bool Lowerer::band_fits(const Node& n, uint32_t rows, uint32_t cb) const {
+  const TensorShape& out = g_.tensors[n.outputs[0]].shape;
+  const uint32_t out_c = uint32_t(out.c), out_h = uint32_t(out.h);
+  const uint64_t out_band = uint64_t(cb) * rows * uint64_t(out.w);
+  if (layout_.tensor_spilled[n.outputs[0]] && out_band > out_bands_.slot_bytes) return false;
+  // A spilled second MatMul operand is filled per channel block: the part those outputs read.
+  const bool b_spilled = n.op == OpType::kMatMul && layout_.tensor_spilled[n.inputs[1]];
+  for (uint32_t c0 = 0; b_spilled && c0 < out_c; c0 += cb) {
+    uint32_t i0, i1, y0, y1;
+    matmul_b_range(n, c0, std::min(out_c, c0 + cb), &i0, &i1, &y0, &y1);
+    const uint64_t b_w = uint64_t(g_.tensors[n.inputs[1]].shape.w);
+    const uint64_t b_band = uint64_t(i1 - i0) * (y1 - y0) * b_w;
+    if (b_band > in_bands_.slot_bytes) return false;
+  }
+  const bool in_spilled = std::any_of(n.inputs.begin(), n.inputs.end(),
+                                      [&](int t) { return bool(layout_.tensor_spilled[t]); });
+  for (uint32_t r0 = 0; in_spilled && r0 < out_h; r0 += rows) {
+    const uint64_t in_band = band_input_bytes(n, r0, std::min(rows, out_h - r0), 0, cb);
+    if (in_band > in_bands_.slot_bytes) return false;
+  }
+  return true;
+}
+
 void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
   const OpDesc base0 = base_op(n);  // image 0: shapes and the tile plan are the same for each
   const int out_t = n.outputs[0];
   const bool out_spilled = layout_.tensor_spilled[out_t];
-  const uint32_t out_c = base0.output.c, out_h = base0.output.h, out_w = base0.output.w;
-  // Bytes one input band of output rows [r0, r0 + rows) x channels [c0, c0 + cb) needs.
+  const uint32_t out_c = base0.output.c, out_h = base0.output.h;
   auto in_bytes = [&](uint32_t r0, uint32_t rows, uint32_t c0, uint32_t cb) {
-    uint32_t y0, y1, i0, i1;
-    input_rows(n, r0, r0 + rows, &y0, &y1);
-    input_channels(n, c0, c0 + cb, &i0, &i1);
-    return uint64_t(i1 - i0) * (y1 - y0) * base0.input.w;
+    return band_input_bytes(n, r0, rows, c0, cb);
   };
-  const bool in_spilled = std::any_of(n.inputs.begin(), n.inputs.end(),
-                                      [&](int t) { return bool(layout_.tensor_spilled[t]); });
-  // A spilled second MatMul operand is filled per channel block: the part those outputs read.
   const bool b_spilled = n.op == OpType::kMatMul && layout_.tensor_spilled[n.inputs[1]];
-  auto b_bytes = [&](uint32_t c0, uint32_t cb) {
-    uint32_t i0, i1, y0, y1;
-    matmul_b_range(n, c0, std::min(out_c, c0 + cb), &i0, &i1, &y0, &y1);
-    return uint64_t(i1 - i0) * (y1 - y0) * base0.input2.w;
-  };
-  auto fits = [&](uint32_t rows, uint32_t cb) {
-    if (out_spilled && uint64_t(cb) * rows * out_w > out_bands_.slot_bytes) return false;
-    for (uint32_t c0 = 0; b_spilled && c0 < out_c; c0 += cb) {
-      if (b_bytes(c0, cb) > in_bands_.slot_bytes) return false;
-    }
-    for (uint32_t r0 = 0; in_spilled && r0 < out_h; r0 += rows) {
-      if (in_bytes(r0, std::min(rows, out_h - r0), 0, cb) > in_bands_.slot_bytes) return false;
-    }
-    return true;
-  };
+  auto fits = [&](uint32_t rows, uint32_t cb) { return band_fits(n, rows, cb); };
   uint32_t cb = n.weights >= 0 ? weight_block(n) : out_c;
   while (cb > 1 && !fits(1, cb)) cb = (cb + 1) / 2;
   if (!fits(1, cb) && n.op == OpType::kConv && n.groups == 1 && !psums_.last_user.empty() &&
@@ -90,7 +100,7 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
                              " bytes of input, more than the row-band buffer of " +
                              std::to_string(in_bands_.slot_bytes) + " bytes");
   }
-  uint32_t rows = band_rows(base0);
+  uint32_t rows = band_rows(n, base0);
   while (rows > 1 && !fits(rows, cb)) rows = (rows + 1) / 2;
 
   // The two orders' DRAM bytes (see the header).

@@ -49,7 +49,9 @@ uint64_t Lowerer::weights_per_channel(const Node& n) const {
 // partial unit, which leaves accumulators or neurons idle (`auto` weighs it). Larger slots would
 // only save tiles but take L2 from the activations.
 uint32_t Lowerer::weight_block(const Node& n) const {
-  return weight_block(n, node_mapping_[&n - g_.nodes.data()]);
+  const size_t i = &n - g_.nodes.data();
+  if (i < node_block_.size() && node_block_[i] != 0) return node_block_[i];
+  return weight_block(n, node_mapping_[i]);
 }
 
 uint32_t Lowerer::weight_block(const Node& n, Mapping m) const {
@@ -277,6 +279,11 @@ uint32_t Lowerer::band_rows(const OpDesc& op) const {
   return std::max<uint32_t>(1, arch_.neurons.count / op.output.w);
 }
 
+uint32_t Lowerer::band_rows(const Node& n, const OpDesc& op) const {
+  const size_t i = &n - g_.nodes.data();
+  return i < node_rows_.size() && node_rows_[i] != 0 ? node_rows_[i] : band_rows(op);
+}
+
 void Lowerer::lower_compute(const Node& n, uint32_t layer) {
   layer_first_desc_ = static_cast<uint32_t>(out_.list.descriptors.size());
   place_weights(n);
@@ -303,7 +310,7 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
   const OpDesc& base = image_base[0];
   if (images > 1 && n.weights >= 0) out_.layers[layer].batch_order = "images_inside";
   const uint32_t out_c = base.output.c, block = weight_block(n);
-  const uint32_t out_h = base.output.h, rows = band_rows(base);
+  const uint32_t out_h = base.output.h, rows = band_rows(n, base);
   uint32_t last = 0;
   for (uint32_t r0 = 0; r0 < out_h; r0 += rows)
   for (uint32_t c0 = 0; c0 < out_c; c0 += block) {

@@ -83,6 +83,14 @@ class Lowerer {
   void stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t c1, Descriptor& d,
                      uint32_t i0 = 0, uint32_t i1 = 0);
   uint32_t band_rows(const OpDesc& op) const;
+  uint32_t band_rows(const Node& n, const OpDesc& op) const;  // the search's choice, else the above
+  // banded_lowering.cpp: bytes of the input band output rows [r0, r0 + rows) x channels
+  // [c0, c0 + cb) read; whether bands of `rows` x `cb` fit the band buffers.
+  uint64_t band_input_bytes(const Node& n, uint32_t r0, uint32_t rows, uint32_t c0,
+                            uint32_t cb) const;
+  bool band_fits(const Node& n, uint32_t rows, uint32_t cb) const;
+  // mapper.cpp: `lowering.mapping: search`, after the memory plan.
+  void search_mappings(const std::vector<int>& order);
   void lower_compute(const Node& n, uint32_t layer);
   void lower_resident(const Node& n, uint32_t layer, uint32_t images);
   uint32_t emit_tile(Descriptor d, uint32_t layer);
@@ -134,6 +142,7 @@ class Lowerer {
   SlotRing psums_;  // int32 partial sums of input-channel blocks (only when L2 forces them)
   std::vector<SlotRing> node_staging_;        // per node: its weight slots (a scratch buffer)
   std::vector<Mapping> node_mapping_;         // per node: how its tiles use the neuron array
+  std::vector<uint32_t> node_block_, node_rows_;  // per node: the search's choice; 0: default
   std::vector<std::vector<uint32_t>> step_fence_;  // per step: retire these before its memory is reused
   int64_t current_step_ = 0;
   uint64_t w_dram_ = 0, b_dram_ = 0;  // current node's weights and biases in DRAM

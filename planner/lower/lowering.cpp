@@ -231,6 +231,7 @@ Lowered Lowerer::run() {
       opt_.order.empty() ? schedule_nodes(g_, opt_.schedule) : opt_.order;
   choose_mappings();  // before the memory plan: the mapping sets the weight-staging slot sizes
   plan_memory(order);
+  if (arch_.lowering.mapping == "search") search_mappings(order);  // mapper.h
   node_copies_.resize(g_.nodes.size());
   for (size_t k = 0; k < layout_.copies.size(); ++k) node_copies_.at(layout_.copies[k].node).push_back(k);
 
@@ -259,6 +260,11 @@ Lowered Lowerer::run() {
     std::vector<uint32_t> fence;
     after_ops(&fence);
     step_fence_.push_back(std::move(fence));
+  }
+  // The search's rows name nodes; each compute node has one layer.
+  for (MappingRow& row : out_.mapping) {
+    const auto it = std::find(out_.layer_node.begin(), out_.layer_node.end(), int(row.layer));
+    row.layer = uint32_t(it - out_.layer_node.begin());
   }
   out_.list.arch_fingerprint = arch_.fingerprint();
   // The tensor table lists the activations the list uses: a tensor no node reads or writes any
@@ -315,6 +321,7 @@ Lowered lower(const Graph& g, const ArchConfig& arch, const LowerOptions& opt) {
   }
   const double seconds = two.planner_seconds + more.planner_seconds;
   Lowered& best = dram_bytes(more) < dram_bytes(two) ? more : two;
+  best.search_seconds = two.search_seconds + more.search_seconds;
   best.planner_seconds = seconds;
   return std::move(best);
 }

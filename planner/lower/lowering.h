@@ -68,6 +68,25 @@ struct LayerReport {
   std::string batch_order;
 };
 
+// One row of mapping.csv (`lowering.mapping: search`, planner/lower/mapper.h): a layer's chosen
+// mapping and its parameters, the predicted cost of it, of the best other candidate and of what
+// `auto` would have taken, and how many candidates the search costed.
+struct MappingRow {
+  uint32_t layer = 0;           // index into Lowered::layers
+  std::string mapping;          // positions | channels
+  uint32_t block = 0;           // output channels per tile
+  uint32_t rows = 0;            // output rows per band
+  uint64_t predicted_cycles = 0;
+  double predicted_cost = 0;    // the objective's value (cycles, pJ, or pJ x cycles)
+  std::string alternative;      // the best other candidate: mapping/block/rows; empty: none
+  uint64_t alternative_cycles = 0;
+  double alternative_cost = 0;
+  uint64_t auto_cycles = 0;     // auto's choice, costed the same way
+  double auto_cost = 0;
+  uint32_t candidates = 0;
+  uint64_t worst_cycles = 0;    // the most expensive legal candidate (the spread)
+};
+
 // One row of memory_plan.csv.
 struct PlannedBuffer {
   std::string tensor;
@@ -107,6 +126,8 @@ struct Lowered {
   uint64_t weights_stored_bytes = 0; // stored in DRAM after de-duplication
   bool proven_optimal = false;
   double planner_seconds = 0;
+  std::vector<MappingRow> mapping;   // `lowering.mapping: search`: one row per searched layer
+  double search_seconds = 0;         // the mapping search's share of planner_seconds
 };
 
 // Throws std::runtime_error naming the node, tensor and sizes when the graph cannot be lowered

@@ -181,7 +181,26 @@ TEST(ArchLoader, L1MustHoldFillBuffersKernelRegionAndAccumulators) {
                     f + ":3: arch.l1.size_bytes: must hold the line buffer's two fill buffers "
                         "(2 x 64 x 32 B), the kernel region (256 B) and the accumulators (64 x 16 "
                         "x 4 B): 8448 B, got 8192",
-                    f + ":7: arch.lowering.mapping: must be auto, positions or channels, got 'rows'"}));
+                    f + ":7: arch.lowering.mapping: must be auto, positions, channels or "
+                        "search, got 'rows'"}));
+}
+
+TEST(ArchLoader, MappingSearchObjectiveIsNamed) {
+  TempDir t;
+  const std::string f = t.write("a.yaml",
+                                "arch:\n"
+                                "  lowering:\n"
+                                "    mapping: search\n"
+                                "    objective: latency\n");  // line 4
+  EXPECT_EQ(errors_of([&] { load_arch(f); }),
+            (Errors{f + ":4: arch.lowering.objective: must be cycles, energy or edp, got "
+                        "'latency'"}));
+  const std::string ok = t.write("b.yaml",
+                                 "arch:\n"
+                                 "  lowering: {mapping: search, objective: edp}\n");
+  const ArchConfig a = load_arch(ok);
+  EXPECT_EQ(a.lowering.mapping, "search");
+  EXPECT_EQ(a.lowering.objective, "edp");
 }
 
 TEST(ArchLoader, L2GeometryChecks) {

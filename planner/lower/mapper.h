@@ -1,0 +1,42 @@
+// Mapper (`lowering.mapping: search`, after Timeloop's): per compute layer, after the memory plan
+// (so the real row bands, spills and weight-staging slots are known), the legal mappings the
+// hardware runs are enumerated and each is costed; the cheapest by `lowering.objective` is lowered.
+//
+// The space of one layer (Lowerer::search_mappings, mapper.cpp):
+//   mapping   positions, and channels where it applies (channels_mapping_applies);
+//   block     output channels per tile: every multiple of the mapping's unit (accumulators for
+//             positions, neurons for channels) up to what the layer's staging slot holds, the
+//             slot's capacity itself and the whole layer when it fits;
+//   rows      output rows per band: every distinct band count (rows = ceil(H / bands)), for a
+//             layer with a tensor in DRAM only those whose bands fit the band buffers.
+// `auto`'s choice, cut as the lowering would cut it, is costed first; a candidate replaces the
+// best so far only when strictly cheaper and more than kMinGain (1 %) cheaper than auto's, so the
+// search never predicts worse than `auto`, leaves it only where the model is sure, and the order
+// is fixed (mapping, block ascending, rows descending): same inputs, same choice.
+//
+// Cost of a candidate (exact and closed form, no simulation): per tile
+// max(fill pipeline, L2 load-port bytes / port width, store-port bytes / port width) from
+// compute_tile_work (the same closed form the units time themselves with), summed over the tiles;
+// the layer's DRAM bytes (weights staged once per band, for a banded layer per band and image
+// with images outside, plus its band fills and spills) at the DRAM's peak bandwidth; the layer's
+// predicted cycles are the larger of the two for a layer resident in L2 (its weights prefetch under
+// the layer before) and their sum for a banded one (measured: its tiles wait for their fills and
+// its spills take the L2 ports, resnet50's layer1 ran at about tiles + DRAM time). Energy: the
+// tiles' action counts and the DRAM bytes at the arch's per-action energies
+// (core/arch/energy_presets.h) plus leakage over the predicted cycles. Tiles of equal shape (rows,
+// channels, distance from the padded edges) are costed once. Objectives: `cycles`, `energy` (pJ),
+// `edp` (the network's energy x cycles: each layer minimises its cycles x E + its energy x C, E and
+// C the searched layers' totals under auto, the first-order change of the product).
+//
+// Budget: at most kMaxTileCosts distinct tiles are costed per layer (a count, not a clock, so the
+// result does not depend on the machine); candidates past it are skipped in the fixed order.
+#pragma once
+
+#include <cstdint>
+
+namespace strider {
+
+constexpr uint64_t kMaxTileCosts = 20000;  // distinct tile shapes costed per layer
+constexpr double kMinGain = 0.01;          // predicted gain needed to leave auto's choice
+
+}  // namespace strider

@@ -1,0 +1,6 @@
+# The mapping search (planner/lower/mapper.h) against auto on every run file of configs/runs.
+add_test(NAME mapper_search_vs_auto
+         COMMAND ${CMAKE_SOURCE_DIR}/tests/mapper/search_vs_auto.sh $<TARGET_FILE:strider>
+                 ${CMAKE_SOURCE_DIR}
+         WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+set_tests_properties(mapper_search_vs_auto PROPERTIES LABELS mapper TIMEOUT 900)

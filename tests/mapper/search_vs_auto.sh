@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The mapping search is never worse than auto: every run file of configs/runs is simulated with
+# arch.lowering.mapping auto and search (timing only, no trace), and the search's simulated
+# cycles must not exceed auto's; a search run writes mapping.csv with one row per searched layer
+# and its simulated cycles. Then resnet50's search runs a second time and its mapping.csv,
+# layers.csv and summary.json cycles must be byte-identical (deterministic search).
+# usage: search_vs_auto.sh STRIDER REPO_ROOT
+set -euo pipefail
+strider=$1
+root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cycles() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cycles"])' "$1"; }
+fail=0
+for run in "$root"/configs/runs/*.yaml; do
+  net=$(basename "$run" .yaml)
+  for m in auto search; do
+    "$strider" run "$run" --set "output_dir=$tmp/$net.$m" --set arch.lowering.mapping=$m \
+      --set sim.trace=false --set sim.functional=false >"$tmp/$net.$m.txt" 2>&1 ||
+      { echo "$net ($m) failed:"; cat "$tmp/$net.$m.txt"; exit 1; }
+  done
+  a=$(cycles "$tmp/$net.auto/summary.json")
+  s=$(cycles "$tmp/$net.search/summary.json")
+  echo "$net: auto $a, search $s"
+  if (( s > a )); then
+    echo "FAIL $net: search $s cycles > auto $a"
+    fail=1
+  fi
+  if [[ ! -s "$tmp/$net.search/mapping.csv" || -e "$tmp/$net.auto/mapping.csv" ]]; then
+    echo "FAIL $net: mapping.csv must be written by search runs only"
+    fail=1
+  fi
+done
+head -1 "$tmp/resnet50.search/mapping.csv" | grep -qx \
+  'layer,mapping,block,rows,predicted_cycles,simulated_cycles,objective,predicted_cost,alternative,alternative_cycles,auto_cycles,auto_over_chosen,candidates,worst_cycles' ||
+  { echo "FAIL: mapping.csv header"; fail=1; }
+"$strider" run "$root/configs/runs/resnet50.yaml" --set "output_dir=$tmp/again" \
+  --set arch.lowering.mapping=search --set sim.trace=false >/dev/null 2>&1
+for f in mapping.csv layers.csv; do
+  cmp -s "$tmp/resnet50.search/$f" "$tmp/again/$f" || { echo "FAIL: $f differs between two searches"; fail=1; }
+done
+exit $fail
