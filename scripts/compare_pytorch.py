@@ -12,8 +12,13 @@ image loader does it) and written as .npy, so PyTorch and Strider read the same 
 PyTorch's float top-1 per evaluation image is printed beside Strider's figures, and Strider's
 float network is checked against PyTorch's on the calibration image Strider simulates.
 
+Calibration: the 15 photographs of skimage/data not held out (4 colour ones and 11 grey ones,
+replicated to three channels); --calibration 4 takes the 4 colour ones alone. Evaluation: 6
+other photographs, never used to choose anything. Defaults: method minmax, the graph output's
+threshold x 1.5 (quant.calibration.output_headroom; docs/planner.md has the measured steps).
+
     /usr/bin/python3 scripts/compare_pytorch.py resnet18
-    /usr/bin/python3 scripts/compare_pytorch.py mobilenet_v3_small --method percentile
+    /usr/bin/python3 scripts/compare_pytorch.py mobilenet_v3_small --method mse --headroom 1 --calibration 4
 """
 import argparse
 import json
@@ -30,6 +35,8 @@ from PIL import Image
 
 SKIMAGE = "/usr/lib/python3/dist-packages/skimage/data/"
 CALIBRATION = ["chelsea.png", "coffee.png", "rocket.jpg", "motorcycle_left.png"]
+GREY = ["camera.png", "coins.png", "moon.png", "page.png", "text.png", "brick.png", "grass.png",
+        "gravel.png", "cell.png", "clock_motion.png", "microaneurysms.png"]
 EVALUATION = ["astronaut.png", "motorcycle_right.png", "hubble_deep_field.jpg", "retina.jpg",
               "ihc.png", "color.png"]
 MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
@@ -58,7 +65,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("model")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--method", default="mse")
+    ap.add_argument("--method", default="minmax")
+    ap.add_argument("--headroom", default="1.5", help="quant.calibration.output_headroom")
+    ap.add_argument("--calibration", type=int, choices=(4, 15), default=15,
+                    help="calibration photographs: the 4 colour ones, or all 15")
     ap.add_argument("--strider", default=os.path.join(os.path.dirname(__file__), "..", "build", "strider"))
     args = ap.parse_args()
     if not os.path.isdir(SKIMAGE):
@@ -71,7 +81,8 @@ def main():
         torch.onnx.export(model, torch.zeros(1, 3, 224, 224), onnx_path, opset_version=13,
                           export_params=True)
         sets = {}
-        for name, files in (("calibration", CALIBRATION), ("evaluation", EVALUATION)):
+        calibration = CALIBRATION + (GREY if args.calibration == 15 else [])
+        for name, files in (("calibration", calibration), ("evaluation", EVALUATION)):
             os.makedirs(os.path.join(tmp, name))
             xs = []
             for i, f in enumerate(files):
@@ -86,6 +97,7 @@ def main():
                "--set", "sim.functional=true", "--set", "sim.trace=false",
                "--set", "quant.calibration.inputs=" + os.path.join(tmp, "calibration", "*.npy"),
                "--set", "quant.calibration.method=" + args.method,
+               "--set", "quant.calibration.output_headroom=" + args.headroom,
                "--set", "quant.evaluation.inputs=" + os.path.join(tmp, "evaluation", "*.npy"),
                "--dump-tensors", os.path.join(tmp, "dump")]
         run = subprocess.run(cmd, capture_output=True, text=True)

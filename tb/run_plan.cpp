@@ -44,6 +44,7 @@ Graph load_checked(const RunConfig& cfg, size_t k, QuantInfo* quant, std::ostrea
     CalibrationOptions co{net.seed, 1};
     co.method = qo.method;
     co.percentile = qo.percentile;
+    co.output_headroom = qo.output_headroom;
     if (g.inputs.empty() && files) throw std::runtime_error(net.path + ": quant: the network has no input to calibrate on");
     if (!qo.calibration.inputs.empty()) {
       co.inputs = load_input_set(qo.calibration, g.tensors[size_t(g.inputs[0])], qo.preprocess,

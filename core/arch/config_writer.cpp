@@ -196,6 +196,7 @@ std::string effective_yaml(const RunConfig& run) {
   e << YAML::Key << "count" << YAML::Value << q.calibration.count;
   e << YAML::Key << "method" << YAML::Value << q.method;
   e << YAML::Key << "percentile" << YAML::Value << config::format_number(q.percentile);
+  e << YAML::Key << "output_headroom" << YAML::Value << config::format_number(q.output_headroom);
   e << YAML::EndMap;
   e << YAML::Key << "evaluation" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "inputs" << YAML::Value << q.evaluation.inputs;

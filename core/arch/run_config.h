@@ -66,6 +66,9 @@ struct QuantOptions {
   // mse (clipping plus rounding error, at most 0.5 % clipped), minmax, percentile, entropy (KL).
   std::string method = "mse";
   double percentile = 99.99;  // method percentile: of |x|
+  // The graph outputs' threshold x this factor (>= 1): room for held-out inputs whose logits
+  // exceed every calibration image's (calibrator.h CalibrationOptions::output_headroom).
+  double output_headroom = 1.0;
   InputSet evaluation;
   Preprocess preprocess;
 };

@@ -184,7 +184,14 @@ void read_quant(FieldReader& top, const Origin& file, RunConfig& run, Diagnostic
     c.read("count", run.quant.calibration.count);
     c.read_choice("method", run.quant.method, {"mse", "minmax", "percentile", "entropy"});
     c.read("percentile", run.quant.percentile);
+    c.read("output_headroom", run.quant.output_headroom);
     c.finish();
+    if (!(run.quant.output_headroom >= 1 && std::isfinite(run.quant.output_headroom)) &&
+        !origins.invalid("quant.calibration.output_headroom")) {
+      diags.error(origins.locate("quant.calibration.output_headroom", file),
+                  "quant.calibration.output_headroom",
+                  "expected a finite factor >= 1, got " + format_number(run.quant.output_headroom));
+    }
     if (!(run.quant.percentile > 0 && run.quant.percentile <= 100) &&
         !origins.invalid("quant.calibration.percentile")) {
       diags.error(origins.locate("quant.calibration.percentile", file), "quant.calibration.percentile",

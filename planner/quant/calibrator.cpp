@@ -524,6 +524,8 @@ ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
     double& m = group_max[groups.find(int(t))];
     m = std::max(m, max_abs[t]);
   }
+  std::vector<char> holds_output(g->tensors.size(), 0);
+  for (int t : g->outputs) holds_output[size_t(groups.find(t))] = 1;
   for (size_t t = 0; t < g->tensors.size(); ++t) {
     Tensor& x = g->tensors[t];
     if (x.kind != TensorKind::kActivation) continue;
@@ -531,6 +533,7 @@ ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
     if (!samples[r].empty()) {
       group_max[r] = choose_threshold(std::move(samples[r]), group_max[r], opt,
                                       x.is_unsigned ? 255 : 127);
+      if (holds_output[size_t(r)]) group_max[r] *= opt.output_headroom;
       samples[r].clear();
     }
     const double fixed = groups.fixed(int(t)), m = group_max[r];
@@ -547,12 +550,11 @@ ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
     for (size_t i = 0; i < x.data.size(); ++i)
       x.data[i] = saturate8(round_away(x.float_data[i] / x.scale));
   }
-  g->calibration_method = opt.method;
-  if (opt.method == "percentile") {
-    std::ostringstream os;
-    os << "percentile " << opt.percentile;
-    g->calibration_method = os.str();
-  }
+  std::ostringstream method;
+  method << opt.method;
+  if (opt.method == "percentile") method << " " << opt.percentile;
+  if (opt.output_headroom != 1.0) method << ", output headroom " << opt.output_headroom;
+  g->calibration_method = method.str();
   return clip_bounds;
 }
 

@@ -34,7 +34,8 @@
 //    OpDesc::input_multiplier and requantises its result). A free group takes T / 127, T the
 //    clipping threshold the method chooses (CalibrationOptions::method; by default the one that
 //    minimises clipping plus rounding error on a sample of its members' values, with
-//    at most 0.5 % of them clipped, T = max |x| when no smaller threshold does better). In the
+//    at most 0.5 % of them clipped, T = max |x| when no smaller threshold does better), times
+//    CalibrationOptions::output_headroom for a group holding a graph output. In the
 //    group of a softmax input, values of -50 or below are additive masks (Swin's -100; exp(-50)
 //    = 2e-22): they are left out of max |x| and the sample and saturate to -128, so the logits
 //    keep their resolution.
@@ -93,6 +94,11 @@ struct CalibrationOptions {
 //   i whose first bins hold no value is no candidate).
   std::string method = "mse";
   double percentile = 99.99;
+  // A free group holding a graph output takes the method's threshold x output_headroom (>= 1):
+  // a classifier's largest logits are the values that decide its top-1, and a held-out image
+  // whose logits exceed every calibration image's would clip them to a tie at 127. Recorded in
+  // Graph::calibration_method ("minmax, output headroom 1.5") when not 1.
+  double output_headroom = 1.0;
 };
 
 // Real [min, max] bounds of each node's Clip / ReLU6 as imported (for FloatReference), which

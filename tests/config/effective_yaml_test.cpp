@@ -39,6 +39,7 @@ void expect_same_run(const RunConfig& a, const RunConfig& b) {
   EXPECT_EQ(a.quant.calibration.count, b.quant.calibration.count);
   EXPECT_EQ(a.quant.method, b.quant.method);
   EXPECT_EQ(a.quant.percentile, b.quant.percentile);
+  EXPECT_EQ(a.quant.output_headroom, b.quant.output_headroom);
   EXPECT_EQ(a.quant.evaluation.inputs, b.quant.evaluation.inputs);
   EXPECT_EQ(a.quant.preprocess.mean, b.quant.preprocess.mean);
   EXPECT_EQ(a.quant.preprocess.std, b.quant.preprocess.std);
@@ -188,6 +189,7 @@ TEST(EffectiveYamlText, ExactTextOfAMinimalRun) {
                 "    count: 0\n"
                 "    method: mse\n"
                 "    percentile: 99.99\n"
+                "    output_headroom: 1\n"
                 "  evaluation:\n"
                 "    inputs: \"\"\n"
                 "    count: 0\n"

@@ -222,6 +222,15 @@ TEST(QuantInputs, ConfigErrorsNameTheKey) {
                      out2, err2),
             0);
   EXPECT_NE(err2.str().find("/nonexistent/x.npy"), std::string::npos) << err2.str();
+  std::ostringstream out3, err3;
+  EXPECT_NE(dispatch({"run", kDefaultRun, "--out", dir.str(), "--set",
+                      "quant.calibration.output_headroom=0.5"},
+                     out3, err3),
+            0);
+  EXPECT_NE(err3.str().find("--set quant.calibration.output_headroom=0.5: expected a finite "
+                            "factor >= 1, got 0.5"),
+            std::string::npos)
+      << err3.str();
 }
 
 }  // namespace

@@ -152,6 +152,33 @@ TEST(Quant, CalibratedTinyCnnTracksTheFloatNetwork) {
   }
 }
 
+// Output headroom: tiny_cnn calibrated twice on the same images, minmax, headroom 1 and 1.5:
+// the graph output's scale is exactly 1.5 x (the same max |x| times 1.5, over 127), every other
+// tensor's is the same, and the method string records the headroom.
+TEST(Quant, OutputHeadroomWidensOnlyTheGraphOutput) {
+  Graph a = load_network(STRIDER_SOURCE_DIR "/configs/networks/tiny_cnn.yaml", 0, 0, 1);
+  fuse_activations(&a);
+  Graph b = a;
+  CalibrationOptions opt{7, 2};
+  opt.method = "minmax";
+  calibrate(&a, opt);
+  opt.output_headroom = 1.5;
+  calibrate(&b, opt);
+  EXPECT_EQ(a.calibration_method, "minmax");
+  EXPECT_EQ(b.calibration_method, "minmax, output headroom 1.5");
+  ASSERT_EQ(a.outputs.size(), 1u);
+  const int out = a.outputs[0];
+  for (size_t t = 0; t < a.tensors.size(); ++t) {
+    if (a.tensors[t].kind != TensorKind::kActivation) continue;
+    if (int(t) == out) {
+      // max / 127 and (max x 1.5) / 127: a ratio of 1.5 up to the divisions' rounding.
+      EXPECT_DOUBLE_EQ(b.tensors[t].scale / a.tensors[t].scale, 1.5) << a.tensors[t].name;
+    } else {
+      EXPECT_EQ(b.tensors[t].scale, a.tensors[t].scale) << a.tensors[t].name;
+    }
+  }
+}
+
 // Fidelity of a uint8 tensor (softmax probabilities): its bytes read unsigned, clipped above 255.
 TEST(Quant, FidelityOfUint8Values) {
   Fidelity f;
