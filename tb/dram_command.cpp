@@ -8,6 +8,9 @@
 // file; ADDRESS is a byte address (decimal or 0x hex); BYTES > 0. Example: `0 R 0x1000 64`.
 // --set takes the keys of arch.dram (page_policy=closed, scheduler=fcfs, queue_depth=8,
 // mapping=ChRaBaRoCo; the `arch.dram.` prefix is optional). Errors name the file and line.
+// `energy` gives the DRAM energy of the replay from the preset's currents (tb/energy_model.h's
+// DRAM rows: per command, per burst, and the standby residency of every rank from DRAM cycle 0 to
+// the last data beat), total_pj and pj_per_byte.
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -19,6 +22,7 @@
 #include "tb/cli_args.h"
 #include "tb/commands.h"
 #include "tb/dram_figures.h"
+#include "tb/energy_model.h"
 #include "tb/output_dir.h"
 
 namespace strider {
@@ -102,6 +106,26 @@ nlohmann::json replay_dram_trace(const DramConfig& cfg, const std::vector<TraceR
   j["page_policy"] = cfg.page_policy;
   j["scheduler"] = cfg.scheduler;
   j["mapping"] = cfg.spec.mapping;
+  ActionEnergy e;
+  dram_command_energy(cfg.spec, e);
+  if (e.dram_commands) {
+    // Residency from cycle 0: a trace's arrivals count from there.
+    sys.finish(end);
+    DramActivity a;
+    a.commands = t.commands;
+    a.active_cycles = sys.totals().active_cycles;
+    const uint64_t rank_cycles = uint64_t(cfg.spec.channels) * cfg.spec.ranks * end;
+    a.precharged_cycles = rank_cycles - std::min(rank_cycles, a.active_cycles);
+    nlohmann::ordered_json by_action;
+    double total = 0;
+    for (const ActionEnergyRow& r : dram_command_rows(e, a)) {
+      by_action[r.action] = {{"count", r.count}, {"pj_each", r.pj_each}, {"pj", r.pj}};
+      total += r.pj;
+    }
+    const double bytes = double(c.read_bytes + c.write_bytes);
+    j["energy"] = {{"total_pj", total}, {"pj_per_byte", bytes > 0 ? total / bytes : 0},
+                   {"by_action", by_action}};
+  }
   return j;
 }
 

@@ -1,5 +1,7 @@
 #include "tb/energy_model.h"
 
+#include <algorithm>
+
 namespace strider {
 
 ActionCounts& ActionCounts::operator+=(const ActionCounts& o) {
@@ -17,6 +19,9 @@ ActionCounts& ActionCounts::operator+=(const ActionCounts& o) {
   vector_exps += o.vector_exps;
   vector_reduces += o.vector_reduces;
   vector_divides += o.vector_divides;
+  dram_acts += o.dram_acts;
+  dram_rd_bursts += o.dram_rd_bursts;
+  dram_wr_bursts += o.dram_wr_bursts;
   return *this;
 }
 
@@ -55,6 +60,13 @@ ActionCounts descriptor_actions(const DescriptorRecord& d, const OpDesc& op,
   c.dram_bytes =
       d.dram_read_bytes + d.dram_write_bytes + (fetched ? arch.controller.descriptor_bytes : 0);
   c.descriptors = fetched ? 1 : 0;
+  if (arch.dram.model == "jedec") {
+    (d.dram_write_bytes > 0 ? c.dram_wr_bursts : c.dram_rd_bursts) += d.dram_bursts;
+    c.dram_acts = d.dram_bursts - std::min(d.dram_bursts, d.dram_row_hits);
+    const uint64_t burst = arch.dram.spec.burst_bytes();
+    if (fetched && burst > 0)
+      c.dram_rd_bursts += (arch.controller.descriptor_bytes + burst - 1) / burst;
+  }
   return c;
 }
 
@@ -68,13 +80,39 @@ std::vector<ActionEnergyRow> dynamic_energy(const ActionCounts& c, const ActionE
       {"kernel_write", "l1", c.kernel_write_bytes, e.kernel_write_per_byte, 0},
       {"l2_read", "l2", c.l2_read_bytes, e.l2_read_per_byte, 0},
       {"l2_write", "l2", c.l2_write_bytes, e.l2_write_per_byte, 0},
-      {"dram", "dram", c.dram_bytes, e.dram_per_byte, 0},
       {"descriptor", "controller", c.descriptors, e.descriptor, 0},
       {"vector_mac", "vector", c.vector_macs, e.vector_op, 0},
       {"vector_exp", "vector", c.vector_exps, e.vector_exp, 0},
       {"vector_reduce", "vector", c.vector_reduces, e.vector_reduce, 0},
       {"vector_divide", "vector", c.vector_divides, e.vector_divide, 0},
   };
+  const auto at = rows.begin() + 8;  // after l2_write, as in the table above
+  if (e.dram_commands) {
+    rows.insert(at, {{"dram_act", "dram", c.dram_acts, e.dram_act, 0},
+                     {"dram_pre", "dram", c.dram_acts, e.dram_pre, 0},
+                     {"dram_rd", "dram", c.dram_rd_bursts, e.dram_rd, 0},
+                     {"dram_wr", "dram", c.dram_wr_bursts, e.dram_wr, 0},
+                     {"dram_rd_io", "dram", c.dram_rd_bursts, e.dram_rd_io, 0},
+                     {"dram_wr_odt", "dram", c.dram_wr_bursts, e.dram_wr_odt, 0}});
+  } else {
+    rows.insert(at, {"dram", "dram", c.dram_bytes, e.dram_per_byte, 0});
+  }
+  for (ActionEnergyRow& r : rows) r.pj = double(r.count) * r.pj_each;
+  return rows;
+}
+
+std::vector<ActionEnergyRow> dram_command_rows(const ActionEnergy& e, const DramActivity& d) {
+  const auto cmd = [&](DramCmd k) { return d.commands[static_cast<int>(k)]; };
+  std::vector<ActionEnergyRow> rows = {
+      {"dram_act", "dram", cmd(DramCmd::kAct), e.dram_act, 0},
+      {"dram_pre", "dram", cmd(DramCmd::kPre) + cmd(DramCmd::kPrea), e.dram_pre, 0},
+      {"dram_rd", "dram", cmd(DramCmd::kRd), e.dram_rd, 0},
+      {"dram_wr", "dram", cmd(DramCmd::kWr), e.dram_wr, 0},
+      {"dram_rd_io", "dram", cmd(DramCmd::kRd), e.dram_rd_io, 0},
+      {"dram_wr_odt", "dram", cmd(DramCmd::kWr), e.dram_wr_odt, 0},
+      {"dram_ref", "dram", cmd(DramCmd::kRef), e.dram_ref, 0},
+      {"dram_act_standby", "dram", d.active_cycles, e.dram_act_standby, 0},
+      {"dram_pre_standby", "dram", d.precharged_cycles, e.dram_pre_standby, 0}};
   for (ActionEnergyRow& r : rows) r.pj = double(r.count) * r.pj_each;
   return rows;
 }
@@ -86,10 +124,23 @@ double total_pj(const std::vector<ActionEnergyRow>& rows) {
 }
 
 EnergyReport energy_report(const ActionCounts& c, uint64_t cycles, const UnitBusy& busy,
-                           const ArchConfig& arch) {
+                           const DramActivity& dram, const ArchConfig& arch) {
   const ActionEnergy e = action_energy(arch);
   EnergyReport rep;
   rep.rows = dynamic_energy(c, e);
+  const bool commands = e.dram_commands && dram.measured;
+  std::vector<ActionEnergyRow> dram_rows;
+  if (commands) {
+    // The run's DRAM rows count the DRAM's own commands; what the layers were charged differs by
+    // dram_unattributed_pj.
+    dram_rows = dram_command_rows(e, dram);
+    size_t k = 0;
+    for (ActionEnergyRow& r : rep.rows) {
+      if (r.unit != "dram") continue;
+      rep.dram_unattributed_pj += dram_rows[k].pj - r.pj;
+      r = dram_rows[k++];
+    }
+  }
   rep.dynamic_pj = total_pj(rep.rows);
   // Clock: flops x clocked cycles (a DMA channel's flops x channel-cycles).
   for (const auto& [unit, flops] : unit_flops(arch)) {
@@ -117,7 +168,11 @@ EnergyReport energy_report(const ActionCounts& c, uint64_t cycles, const UnitBus
   };
   leak("l2_leakage", "l2", arch.l2.size_bytes);
   leak("l1_leakage", "l1", arch.l1.size_bytes);
-  rep.total_pj = rep.dynamic_pj + rep.clock_pj + rep.leakage_pj;
+  for (size_t k = kDramCommandRows; k < dram_rows.size(); ++k) {
+    rep.dram_background_pj += dram_rows[k].pj;
+    rep.rows.push_back(dram_rows[k]);
+  }
+  rep.total_pj = rep.dynamic_pj + rep.clock_pj + rep.leakage_pj + rep.dram_background_pj;
   for (const ActionEnergyRow& r : rep.rows) rep.by_unit[r.unit] += r.pj;
   const double seconds = double(cycles) / (arch.clock.frequency_mhz * 1e6);
   const double joules = rep.total_pj * 1e-12;

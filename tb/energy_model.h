@@ -21,6 +21,21 @@
 //   l2_read        bytes read from L2 (load port, DMA reads)                               [l2]
 //   l2_write       bytes written to L2 (store port, DMA writes)                            [l2]
 //   dram           bytes read or written in DRAM, incl. the descriptor-list fetch        [dram]
+//                  (dram.model simple, or arch.energy.dram_pj_per_byte set); with the JEDEC
+//                  model and a preset with IDD currents, DRAMPower's terms instead:
+//   dram_act, dram_pre         ACT / PRE commands (PREA counted as one PRE)           [dram]
+//   dram_rd, dram_wr           RD / WR bursts (the array and its periphery)           [dram]
+//   dram_rd_io, dram_wr_odt    the bursts' pins: read I/O, write termination          [dram]
+//                  A layer is charged its own bursts (the move descriptors' dram_bursts, RD or
+//                  WR by direction; each fetched descriptor descriptor_bytes / burst bytes RD
+//                  bursts) and an ACT and a PRE per burst that missed its row (bursts - row
+//                  hits); the run's rows count the DRAM's own commands, and the difference (the
+//                  descriptor fetches' ACTs, PREs beyond one per ACT, open rows at the end) is
+//                  dram_unattributed_pj.
+// DRAM background (time-proportional, JEDEC with currents):
+//   dram_ref       REF commands, (IDD5 - IDD3N) x tRFC each                          [dram]
+//   dram_act_standby  rank-cycles with a bank open, dram.rank_active_cycles           [dram]
+//   dram_pre_standby  rank-cycles all banks precharged, dram.rank_precharged_cycles   [dram]
 //   descriptor     descriptors fetched and decoded                                 [controller]
 //   vector_mac     vector multiply-adds                                                [vector]
 //   vector_exp     vector exp / erf evaluations (LUT read + multiply-add)              [vector]
@@ -46,6 +61,7 @@
 // run), so the layers sum to dynamic_pj.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -63,6 +79,7 @@ struct ActionCounts {
            kernel_read_bytes = 0, kernel_write_bytes = 0, l2_read_bytes = 0, l2_write_bytes = 0,
            dram_bytes = 0, descriptors = 0, vector_macs = 0, vector_exps = 0, vector_reduces = 0,
            vector_divides = 0;
+  uint64_t dram_acts = 0, dram_rd_bursts = 0, dram_wr_bursts = 0;  // JEDEC: attributed
   ActionCounts& operator+=(const ActionCounts& o);
 };
 
@@ -87,11 +104,21 @@ double total_pj(const std::vector<ActionEnergyRow>& rows);
 // dma.busy_cycles), keyed by unit name; units not in it count as busy every cycle.
 using UnitBusy = std::map<std::string, uint64_t>;
 
+// What the JEDEC DRAM did (its dram.cmd_* and dram.rank_*_cycles stats); measured false for the
+// simple model.
+struct DramActivity {
+  bool measured = false;
+  std::array<uint64_t, kDramCmdCount> commands{};
+  uint64_t active_cycles = 0, precharged_cycles = 0;
+};
+
 struct EnergyReport {
   std::vector<ActionEnergyRow> rows;      // dynamic actions, clock and logic_leakage by unit,
                                           // then l2_leakage and l1_leakage
   std::map<std::string, double> by_unit;  // pJ
   double dynamic_pj = 0, clock_pj = 0, leakage_pj = 0, total_pj = 0;
+  double dram_background_pj = 0;    // refresh and standby (total = dynamic + clock + leakage + it)
+  double dram_unattributed_pj = 0;  // run's DRAM command energy no layer is charged (see above)
   double dram_pj = 0, onchip_pj = 0;  // unit dram; everything else (total = their sum)
   double power_mw = 0;  // total (on-chip + DRAM) energy over the run's time at the clock
   double power_onchip_mw = 0, power_dram_mw = 0;  // the same split (sum to power_mw)
@@ -102,7 +129,12 @@ struct EnergyReport {
   double area_total_mm2 = 0;
 };
 
+// DRAMPower's terms for what the DRAM did: the kDramCommandRows command rows (dram_act ..
+// dram_wr_odt, as dynamic_energy names them), then dram_ref, dram_act_standby, dram_pre_standby.
+constexpr size_t kDramCommandRows = 6;
+std::vector<ActionEnergyRow> dram_command_rows(const ActionEnergy& e, const DramActivity& d);
+
 EnergyReport energy_report(const ActionCounts& c, uint64_t cycles, const UnitBusy& busy,
-                           const ArchConfig& arch);
+                           const DramActivity& dram, const ArchConfig& arch);
 
 }  // namespace strider

@@ -127,13 +127,25 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
     by_action[a.action] = {{"count", a.count}, {"pj_each", a.pj_each}, {"pj", a.pj}};
   }
   for (const auto& [unit, mm2] : e.area_mm2) area[unit] = mm2;
+  nlohmann::ordered_json breakdown;
+  for (int l = 0; l < kLevels; ++l) {
+    for (int k = 0; k < kSpaces; ++k) {
+      const BreakdownCell& c = s.breakdown.cell[l][k];
+      if (c.reads == 0 && c.writes == 0 && c.bytes == 0 && c.pj == 0) continue;
+      breakdown[level_name(l)][space_name(k)] = {
+          {"reads", c.reads}, {"writes", c.writes}, {"bytes", c.bytes}, {"pj", c.pj}};
+    }
+  }
   area["total"] = e.area_total_mm2;
   j["energy"] = {{"tech", arch.energy.tech},         {"dram_type", arch.energy.dram_type},
                  {"total_pj", e.total_pj},           {"dynamic_pj", e.dynamic_pj},
                  {"clock_pj", e.clock_pj},           {"leakage_pj", e.leakage_pj},
+                 {"dram_background_pj", e.dram_background_pj},
+                 {"dram_unattributed_pj", e.dram_unattributed_pj},
                  {"onchip_pj", e.onchip_pj},         {"dram_pj", e.dram_pj},
                  {"by_unit", by_unit},
-                 {"by_action", by_action}};
+                 {"by_action", by_action},
+                 {"breakdown", breakdown}};
   j["power_mw"] = e.power_mw;  // on-chip + DRAM
   j["power_onchip_mw"] = e.power_onchip_mw;
   j["power_dram_mw"] = e.power_dram_mw;
@@ -212,6 +224,29 @@ void write_descriptors(const RunResult& r, const std::string& path) {
 
 // A row per cycle at which either occupancy changes, with both values in force from then on.
 constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+// energy_breakdown.csv: per layer, each storage level x data space with any access or energy
+// (tb/energy_breakdown.h); the DRAM background cell is the run's, under layer "(run)".
+void write_energy_breakdown(const RunSummary& s, const std::string& path) {
+  std::ofstream f = open(path);
+  f << "layer,level,data_space,reads,writes,bytes,energy_pj\n";
+  const auto rows = [&](const std::string& name, const EnergyBreakdown& b) {
+    for (int l = 0; l < kLevels; ++l) {
+      for (int k = 0; k < kSpaces; ++k) {
+        const BreakdownCell& c = b.cell[l][k];
+        if (c.reads == 0 && c.writes == 0 && c.bytes == 0 && c.pj == 0) continue;
+        csv::Writer w(f);
+        w << name << level_name(l) << space_name(k) << c.reads << c.writes << c.bytes;
+        w.fixed(c.pj, 3);
+        w.end_row();
+      }
+    }
+  };
+  for (const LayerRow& l : s.layers) rows(l.name, l.breakdown);
+  EnergyBreakdown run;
+  run.cell[kLvDram][kSpBackground] = s.breakdown.cell[kLvDram][kSpBackground];
+  rows("(run)", run);
+}
+
 void write_occupancy(const RunSummary& s, const std::string& path) {
   std::ofstream f = open(path);
   f << "cycle,l2_bytes,line_buffer_bytes\n";
@@ -274,6 +309,8 @@ void write_reports(const RunResult& r, const RunSummary& s, OutputDir& out,
   }
   write_layers(s, r.layer_fidelity, *held_out, out.temp("layers.csv"));
   out.commit("layers.csv");
+  write_energy_breakdown(s, out.temp("energy_breakdown.csv"));
+  out.commit("energy_breakdown.csv");
   if (r.config.sim.detail == "full") {
     write_descriptors(r, out.temp("descriptors.csv"));
     out.commit("descriptors.csv");
@@ -326,7 +363,8 @@ void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
       << arch.energy.tech << ", " << arch.energy.dram_type << "), " << e.power_mw << " mW, "
       << e.tops_per_watt << " TOPS/W, " << e.area_total_mm2 << " mm2\n";
   out << "  energy split     dynamic " << e.dynamic_pj * 1e-6 << ", clock " << e.clock_pj * 1e-6
-      << ", leakage " << e.leakage_pj * 1e-6 << " uJ; on-chip " << e.power_onchip_mw
+      << ", leakage " << e.leakage_pj * 1e-6 << ", DRAM background " << e.dram_background_pj * 1e-6
+      << " uJ; on-chip " << e.power_onchip_mw
       << " mW, DRAM " << e.power_dram_mw << " mW\n";
   if (r.config.sim.functional) {
     out << "  functional check " << r.checked_tensors << " layers checked against the reference, "

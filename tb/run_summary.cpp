@@ -173,6 +173,11 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
   // A layer's span runs from its first operation tile (its weight moves prefetch during the
   // layers before it) to its last retirement; a layer of moves only spans its moves.
   for (const DescriptorRecord& d : r.record.descriptors) s.layers[d.layer].tiles += d.is_move ? 0 : 1;
+  const ActionEnergy per_action = action_energy(arch);
+  WeightRanges weights;
+  for (const DramImage::Blob& b : r.lowered.dram.blobs)
+    weights.emplace_back(b.addr, b.addr + b.bytes.size());
+  std::sort(weights.begin(), weights.end());
   for (const DescriptorRecord& d : r.record.descriptors) {
     LayerRow& l = s.layers[d.layer];
     if (!d.is_move || l.tiles == 0) l.start = std::min(l.start, d.start);
@@ -180,6 +185,7 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
     l.macs += d.macs;
     l.add(d);
     l.actions += descriptor_actions(d, r.lowered.list.descriptors[d.id].op, arch);
+    l.breakdown += descriptor_breakdown(d, r.lowered.list, weights, arch, per_action);
     if (d.is_move) {
       l.dma_port_bytes += d.l2_read_bytes + d.l2_write_bytes;
       continue;
@@ -200,7 +206,6 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
     l.span_dma_port_bytes += d.l2_read_bytes + d.l2_write_bytes;
   }
   uint64_t load = 0, store = 0, dma = 0;
-  const ActionEnergy per_action = action_energy(arch);
   ActionCounts actions;
   for (LayerRow& l : s.layers) {
     l.energy_pj = total_pj(dynamic_energy(l.actions, per_action));
@@ -213,6 +218,7 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
     load += l.load_port_bytes, store += l.store_port_bytes, dma += l.dma_port_bytes;
     s.macs += l.macs;
     s.totals += l;
+    s.breakdown += l.breakdown;
   }
   // Every descriptor the controller fetched was read once from DRAM as
   // controller.descriptor_bytes (all of them, unless the run deadlocked first).
@@ -241,7 +247,20 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
       if (st.name == stat) busy[unit] = st.value;
     }
   }
-  s.energy = energy_report(actions, s.cycles, busy, arch);
+  DramActivity dram;
+  for (const Stat& st : r.stats.all()) {
+    for (int k = 0; k < kDramCmdCount; ++k) {
+      if (st.name == dram_command_stat(static_cast<DramCmd>(k))) {
+        dram.commands[k] = st.value;
+        dram.measured = true;
+      }
+    }
+    if (st.name == "dram.rank_active_cycles") dram.active_cycles = st.value;
+    if (st.name == "dram.rank_precharged_cycles") dram.precharged_cycles = st.value;
+  }
+  s.energy = energy_report(actions, s.cycles, busy, dram, arch);
+  s.breakdown.cell[kLvDram][kSpBackground].pj =
+      s.energy.dram_background_pj + s.energy.dram_unattributed_pj;
   return s;
 }
 

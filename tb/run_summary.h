@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tb/energy_breakdown.h"
 #include "tb/energy_model.h"
 #include "tb/run_harness.h"
 #include "tb/unit_timeline.h"
@@ -49,6 +50,7 @@ struct LayerRow : WorkCounts {
   std::string layer_class; // conv (k>1) | depthwise | pointwise (1x1, fc) | pool | eltwise; empty: moves
   ActionCounts actions;    // what its descriptors did (tb/energy_model.h)
   double energy_pj = 0;    // dynamic energy of those actions (leakage is the run's)
+  EnergyBreakdown breakdown;  // its accesses and energy per storage level and data space
 };
 
 struct RunSummary {
@@ -74,6 +76,8 @@ struct RunSummary {
   uint64_t line_buffer_peak = 0;
   // Energy, power, efficiency and area from every layer's actions plus the units' busy cycles.
   EnergyReport energy;
+  // The layers' breakdowns summed, plus the DRAM background cell (tb/energy_breakdown.h).
+  EnergyBreakdown breakdown;
 };
 
 // `timeline` (optional) adds the line-buffer occupancy observed during the run.

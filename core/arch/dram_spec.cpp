@@ -338,7 +338,8 @@ bool read_dram_spec(const std::string& path, Diagnostics& diags, DramSpec& spec)
     if (!(spec.pj_per_byte > 0))
       diags.error(origins.locate("dram.energy.pj_per_byte", file_origin), "dram.energy.pj_per_byte",
                   "must be greater than 0");
-    for (const char* k : {"vdd", "vpp", "idd0", "idd2n", "idd3n", "idd4r", "idd4w", "idd5"}) {
+    for (const char* k : {"vdd", "vpp", "idd0", "idd2n", "idd3n", "idd4r", "idd4w", "idd5",
+                          "devices", "io_mw", "odt_mw"}) {
       double v = -1;
       if (e.node() && e.node()->find(k)) {
         e.read(k, v);

@@ -4,8 +4,9 @@
 // (nRCD, nCL, ...), and the timing constraints as a table of (earlier command, later command,
 // scope, minimum cycles[, window]) whose cycle values are sums of named timings and integers
 // (`nCWL + nBL + nWTRS`). A new standard is a new YAML file, not new code. The preset also
-// carries the energy per byte the energy model charges and the IDD currents / voltages a later
-// DRAMPower-style model will use.
+// carries the IDD currents / voltages from which the energy model computes DRAM energy per
+// command and per cycle of state residency (DRAMPower's equations, core/arch/energy_presets.h),
+// and the energy per byte the simple DRAM model charges.
 //
 // Commands: ACT, PRE, PREA (all banks of a rank), RD, WR, REF (all-bank refresh of a rank).
 // Scopes: channel, rank, bankgroup, bank (the later command is held back when it targets the same
@@ -67,9 +68,11 @@ struct DramSpec {
   uint32_t write_latency = 0;     // WR to last data beat (e.g. nCWL + nBL)
   uint32_t refresh_interval = 0;  // nREFI: one REF per rank every this many cycles
   uint32_t refresh_cycles = 0;    // nRFC
-  // Energy: what the energy model charges today, and the currents for a later IDD-based model.
+  // Energy: per byte (the simple model, or a preset without currents), and the currents.
   double pj_per_byte = 0;
-  std::map<std::string, double> power;  // vdd, idd0, idd2n, idd3n, idd4r, idd4w, idd5 (V, mA)
+  // vdd, idd0, idd2n, idd3n, idd4r, idd4w, idd5 (V, mA per device), devices (per rank),
+  // io_mw / odt_mw (read I/O / write termination power per pin while a burst is on the bus).
+  std::map<std::string, double> power;
 
   uint32_t burst_bytes() const { return dq_bits / 8 * burst_length; }
   uint32_t burst_cycles() const { return timing.at("nBL"); }  // data-bus cycles of one burst

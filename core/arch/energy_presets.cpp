@@ -158,6 +158,43 @@ std::vector<std::pair<std::string, double>> energy_override_values(const EnergyC
   return out;
 }
 
+// DRAMPower's current-based model (Chandrasekar et al., "Improved power modeling of DDR SDRAMs",
+// DSD 2011; DRAMPower's bank power calculation): a command's energy is the current it draws
+// above the background current of the state the bank is in, over the command's time; the
+// background (IDD3N with a bank open, IDD2N with all precharged) is charged per cycle of state
+// residency; I/O and termination as DRAMPower's calcIoTermEnergy, a burst's beats each take half
+// a clock on every DQ and DQS pin (reads) or DQ, DQS and DM pin (writes). mA x V x ns = pJ,
+// mW x ns = pJ.
+void dram_command_energy(const DramSpec& spec, ActionEnergy& e) {
+  e.dram_commands = false;
+  for (const char* k : {"vdd", "idd0", "idd2n", "idd3n", "idd4r", "idd4w", "idd5"}) {
+    if (spec.power.count(k) == 0) return;
+  }
+  for (const char* k : {"nRAS", "nRP", "nBL", "nRFC"}) {
+    if (spec.timing.count(k) == 0) return;
+  }
+  const auto p = [&](const char* k, double fallback) {
+    const auto it = spec.power.find(k);
+    return it == spec.power.end() ? fallback : it->second;
+  };
+  const double tck = spec.tck_ps * 1e-3;  // ns
+  const double v = p("vdd", 0) * p("devices", 1);
+  const double idd3n = p("idd3n", 0), idd2n = p("idd2n", 0), idd0 = p("idd0", 0);
+  const auto above = [](double a, double b) { return a > b ? a - b : 0.0; };
+  const auto cycles = [&](const char* t) { return double(spec.timing.at(t)) * tck; };
+  e.dram_commands = true;
+  e.dram_act = above(idd0, idd3n) * cycles("nRAS") * v;
+  e.dram_pre = above(idd0, idd2n) * cycles("nRP") * v;
+  e.dram_rd = above(p("idd4r", 0), idd3n) * cycles("nBL") * v;
+  e.dram_wr = above(p("idd4w", 0), idd3n) * cycles("nBL") * v;
+  e.dram_ref = above(p("idd5", 0), idd3n) * cycles("nRFC") * v;
+  e.dram_act_standby = idd3n * tck * v;
+  e.dram_pre_standby = idd2n * tck * v;
+  const double dq = spec.dq_bits, beats = spec.burst_length * tck / 2;
+  e.dram_rd_io = p("io_mw", 0) * (dq + dq / 8) * beats;
+  e.dram_wr_odt = p("odt_mw", 0) * (dq + dq / 4) * beats;
+}
+
 ActionEnergy action_energy(const ArchConfig& arch) {
   const TechPreset p = tech_preset(arch.energy.tech);
   const EnergyConfig& o = arch.energy;
@@ -202,6 +239,8 @@ ActionEnergy action_energy(const ArchConfig& arch) {
   e.logic_leak_per_mm2_cycle =
       pick(o.logic_leak_mw_per_mm2, p.logic_leak_mw_per_mm2) * 1000 / arch.clock.frequency_mhz;
   e.clock_per_flop_cycle = pick(o.clock_fj_per_flop, p.clock_fj_per_flop) * 1e-3;  // fJ -> pJ
+  // dram_pj_per_byte set: the user asked for energy per byte, not from commands.
+  if (arch.dram.model == "jedec" && o.dram_pj_per_byte < 0) dram_command_energy(arch.dram.spec, e);
   return e;
 }
 

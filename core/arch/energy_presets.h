@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/arch/arch_config.h"
+#include "core/arch/dram_spec.h"
 
 namespace strider {
 
@@ -33,7 +34,22 @@ struct ActionEnergy {
   double sram_leak_per_kib_cycle = 0;  // SRAM leakage, per KiB per cycle at the configured clock
   double logic_leak_per_mm2_cycle = 0;  // logic leakage, per mm2 per cycle at the configured clock
   double clock_per_flop_cycle = 0;      // clock energy of one flip-flop in one clocked cycle
+  // DRAM from commands (dram.model jedec with the preset's IDD currents; DRAMPower's equations,
+  // see dram_command_energy): per command, per burst, per rank-cycle of state residency.
+  bool dram_commands = false;
+  double dram_act = 0;          // ACT: (IDD0 - IDD3N) x tRAS x VDD x devices
+  double dram_pre = 0;          // PRE: (IDD0 - IDD2N) x tRP x VDD x devices
+  double dram_rd = 0;           // RD burst: (IDD4R - IDD3N) x tBL x VDD x devices
+  double dram_wr = 0;           // WR burst: (IDD4W - IDD3N) x tBL x VDD x devices
+  double dram_rd_io = 0;        // RD burst on the pins: io_mw x (DQ + DQS pins) x BL x tCK / 2
+  double dram_wr_odt = 0;       // WR burst termination: odt_mw x (DQ + DQS + DM pins) x BL x tCK / 2
+  double dram_ref = 0;          // REF: (IDD5 - IDD3N) x tRFC x VDD x devices
+  double dram_act_standby = 0;  // a rank-cycle with a bank open: IDD3N x tCK x VDD x devices
+  double dram_pre_standby = 0;  // a rank-cycle all banks precharged: IDD2N x tCK x VDD x devices
 };
+
+// The DRAM fields of `e` from a preset's currents (dram_commands false when it has none).
+void dram_command_energy(const DramSpec& spec, ActionEnergy& e);
 
 // The node's raw preset (before capacity scaling and overrides).
 struct TechPreset {

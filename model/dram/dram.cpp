@@ -44,6 +44,10 @@ Dram::Dram(const DramConfig& cfg, double clock_mhz, StatRegistry& stats)
                                 "sum over read requests of arrival to last data, in cycles");
   js_.read_latency_p99 =
       &stats.add("dram.read_latency_p99_cycles", "99th percentile read latency, in cycles");
+  js_.active_cycles = &stats.add("dram.rank_active_cycles",
+                                 "DRAM cycles x ranks with at least one bank open (active standby)");
+  js_.precharged_cycles = &stats.add(
+      "dram.rank_precharged_cycles", "DRAM cycles x ranks with every bank precharged (precharge standby)");
 }
 
 // The periods are reduced by their gcd (1 ns : 0.625 ns = 8 : 5), so the products stay small.
@@ -117,8 +121,14 @@ Access Dram::jedec_access(int port, uint64_t addr, uint64_t bytes, uint64_t now)
   return a;
 }
 
-void Dram::finish() {
-  if (!jedec_ || read_latencies_.empty()) return;
+void Dram::finish(uint64_t end) {
+  if (!jedec_) return;
+  const uint64_t dram_end = to_dram(end);
+  jedec_->finish(dram_end);
+  const uint64_t ranks = uint64_t(cfg_.spec.channels) * cfg_.spec.ranks;
+  *js_.active_cycles = jedec_->totals().active_cycles;
+  *js_.precharged_cycles = ranks * dram_end - std::min(ranks * dram_end, *js_.active_cycles);
+  if (read_latencies_.empty()) return;
   // p99: the smallest latency at least 99 % of the reads do not exceed (nearest rank).
   const size_t k = (read_latencies_.size() * 99 + 99) / 100 - 1;
   std::nth_element(read_latencies_.begin(), read_latencies_.begin() + k, read_latencies_.end());

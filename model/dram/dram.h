@@ -14,8 +14,9 @@
 //     busy = ceil(bytes / bytes_per_cycle) + misses; end = start + latency + busy.
 // Stats: dram.read_bytes, dram.write_bytes, dram.busy_cycles, dram.row_misses (both models);
 // jedec adds dram.cmd_{act,pre,prea,rd,wr,ref}, dram.row_hits, dram.bursts, dram.refresh_cycles,
-// dram.read_requests, dram.read_latency_cycles (sum) and dram.read_latency_p99_cycles (set by
-// finish()).
+// dram.read_requests, dram.read_latency_cycles (sum) and dram.read_latency_p99_cycles, and the
+// state residency dram.rank_active_cycles / dram.rank_precharged_cycles (DRAM clock cycles, summed
+// over every rank of every channel, up to the run's end; set by finish()).
 #pragma once
 
 #include <memory>
@@ -36,8 +37,9 @@ class Dram : public TimedMemory {
   uint32_t latency(uint64_t) const override { return cfg_.latency_cycles; }
   void read(uint64_t addr, int8_t* dst, uint64_t n) const override { store_.read(addr, dst, n); }
   void write(uint64_t addr, const int8_t* src, uint64_t n) override { store_.write(addr, src, n); }
-  // Derived statistics that need every request (the p99 read latency); call once at the end.
-  void finish();
+  // Derived statistics that need every request (the p99 read latency) or the run's end
+  // (accelerator cycle `end`: the state residency); call once at the end.
+  void finish(uint64_t end);
 
   // Accelerator cycle <-> DRAM cycle (jedec), rounding up as the header says.
   uint64_t to_dram(uint64_t cycle) const;
@@ -67,6 +69,8 @@ class Dram : public TimedMemory {
     uint64_t* read_requests = nullptr;
     uint64_t* read_latency = nullptr;
     uint64_t* read_latency_p99 = nullptr;
+    uint64_t* active_cycles = nullptr;
+    uint64_t* precharged_cycles = nullptr;
   } js_;
 };
 

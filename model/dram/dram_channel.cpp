@@ -12,7 +12,8 @@ DramChannel::DramChannel(const DramSpec& spec, const DramPolicy& policy)
       groups_per_rank_(spec.bankgroups),
       open_row_(size_t(spec.ranks) * spec.banks_per_rank(), -1),
       refresh_due_(spec.ranks, spec.refresh_interval),
-      hit_arrival_(size_t(spec.ranks) * spec.banks_per_rank(), kNever) {
+      hit_arrival_(size_t(spec.ranks) * spec.banks_per_rank(), kNever),
+      residency_(spec.ranks) {
   if (policy_.queue_depth == 0) policy_.queue_depth = 1;
   for (int c = 0; c < kDramCmdCount; ++c) {
     self_spacing_[c] = spec.command_cycles[c];  // the command bus, at least
@@ -99,6 +100,7 @@ void DramChannel::issue(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, 
     h.push_back(t);
     if (h.size() > win.c.window) h.pop_front();
   }
+  residency_event(cmd, rank, bank, t);
   switch (cmd) {
     case DramCmd::kAct:
       open_row_[bank] = row;
@@ -120,6 +122,39 @@ void DramChannel::issue(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, 
   if (bus) bus_free_ = t + spec_.command_cycles[static_cast<int>(cmd)];
   ++stats_.commands[static_cast<int>(cmd)];
   if (log_) log_->push_back({t, cmd, rank, bank, row});
+}
+
+// Called before the command changes open_row_: the change in the rank's open banks.
+void DramChannel::residency_event(DramCmd cmd, uint32_t rank, uint32_t bank, uint64_t t) {
+  Residency& r = residency_[rank];
+  int delta = 0;
+  if (cmd == DramCmd::kAct && open_row_[bank] < 0) delta = 1;
+  if (cmd == DramCmd::kPre && open_row_[bank] >= 0) delta = -1;
+  if (cmd == DramCmd::kPrea) {
+    for (uint32_t b = 0; b < banks_per_rank_; ++b)
+      delta -= open_row_[size_t(rank) * banks_per_rank_ + b] >= 0 ? 1 : 0;
+  }
+  if (delta != 0) r.events.emplace_back(t, delta);
+  if (cmd == DramCmd::kRef) fold(r);
+}
+
+void DramChannel::fold(Residency& r) {
+  std::stable_sort(r.events.begin(), r.events.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [t, delta] : r.events) {
+    if (r.open > 0 && t > r.since) stats_.active_cycles += t - r.since;
+    r.since = std::max(r.since, t);
+    r.open += delta;
+  }
+  r.events.clear();
+}
+
+void DramChannel::finish(uint64_t end) {
+  for (Residency& r : residency_) {
+    fold(r);
+    if (r.open > 0 && end > r.since) stats_.active_cycles += end - r.since;
+    r.since = std::max(r.since, end);
+  }
 }
 
 bool DramChannel::rank_open(uint32_t rank) const {

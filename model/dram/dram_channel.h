@@ -19,6 +19,11 @@
 // its column command.
 // This is an event-driven scheduler: it visits the cycles at which commands issue, never idle
 // cycles, and matches a cycle-by-cycle controller that applies the same rules (tests/dram).
+// State residency (for the energy model's background power): per rank, the cycles during which
+// at least one bank is open (active standby); the rest of the run is precharged standby. Commands
+// are not issued in cycle order across banks (a closed-page precharge or a streamed burst is
+// placed ahead), so each rank's open/close events are kept until its next REF (no later command
+// of the rank can precede a REF: REF -> ACT holds nRFC) or finish(), then sorted and summed.
 #pragma once
 
 #include <array>
@@ -55,6 +60,7 @@ struct DramChannelStats {
   uint64_t row_hits = 0;        // column commands whose row was already open
   uint64_t refresh_cycles = 0;  // nRFC per REF
   uint64_t last_data = 0;       // cycle the last data beat ended
+  uint64_t active_cycles = 0;   // rank-cycles with at least one bank open (complete at finish())
 };
 
 // One command as issued, for tests and traces.
@@ -82,6 +88,8 @@ class DramChannel {
   void run(const DramRequestState* req, uint64_t bursts);
 
   const DramChannelStats& stats() const { return stats_; }
+  // Closes the residency count at DRAM cycle `end` (banks still open count as open until then).
+  void finish(uint64_t end);
   // Records every issued command into `log` (nullptr: off).
   void set_command_log(std::vector<DramCommandRecord>* log) { log_ = log; }
 
@@ -105,6 +113,14 @@ class DramChannel {
   // while no younger row hit could go first); returns how many.
   uint64_t stream(DramSegment& s, uint64_t limit, bool younger_hits);
   bool rank_open(uint32_t rank) const;
+  // Residency: a rank's pending (cycle, change in open banks) events, summed up to its last one.
+  struct Residency {
+    std::vector<std::pair<uint64_t, int>> events;
+    int open = 0;
+    uint64_t since = 0;  // cycle of the last summed event
+  };
+  void residency_event(DramCmd cmd, uint32_t rank, uint32_t bank, uint64_t t);
+  void fold(Residency& r);
   uint64_t& next(DramScope s, uint32_t inst, DramCmd c) {
     return next_[static_cast<int>(s)][inst * kDramCmdCount + static_cast<int>(c)];
   }
@@ -141,6 +157,7 @@ class DramChannel {
   std::vector<uint8_t> cand_hit_;
   std::vector<DramCmd> cand_cmd_;
   DramChannelStats stats_;
+  std::vector<Residency> residency_;  // per rank
   std::vector<DramCommandRecord>* log_ = nullptr;
 };
 

@@ -111,6 +111,7 @@ DramTotals DramSystem::totals() const {
     t.write_bursts += s.write_bursts;
     t.row_hits += s.row_hits;
     t.refresh_cycles += s.refresh_cycles;
+    t.active_cycles += s.active_cycles;
     t.last_data = std::max(t.last_data, s.last_data);
   }
   return t;

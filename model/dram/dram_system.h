@@ -26,6 +26,7 @@ struct DramTotals {
   std::array<uint64_t, kDramCmdCount> commands{};
   uint64_t read_bursts = 0, write_bursts = 0, row_hits = 0, refresh_cycles = 0;
   uint64_t last_data = 0;
+  uint64_t active_cycles = 0;  // rank-cycles with a bank open (DramChannel::finish)
 };
 
 // The scheduling policy of arch.dram (page_policy, scheduler, queue_depth).
@@ -42,6 +43,10 @@ class DramSystem {
   // Serves queued requests until `req` has moved every burst; returns its last data cycle.
   uint64_t complete(DramRequestState* req);
   void drain();
+  // Closes every channel's state residency at DRAM cycle `end`.
+  void finish(uint64_t end) {
+    for (DramChannel& c : channels_) c.finish(end);
+  }
   // Drops the states of finished requests when no request is queued.
   void forget_completed();
 

@@ -34,7 +34,7 @@ Top::Top(sc_core::sc_module_name name, const ArchConfig& arch, const SimOptions&
 uint64_t Top::run() {
   if (record_.descriptors.empty()) return 0;
   sc_core::sc_start();
-  dram_.finish();
+  dram_.finish(record_.cycles);
   return record_.cycles;
 }
 
