@@ -8,6 +8,7 @@ packages=(
   libsystemc-dev libyaml-cpp-dev libboost-dev libboost-program-options-dev
   libgtest-dev libgmock-dev
   libonnx-dev protobuf-compiler libprotobuf-dev
+  libonnx-testdata  # ONNX's backend test suite: ctest onnx_conformance
   nlohmann-json3-dev libssl-dev
   python3 python3-dev pybind11-dev python3-numpy python3-matplotlib bc time
   python3-pandas  # optional for users; installed so CI tests the package with and without it

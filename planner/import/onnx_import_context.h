@@ -80,6 +80,8 @@ class Importer {
   explicit Importer(const std::string& path, bool sized = false) : path_(path), sized_(sized) {}
   Importer(const std::string& path, const OnnxInputDims& dims)
       : path_(path), sized_(dims.h > 0), dims_(dims) {}
+  // Parses the serialized model `bytes` instead of reading the file `path` (named in errors).
+  void set_bytes(const std::string* bytes) { bytes_ = bytes; }
   Graph run();
 
   // --- used by op handlers -------------------------------------------------------------
@@ -146,6 +148,7 @@ class Importer {
   void quantise();
 
   std::string path_;
+  const std::string* bytes_ = nullptr;
   bool sized_ = false;
   OnnxInputDims dims_;
   Graph graph_;
@@ -208,6 +211,11 @@ bool transformer_claims(Importer& im);
 bool channels_last_claims(Importer& im);
 void import_channels_last(Importer& im);
 void import_transformer(Importer& im);
+// Hard-swish and hard-sigmoid written out (Paddle2ONNX, tf2onnx, PyTorch's x * relu6(x + 3) / 6;
+// onnx_ops_hard_swish.cpp): true for an Add of the scalar 3 to an activation and for any op
+// reading a step of the pattern; import_hard_swish then handles it.
+bool hard_swish_claims(Importer& im);
+void import_hard_swish(Importer& im);
 
 // TensorProto -> dims and values (double); fails naming `what` on unsupported encodings.
 void decode_tensor(const onnx::TensorProto& t, const std::string& what, std::vector<int64_t>* dims,

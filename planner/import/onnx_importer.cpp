@@ -87,10 +87,16 @@ const std::map<std::string, Handler>& handlers() {
 }  // namespace
 
 void Importer::load(onnx::ModelProto* model) const {
-  check_input_file(path_, kMaxNetworkFileBytes);
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) throw std::runtime_error(path_ + ": cannot open network file");
-  if (!model->ParseFromIstream(&in)) {
+  bool parsed = false;
+  if (bytes_ != nullptr) {
+    parsed = model->ParseFromString(*bytes_);
+  } else {
+    check_input_file(path_, kMaxNetworkFileBytes);
+    std::ifstream in(path_, std::ios::binary);
+    if (!in) throw std::runtime_error(path_ + ": cannot open network file");
+    parsed = model->ParseFromIstream(&in);
+  }
+  if (!parsed) {
     throw std::runtime_error(path_ + ": not a valid ONNX model (protobuf parse failed)");
   }
   if (!model->has_graph() || model->graph().node_size() == 0) {
@@ -160,6 +166,10 @@ void Importer::bind_inputs_and_initializers(const onnx::GraphProto& g) {
 }
 
 void Importer::dispatch() {
+  if (hard_swish_claims(*this)) {
+    import_hard_swish(*this);
+    return;
+  }
   if (channels_last_claims(*this)) {
     import_channels_last(*this);
     return;
@@ -199,6 +209,17 @@ void Importer::finish(const onnx::GraphProto& g) {
       node_ = nullptr;
     }
     graph_.outputs.push_back(v->tensor);
+    if (!v->cstride.empty()) graph_.onnx_layouts[v->tensor] = {v->dims, v->cstride, v->pstride};
+  }
+  for (const onnx::ValueInfoProto& in : g.input()) {
+    const auto it = values_.find(in.name());
+    const bool is_input =
+        it != values_.end() && it->second->tensor >= 0 &&
+        std::count(graph_.inputs.begin(), graph_.inputs.end(), it->second->tensor);
+    if (is_input && !it->second->cstride.empty()) {
+      graph_.onnx_layouts[it->second->tensor] = {it->second->dims, it->second->cstride,
+                                                 it->second->pstride};
+    }
   }
 }
 
@@ -251,7 +272,7 @@ Graph Importer::run() {
   for (const auto& op : model.opset_import()) {
     if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = static_cast<int>(op.version());
   }
-  if (opset_ >= 7 && opset_ < 11) {
+  if (opset_ >= 1 && opset_ < 11) {
     // Older models are upgraded by ONNX's own version converter, not by per-opset code here.
     const int from = opset_;
     try {
@@ -265,9 +286,9 @@ Graph Importer::run() {
     graph_.warnings.push_back(path_ + ": converted from opset " + std::to_string(from) +
                               " to opset 11 by ONNX's version converter");
   }
-  if (opset_ < 7 || opset_ > 17) {
+  if (opset_ < 1 || opset_ > 17) {
     throw std::runtime_error(path_ + ": opset " + std::to_string(opset_) +
-                             " is not supported (7 to 17; 7 to 10 are converted to 11)");
+                             " is not supported (1 to 17; 1 to 10 are converted to 11)");
   }
   expand_qoperator(model.mutable_graph(), path_);
   const onnx::GraphProto& g = model.graph();
@@ -312,6 +333,13 @@ Graph Importer::run() {
 
 Graph import_onnx(const std::string& path, const OnnxInputDims& dims) {
   return onnx_import::Importer(path, dims).run();
+}
+
+Graph import_onnx_bytes(const std::string& bytes, const std::string& label,
+                        const OnnxInputDims& dims) {
+  onnx_import::Importer im(label, dims);
+  im.set_bytes(&bytes);
+  return im.run();
 }
 
 Graph import_onnx(const std::string& path, bool sized) {

@@ -1,4 +1,4 @@
-// ONNX importer: reads an ONNX model (opsets 11 to 17) with Debian's libonnx protobuf classes
+// ONNX importer: reads an ONNX model (opsets 1 to 17) with Debian's libonnx protobuf classes
 // and builds the graph IR, inferring every shape itself (infer_output_shapes).
 //
 // - Values are activations (tensors of the IR), constants (initializers, Constant nodes and
@@ -34,11 +34,16 @@ struct OnnxInputDims {
 };
 
 // A symbolic dim of a graph input that `dims` does not give is an error naming the input, the
-// dim and the key that would give it. Models of opsets 7 to 10 are upgraded to opset 11 by ONNX's
+// dim and the key that would give it. Models of opsets 1 to 10 are upgraded to opset 11 by ONNX's
 // own version converter first (Graph::warnings says so); opsets 11 to 17 import as they are.
 Graph import_onnx(const std::string& path, const OnnxInputDims& dims);
 // `sized`: height and width are given afterwards (symbolic ones read as 1 until then).
 Graph import_onnx(const std::string& path, bool sized = false);
+
+// The serialized model `bytes` (a model.onnx already read or rewritten in memory), named `label`
+// in errors as import_onnx names the file.
+Graph import_onnx_bytes(const std::string& bytes, const std::string& label,
+                        const OnnxInputDims& dims = {});
 
 // The ONNX op types import_onnx accepts, sorted, comma separated.
 std::string onnx_supported_ops();

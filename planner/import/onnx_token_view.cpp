@@ -41,6 +41,10 @@ ValuePtr input_value(Importer& im, size_t k) {
   const ValuePtr v = im.input(k);
   if (v->kind == Value::Kind::kPending && v->dims.size() <= 3) {
     const size_t r = v->dims.size();
+    if (r == 3 && v->dims[0] != 1) {
+      im.fail("graph input '" + v->name + "' " + dims_list(v->dims) +
+              " is a batch of token sequences (a token sequence input is [1, S, D] or [S, D])");
+    }
     Tensor t;
     t.name = v->name;
     t.shape = TensorShape{1, v->dims.back(), r >= 2 ? v->dims[r - 2] : 1, 1};

@@ -33,6 +33,10 @@ enum Pattern {
   kPieces,    // Slices along positions and Concats of them (Swin's cyclic shift torch.roll,
               // patch merging's stride-2 slices): Value::pieces, copied into natural layout by
               // one kGather when an op reads the value (view_value)
+  // A hard-swish / hard-sigmoid written out (onnx_ops_hard_swish.cpp), of any activation:
+  kPlus3,   // x + 3
+  kClip6,   // Clip(x + 3, 0, 6)
+  kXClip6,  // x * Clip(x + 3, 0, 6)
 };
 
 struct View {

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -196,6 +197,15 @@ struct Graph {
   // How calibration chose the activation scales (planner/quant/calibrator.h: mse, minmax,
   // percentile P, entropy); empty: not calibrated. Reported in summary.json and the dump.
   std::string calibration_method;
+  // ONNX importer: where the elements of a graph input or output lie in its IR tensor when not
+  // in plain NCHW order (a token sequence [S, D] is C = D, H = S; an output may be a strided
+  // view): element (i0, i1, ...) of the ONNX tensor of `dims`, in row-major order, is at channel
+  // sum(i_k cstride_k) and position (row x W + column) sum(i_k pstride_k). Keyed by tensor id;
+  // absent: the ONNX tensor's row-major order is the IR tensor's.
+  struct OnnxLayout {
+    std::vector<int64_t> dims, cstride, pstride;
+  };
+  std::map<int, OnnxLayout> onnx_layouts;
 
   // Name lookups are hashed (import is linear in the graph size): add_tensor and add_node keep
   // an index of the names; tensors or nodes appended directly are indexed on the next call.

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "planner/ir/graph.h"
@@ -14,12 +16,14 @@ namespace strider {
 
 // Runs compute(in, out) on a node whose operands may hold a batch: once on the whole tensors when
 // the output has one image, else image by image on slices of the batched operands, operands with
-// N = 1 (weights-like or broadcast) passed whole.
+// N = 1 (weights-like or broadcast) passed whole. A reshape (the same values in the same order,
+// e.g. a Flatten moving dims into the batch) runs once on the whole tensors; an operand whose
+// batch is neither 1 nor the output's is an error naming the node.
 template <typename T, typename Compute>
 void for_each_image(const Graph& g, const Node& n, const std::vector<const std::vector<T>*>& in,
                     std::vector<std::vector<T>>& out, Compute&& compute) {
   const int64_t images = g.tensors[n.outputs[0]].shape.n;
-  if (images <= 1) {
+  if (images <= 1 || n.op == OpType::kReshape) {
     compute(in, out);
     return;
   }
@@ -31,6 +35,11 @@ void for_each_image(const Graph& g, const Node& n, const std::vector<const std::
       if (s.n == 1) {
         in_ptr[k] = in[k];
         continue;
+      }
+      if (s.n != images) {
+        throw std::runtime_error("node '" + n.name + "': operand " + std::to_string(k) +
+                                 " has a batch of " + std::to_string(s.n) + ", the output " +
+                                 std::to_string(images));
       }
       const int64_t per = s.elements() / s.n;
       in_image[k].assign(in[k]->begin() + i * per, in[k]->begin() + (i + 1) * per);

@@ -1,9 +1,12 @@
-// Models of older opsets with a symbolic batch (tests/planner/data/make_old_opset_fixtures.py):
+// Models written as other exporters write them. Older opsets with a symbolic batch
+// (tests/planner/data/make_old_opset_fixtures.py):
 // opset 9 (Conv, BatchNormalization, MaxPool, GlobalAveragePool, Flatten, Gemm) and opset 10
 // (tf2onnx's Shape -> Gather -> Unsqueeze -> Concat -> Reshape flatten and MatMul + bias Add),
 // upgraded by ONNX's version converter, planned and simulated on seed.yaml with networks[].batch
 // binding 'N': every layer's output equals the C++ reference and functional mode takes the
-// cycles of timing mode. Each simulation runs in a forked child (tests/e2e/child_run.h).
+// cycles of timing mode. Hard-swish and hard-sigmoid written out as Add / Clip / Mul / Div
+// (tests/planner/data/make_hard_swish_fixtures.py), imported as the fused activations, alike.
+// Each simulation runs in a forked child (tests/e2e/child_run.h).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -57,6 +60,13 @@ TEST(OldOpset, Opset9CnnWithBatch2MatchesReference) { expect_matches("opset9_cnn
 // conv1 (+ReLU), pool1, fc (bias from the Add): 3 layers checked (the Reshape is a view).
 TEST(OldOpset, Opset10CnnWithShapeArithmeticMatchesReference) {
   expect_matches("opset10_cnn", 1, 3);
+}
+
+// conv1 (hard-swish fused), conv2 (hard-sigmoid gate as its own activation layer: conv2's
+// output is read twice), the gate Mul, gap, fc: 6 layers checked (the Flatten is a view), as
+// for hard_swish_cnn_fused.onnx (1,809 cycles both).
+TEST(ExporterIdioms, HardSwishWrittenOutMatchesReference) {
+  expect_matches("hard_swish_cnn", 1, 6);
 }
 
 }  // namespace

@@ -294,11 +294,14 @@ TEST(ImportOnnx, ErrorsNameFileNodeAndOp) {
        "(1 + Erf(x / sqrt 2)))"},
       {"err_domain", "node 'fused': unsupported op type 'com.microsoft.FusedConv' (supported: " +
                          supported + ")"},
-      {"err_opset18", "opset 18 is not supported (7 to 17; 7 to 10 are converted to 11)"},
+      {"err_opset18", "opset 18 is not supported (1 to 17; 1 to 10 are converted to 11)"},
       {"err_div", "node 'div' (Div): Div of activations is not supported (only constant folding)"},
       {"err_add_const",
        "node 'add_k' (Add): Add with a constant operand is not supported (both operands must be "
        "activations)"},
+      {"err_hard_swish",
+       "node 'r' (Relu): Relu of a partial hard-swish (x + 3) is not supported: only x * Clip(x "
+       "+ 3, 0, 6) / 6 (hard-swish) and Clip(x + 3, 0, 6) / 6 (hard-sigmoid) are"},
       {"err_concat_axis",
        "node 'cat' (Concat): only concatenation along the channel axis (1) is supported, got "
        "axis 2"},

@@ -146,6 +146,9 @@ TEST(ImportTransformer, VitOpsRefusedNamingNodeAndForm) {
       {"err_concat_tokens",
        "node 'cat' (Concat): Concat of a token sequence is supported only as a class token [1, 1, "
        "D] before the tokens [1, S, D] along axis 1"},
+      {"err_token_batch",
+       "node 'sm' (Softmax): graph input 'b' [2, 17, 32] is a batch of token sequences (a token "
+       "sequence input is [1, S, D] or [S, D])"},
   };
   for (const auto& [file, error] : cases) {
     const std::string path = data + file + ".onnx";

@@ -252,6 +252,9 @@ def errors():
     save("err_div", [helper.make_node("Div", ["x", "y"], ["o"], name="div")], y, out)
     save("err_add_const", [helper.make_node("Add", ["x", "k"], ["o"], name="add_k")], x, out,
          [init("k", np.float32(1))])
+    save("err_hard_swish", [helper.make_node("Add", ["x", "k"], ["a"], name="add3"),
+                            helper.make_node("Relu", ["a"], ["o"], name="r")], x, out,
+         [init("k", np.float32(3))])
     save("err_concat_axis", [helper.make_node("Concat", ["x", "y"], ["o"], name="cat", axis=2)],
          y, out)
     save("err_slice_h", [helper.make_node("Slice", ["x", "s", "e", "a"], ["o"], name="sl")], x,
@@ -432,6 +435,8 @@ def vit_errors():
          [vi("cls", [1, 1, 32])], out, [ints("s", [2, 1, 32])])
     save("err_concat_tokens", [helper.make_node("Concat", ["t", "u"], ["o"], name="cat", axis=1)],
          t + [vi("u", [1, 17, 32])], out)
+    save("err_token_batch", [helper.make_node("Softmax", ["b"], ["o"], name="sm")],
+         [vi("b", [2, 17, 32])], out)
 
 
 if __name__ == "__main__":
