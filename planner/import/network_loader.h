@@ -17,7 +17,7 @@ struct ImportOptions {
   // New H, W and N of every graph input but the constants the importer made inputs with their
   // values (Swin's relative-position bias with the model's parameters); 0: as in the file.
   int64_t input_h = 0, input_w = 0;
-  int64_t batch = 0;  // images per run
+  int64_t batch = 0;         // images per run
   ScaleSimOptions scalesim;  // SCALE-Sim CSV only
 };
 
