@@ -55,6 +55,9 @@ Graph import_network(const std::string& path, const ImportOptions& opt) {
   Graph g = import_by_extension(path, opt, input_h > 0);
   if (input_h > 0 || opt.batch > 0) {
     for (int id : g.inputs) {
+      // A constant the importer made an input, with its values (Swin's relative-position bias
+      // and shifted-window mask, Tensor::float_data) is not an image: its size stays.
+      if (!g.tensors[id].float_data.empty()) continue;
       if (input_h > 0) {
         g.tensors[id].shape.h = input_h;
         g.tensors[id].shape.w = input_w;

@@ -14,9 +14,11 @@
 namespace strider {
 
 struct ImportOptions {
-  int64_t input_h = 0, input_w = 0;  // new H, W of every graph input; 0: as in the file
-  int64_t batch = 0;                 // images per run (N of every graph input); 0: as in the file
-  ScaleSimOptions scalesim;          // SCALE-Sim CSV only
+  // New H, W and N of every graph input but the constants the importer made inputs with their
+  // values (Swin's relative-position bias with the model's parameters); 0: as in the file.
+  int64_t input_h = 0, input_w = 0;
+  int64_t batch = 0;         // images per run
+  ScaleSimOptions scalesim;  // SCALE-Sim CSV only
 };
 
 // Import with the overrides of `opt`, without materialising parameters.

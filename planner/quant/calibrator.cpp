@@ -21,6 +21,10 @@ constexpr double kLutScale = 1.0 / 16;    // int8 input of the sigmoid-family lo
 constexpr double kLayerNormScale = 1.0 / (1 << kLayerNormFracBits);
 constexpr double kUnitScale = 1.0 / 127;  // sigmoid / hard-sigmoid outputs
 constexpr double kNominalRms = 32.0;      // materialise_parameters' input RMS
+// The smallest softmax-input scale at which a masked logit (-128) has an integer exp of exactly
+// 0 (core/contract/vector_math.h exp_q15: 0 once d s log2(e) < -16, d <= -128), with 2^-20 of
+// margin for the multiplier's rounding to Q24.
+constexpr double kMaskedScale = (1.0 + 1.0 / (1 << 20)) / (8 * 1.4426950408889634);
 
 bool lut_activation(Activation a) {
   return a == Activation::kSigmoid || a == Activation::kHardSigmoid || a == Activation::kHardSwish;
@@ -474,6 +478,7 @@ ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
   for (size_t t = 0; t < masked.size(); ++t) masked[t] = logits[size_t(groups.find(int(t)))];
   const auto counts = [&](size_t t, float v) { return !(masked[t] && v <= -kMaskedLogit); };
   std::vector<double> max_abs(g->tensors.size(), 0.0);
+  std::vector<char> has_mask(g->tensors.size(), 0);  // per group: a masked value was seen
   std::vector<std::vector<float>> first;
   const std::vector<double> group_imported = imported_group_scales(g, groups, imported);
   // Each free group's threshold from a sample of at most ~64k values of its members over all
@@ -504,7 +509,13 @@ ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
       if (!masked[t]) {
         for (float v : ref.value(int(t))) m = std::max(m, std::fabs(v));
       } else {
-        for (float v : ref.value(int(t))) m = counts(t, v) ? std::max(m, std::fabs(v)) : m;
+        for (float v : ref.value(int(t))) {
+          if (counts(t, v)) {
+            m = std::max(m, std::fabs(v));
+          } else {
+            has_mask[size_t(groups.find(int(t)))] = 1;
+          }
+        }
       }
       max_abs[t] = std::max(max_abs[t], double(m));
       if (g->tensors[t].kind != TensorKind::kActivation) continue;
@@ -534,6 +545,11 @@ ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
       group_max[r] = choose_threshold(std::move(samples[r]), group_max[r], opt,
                                       x.is_unsigned ? 255 : 127);
       if (holds_output[size_t(r)]) group_max[r] *= opt.output_headroom;
+      // A masked logit saturates to -128; its exp must vanish, not weigh e^(-128 s) against the
+      // row's largest: at s > 1 / (8 log2 e) the integer exp (exp_q15) of a difference of -128
+      // or less is exactly 0 (-128 s log2 e < -16). swin_t's shifted blocks: logits within
+      // +-2 gave s = 2 / 127, a masked pair weighed e^-2 and the softmax read 4.8 dB.
+      if (has_mask[size_t(r)]) group_max[r] = std::max(group_max[r], 127 * kMaskedScale);
       samples[r].clear();
     }
     const double fixed = groups.fixed(int(t)), m = group_max[r];

@@ -207,30 +207,22 @@ TEST(QuantInputs, RunWithCalibrationAndEvaluationPhotos) {
 
 TEST(QuantInputs, ConfigErrorsNameTheKey) {
   Scratch dir("quant_bad");
-  std::ostringstream out, err;
-  EXPECT_NE(
-      dispatch({"run", kDefaultRun, "--out", dir.str(), "--set", "quant.calibration.method=kl"},
-               out, err),
-      0);
-  EXPECT_NE(err.str().find("--set quant.calibration.method=kl: expected one of mse, minmax, "
-                           "percentile, entropy, got \"kl\""),
-            std::string::npos)
-      << err.str();
-  std::ostringstream out2, err2;
-  EXPECT_NE(dispatch({"run", kDefaultRun, "--out", dir.str(), "--set", "sim.functional=true",
-                      "--set", "quant.calibration.inputs=/nonexistent/x.npy"},
-                     out2, err2),
-            0);
-  EXPECT_NE(err2.str().find("/nonexistent/x.npy"), std::string::npos) << err2.str();
-  std::ostringstream out3, err3;
-  EXPECT_NE(dispatch({"run", kDefaultRun, "--out", dir.str(), "--set",
-                      "quant.calibration.output_headroom=0.5"},
-                     out3, err3),
-            0);
-  EXPECT_NE(err3.str().find("--set quant.calibration.output_headroom=0.5: expected a finite "
-                            "factor >= 1, got 0.5"),
-            std::string::npos)
-      << err3.str();
+  // Each run's --set overrides and a piece of the error it must print (exit status not 0).
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"quant.calibration.method=kl"},
+       "--set quant.calibration.method=kl: expected one of mse, minmax, percentile, entropy, "
+       "got \"kl\""},
+      {{"sim.functional=true", "quant.calibration.inputs=/nonexistent/x.npy"},
+       "/nonexistent/x.npy"},
+      {{"quant.calibration.output_headroom=0.5"},
+       "--set quant.calibration.output_headroom=0.5: expected a finite factor >= 1, got 0.5"}};
+  for (const auto& [sets, want] : cases) {
+    std::vector<std::string> args = {"run", kDefaultRun, "--out", dir.str()};
+    for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
+    std::ostringstream out, err;
+    EXPECT_NE(dispatch(args, out, err), 0) << want;
+    EXPECT_NE(err.str().find(want), std::string::npos) << err.str();
+  }
 }
 
 }  // namespace

@@ -193,8 +193,9 @@ TEST(Quant, FidelityOfUint8Values) {
 }
 
 // An additive mask in a softmax input (Swin's -100 on masked window pairs) does not set the
-// scale: the logits keep their resolution and the masked values saturate to -128; the fidelity
-// of the softmax input leaves them out.
+// scale, and the masked values saturate to -128; the fidelity of the softmax input leaves them
+// out. The scale is at least 1 / (8 log2 e) (x (1 + 2^-20)) so that the integer exp of a masked
+// logit is exactly 0: the masked probabilities are 0, as in float (e^-100).
 TEST(Quant, SoftmaxInputMaskDoesNotSetTheScale) {
   Graph g;
   const int x = tensor(g, "x", {1, 4, 2, 1}, 0), p = tensor(g, "p", {1, 4, 2, 1}, 0);
@@ -206,19 +207,31 @@ TEST(Quant, SoftmaxInputMaskDoesNotSetTheScale) {
   g.outputs = {p};
   materialise_parameters(&g, 1);
   calibrate(&g, CalibrationOptions{1, 1});
-  // Five logits, max |x| = 2; no threshold below it clips at most 0.5 % of five values: 2 / 127.
-  EXPECT_EQ(g.tensors[x].scale, 2.0 / 127);
-  // x / (2 / 127) = 63.5 -> 64, 127, -6350 -> -128, 31.75 -> 32, 15.875 -> 16, -47.625 -> -48.
-  EXPECT_EQ(g.tensors[x].data, (std::vector<int8_t>{64, 127, -128, 32, 16, -48, -128, -128}));
+  // Five logits, max |x| = 2, below the mask's floor 127 s_m, s_m = (1 + 2^-20) / (8 log2 e) =
+  // 0.0866435: the scale is s_m (2 / 127 = 0.0157 before, when a masked pair weighed
+  // e^(-128 x 0.0157) = e^-2).
+  const double s_m = (1.0 + 1.0 / (1 << 20)) / (8 * 1.4426950408889634);
+  EXPECT_EQ(g.tensors[x].scale, 127 * s_m / 127);
+  // x / s_m: 11.54 -> 12, 23.08 -> 23, -1154 -> -128, 5.77 -> 6, 2.89 -> 3, -8.66 -> -9.
+  EXPECT_EQ(g.tensors[x].data, (std::vector<int8_t>{12, 23, -128, 6, 3, -9, -128, -128}));
+  Reference ref(g);
+  ref.set_input(x, g.tensors[x].data);
+  ref.run();
+  const std::vector<int8_t>& prob = ref.value(p);
+  EXPECT_EQ(prob[2], 0);  // channel 1 row 0
+  EXPECT_EQ(prob[6], 0);  // channel 3 row 0
+  EXPECT_EQ(prob[7], 0);  // channel 3 row 1
   Fidelity masked, plain;
   masked.add(g.tensors[x].float_data, g.tensors[x].data, g.tensors[x].scale, false, true);
   plain.add(g.tensors[x].float_data, g.tensors[x].data, g.tensors[x].scale);
   EXPECT_EQ(masked.values, 5u);
   EXPECT_EQ(masked.saturated, 0u);
-  EXPECT_GT(masked.sqnr_db(), 40.0);  // rounding error only
+  EXPECT_GT(masked.sqnr_db(), 30.0);  // rounding error only
   EXPECT_EQ(plain.values, 8u);
   EXPECT_EQ(plain.saturated, 3u);
-  EXPECT_LT(plain.sqnr_db(), 1.0);  // the three -100s, read back as -2.02
+  // The three -100s read back as -128 s_m = -11.09: signal 30005.875, noise 3 x 88.91^2 =
+  // 23714.8 (the rounding of the five logits adds 0.003): 10 log10(1.2653) = 1.02 dB.
+  EXPECT_NEAR(plain.sqnr_db(), 1.02, 0.005);
 }
 
 // The float reference computes a batch image by image: tiny_cnn at N = 2 on images A and B gives,

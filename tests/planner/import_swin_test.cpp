@@ -10,8 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "planner/import/network_loader.h"
 #include "planner/import/onnx_importer.h"
 #include "planner/ir/graph.h"
+#include "planner/lower/legalise.h"
+#include "planner/quant/calibrator.h"
 #include "planner/quant/float_reference.h"
 
 namespace strider {
@@ -74,6 +77,30 @@ TEST(ImportSwin, TinySwinFloatReferenceGivesPytorchLogits) {
     moved = std::max(moved, std::fabs(unmasked[i] - want[i]));
   }
   EXPECT_GT(moved, 0.1f);
+}
+
+// An input size override (networks[].input) resizes the image, not the relative-position biases
+// and the mask the importer made inputs with the model's values: tiny_swin_params at its own
+// 32 x 32 keeps every constant input's shape (biases [1, 2, 16, 16] and [1, 4, 16, 16] as
+// before; they used to take H = W = 32, 16 x 32 x 32 values for 512, and calibration refused
+// them), and the graph calibrates.
+TEST(ImportSwin, InputSizeOverrideLeavesTheConstantInputs) {
+  const Graph plain = import_onnx(kData + "tiny_swin_params.onnx");
+  Graph sized = import_network(kData + "tiny_swin_params.onnx", 32, 32);
+  ASSERT_EQ(sized.inputs.size(), plain.inputs.size());
+  int constants = 0;
+  for (size_t k = 0; k < plain.inputs.size(); ++k) {
+    const Tensor& a = plain.tensors[size_t(plain.inputs[k])];
+    const Tensor& b = sized.tensors[size_t(sized.inputs[k])];
+    EXPECT_EQ(b.shape, a.shape) << a.name;
+    if (a.float_data.empty()) continue;  // the image
+    EXPECT_EQ(b.float_data.size(), size_t(b.shape.elements())) << a.name;
+    ++constants;
+  }
+  EXPECT_EQ(constants, 4);  // 3 biases, 1 mask
+  materialise_parameters(&sized, 1);
+  fuse_activations(&sized);
+  EXPECT_NO_THROW(calibrate(&sized, CalibrationOptions{1, 1}));
 }
 
 TEST(ImportSwin, TinySwinCopiesAndMask) {
