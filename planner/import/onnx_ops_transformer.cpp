@@ -205,6 +205,14 @@ void emit_add_learned(Importer& im, const ValuePtr& x, const Value& c) {
   emit_view(im, n, v.dims, v.cs, v.ps);
 }
 
+// The GELU of x (erf form; the tanh form differs from it by less than 5e-4).
+void emit_gelu(Importer& im, const ValuePtr& x) {
+  const View v = view_value(im, x);
+  Node n = im.new_node(OpType::kGelu);
+  n.inputs = {v.tensor};
+  emit_view(im, n, v.dims, v.cs, v.ps);
+}
+
 // Mul / Div / Add / Sub with at least one view or pattern operand.
 void import_binary_view(Importer& im) {
   const std::string& type = im.node().op_type();
@@ -231,13 +239,18 @@ void import_binary_view(Importer& im) {
       return im.bind(0, v);
     }
     if (type == "Add" && p == kErf) return im.bind(0, make_pattern(im, kErfPlus1, x->source));
-    if (type == "Mul" && p == kXErf && scalar_near(c, 0.5)) {
-      const View v = view_value(im, x->source);
-      Node n = im.new_node(OpType::kGelu);
-      n.inputs = {v.tensor};
-      emit_view(im, n, v.dims, v.cs, v.ps);
-      return;
+    // GELU, tanh form: the constant steps.
+    if (type == "Mul" && p == kCube && scalar_near(c, 0.044715)) {
+      return im.bind(0, make_pattern(im, kCubeScaled, x->source));
     }
+    if (type == "Mul" && p == kInner && scalar_near(c, std::sqrt(2.0 / 3.14159265358979323846))) {
+      return im.bind(0, make_pattern(im, kInnerScaled, x->source));
+    }
+    if (type == "Add" && p == kTanh && scalar_near(c, 1.0)) {
+      return im.bind(0, make_pattern(im, kTanhPlus1, x->source));
+    }
+    if (type == "Mul" && p == kXTanh && scalar_near(c, 0.5)) return emit_gelu(im, x->source);
+    if (type == "Mul" && p == kXErf && scalar_near(c, 0.5)) return emit_gelu(im, x->source);
     if (type == "Add" && causal_mask(*c, true)) {
       auto m = make_pattern(im, kMasked, x->kind == Value::Kind::kPattern ? x->source : x);
       m->causal = true;
@@ -285,6 +298,25 @@ void import_binary_view(Importer& im) {
   if (type == "Mul" && (p0 == kErfPlus1 || p1 == kErfPlus1)) {
     const ValuePtr e = p0 == kErfPlus1 ? in0 : in1, other = p0 == kErfPlus1 ? in1 : in0;
     if (e->source == other) return im.bind(0, make_pattern(im, kXErf, other));
+  }
+  if (type == "Mul" && in0 == in1 && p0 == kNone) return im.bind(0, make_pattern(im, kSq, in0));
+  // GELU, tanh form: the steps of two operands (step `s` of x and x itself, or 0.5 x).
+  const bool first = p0 == kSq || p0 == kCubeScaled || p0 == kTanhPlus1;
+  const ValuePtr s = first ? in0 : in1, other = first ? in1 : in0;
+  const int ps = first ? p0 : p1;
+  if (type == "Mul" && ps == kSq && s->source == other) {
+    return im.bind(0, make_pattern(im, kCube, other));
+  }
+  if (type == "Add" && ps == kCubeScaled && s->source == other) {
+    return im.bind(0, make_pattern(im, kInner, other));
+  }
+  if (type == "Mul" && ps == kTanhPlus1 && s->source == other) {
+    return im.bind(0, make_pattern(im, kXTanh, other));
+  }
+  if (type == "Mul" && ps == kTanhPlus1 && other->kind == Value::Kind::kPattern &&
+      other->pattern == kScaled && other->source == s->source &&
+      std::fabs(other->factor - 0.5) < 1e-6) {
+    return emit_gelu(im, s->source);  // 0.5 x first, as GPT-2's gelu_new
   }
   if (type == "Add" || type == "Mul") {
     const View a = view_of(im, 0), b = view_of(im, 1);
@@ -378,6 +410,11 @@ void import_transformer(Importer& im) {
   if (type == "Pow" && p == kCentred && scalar_near(const_or_null(im, 1), 2.0)) {
     return im.bind(0, make_pattern(im, kSquare, in->source));
   }
+  if (type == "Pow" && p == kNone && scalar_near(const_or_null(im, 1), 3.0)) {
+    view_of(im, 0);  // a graph input becomes a token sequence here
+    return im.bind(0, make_pattern(im, kCube, im.input(0)));
+  }
+  if (type == "Tanh" && p == kInnerScaled) return im.bind(0, make_pattern(im, kTanh, in->source));
   if (type == "Sqrt" && p == kVarEps) {
     ValuePtr v = make_pattern(im, kStd, in->source);
     v->epsilon = in->epsilon;

@@ -19,6 +19,16 @@ namespace {
 // the scores themselves (its scale absorbed by the producer, Node::output_factor).
 ValuePtr unwrap(Importer& im, ValuePtr v) {
   if (v->kind == Value::Kind::kPattern && v->pattern == kPieces) assemble(im, v);
+  if (v->kind == Value::Kind::kPattern && v->pattern == kSq) {  // x * x outside a GELU: a Mul
+    const View x = view_value(im, v->source);
+    Node n = im.new_node(OpType::kMul);
+    n.name += "/square";
+    n.inputs = {x.tensor, x.tensor};
+    v->tensor = add_node_output(im, n, "/square");
+    v->kind = Value::Kind::kActivation;
+    v->cstride = x.cs, v->pstride = x.ps, v->dims = x.dims;
+    v->source = nullptr;
+  }
   if (v->kind == Value::Kind::kPattern) {
     if (v->pattern == kTokens) {
       im.fail("input '" + v->name + "' is a class-token Concat: only an Add of the position "

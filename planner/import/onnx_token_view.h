@@ -33,6 +33,16 @@ enum Pattern {
   kPieces,    // Slices along positions and Concats of them (Swin's cyclic shift torch.roll,
               // patch merging's stride-2 slices): Value::pieces, copied into natural layout by
               // one kGather when an op reads the value (view_value)
+  // GELU in its tanh form, 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), as PyTorch
+  // (approximate='tanh') and GPT-2's gelu_new export it; imported as the GELU (erf form):
+  kSq,           // x * x (an x * x read by anything else is emitted as a Mul, onnx_token_view.cpp)
+  kCube,         // x * x * x or Pow(x, 3)
+  kCubeScaled,   // 0.044715 x^3
+  kInner,        // x + 0.044715 x^3
+  kInnerScaled,  // sqrt(2 / pi) (x + 0.044715 x^3)
+  kTanh,         // tanh(...)
+  kTanhPlus1,    // 1 + tanh(...)
+  kXTanh,        // x (1 + tanh(...))
   // A hard-swish / hard-sigmoid written out (onnx_ops_hard_swish.cpp), of any activation:
   kPlus3,   // x + 3
   kClip6,   // Clip(x + 3, 0, 6)

@@ -5,7 +5,8 @@
 // upgraded by ONNX's version converter, planned and simulated on seed.yaml with networks[].batch
 // binding 'N': every layer's output equals the C++ reference and functional mode takes the
 // cycles of timing mode. Hard-swish and hard-sigmoid written out as Add / Clip / Mul / Div
-// (tests/planner/data/make_hard_swish_fixtures.py), imported as the fused activations, alike.
+// (tests/planner/data/make_hard_swish_fixtures.py), imported as the fused activations, and GELU's
+// tanh form imported as the GELU, alike.
 // Each simulation runs in a forked child (tests/e2e/child_run.h).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -68,6 +69,10 @@ TEST(OldOpset, Opset10CnnWithShapeArithmeticMatchesReference) {
 TEST(ExporterIdioms, HardSwishWrittenOutMatchesReference) {
   expect_matches("hard_swish_cnn", 1, 6);
 }
+
+// GELU in its tanh form (PyTorch's approximate='tanh' export; make_gelu_tanh_fixtures.py) imported
+// as the fused GELU: Linear, GELU, Linear: 3 layers checked, 648 cycles as gelu_erf.onnx.
+TEST(ExporterIdioms, GeluTanhFormMatchesReference) { expect_matches("gelu_tanh_torch", 1, 3); }
 
 }  // namespace
 }  // namespace strider

@@ -1,0 +1,72 @@
+// Activations written out as element-wise steps import as the fused op: hard-swish and
+// hard-sigmoid (x * Clip(x + 3, 0, 6) / 6 and Clip(x + 3, 0, 6) * (1/6);
+// tests/planner/data/make_hard_swish_fixtures.py) and GELU's tanh form (PyTorch's
+// approximate='tanh' export and GPT-2's gelu_new; make_gelu_tanh_fixtures.py): the same IR and
+// the same float values as the model written with the fused op; an x * x that is not part of a
+// GELU stays an element-wise Mul.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "planner/import/onnx_importer.h"
+#include "planner/ir/graph.h"
+#include "planner/quant/float_reference.h"
+
+namespace strider {
+namespace {
+
+const std::string kData = std::string(STRIDER_SOURCE_DIR) + "/tests/planner/data/";
+
+std::vector<std::string> ops(const Graph& g) {
+  std::vector<std::string> out;
+  for (const Node& n : g.nodes)
+    out.push_back(std::string(to_string(n.op)) + "/" + to_string(n.activation));
+  return out;
+}
+
+// The float reference's output for an input of `size` values i % 13 / 4 - 1.5.
+std::vector<float> outputs(const Graph& g, size_t size) {
+  FloatReference ref(g, std::vector<std::pair<float, float>>(g.nodes.size(), {0.0f, 0.0f}), 1);
+  std::vector<float> x(size);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(i % 13) / 4.0f - 1.5f;
+  ref.set_input(g.inputs.at(0), x);
+  ref.run();
+  return ref.value(g.outputs.at(0));
+}
+
+TEST(ImportFusedPatterns, HardSwishWrittenOutIsTheFusedActivation) {
+  const Graph steps = import_onnx(kData + "hard_swish_cnn.onnx");
+  const Graph fused = import_onnx(kData + "hard_swish_cnn_fused.onnx");
+  // conv1 + hard-swish, conv2, hard-sigmoid, the gate Mul, global average pool, flatten, fc.
+  EXPECT_EQ(ops(steps),
+            (std::vector<std::string>{"conv/none", "activation/hardswish", "conv/none",
+                                      "activation/hardsigmoid", "mul/none", "globalavgpool/none",
+                                      "reshape/none", "fc/none"}));
+  EXPECT_EQ(ops(steps), ops(fused));
+  const std::vector<float> a = outputs(steps, 3 * 16 * 16);
+  ASSERT_EQ(a.size(), 10u);
+  EXPECT_EQ(a, outputs(fused, 3 * 16 * 16));  // the same ops on the same weights: the same bits
+}
+
+TEST(ImportFusedPatterns, GeluTanhTorchAndGpt2FormsAreTheFusedGelu) {
+  const Graph erf = import_onnx(kData + "gelu_erf.onnx");
+  // Linear, GELU, Linear (each Linear a 1x1 conv over the tokens).
+  ASSERT_EQ(ops(erf), (std::vector<std::string>{"conv/none", "gelu/none", "conv/none"}));
+  const std::vector<float> want = outputs(erf, 8 * 16);
+  for (const std::string net : {"gelu_tanh_torch", "gelu_tanh_gpt2"}) {
+    const Graph g = import_onnx(kData + net + ".onnx");
+    EXPECT_EQ(ops(g), ops(erf)) << net;
+    EXPECT_EQ(outputs(g, 8 * 16), want) << net;
+  }
+}
+
+TEST(ImportFusedPatterns, SquareAloneIsAMul) {
+  const Graph g = import_onnx(kData + "square_mlp.onnx");
+  ASSERT_EQ(ops(g), (std::vector<std::string>{"conv/none", "mul/none", "conv/none"}));
+  EXPECT_EQ(g.nodes[1].inputs[0], g.nodes[1].inputs[1]);
+  EXPECT_EQ(g.nodes[1].inputs[0], g.nodes[0].outputs[0]);
+}
+
+}  // namespace
+}  // namespace strider
