@@ -88,6 +88,17 @@ uint64_t step_bytes(const Lowered& l, size_t s) {
 
 }  // namespace
 
+bool shares_weights(const Graph& g, const LowerOptions& opt) {
+  std::vector<char> inside(opt.order.size(), 0);
+  for (const StepRange& r : opt.image_segments) {
+    for (int64_t s = r.first; s <= r.last && s < int64_t(inside.size()); ++s) inside[size_t(s)] = 1;
+  }
+  for (size_t s = 0; s < opt.order.size(); ++s) {
+    if (!inside[s] && g.nodes[size_t(opt.order[s])].weights >= 0) return true;
+  }
+  return opt.order.empty();
+}
+
 // Each image in turn runs steps [s0, s1]. Tensors holding every image that the segment makes
 // are ready for later steps only when every image's pass made them, and graph outputs among them
 // are stored after the last pass.

@@ -60,6 +60,8 @@ class Lowerer {
                 std::vector<uint32_t> deps);
   std::vector<uint32_t> input_deps(const Node& n) const;
   void lower_step(int idx);  // one schedule step (of image seg_image_ inside a segment)
+  bool io_move(int t, const std::string& kind, std::vector<std::pair<int, uint64_t>>* list,
+               uint32_t* layer, uint64_t* dram, uint64_t* bytes);
   void load_input(int tensor);
   void store_output(int tensor);
   void lower_view(const Node& n, int idx);
@@ -147,6 +149,9 @@ class Lowerer {
 
 // DRAM bytes a lowering moves (weights, graph inputs and outputs, fills and spills).
 uint64_t dram_bytes(const Lowered& l);
+// Whether a layer with weights runs outside opt's image segments (so that it may share each
+// weight block across the batch: with every one inside, more in-band slots cannot help).
+bool shares_weights(const Graph& g, const LowerOptions& opt);  // batch_segments.cpp
 // lower() for opt's image segments as given: with two in-band slots, and with one per image up
 // to four when that moves fewer DRAM bytes (lowering.cpp).
 Lowered lower_slots(const Graph& g, const ArchConfig& arch, const LowerOptions& opt);

@@ -112,31 +112,41 @@ std::vector<uint32_t> Lowerer::input_deps(const Node& n) const {
   return deps;
 }
 
-// A graph input is loaded just before its first use, once the ops before it retired (its L2
-// region may have held a tensor they read); a graph input whose home is DRAM needs no load. One
-// held an image at a time (inside an image segment) is loaded by each image's pass.
-void Lowerer::load_input(int t) {
-  if (loaded_[t] || !is_input_[t]) return;
-  loaded_[t] = true;
+// The layer, DRAM address and bytes of this pass's move of graph input or output `t` (`kind`:
+// input or output; the first pass adds the layer and records the tensor in `list`). One held an
+// image at a time (inside an image segment) moves that pass's image. False for a spilled one: its
+// home is DRAM already.
+bool Lowerer::io_move(int t, const std::string& kind, std::vector<std::pair<int, uint64_t>>* list,
+                      uint32_t* layer, uint64_t* dram, uint64_t* bytes) {
   const bool again = io_layer_[t] >= 0;  // a later image's pass
-  const uint32_t layer =
-      again ? uint32_t(io_layer_[t]) : add_layer("input:" + g_.tensors[t].name, "input");
-  io_layer_[t] = int(layer);
-  uint64_t bytes = static_cast<uint64_t>(g_.tensors[t].bytes());
+  *layer = again ? uint32_t(io_layer_[t]) : add_layer(kind + ":" + g_.tensors[t].name, kind);
+  io_layer_[t] = int(*layer);
+  *bytes = static_cast<uint64_t>(g_.tensors[t].bytes());
   if (layout_.tensor_spilled[t]) {
-    out_.dram.inputs.emplace_back(t, layout_.tensor_addr[t]);
-    return;
+    list->emplace_back(t, layout_.tensor_addr[t]);
+    return false;
   }
   if (!again) {
     io_addr_[t] = dram_io_;
-    out_.dram.inputs.emplace_back(t, dram_io_);
-    dram_io_ = align_up(dram_io_ + bytes, 4096);
+    list->emplace_back(t, dram_io_);
+    dram_io_ = align_up(dram_io_ + *bytes, 4096);
   }
-  uint64_t src = io_addr_[t];
+  *dram = io_addr_[t];
   if (layout_.tensor_per_image[t]) {
-    bytes /= uint64_t(g_.tensors[t].shape.n);
-    src += seg_image_ * bytes;
+    *bytes /= uint64_t(g_.tensors[t].shape.n);
+    *dram += seg_image_ * *bytes;
   }
+  return true;
+}
+
+// A graph input is loaded just before its first use, once the ops before it retired (its L2
+// region may have held a tensor they read); a graph input whose home is DRAM needs no load.
+void Lowerer::load_input(int t) {
+  if (loaded_[t] || !is_input_[t]) return;
+  loaded_[t] = true;
+  uint32_t layer = 0;
+  uint64_t src = 0, bytes = 0;
+  if (!io_move(t, "input", &out_.dram.inputs, &layer, &src, &bytes)) return;
   std::vector<uint32_t> deps = pending_readers_;
   if (last_op_ >= 0) deps.push_back(uint32_t(last_op_));
   last_desc_[t] = {move(layer, MemSpace::kDram, src, MemSpace::kL2, layout_.tensor_addr[t], 1,
@@ -144,29 +154,12 @@ void Lowerer::load_input(int t) {
   out_.layers[layer].input_bytes += bytes;
 }
 
-// A graph output is stored to DRAM as soon as it is produced (a spilled one is there already);
-// one held an image at a time, by each image's pass.
+// A graph output is stored to DRAM as soon as it is produced (a spilled one is there already).
 void Lowerer::store_output(int t) {
   if (!is_output_[t]) return;
-  const bool again = io_layer_[t] >= 0;
-  const uint32_t layer =
-      again ? uint32_t(io_layer_[t]) : add_layer("output:" + g_.tensors[t].name, "output");
-  io_layer_[t] = int(layer);
-  uint64_t bytes = static_cast<uint64_t>(g_.tensors[t].bytes());
-  if (layout_.tensor_spilled[t]) {
-    out_.dram.outputs.emplace_back(t, layout_.tensor_addr[t]);
-    return;
-  }
-  if (!again) {
-    io_addr_[t] = dram_io_;
-    out_.dram.outputs.emplace_back(t, dram_io_);
-    dram_io_ = align_up(dram_io_ + bytes, 4096);
-  }
-  uint64_t dst = io_addr_[t];
-  if (layout_.tensor_per_image[t]) {
-    bytes /= uint64_t(g_.tensors[t].shape.n);
-    dst += seg_image_ * bytes;
-  }
+  uint32_t layer = 0;
+  uint64_t dst = 0, bytes = 0;
+  if (!io_move(t, "output", &out_.dram.outputs, &layer, &dst, &bytes)) return;
   pending_readers_.push_back(move(layer, MemSpace::kL2, layout_.tensor_addr[t], MemSpace::kDram,
                                   dst, 1, static_cast<uint32_t>(bytes), 0, 0, last_desc_[t]));
   out_.layers[layer].output_bytes += bytes;
@@ -356,7 +349,7 @@ uint64_t dram_bytes(const Lowered& l) {
 Lowered lower_slots(const Graph& g, const ArchConfig& arch, const LowerOptions& opt) {
   Lowered two = Lowerer(g, arch, opt, 2).run();
   const uint32_t slots = Lowerer::batch_band_slots(g);
-  if (slots <= 2 || two.band_bytes == 0) return two;
+  if (slots <= 2 || two.band_bytes == 0 || !shares_weights(g, opt)) return two;
   Lowered more;
   try {
     more = Lowerer(g, arch, opt, slots).run();
