@@ -1,5 +1,6 @@
 #include "tb/functional_check.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "core/common/hash.h"
@@ -26,10 +27,20 @@ FunctionalCheck::FunctionalCheck(const Graph& g, const Lowered& lowered, uint64_
       is_compute_(lowered.list.layers.size(), false),
       captured_(lowered.list.layers.size()),
       is_captured_(lowered.list.layers.size(), false) {
+  image_remaining_.resize(lowered.list.layers.size());
+  for (size_t layer = 0; layer < lowered.layer_image_first.size(); ++layer) {
+    image_remaining_[layer].assign(lowered.layer_image_first[layer].size(), 0);
+  }
   for (const Descriptor& d : lowered.list.descriptors) {
     ++remaining_[d.layer];
     if (d.kind == DescKind::kOp) is_compute_[d.layer] = true;
+    if (!image_remaining_[d.layer].empty()) ++image_remaining_[d.layer][image_of(d.layer, d.id)];
   }
+}
+
+size_t FunctionalCheck::image_of(uint32_t layer, uint32_t id) const {
+  const std::vector<uint32_t>& first = lowered_.layer_image_first[layer];
+  return size_t(std::upper_bound(first.begin(), first.end(), id) - first.begin()) - 1;
 }
 
 std::vector<int8_t> FunctionalCheck::input_bytes(const Tensor& t, uint64_t seed) {
@@ -62,15 +73,30 @@ void FunctionalCheck::preload(TimedMemory& dram) {
 
 void FunctionalCheck::on_retire(uint32_t id, const TimedMemory& l2, const TimedMemory& dram) {
   const Descriptor& d = lowered_.list.descriptors.at(id);
-  if (--remaining_[d.layer] != 0 || !is_compute_[d.layer]) return;
+  const bool last = --remaining_[d.layer] == 0;
+  std::vector<uint32_t>& per_image = image_remaining_[d.layer];
+  const size_t image = per_image.empty() ? 0 : image_of(d.layer, id);
+  if (!per_image.empty() ? --per_image[image] != 0 : !last) return;
   const int node = lowered_.layer_node.at(d.layer);
-  if (node < 0) return;
+  if (!is_compute_[d.layer] || node < 0) return;
   const int tensor = g_.nodes[node].outputs.at(0);
+  const Tensor& t = g_.tensors[tensor];
   std::vector<int8_t>& out = captured_[d.layer];
-  out.resize(size_t(g_.tensors[tensor].bytes()));
+  out.resize(size_t(t.bytes()));
   const bool spilled = size_t(tensor) < lowered_.tensor_spilled.size() && lowered_.tensor_spilled[tensor];
-  (spilled ? dram : l2).read(lowered_.tensor_addr.at(tensor), out.data(), out.size());
-  is_captured_[d.layer] = true;
+  uint64_t addr = lowered_.tensor_addr.at(tensor), bytes = out.size(), at = 0;
+  if (!per_image.empty()) {  // one image of a segment's pass
+    bytes /= uint64_t(t.shape.n);
+    at = image * bytes;
+    const bool one_image = size_t(tensor) < lowered_.tensor_per_image.size() &&
+                           lowered_.tensor_per_image[size_t(tensor)];
+    if (!one_image) addr += at;
+  }
+  (spilled ? dram : l2).read(addr, out.data() + at, bytes);
+  if (per_image.empty() || std::all_of(per_image.begin(), per_image.end(),
+                                       [](uint32_t n) { return n == 0; })) {
+    is_captured_[d.layer] = true;
+  }
 }
 
 // The reference values, then the fidelity of every compute layer's (finish() keeps the captured

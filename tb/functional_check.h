@@ -14,6 +14,10 @@
 // (Tensor::data); the fidelity of every captured layer's reference output against the float
 // network (Tensor::float_data, at Tensor::scale) is measured after the comparison.
 //
+// A layer of an image segment (Lowered::layer_image_first) writes one image per pass, into memory
+// the next pass reuses: each image is copied out when that image's descriptors of the layer have
+// retired, into its place in the captured batch.
+//
 // Figures: checked tensors = compute layers captured; mismatches = layers whose output differs
 // from the reference (each described in details()).
 #pragma once
@@ -80,6 +84,10 @@ class FunctionalCheck {
   std::exception_ptr reference_error_;
   bool reference_started_ = false;
   std::vector<uint32_t> remaining_;  // per layer: descriptors not yet retired
+  // Per layer of an image segment: per image, its descriptors not yet retired.
+  std::vector<std::vector<uint32_t>> image_remaining_;
+  // The image pass of segment layer `layer` that descriptor `id` belongs to.
+  size_t image_of(uint32_t layer, uint32_t id) const;
   std::vector<bool> is_compute_;     // per layer: has operation tiles
   std::vector<std::vector<int8_t>> captured_;
   std::vector<bool> is_captured_;

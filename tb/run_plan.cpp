@@ -78,6 +78,7 @@ PlannedRun plan_networks(const RunConfig& cfg, std::ostream& warnings) {
   opt.allocator = cfg.planner.allocator;
   opt.schedule = cfg.planner.schedule;
   opt.time_limit_s = cfg.planner.time_limit_s;
+  opt.segment_choice = cfg.planner.image_segments;
   if (cfg.networks.size() == 1) {
     r.graph = load_checked(cfg, 0, &r.quant, warnings);
   } else {

@@ -11,7 +11,7 @@
 //   networks:   list of {path (relative to the run file), name (default: file stem),
 //               input: [H, W] (optional), seed (optional)}; a bare string is a path
 //   execution:  serial | concurrent
-//   planner:    {allocator, schedule: dfs | memory, time_limit_s}
+//   planner:    {allocator, schedule: dfs | memory, time_limit_s, image_segments}
 //   sim:        {functional, trace, vcd, watchdog_cycles}
 //   output_dir: relative to the current directory
 // `--set` keys use the same paths (`arch.l2.size_bytes=524288`, `networks[0].input=[32, 32]`,

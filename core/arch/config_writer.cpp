@@ -173,6 +173,9 @@ std::string effective_yaml(const RunConfig& run) {
   e << YAML::Key << "schedule" << YAML::Value << run.planner.schedule;
   e << YAML::Key << "time_limit_s" << YAML::Value
     << config::format_number(run.planner.time_limit_s);
+  if (run.planner.image_segments != "auto") {  // written only when set: fingerprints stay
+    e << YAML::Key << "image_segments" << YAML::Value << run.planner.image_segments;
+  }
   e << YAML::EndMap;
 
   e << YAML::Key << "sim" << YAML::Value << YAML::BeginMap;

@@ -26,6 +26,9 @@ struct PlannerOptions {
   std::string allocator = "auto";
   std::string schedule = "dfs";  // dfs | memory
   double time_limit_s = 10.0;
+  // A batch: which schedule steps run image after image (planner/lower/batch_segments.cpp):
+  // auto (chosen by DRAM bytes) | none | whole (every run of steps that can).
+  std::string image_segments = "auto";
 };
 
 struct SimOptions {

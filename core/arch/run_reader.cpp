@@ -236,6 +236,7 @@ void read_run_fields(FieldReader& top, const Origin& file, RunConfig& run, Diagn
     s.read_choice("allocator", run.planner.allocator, allocator_names());
     s.read_choice("schedule", run.planner.schedule, {"dfs", "memory"});
     s.read("time_limit_s", run.planner.time_limit_s);
+    s.read_choice("image_segments", run.planner.image_segments, {"auto", "none", "whole"});
     s.finish();
     if (!(run.planner.time_limit_s > 0) && !origins.invalid("planner.time_limit_s")) {
       diags.error(origins.locate("planner.time_limit_s", file), "planner.time_limit_s",

@@ -22,13 +22,74 @@ bool moves_by_dma(const Node& n) {
   return n.op == OpType::kChannelShuffle || n.op == OpType::kGather;
 }
 
+namespace {
+
+// Per alias group: 1 when it holds one image (see plan_activations), 2 when it does and holds a
+// graph input or output. Sizes those groups to one image and stretches the others live during a
+// segment over all of it.
+std::vector<char> segment_groups(const Graph& g, const std::vector<int>& order,
+                                 const std::vector<StepRange>& segments, uint64_t alignment,
+                                 memory::ActivationPlanInput* in) {
+  const size_t nt = g.tensors.size(), nb = in->problem.buffers.size();
+  std::vector<char> one_image(nb, 0);
+  if (segments.empty()) return one_image;
+  std::vector<int> seg_of_step(order.size(), -1), step_of(g.nodes.size(), -1);
+  for (size_t k = 0; k < segments.size(); ++k) {
+    for (int64_t s = segments[k].first; s <= segments[k].last; ++s) {
+      seg_of_step.at(size_t(s)) = int(k);
+    }
+  }
+  for (size_t s = 0; s < order.size(); ++s) step_of[size_t(order[s])] = int(s);
+  std::vector<int> group_seg(nb, -2);  // -2: no member yet, -1: not one segment's own
+  auto join = [&](int b, int seg) {
+    group_seg[b] = group_seg[b] == -2 || group_seg[b] == seg ? seg : -1;
+  };
+  const std::vector<int> producer = g.producers();
+  const std::vector<std::vector<int>> consumers = g.consumers();
+  for (size_t t = 0; t < nt; ++t) {
+    const int b = in->tensor_buffer[t];
+    if (b < 0) continue;
+    // A graph input belongs to the segment of its consumers (each pass loads its image).
+    const int first = producer[t] >= 0 ? producer[t] : consumers[t].empty() ? -1 : consumers[t][0];
+    int seg = first < 0 || g.tensors[t].shape.n < 2 ? -1
+                                                    : seg_of_step[size_t(step_of[size_t(first)])];
+    for (int c : consumers[t]) seg = seg_of_step[size_t(step_of[size_t(c)])] == seg ? seg : -1;
+    join(b, seg);
+  }
+  for (size_t b = 0; b < nb; ++b) {
+    memory::Buffer& buf = in->problem.buffers[b];
+    if (group_seg[b] >= 0) {
+      const Tensor& root = g.tensors[size_t(in->buffer_root[b])];
+      buf.size = int64_t(align_up(uint64_t(root.bytes() / root.shape.n), alignment));
+      continue;
+    }
+    for (const StepRange& r : segments) {
+      if (buf.lower <= r.last && buf.upper > r.first) {
+        buf.lower = std::min<int64_t>(buf.lower, r.first);
+        buf.upper = std::max<int64_t>(buf.upper, r.last + 1);
+      }
+    }
+  }
+  for (size_t b = 0; b < nb; ++b) one_image[b] = group_seg[b] >= 0;
+  for (int t : g.inputs) one_image[size_t(in->tensor_buffer[size_t(t)])] *= 2;
+  for (int t : g.outputs) {
+    const int b = in->tensor_buffer[size_t(t)];
+    if (one_image[size_t(b)] == 1) one_image[size_t(b)] = 2;
+  }
+  return one_image;
+}
+
+}  // namespace
+
 ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order, uint64_t alignment,
-                                  uint64_t capacity, const LowerOptions& opt, uint64_t spill_base) {
+                                  uint64_t capacity, const LowerOptions& opt, uint64_t spill_base,
+                                  const std::vector<StepRange>& segments) {
   const size_t nt = g.tensors.size();
   // Alias groups (views, in-place concat inputs) and their lifetimes: the memory planner's.
-  const memory::ActivationPlanInput in =
+  memory::ActivationPlanInput in =
       memory::build_activation_problem(g, order, static_cast<int64_t>(alignment));
   ActivationLayout out;
+  std::vector<char> one_image = segment_groups(g, order, segments, alignment, &in);
   for (int idx : order) {
     const Node& n = g.nodes[idx];
     if (n.op != OpType::kConcat) continue;
@@ -115,15 +176,23 @@ ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order,
   for (size_t b = 0; b < nb; ++b) {
     if (!spilled[b]) continue;
     group_addr[b] = dram;
-    dram = align_up(dram + bytes_of(b), 4096);
+    uint64_t bytes = bytes_of(b);
+    if (one_image[b] == 2) {  // a graph input or output read or written in DRAM: every image
+      const Tensor& root = g.tensors[size_t(in.buffer_root[b])];
+      bytes = align_up(uint64_t(root.bytes()), alignment);
+      one_image[b] = 0;
+    }
+    dram = align_up(dram + bytes, 4096);
   }
   out.tensor_addr.assign(nt, 0);
   out.tensor_spilled.assign(nt, false);
+  out.tensor_per_image.assign(nt, false);
   for (size_t t = 0; t < nt; ++t) {
     const int b = in.tensor_buffer[t];
     if (b < 0) continue;
     out.tensor_addr[t] = group_addr[b] + uint64_t(in.tensor_offset_in_buffer[t]);
     out.tensor_spilled[t] = spilled[b];
+    out.tensor_per_image[t] = one_image[b] != 0;
   }
   for (ConcatCopy& c : out.copies) c.dst_addr += out.tensor_addr[g.nodes[c.node].outputs[0]];
   return out;

@@ -22,6 +22,9 @@ struct ConcatCopy {
 struct ActivationLayout {
   std::vector<uint64_t> tensor_addr;     // per graph tensor (0 for weights and biases)
   std::vector<bool> tensor_spilled;      // per graph tensor: lives in DRAM (tensor_addr is there)
+  // Per graph tensor: holds one image of a batch, reused by each image in turn (a tensor made
+  // and read only inside one image segment); else it holds every image (N x C x H x W).
+  std::vector<bool> tensor_per_image;
   std::vector<PlannedBuffer> buffers;    // one per alias group
   std::vector<ConcatCopy> copies;
   std::string allocator;
@@ -41,8 +44,14 @@ bool moves_by_dma(const Node& n);
 // largest group live at the step of most live bytes first, until the rest fits; without
 // `spill_base` a plan that does not fit is an error naming the capacity, the plan's peak and the
 // largest tensor live at the peak.
+//
+// `segments` (schedule steps, inclusive; see LowerOptions::image_segments) run image after image:
+// an alias group made (or, a graph input, first read) and read only inside one segment holds one
+// image (tensor_per_image); every other group live during a segment stays live over
+// all of it (each image's pass reads the segment's inputs and writes its outputs).
 ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order, uint64_t alignment,
                                   uint64_t capacity, const LowerOptions& opt,
-                                  uint64_t spill_base = 0);
+                                  uint64_t spill_base = 0,
+                                  const std::vector<StepRange>& segments = {});
 
 }  // namespace strider

@@ -289,7 +289,8 @@ void Lowerer::lower_compute(const Node& n, uint32_t layer) {
   place_weights(n);
   if (n.weights >= 0) staging_ = node_staging_[&n - g_.nodes.data()];
   out_.layers[layer].macs = static_cast<uint64_t>(node_macs(g_, n));  // all images
-  const uint32_t images = static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.n);
+  // Inside an image segment the node runs for the one image of the segment's current pass.
+  const uint32_t images = in_segment_ ? 1 : static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.n);
   bool spilled = layout_.tensor_spilled[n.outputs[0]];
   for (int t : n.inputs) spilled = spilled || layout_.tensor_spilled[t];
   if (!spilled) {

@@ -59,6 +59,9 @@ class Lowerer {
                 uint32_t rows, uint32_t row_bytes, uint32_t src_stride, uint32_t dst_stride,
                 std::vector<uint32_t> deps);
   std::vector<uint32_t> input_deps(const Node& n) const;
+  void lower_step(int idx);  // one schedule step (of image seg_image_ inside a segment)
+  bool io_move(int t, const std::string& kind, std::vector<std::pair<int, uint64_t>>* list,
+               uint32_t* layer, uint64_t* dram, uint64_t* bytes);
   void load_input(int tensor);
   void store_output(int tensor);
   void lower_view(const Node& n, int idx);
@@ -104,6 +107,10 @@ class Lowerer {
   uint32_t band_output(Descriptor& d);
   uint32_t spill_band(uint32_t layer, int out_t, uint32_t slot, uint32_t c0, uint32_t c1,
                       uint32_t r0, uint32_t r1, uint32_t tile);
+  // batch_segments.cpp: schedule steps [s0, s1] image after image.
+  void lower_segment(const std::vector<int>& order, size_t s0, size_t s1);
+  // The image ref() addresses in a tensor holding every image.
+  uint32_t image_index() const { return seg_image_ + image_; }
   // banded_lowering.cpp: every image's tiles, images outside or inside the weight blocks.
   void lower_banded(const Node& n, uint32_t layer, uint32_t images);
   uint64_t weights_per_channel(const Node& n) const;  // weight bytes of one output channel
@@ -149,6 +156,8 @@ class Lowerer {
   uint64_t next_weight_addr_ = kDramWeightsBase;
   uint64_t dram_io_ = 0;        // next DRAM address for graph inputs and outputs
   std::vector<bool> loaded_;    // per tensor: graph input already loaded
+  std::vector<int> io_layer_;   // per graph input / output tensor: its layer, once added
+  std::vector<uint64_t> io_addr_;  // per graph input / output tensor: its DRAM address
   std::vector<char> is_input_, is_output_;  // per tensor: a graph input / output
   std::vector<std::vector<size_t>> node_copies_;  // per node: its layout_.copies
   int last_op_[2] = {-1, -1};   // per issue queue: last operation descriptor emitted
@@ -156,7 +165,21 @@ class Lowerer {
   // Batch: the image whose tiles are being emitted; ref() addresses image image_ of a tensor
   // holding several (N x C x H x W, images contiguous), so every tile covers one image.
   uint32_t image_ = 0;
+  // Inside an image segment (in_segment_): the image whose pass is lowered; each of its nodes is
+  // lowered for that one image, reusing the layer its first pass added (node_layer_).
+  bool in_segment_ = false;
+  uint32_t seg_image_ = 0;
+  std::vector<int> node_layer_;
   std::unordered_multimap<uint64_t, size_t> blob_index_;  // content hash -> DramImage blob
 };
+
+// DRAM bytes a lowering moves (weights, graph inputs and outputs, fills and spills).
+uint64_t dram_bytes(const Lowered& l);
+// Whether a layer with weights runs outside opt's image segments (so that it may share each
+// weight block across the batch: with every one inside, more in-band slots cannot help).
+bool shares_weights(const Graph& g, const LowerOptions& opt);  // batch_segments.cpp
+// lower() for opt's image segments as given: with two in-band slots, and with one per image up
+// to four when that moves fewer DRAM bytes (lowering.cpp).
+Lowered lower_slots(const Graph& g, const ArchConfig& arch, const LowerOptions& opt);
 
 }  // namespace strider

@@ -38,6 +38,8 @@ Lowerer::Lowerer(const Graph& g, const ArchConfig& arch, const LowerOptions& opt
       in_band_slots_(in_band_slots),
       last_desc_(g.tensors.size()),
       loaded_(g.tensors.size()),
+      io_layer_(g.tensors.size(), -1),
+      io_addr_(g.tensors.size(), 0),
       is_input_(g.tensors.size(), 0),
       is_output_(g.tensors.size(), 0) {
   for (int t : g.inputs) is_input_.at(t) = 1;
@@ -52,7 +54,10 @@ TensorRef Lowerer::ref(int tensor) const {
   TensorRef r = shape_ref(tensor);
   r.space = space(tensor);
   r.addr = layout_.tensor_addr[tensor];
-  if (g_.tensors[tensor].shape.n > 1) r.addr += uint64_t(image_) * r.c * r.h * r.w;  // image image_
+  // Image image_index() of a tensor holding every image (one holding one image at a time: 0).
+  if (g_.tensors[tensor].shape.n > 1 && !layout_.tensor_per_image[size_t(tensor)]) {
+    r.addr += uint64_t(image_index()) * r.c * r.h * r.w;
+  }
   return r;
 }
 
@@ -114,40 +119,57 @@ std::vector<uint32_t> Lowerer::input_deps(const Node& n) const {
   return deps;
 }
 
+// The layer, DRAM address and bytes of this pass's move of graph input or output `t` (`kind`:
+// input or output; the first pass adds the layer and records the tensor in `list`). One held an
+// image at a time (inside an image segment) moves that pass's image. False for a spilled one: its
+// home is DRAM already.
+bool Lowerer::io_move(int t, const std::string& kind, std::vector<std::pair<int, uint64_t>>* list,
+                      uint32_t* layer, uint64_t* dram, uint64_t* bytes) {
+  const bool again = io_layer_[t] >= 0;  // a later image's pass
+  *layer = again ? uint32_t(io_layer_[t]) : add_layer(kind + ":" + g_.tensors[t].name, kind);
+  io_layer_[t] = int(*layer);
+  *bytes = static_cast<uint64_t>(g_.tensors[t].bytes());
+  if (layout_.tensor_spilled[t]) {
+    list->emplace_back(t, layout_.tensor_addr[t]);
+    return false;
+  }
+  if (!again) {
+    io_addr_[t] = dram_io_;
+    list->emplace_back(t, dram_io_);
+    dram_io_ = align_up(dram_io_ + *bytes, 4096);
+  }
+  *dram = io_addr_[t];
+  if (layout_.tensor_per_image[t]) {
+    *bytes /= uint64_t(g_.tensors[t].shape.n);
+    *dram += seg_image_ * *bytes;
+  }
+  return true;
+}
+
 // A graph input is loaded just before its first use, once the ops before it retired (its L2
 // region may have held a tensor they read); a graph input whose home is DRAM needs no load.
 void Lowerer::load_input(int t) {
   if (loaded_[t] || !is_input_[t]) return;
   loaded_[t] = true;
-  const uint32_t layer = add_layer("input:" + g_.tensors[t].name, "input");
-  const uint64_t bytes = static_cast<uint64_t>(g_.tensors[t].bytes());
-  if (layout_.tensor_spilled[t]) {
-    out_.dram.inputs.emplace_back(t, layout_.tensor_addr[t]);
-    return;
-  }
+  uint32_t layer = 0;
+  uint64_t src = 0, bytes = 0;
+  if (!io_move(t, "input", &out_.dram.inputs, &layer, &src, &bytes)) return;
   std::vector<uint32_t> deps;
   after_ops(&deps);
-  last_desc_[t] = {move(layer, MemSpace::kDram, dram_io_, MemSpace::kL2, layout_.tensor_addr[t], 1,
+  last_desc_[t] = {move(layer, MemSpace::kDram, src, MemSpace::kL2, layout_.tensor_addr[t], 1,
                         static_cast<uint32_t>(bytes), 0, 0, deps)};
-  out_.layers[layer].input_bytes = bytes;
-  out_.dram.inputs.emplace_back(t, dram_io_);
-  dram_io_ = align_up(dram_io_ + bytes, 4096);
+  out_.layers[layer].input_bytes += bytes;
 }
 
 // A graph output is stored to DRAM as soon as it is produced (a spilled one is there already).
 void Lowerer::store_output(int t) {
   if (!is_output_[t]) return;
-  const uint32_t layer = add_layer("output:" + g_.tensors[t].name, "output");
-  const uint64_t bytes = static_cast<uint64_t>(g_.tensors[t].bytes());
-  if (layout_.tensor_spilled[t]) {
-    out_.dram.outputs.emplace_back(t, layout_.tensor_addr[t]);
-    return;
-  }
+  uint32_t layer = 0;
+  uint64_t dst = 0, bytes = 0;
+  if (!io_move(t, "output", &out_.dram.outputs, &layer, &dst, &bytes)) return;
   pending_readers_.push_back(move(layer, MemSpace::kL2, layout_.tensor_addr[t], MemSpace::kDram,
-                                  dram_io_, 1, static_cast<uint32_t>(bytes), 0, 0, last_desc_[t]));
-  out_.layers[layer].output_bytes = bytes;
-  out_.dram.outputs.emplace_back(t, dram_io_);
-  dram_io_ = align_up(dram_io_ + bytes, 4096);
+                                  dst, 1, static_cast<uint32_t>(bytes), 0, 0, last_desc_[t]));
+  out_.layers[layer].output_bytes += bytes;
 }
 
 void Lowerer::lower_view(const Node& n, int idx) {
@@ -225,6 +247,46 @@ void Lowerer::lower_gather(const Node& n, uint32_t layer) {
   last_desc_[out_t] = done;
 }
 
+void Lowerer::lower_step(int idx) {
+  const Node& n = g_.nodes[idx];
+  current_step_ = int64_t(step_fence_.size());
+  const bool first_pass = !in_segment_ || seg_image_ == 0;
+  for (int t : n.inputs) load_input(t);
+  refuse_unbatched(g_, n);
+  if (moves_no_compute(n)) {
+    const size_t steps = out_.step_layer.size();
+    lower_view(n, idx);
+    if (!first_pass) out_.step_layer.resize(steps);  // a later image's pass: the step is listed
+  } else {
+    uint32_t layer = uint32_t(node_layer_[size_t(idx)]);
+    if (first_pass) {
+      layer = add_layer(n.name, to_string(n.op));
+      node_layer_[size_t(idx)] = int(layer);
+      out_.layer_node[layer] = idx;
+      out_.step_layer.push_back(static_cast<int>(layer));
+    }
+    if (in_segment_) {
+      out_.layer_image_first.resize(out_.layers.size());
+      out_.layer_image_first[layer].push_back(uint32_t(out_.list.descriptors.size()));
+      out_.layers[layer].batch_order = "image_segment";
+    }
+    if (n.op == OpType::kChannelShuffle) {
+      lower_shuffle(n, layer);
+    } else if (n.op == OpType::kGather) {
+      lower_gather(n, layer);
+    } else {
+      lower_compute(n, layer);
+    }
+  }
+  for (int t : n.outputs) {
+    if (!in_segment_ || layout_.tensor_per_image[size_t(t)]) store_output(t);
+  }
+  // What must retire before memory this step was the last to use is written again.
+  std::vector<uint32_t> fence;
+  after_ops(&fence);
+  step_fence_.push_back(std::move(fence));
+}
+
 Lowered Lowerer::run() {
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<int> order =
@@ -236,30 +298,19 @@ Lowered Lowerer::run() {
   for (size_t k = 0; k < layout_.copies.size(); ++k) node_copies_.at(layout_.copies[k].node).push_back(k);
 
   dram_io_ = kDramActivationsBase + (uint64_t(1) << 30);  // graph inputs and outputs
-  for (int idx : order) {
-    const Node& n = g_.nodes[idx];
-    current_step_ = int64_t(step_fence_.size());
-    for (int t : n.inputs) load_input(t);
-    refuse_unbatched(g_, n);
-    if (moves_no_compute(n)) {
-      lower_view(n, idx);
-    } else {
-      const uint32_t layer = add_layer(n.name, to_string(n.op));
-      out_.layer_node[layer] = idx;
-      out_.step_layer.push_back(static_cast<int>(layer));
-      if (n.op == OpType::kChannelShuffle) {
-        lower_shuffle(n, layer);
-      } else if (n.op == OpType::kGather) {
-        lower_gather(n, layer);
-      } else {
-        lower_compute(n, layer);
-      }
+  node_layer_.assign(g_.nodes.size(), -1);
+  out_.image_segments = opt_.image_segments;
+  out_.tensor_per_image = layout_.tensor_per_image;
+  const std::vector<StepRange>& segs = opt_.image_segments;
+  size_t next_seg = 0;
+  for (size_t s = 0; s < order.size();) {
+    if (next_seg < segs.size() && int64_t(s) == segs[next_seg].first) {
+      const StepRange r = segs[next_seg++];
+      lower_segment(order, size_t(r.first), size_t(r.last));
+      s = size_t(r.last) + 1;
+      continue;
     }
-    for (int t : n.outputs) store_output(t);
-    // What must retire before memory this step was the last to use is written again.
-    std::vector<uint32_t> fence;
-    after_ops(&fence);
-    step_fence_.push_back(std::move(fence));
+    lower_step(order[s++]);
   }
   // The search's rows name nodes; each compute node has one layer.
   for (MappingRow& row : out_.mapping) {
@@ -285,15 +336,15 @@ Lowered Lowerer::run() {
     e.space = space(int(t));
     e.addr = layout_.tensor_addr[t];
     e.bytes = static_cast<uint64_t>(tensor.bytes());
+    if (layout_.tensor_per_image[t]) e.bytes /= uint64_t(tensor.shape.n);  // one image at a time
     out_.list.tensors.push_back(e);
   }
+  out_.layer_image_first.resize(out_.layers.size());
   check(out_.list);
   out_.planner_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return std::move(out_);
 }
-
-namespace {
 
 uint64_t dram_bytes(const Lowered& l) {
   uint64_t b = 0;
@@ -303,16 +354,14 @@ uint64_t dram_bytes(const Lowered& l) {
   return b;
 }
 
-}  // namespace
-
 // A batch lowers twice when more in-band slots are possible: with two slots (more L2 for the
 // activations) and with one per image up to four (bands of more images share each weight
 // block); the lowering that moves fewer DRAM bytes is kept (resnet50 at batch 4 reads 40.6 MB
 // per image with four slots against 50.8 MB with two; mobilenet_v2 7.9 MB with two against 9.0).
-Lowered lower(const Graph& g, const ArchConfig& arch, const LowerOptions& opt) {
+Lowered lower_slots(const Graph& g, const ArchConfig& arch, const LowerOptions& opt) {
   Lowered two = Lowerer(g, arch, opt, 2).run();
   const uint32_t slots = Lowerer::batch_band_slots(g);
-  if (slots <= 2 || two.band_bytes == 0) return two;
+  if (slots <= 2 || two.band_bytes == 0 || !shares_weights(g, opt)) return two;
   Lowered more;
   try {
     more = Lowerer(g, arch, opt, slots).run();

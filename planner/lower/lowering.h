@@ -35,6 +35,11 @@ namespace strider {
 constexpr uint64_t kDramWeightsBase = 256ull << 20;
 constexpr uint64_t kDramActivationsBase = 2048ull << 20;
 
+// Schedule steps [first, last], inclusive.
+struct StepRange {
+  int64_t first = 0, last = 0;
+};
+
 struct LowerOptions {
   std::string allocator = "auto";
   std::string schedule = "dfs";
@@ -43,6 +48,12 @@ struct LowerOptions {
   // Lowering stops with DescriptorLimitError as soon as the list would pass this many
   // descriptors (each holds about 0.9 KiB of host memory while planned and simulated); 0: none.
   uint64_t max_descriptors = 0;
+  // A batch (N > 1): segments of consecutive schedule steps (compute ops and reshape views) that
+  // run image after image, their own activations held one image at a time (batch_segments.cpp).
+  // segment_choice: auto (the lowering chooses them by DRAM bytes), none, whole (every maximal
+  // run of steps that can), given (exactly image_segments; a mapper may search them).
+  std::string segment_choice = "auto";
+  std::vector<StepRange> image_segments;
 };
 
 // The list passed LowerOptions::max_descriptors; thrown before the memory is spent.
@@ -64,7 +75,9 @@ struct LayerReport {
   uint64_t spill_bytes = 0;    // output row bands L2 -> DRAM
   uint64_t macs = 0;
   // A batch (N > 1) of a layer with weights: images_inside (each weight block staged once for
-  // the N images) or images_outside (image after image); empty otherwise (banded_lowering.cpp).
+  // the N images), images_grouped, images_outside (image after image; banded_lowering.cpp), or
+  // image_segment (its segment of layers runs image after image: batch_segments.cpp); empty
+  // otherwise.
   std::string batch_order;
 };
 
@@ -115,6 +128,13 @@ struct Lowered {
   std::vector<bool> tensor_spilled;  // per graph tensor: lives in DRAM (spilled), else in L2
   std::vector<int> step_layer;       // per schedule step: its layer index, -1 for a view
   std::vector<int> layer_node;       // per layer: graph node index, -1 for input/output moves
+  // A batch: the image segments lowered (schedule steps); per graph tensor, whether its memory
+  // holds one image at a time (made and read inside one segment); per layer of a segment, the
+  // first descriptor of each image's pass (that image's descriptors of the layer are the ones
+  // from there to the next image's first), empty for other layers.
+  std::vector<StepRange> image_segments;
+  std::vector<bool> tensor_per_image;
+  std::vector<std::vector<uint32_t>> layer_image_first;
   DramImage dram;
   std::string allocator;
   uint64_t arena_bytes = 0;          // peak of the activation plan

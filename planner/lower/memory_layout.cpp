@@ -197,7 +197,8 @@ void Lowerer::plan_memory(const std::vector<int>& order) {
   for (int attempt = 0;; ++attempt) {
     if (attempt > 256) throw std::runtime_error("L2 layout did not converge");
     try {
-      layout_ = plan_activations(g_, order, align, cap, opt_, bands ? kDramActivationsBase : 0);
+      layout_ = plan_activations(g_, order, align, cap, opt_, bands ? kDramActivationsBase : 0,
+                                 opt_.image_segments);
     } catch (const std::runtime_error&) {
       if (bands) throw;
       // Not everything fits: reserve band buffers at the top of L2 and spill to DRAM.

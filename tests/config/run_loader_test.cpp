@@ -220,7 +220,7 @@ TEST(RunLoader, RunLevelErrors) {
                 run + ":3: planner.schedule: expected one of dfs, memory, got \"bfs\"",
                 run + ":4: planner.time_limit_s: must be greater than 0, got -1",
                 run + ":5: planner.allocater: unknown key, expected one of: allocator, schedule, "
-                      "time_limit_s",
+                      "time_limit_s, image_segments",
                 run + ":7: sim.watchdog_cycles: must be at least 1, got 0",
                 run + ":8: sim.functional: expected true or false, got \"1\"",
                 run + ":9: output_dir: must not be empty",

@@ -18,7 +18,7 @@ namespace {
 struct Figures {
   uint64_t cycles = 0, macs = 0, checked = 0, mismatches = 0, images = 0;
   uint64_t weight_bytes = 0, op_tiles = 0, fill_bytes = 0;
-  char orders[200] = {};  // batch_order of each layer with weights, in layer order
+  char orders[200] = {};  // each non-empty batch_order, in layer order
   double cycles_per_image = 0;
   int status = -1;  // 0: simulated without deadlock
   char detail[200] = {};
@@ -75,8 +75,9 @@ TEST(Batch, FourImagesTimingAndFunctionalBitExact) {
   EXPECT_EQ(functional.mismatches, 0u) << functional.detail;
 }
 
-// 32 KiB of L2: four images' activations spill, and every layer with weights shares its weight
-// blocks across the batch (banded_lowering.cpp), in the order its DRAM bytes favour: conv1,
+// 32 KiB of L2 without image segments (planner.image_segments: none): four images' activations
+// spill, and every layer with weights shares its weight blocks across the batch
+// (banded_lowering.cpp), in the order its DRAM bytes favour: conv1,
 // conv2b, dw3 and fc images_inside (each block staged once: 16 x 27 + 16 x 4 = 496, 16 x 16 + 64 =
 // 320, 16 x 9 + 64 = 208 and 10 x 32 + 10 x 4 = 360 bytes); conv2a and conv3 images_grouped (four
 // in-band slots hold a band of each image; 4 row bands x (16 x 144 + 64) = 9,472 bytes each,
@@ -86,6 +87,8 @@ TEST(Batch, FourImagesTimingAndFunctionalBitExact) {
 TEST(Batch, SpilledLayersShareEachWeightBlockAcrossTheBatch) {
   const std::vector<std::string> small = {"arch.l2.size_bytes=32768", "sim.trace=false"};
   std::vector<std::string> four = small, functional_sets = small;
+  four.push_back("planner.image_segments=none");
+  functional_sets.push_back("planner.image_segments=none");
   four.push_back("networks[0].batch=4");
   functional_sets.push_back("networks[0].batch=4");
   functional_sets.push_back("sim.functional=true");
@@ -106,6 +109,39 @@ TEST(Batch, SpilledLayersShareEachWeightBlockAcrossTheBatch) {
   EXPECT_EQ(functional.cycles, timing.cycles);
   EXPECT_EQ(functional.checked, 9u);
   EXPECT_EQ(functional.mismatches, 0u) << functional.detail;
+}
+
+// The same 32 KiB of L2 with image segments (planner/lower/batch_segments.cpp): one image's
+// activations fit, as at batch 1, so a segment of layers run image after image spills nothing.
+// whole: every layer but the concat (which copies image by image and splits the segments) in a
+// segment, each image restaging every weight block: 4 x batch 1's 6,120 weight bytes = 24,480.
+// auto (the default) keeps the cheapest of shared / mixed / prefix / whole: conv1 to dw3 in a
+// segment and gap, fc sharing the batch (fc's 10 x 32 + 10 x 4 = 360 bytes staged once):
+// 4 x (6,120 - 360) + 360 = 23,400. Functional mode checks every image of every layer (a
+// segment layer's output is read image by image, as each pass retires).
+TEST(Batch, ImageSegmentsKeepOneImagesActivationsInL2) {
+  const std::vector<std::string> small = {"arch.l2.size_bytes=32768", "sim.trace=false",
+                                          "networks[0].batch=4", "sim.functional=true"};
+  std::vector<std::string> whole_sets = small;
+  whole_sets.push_back("planner.image_segments=whole");
+  const Figures whole = simulate("default.yaml", whole_sets);
+  const Figures chosen = simulate("default.yaml", small);
+  ASSERT_EQ(whole.status, 0) << whole.detail;
+  ASSERT_EQ(chosen.status, 0) << chosen.detail;
+  EXPECT_EQ(whole.fill_bytes, 0u);
+  EXPECT_EQ(chosen.fill_bytes, 0u);
+  EXPECT_EQ(whole.weight_bytes, 24480u);
+  EXPECT_EQ(chosen.weight_bytes, 23400u);
+  EXPECT_STREQ(whole.orders,
+               "image_segment image_segment image_segment image_segment image_segment "
+               "image_segment image_segment image_segment image_segment");
+  EXPECT_STREQ(chosen.orders,
+               "image_segment image_segment image_segment image_segment image_segment "
+               "image_segment image_segment images_inside");
+  EXPECT_EQ(whole.checked, 9u);
+  EXPECT_EQ(whole.mismatches, 0u) << whole.detail;
+  EXPECT_EQ(chosen.checked, 9u);
+  EXPECT_EQ(chosen.mismatches, 0u) << chosen.detail;
 }
 
 TEST(Batch, Resnet50FourImagesRunWithFourTimesTheMacs) {
