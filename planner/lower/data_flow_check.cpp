@@ -12,7 +12,7 @@ namespace {
 
 constexpr uint64_t kVisitBudget = uint64_t{1} << 14;  // per descriptor
 // Pieces of one access past which its bounding interval is taken (and the access not checked).
-constexpr uint64_t kMaxPieces = 4096;
+constexpr uint64_t kMaxPieces = 16384;
 
 std::string hex(uint64_t v) {
   std::ostringstream os;
@@ -179,9 +179,9 @@ class Checker {
     y1 = std::min<uint64_t>(y1, uint64_t(t.first_row) + t.held_rows());
     if (c0 >= c1 || y0 >= y1) return {t.space, true, pieces_.size(), 0, field};
     const uint64_t len = uint64_t(t.w) * t.element_bytes, ch = c1 - c0, rows = y1 - y0;
-    const uint64_t base =
-        saturating_add(t.addr, saturating_add(saturating_mul(c0 - t.first_channel, t.channel_stride),
-                                              saturating_mul(y0 - t.first_row, t.row_stride)));
+    const uint64_t base = saturating_add(
+        t.addr, saturating_add(saturating_mul(c0 - t.first_channel, t.channel_stride),
+                               saturating_mul(y0 - t.first_row, t.row_stride)));
     const uint64_t channel_len =
         saturating_add(saturating_mul(rows - 1, t.row_stride), len);  // when its rows touch
     const bool rows_touch = Pieces::count(rows, t.row_stride, len) == 1;
@@ -208,9 +208,8 @@ class Checker {
   Access rows(MemSpace space, uint64_t addr, uint32_t rows, uint32_t stride, uint32_t row_bytes,
               const char* field) {
     if (Pieces::count(rows, stride, row_bytes) > kMaxPieces) {
-      return bounding(
-          space, addr,
-          saturating_add(saturating_mul(uint64_t(rows) - 1, stride), row_bytes), field);
+      return bounding(space, addr,
+                      saturating_add(saturating_mul(uint64_t(rows) - 1, stride), row_bytes), field);
     }
     Pieces p(pieces_);
     p.runs(addr, rows, stride, row_bytes);
