@@ -12,9 +12,11 @@
 // since), so the cost is O(pieces x log segments), not all pairs. Every access is taken as its
 // exact pieces: a 2-D move as its rows (one interval when they touch), an op tile as its
 // channels' row bands (or rows), so tiles whose bytes interleave (some output rows of every
-// channel) are told apart. An access of more than 16384 pieces is taken as its bounding interval
-// instead and not checked (a read records nothing, a write forgets the bytes); they are counted
-// in DataFlowStats::bounded (none in the zoo's lists). Every writer is checked, moves and op
+// channel) are told apart. An L2 access of more than 16384 pieces is taken as its bounding
+// interval instead and not checked (a read records nothing, a write forgets the bytes); they are
+// counted in DataFlowStats::bounded (none in the zoo's lists). In DRAM a strided access (a spill
+// or fill of row bands) is always taken as its bounding interval, unchecked: tracked piece by
+// piece, DRAM homes cost 8 s and 550 MB on a list of 10^6 descriptors. Every writer is checked, moves and op
 // tiles (outputs, partial sums) alike, against every reader: the compute pipeline's ops, the
 // vector unit's (softmax, layernorm, gelu) and the moves.
 // Reachability is exact and O(1) for an earlier op: per descriptor the latest op of each queue
@@ -34,8 +36,8 @@ namespace strider {
 struct DataFlowStats {
   uint64_t checked_pairs = 0;
   uint64_t unproven = 0;  // pairs whose search ran out of its budget (taken as ordered)
-  uint64_t bounded = 0;   // accesses of more than kMaxPieces pieces, taken as their bounding
-                          // interval and not checked (their bytes are forgotten)
+  uint64_t bounded = 0;   // L2 accesses of more than kMaxPieces pieces, taken as their
+                          // bounding interval and not checked (their bytes are forgotten)
 };
 
 // Calls `fail(descriptor, field, problem)` for each hazard. The list must be structurally valid
