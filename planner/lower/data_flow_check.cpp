@@ -216,9 +216,9 @@ class Checker {
     return p.done(space, field);
   }
 
-  // DRAM: a strided access is taken as its bounding interval (unchecked). Each tensor's home there
-  // is written once, by row bands whose pieces interleave: tracked piece by piece, they took 8 s
-  // and 550 MB on a list of 10^6 descriptors (the chain of scripts/bench_scale.sh).
+  // DRAM: a strided access is taken as its bounding interval (unchecked). Each tensor's home
+  // there is written once, by row bands whose pieces interleave: tracked piece by piece, they
+  // took 14.7 s and 550 MB on a list of 10^6 descriptors (the chain of scripts/bench_scale.sh).
   static bool too_many(MemSpace space, uint64_t pieces) {
     return space == MemSpace::kDram ? pieces > 1 : pieces > kMaxPieces;
   }

@@ -16,9 +16,9 @@
 // interval instead and not checked (a read records nothing, a write forgets the bytes); they are
 // counted in DataFlowStats::bounded (none in the zoo's lists). In DRAM a strided access (a spill
 // or fill of row bands) is always taken as its bounding interval, unchecked: tracked piece by
-// piece, DRAM homes cost 8 s and 550 MB on a list of 10^6 descriptors. Every writer is checked, moves and op
-// tiles (outputs, partial sums) alike, against every reader: the compute pipeline's ops, the
-// vector unit's (softmax, layernorm, gelu) and the moves.
+// piece, DRAM homes cost 14.7 s and 550 MB on a list of 10^6 descriptors. Every writer is
+// checked, moves and op tiles (outputs, partial sums) alike, against every reader: the compute
+// pipeline's ops, the vector unit's (softmax, layernorm, gelu) and the moves.
 // Reachability is exact and O(1) for an earlier op: per descriptor the latest op of each queue
 // among its ancestors (the queue chains the earlier ones); an earlier move is an ancestor when one
 // of its dependents is, followed through chains of moves with a visit budget per pair (past it the
