@@ -7,10 +7,14 @@
 #   chain   a SCALE-Sim GEMM topology of GEMMS chained GEMMs (default 32) of M=16384, N=K=1024,
 #           whose 16 MiB activations spill to DRAM (row bands): about 33,000 descriptors each,
 #           planned, lowered and simulated by `strider run` (timing mode, no trace).
+#   check   the chain's list, planned by `strider plan --check`, which validates it as `strider
+#           run` does (structure, limits, data flow): the median processor time of the check
+#           alone (its own figure in the output), at GEMMS / 2 and GEMMS chained GEMMs (the ratio
+#           shows how it scales with the list).
 # Prints per case the median wall time, the median CPU time (user + sys: the figure that does
 # not depend on what else the machine runs), the peak RSS (largest over the runs) and, for the
 # chain, the descriptor count. Exit status 1 when a run fails or a median CPU time or peak RSS is
-# over its target (import: 2 s; chain: 20 s and 1.5 GB).
+# over its target (import: 2 s; chain: 20 s and 1.5 GB; check: 2 s).
 # Usage: scripts/bench_scale.sh [RUNS]
 #   STRIDER (default build/strider)  ROWS (default 100000)  GEMMS (default 32)
 set -euo pipefail
@@ -51,6 +55,11 @@ networks:
 sim: {functional: false, trace: false, vcd: false}
 output_dir: $out/chain_out
 EOF
+{
+  echo "Layer, M, N, K,"
+  for ((i = 0; i < gemms / 2; ++i)); do echo "G$i, 16384, 1024, 1024,"; done
+} > "$out/half.csv"
+sed -e 's/chain.csv/half.csv/' -e 's/chain_out/half_out/' "$out/chain.yaml" > "$out/half.yaml"
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
@@ -90,6 +99,27 @@ descriptors=$(grep -o '"descriptors": *[0-9]*' "$out/chain_out/summary.json" | h
 printf '| chain of %s spilling GEMMs (`strider run`) | %s descriptors | %.2f | %.2f | %.0f | CPU < 20 s, RSS < 1.5 GB |\n' \
   "$gemms" "$descriptors" "$wall" "$cpu" "$(echo "$rss / 1024" | bc -l)"
 if (( $(echo "$cpu >= 20" | bc -l) )) || (( rss >= 1536 * 1024 )); then status=1; fi
+
+# The check's own processor time, median over RUNS plans (planning is not counted).
+check_median() {
+  local yaml=$1 secs=()
+  for _ in $(seq 1 "$runs"); do
+    "$strider" plan "$yaml" --check > "$out/plan.log" 2>&1 || {
+      echo "bench_scale: 'strider plan $yaml --check' failed:" >&2
+      tail -20 "$out/plan.log" >&2
+      exit 1
+    }
+    secs+=("$(awk '/^  checked / {print $(NF-4)}' "$out/plan.log")")
+  done
+  echo "$(printf '%s\n' "${secs[@]}" | median) $(awk '/^  descriptors / {print $2}' "$out/plan.log")"
+}
+read -r half_cpu half_n < <(check_median "$out/half.yaml")
+read -r check_cpu check_n < <(check_median "$out/chain.yaml")
+printf '| validation with data flow (`strider plan --check`) | %s descriptors | | %.2f | | |\n' \
+  "$half_n" "$half_cpu"
+printf '| validation with data flow (`strider plan --check`) | %s descriptors | | %.2f | | CPU < 2 s |\n' \
+  "$check_n" "$check_cpu"
+if (( $(echo "$check_cpu >= 2" | bc -l) )); then status=1; fi
 
 if (( status != 0 )); then echo "bench_scale: a target was missed" >&2; fi
 exit "$status"

@@ -25,6 +25,7 @@ nlohmann::ordered_json report_json(const memory::PackRequest& q, const memory::P
   j["allocator"] = r.solution.allocator;
   j["optimal"] = r.solution.height <= r.lower_bound || r.solution.proven_optimal;
   j["proven_by_search"] = r.solution.height > r.lower_bound && r.solution.proven_optimal;
+  j["stacked"] = r.solution.stacked;
   j["seconds"] = r.solution.seconds;
   j["read_seconds"] = r.read_seconds;
   j["solution"] = q.output.empty() ? nullptr : nlohmann::ordered_json(q.output);

@@ -3,6 +3,7 @@
 // plan_lowering.csv (names of its own: a run's memory_plan.csv in the same directory is left
 // alone), each written under a temporary name and renamed into place, and plan.json listing
 // them (tb/output_dir.h: a file there that strider did not write is never overwritten).
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -32,17 +33,22 @@ void write_lowering(const RunResult& r, const std::string& path) {
 
 int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
   CliArgs cli("plan",
-              "usage: strider plan RUN.yaml [--emit LIST.strd] [--text LIST.yaml] [--out DIR] "
-              "[--set key=value ...]",
+              "usage: strider plan RUN.yaml [--emit LIST.strd] [--text LIST.yaml] [--check] "
+              "[--out DIR] [--set key=value ...]",
               "Plans and lowers a run without simulating it: prints the memory plan's figures and\n"
               "writes plan_memory.csv and plan_lowering.csv to the output directory.",
               "  RUN.yaml              the run file\n",
               {{"out", "DIR", "write plan_memory.csv and plan_lowering.csv to DIR (sets output_dir)"},
                {"set", "KEY=VALUE", "override a run-file key (repeatable)"},
                {"emit", "LIST.strd", "write the descriptor list, binary, for `strider run`"},
-               {"text", "LIST.yaml", "write the descriptor list as readable YAML"}});
+               {"text", "LIST.yaml", "write the descriptor list as readable YAML"},
+               {"check", "",
+                "validate the list as `strider run` does (structure, limits, data flow) and "
+                "print the check's processor time"}});
   RunResult r;
   std::string emit, text;
+  bool check = false;
+  double check_seconds = 0;
   try {
     if (!cli.parse(args, out)) return 0;
     if (cli.positional().size() != 1) throw UsageError("expected one run file");
@@ -50,6 +56,7 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
     if (cli.has("--out")) sets.push_back("output_dir=" + cli.value("--out"));
     emit = cli.value("--emit");
     text = cli.value("--text");
+    check = cli.has("--check");
     r.config = load_run(cli.positional()[0], sets);
   } catch (const UsageError& e) {
     return cli.usage_error(e.what(), err);
@@ -76,6 +83,12 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
     if (!text.empty()) {
       write_whole_file(text, "--text", [&](std::ostream& f) { f << to_text(l.list); });
     }
+    if (check) {
+      // Processor time: the figure that does not depend on what else the machine runs.
+      const std::clock_t c0 = std::clock();
+      check_planned(r);
+      check_seconds = double(std::clock() - c0) / CLOCKS_PER_SEC;
+    }
     out << "plan: " << r.graph.name << " on " << r.config.arch.name << "\n"
         << "  activations  " << l.arena_bytes << " B (lower bound " << l.lower_bound_bytes
         << " B, allocator " << l.allocator << (l.proven_optimal ? ", optimal" : "") << ")\n"
@@ -94,6 +107,12 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
     if (r.config.arch.lowering.mapping == "search") {  // wall clock: stdout only, not the files
       out << "  mapping      search over " << l.mapping.size() << " layers in " << std::fixed
           << std::setprecision(3) << l.search_seconds << " s\n";
+      out.unsetf(std::ios::floatfield);
+    }
+    if (check) {
+      out << "  checked      structure, limits and data flow in " << std::fixed
+          << std::setprecision(3) << check_seconds << " s of processor time\n";
+      out.unsetf(std::ios::floatfield);
     }
     if (r.models.size() > 1) {
       uint64_t arenas = 0, weights = 0;

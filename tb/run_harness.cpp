@@ -68,9 +68,7 @@ void simulate_run(RunResult& r) {
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void simulate_planned(RunResult& r) {
-  const auto t0 = std::chrono::steady_clock::now();
-  // Every list, emitted or loaded, is checked for meaning before it runs.
+void check_planned(const RunResult& r) {
   const ResourceLimits limits;
   check_descriptor_limits(r.config, r.lowered.list, limits);
   ValidationLimits vl;
@@ -79,6 +77,12 @@ void simulate_planned(RunResult& r) {
                        r.graph.nodes.empty() ? r.config.source
                                              : r.config.source + " (lowered)",
                        vl);
+}
+
+void simulate_planned(RunResult& r) {
+  const auto t0 = std::chrono::steady_clock::now();
+  // Every list, emitted or loaded, is checked for meaning before it runs.
+  check_planned(r);
   Top top("top", r.config.arch, r.config.sim, r.lowered.list, r.stats, r.record);
   std::unique_ptr<FunctionalCheck> check;
   if (r.config.sim.functional) {

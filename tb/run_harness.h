@@ -45,6 +45,10 @@ struct RunResult {
 // it. Throws std::runtime_error with a message naming the file / node on bad input.
 void plan_run(RunResult& r);
 
+// The checks every list passes before it runs (simulate_planned): the resource limits and the
+// semantic validator (structure, data flow); throws DescriptorError / std::runtime_error.
+void check_planned(const RunResult& r);
+
 // plan_run, then simulate_planned. Returns normally on a deadlock with r.record.deadlock set.
 void simulate_run(RunResult& r);
 

@@ -89,6 +89,7 @@ void GapPlacer::reset() {
   touched_.clear();
   height_ = 0;
   free_height_ = 0;
+  stacked_ = 0;
 }
 
 bool GapPlacer::clashes(int id, int64_t offset) {
@@ -183,6 +184,7 @@ std::vector<int64_t> GapPlacer::place(const std::vector<int>& order, GapPolicy p
       offset_[id] = off;
       done[id] = 1;
       height_ = std::max(height_, off + p_.buffers[id].size);
+      ++stacked_;
     } else {
       commit(id, choose(id, policy));
     }

@@ -41,6 +41,7 @@ class GapPlacer {
 
   // Height of the last place() result, and the same over the buffers without a fixed offset.
   int64_t height() const { return height_; }
+  size_t stacked() const { return stacked_; }  // buffers of the last place() stacked on top
   int64_t free_height() const { return free_height_; }
 
  private:
@@ -58,6 +59,7 @@ class GapPlacer {
 
   const Problem& p_;
   Deadline* deadline_ = nullptr;
+  size_t stacked_ = 0;
   int slots_ = 0;
   std::vector<int> first_slot_, end_slot_;  // per buffer, compressed [lower, upper)
   std::vector<Node> tree_;

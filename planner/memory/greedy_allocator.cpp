@@ -65,6 +65,7 @@ Solution GreedyAllocator::solve(const Problem& p, const AllocatorOptions& opt) c
   s.offsets = placer.place(order_ == GreedyOrder::kSize ? order_by_size(p) : order_by_conflicts(p),
                            GapPolicy::kBestFit);
   s.height = placer.height();
+  s.stacked = placer.stacked();
   s.allocator = name();
   return s;
 }

@@ -60,6 +60,7 @@ Solution OnlineAllocator::solve(const Problem& p, const AllocatorOptions& opt) c
       const FreeList::Adjust* adj = fixed.empty() ? nullptr : &adjust;
       if (deadline.passed()) {  // out of time: from the top, without searching the free blocks
         at = free_list.find_top(b.size, b.alignment, adj);
+        ++s.stacked;
       } else {
         at = best_fit_ ? free_list.find_best(b.size, b.alignment, adj)
                        : free_list.find_first(b.size, b.alignment, adj);

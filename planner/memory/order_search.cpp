@@ -91,6 +91,7 @@ OrderSearch::Candidate OrderSearch::decode(std::vector<int> order, GapPolicy pol
   c.policy = policy;
   c.height = placer_.height();
   c.score = placer_.free_height();
+  c.stacked = placer_.stacked();
   return c;
 }
 
@@ -112,6 +113,7 @@ Solution OrderSearch::solution(const std::string& name) const {
   s.offsets.resize(p_.buffers.size());
   s.height = std::max<int64_t>(best_.height, 0);
   s.proven_optimal = s.height <= lb_;
+  s.stacked = best_.stacked;
   return s;
 }
 

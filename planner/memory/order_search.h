@@ -54,6 +54,7 @@ class OrderSearch {
     std::vector<int64_t> offsets;
     int64_t height = -1;  // over all buffers
     int64_t score = -1;   // over the buffers without a fixed offset
+    size_t stacked = 0;   // placed on top once the time limit passed
   };
   Candidate decode(std::vector<int> order, GapPolicy policy);
   void try_order(std::vector<int> order, GapPolicy policy);

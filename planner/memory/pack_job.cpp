@@ -49,6 +49,10 @@ void PackJob::report(const PackResult& r, std::ostream& out, bool with_time) con
       << (at_lb ? "yes (height = lower bound)"
                 : r.solution.proven_optimal ? "yes (proven by search)" : "not proven")
       << "\n";
+  if (r.solution.stacked > 0) {
+    out << "  time limit   passed: " << r.solution.stacked << " of " << r.problem.buffers.size()
+        << " buffers stacked on top without a gap search (the allocator's fallback)\n";
+  }
   if (with_time) {
     char time[64];
     std::snprintf(time, sizeof time, "%.3f s (read %.3f s)", r.solution.seconds, r.read_seconds);

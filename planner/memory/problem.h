@@ -29,6 +29,9 @@ struct Solution {
   int64_t height = 0;            // max over buffers of offset + size
   std::string allocator;         // name of the allocator that produced it
   bool proven_optimal = false;   // height is known to be minimal
+  // Buffers the allocator placed on top of everything, without a gap search, once its time
+  // limit had passed (its fallback: a valid plan at once, usually a taller one).
+  size_t stacked = 0;
   double seconds = 0;
 };
 

@@ -302,7 +302,8 @@ def run(run_file, set=None, out=None, arch=None, temp=False, keep=False, as_fram
 def pack(problem_csv, capacity=None, allocator=None, time_limit=None, seed=None, out=None):
     """Solves a memory-planning problem (`strider pack --json` in a child process); returns the
     report's figures as numbers (buffers, lower_bound, height, gap_percent, capacity (None:
-    unbounded), allocator, optimal, proven_by_search, seconds, read_seconds) and, with `out`,
+    unbounded), allocator, optimal, proven_by_search, stacked (buffers placed on top once the
+    time limit passed), seconds, read_seconds) and, with `out`,
     the solution table under "solution_rows"."""
     args = ["pack", str(problem_csv), "--json"]
     for flag, value in (("--capacity", capacity), ("--allocator", allocator),

@@ -33,7 +33,7 @@ TEST(Cli, EverySubcommandHelpListsItsOptions) {
   };
   const std::vector<Case> cases = {
       {{"run", "--help"}, {"help", "out", "set", "dump-tensors", "arch"}},
-      {{"plan", "--help"}, {"help", "out", "set", "emit", "text"}},
+      {{"plan", "--help"}, {"help", "out", "set", "emit", "text", "check"}},
       {{"pack", "-h"}, {"help", "capacity", "allocator", "time-limit", "seed", "out", "json"}},
       {{"inspect", "--help"}, {"help", "json", "input", "batch"}},
       {{"sweep", "--help"},

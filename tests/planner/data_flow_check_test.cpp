@@ -30,8 +30,8 @@ Descriptor move_in(uint32_t id, uint64_t dst, uint32_t rows, uint32_t row_bytes,
   d.id = id;
   d.kind = DescKind::kMove;
   d.deps = std::move(deps);
-  d.move = MoveDesc{MemSpace::kDram, MemSpace::kL2, 0x100000, dst, rows, row_bytes, row_bytes,
-                    dst_stride};
+  d.move = MoveDesc{MemSpace::kDram, MemSpace::kL2, 0x100000,  dst, rows,
+                    row_bytes,       row_bytes,     dst_stride};
   return d;
 }
 
@@ -168,8 +168,8 @@ TEST(DataFlowCheck, StridedMovesAreTheirRows) {
   t.descriptors.push_back(store);
   EXPECT_EQ(hazards(t, &s), "");
   EXPECT_EQ(s.bounded, 0u);
-  // Past 4096 rows a move is taken as its bounding interval and not checked (counted).
-  l.descriptors[0] = move_in(0, 0x0, 5000, 1, 2);
+  // Past 16384 rows a move is taken as its bounding interval and not checked (counted).
+  l.descriptors[0] = move_in(0, 0x0, 20000, 1, 2);
   l.descriptors[1].op.input = l2(0x40, 1, 16);
   EXPECT_EQ(hazards(l, &s), "");
   EXPECT_EQ(s.bounded, 1u);

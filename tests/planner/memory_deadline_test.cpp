@@ -1,6 +1,6 @@
 // Deadlines (issue 31, item 4): every allocator and search returns within 2 s when given a 1 s
 // limit on 10^6 heavily overlapping buffers (each live alongside about 3,000 others), with a plan
-// the verifier accepts. The instance is generated here.
+// the verifier accepts. The instance: tests/planner/heavy_problem.h.
 #include <gtest/gtest.h>
 #include <time.h>
 
@@ -10,25 +10,13 @@
 
 #include "planner/memory/allocator.h"
 #include "planner/memory/verifier.h"
+#include "tests/planner/heavy_problem.h"
 
 namespace strider::memory {
 namespace {
 
-// Buffer i: live [i / 8, i / 8 + 200 + i % 400), 16..4111 bytes.
 const Problem& heavy() {
-  static const Problem p = [] {
-    Problem q;
-    const int n = 1000000;
-    q.buffers.resize(n);
-    for (int i = 0; i < n; ++i) {
-      Buffer& b = q.buffers[i];
-      b.id = "b" + std::to_string(i);
-      b.lower = i / 8;
-      b.upper = b.lower + 200 + i % 400;
-      b.size = 16 + int64_t((uint64_t(i) * 2654435761u) % 4096);
-    }
-    return q;
-  }();
+  static const Problem p = heavy_problem();
   return p;
 }
 
