@@ -80,6 +80,7 @@ class Lowerer {
                      uint32_t c0, uint32_t c1) const;
   // mapping_choice.cpp
   void choose_mappings();
+  bool gemm_as_conv(const Node& n) const;  // 1x1 conv to one output position: lowered as fc
   uint64_t mapping_cost(const Node& n, Mapping m) const;
   uint64_t store_blob(std::vector<int8_t> bytes);
   void place_weights(const Node& n);

@@ -4,6 +4,10 @@
 // two by the closed-form cost of the layer's tiles as the lowering would cut them (row bands of
 // band_rows x channel blocks of weight_block): the sum over tiles of max(fill pipeline, L2 load-port
 // bytes / port bytes per cycle). Ties keep `positions`, the seed's mapping.
+// A GEMM written as a convolution (a 1x1 unpadded conv whose output is one position, as SCALE-Sim
+// topologies write a matrix-vector product) is lowered like a fully-connected layer: `channels`
+// under every setting, since `positions` would run it on one neuron of `neurons.count` (issue 27:
+// SCALE-Sim's `os` dataflow sets `positions`, and such a row ran 3.7x slower than its GEMM row).
 #include <algorithm>
 
 #include "planner/lower/lowerer.h"
@@ -29,13 +33,19 @@ uint64_t Lowerer::mapping_cost(const Node& n, Mapping m) const {
   return cost;
 }
 
+bool Lowerer::gemm_as_conv(const Node& n) const {
+  if (n.op != OpType::kConv) return false;
+  const TensorShape& out = g_.tensors[n.outputs[0]].shape;
+  return out.h == 1 && out.w == 1 && channels_mapping_applies(base_op(n, false));
+}
+
 void Lowerer::choose_mappings() {
   node_mapping_.assign(g_.nodes.size(), Mapping::kPositions);
   const std::string& want = arch_.lowering.mapping;
   for (const Node& n : g_.nodes) {
     if (moves_no_compute(n) || moves_by_dma(n)) continue;
     const size_t i = &n - g_.nodes.data();
-    if (n.op == OpType::kFullyConnected) {
+    if (n.op == OpType::kFullyConnected || gemm_as_conv(n)) {
       node_mapping_[i] = Mapping::kChannels;
       continue;
     }

@@ -7,6 +7,7 @@
 
 #include <regex>
 
+#include "tests/e2e/child_run.h"
 #include "tests/e2e/report_util.h"
 
 namespace strider::report_test {
@@ -121,6 +122,47 @@ TEST(ScaleSim, WeightStationaryCalcKeepsTheSeedDram) {
   EXPECT_NE(effective.find("bytes_per_cycle: 16"), std::string::npos);  // the seed's DRAM
   EXPECT_NE(effective.find("size_bytes: 655360"), std::string::npos);   // (256+256+128) KiB
   EXPECT_EQ(scalesim_rows(dir.file("COMPUTE_REPORT.csv")).size(), 4u);
+}
+
+TEST(ScaleSim, GemmWrittenAsConvRunsLikeItsGemmRow) {
+  // Issue 27: a 1x1 conv to a 1x1 output (SCALE-Sim's way of writing a matrix-vector product) is
+  // lowered like the fc its GEMM row becomes, output channels on neurons, even under `os`
+  // (lowering.mapping = positions), which ran it on 1 of 32 neurons: 350,221 cycles before (with
+  // SCALE-Sim's scale.cfg, the same array and SRAMs; its fc row was 93,774 there too). Both rows: K
+  // = 2048, N = 512, M = 1; 1,048,576 MACs and 1,048,576 weight bytes. On 32 neurons x 32 MACs the
+  // compute is 1,048,576 / 1024 = 1024 cycles; both are bound by the weights' DRAM stream:
+  // 1,048,576 B / 12.8 B per cycle (LPDDR4-3200 x32 at 1 GHz; the seed's JEDEC model, which the
+  // mapped dram.bytes_per_cycle does not change) = 81,920 cycles, plus the staging moves' setup and
+  // the row misses (measured: fc 93,774, conv 98,447). They differ in the channel block only (L2 =
+  // 196,608 B; fc: 196,608 / 16 / 2048 = 6 channels per tile, 86 tiles; conv: the L2 / 32 weight
+  // slot holds 6144 / 2048 = 3, 171 tiles), so the conv is 4.98 % slower.
+  // Two simulations: each in its own child process (SystemC elaborates once per process).
+  struct Code {
+    int status = -1;
+  };
+  std::map<std::string, std::map<std::string, std::string>> row;
+  for (const char* form : {"conv", "gemm"}) {
+    Scratch dir(std::string("scalesim_gemv_") + form);
+    const std::vector<std::string> args = {"scalesim", kData + "os_32x32.cfg",
+                                           kData + "gemv_" + form + ".csv", "--out", dir.str()};
+    const Code c = in_child<Code>([&](Code& out) { out.status = call(args).code; });
+    ASSERT_EQ(c.status, 0) << form;
+    for (const auto& r : read_csv(dir.file("layers.csv")).rows) {
+      if (r.at("layer") == "ffn2") row[form] = r;
+    }
+    ASSERT_EQ(row[form].at("macs"), "1048576") << form;
+    EXPECT_EQ(row[form].at("mapping"), "channels") << form;
+  }
+  EXPECT_EQ(row["conv"].at("op"), "conv");
+  EXPECT_EQ(row["gemm"].at("op"), "fc");
+  EXPECT_EQ(row["conv"].at("tiles"), "171");
+  EXPECT_EQ(row["gemm"].at("tiles"), "86");
+  const uint64_t conv = std::stoull(row["conv"].at("cycles"));
+  const uint64_t gemm = std::stoull(row["gemm"].at("cycles"));
+  EXPECT_EQ(conv, 98447u);
+  EXPECT_EQ(gemm, 93774u);
+  EXPECT_LE(conv * 10, gemm * 11);  // utilisation within 10 % of the GEMM row's
+  EXPECT_GE(conv * 10, gemm * 9);
 }
 
 TEST(ScaleSim, ConfigErrorsNameFileLineAndKey) {

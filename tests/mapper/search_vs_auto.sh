@@ -2,17 +2,21 @@
 # The mapping search is never worse than auto: every run file of configs/runs is simulated with
 # arch.lowering.mapping auto and search (timing only, no trace), and the search's simulated
 # cycles must not exceed auto's; a search run writes mapping.csv with one row per searched layer
-# and its simulated cycles. Then resnet50's search runs a second time and its mapping.csv,
-# layers.csv and summary.json cycles must be byte-identical (deterministic search).
-# usage: search_vs_auto.sh STRIDER REPO_ROOT
+# and its simulated cycles. Then resnet50's search (or the first run's) runs a second time and its
+# mapping.csv and layers.csv must be byte-identical (deterministic search).
+# usage: search_vs_auto.sh STRIDER REPO_ROOT [RUN_NAME...]   (default: every run file)
 set -euo pipefail
 strider=$1
 root=$2
+shift 2
+runs=()
+for name in "$@"; do runs+=("$root/configs/runs/$name.yaml"); done
+(( ${#runs[@]} )) || runs=("$root"/configs/runs/*.yaml)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cycles() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cycles"])' "$1"; }
 fail=0
-for run in "$root"/configs/runs/*.yaml; do
+for run in "${runs[@]}"; do
   net=$(basename "$run" .yaml)
   for m in auto search; do
     "$strider" run "$run" --set "output_dir=$tmp/$net.$m" --set arch.lowering.mapping=$m \
@@ -31,12 +35,17 @@ for run in "$root"/configs/runs/*.yaml; do
     fail=1
   fi
 done
-head -1 "$tmp/resnet50.search/mapping.csv" | grep -qx \
+# Determinism: resnet50's search (or the first run's) again.
+again=resnet50
+[[ -d "$tmp/$again.search" ]] || again=$(basename "${runs[0]}" .yaml)
+head -1 "$tmp/$again.search/mapping.csv" | grep -qx \
   'layer,mapping,block,rows,predicted_cycles,simulated_cycles,objective,predicted_cost,alternative,alternative_cycles,auto_cycles,auto_over_chosen,candidates,worst_cycles' ||
   { echo "FAIL: mapping.csv header"; fail=1; }
-"$strider" run "$root/configs/runs/resnet50.yaml" --set "output_dir=$tmp/again" \
-  --set arch.lowering.mapping=search --set sim.trace=false >/dev/null 2>&1
+"$strider" run "$root/configs/runs/$again.yaml" --set "output_dir=$tmp/again" \
+  --set arch.lowering.mapping=search --set sim.trace=false --set sim.functional=false \
+  >/dev/null 2>&1
 for f in mapping.csv layers.csv; do
-  cmp -s "$tmp/resnet50.search/$f" "$tmp/again/$f" || { echo "FAIL: $f differs between two searches"; fail=1; }
+  cmp -s "$tmp/$again.search/$f" "$tmp/again/$f" ||
+    { echo "FAIL: $again's $f differs between two searches"; fail=1; }
 done
 exit $fail
