@@ -399,37 +399,31 @@ def plot_energy(results, summary, out):
             by_class[cls] = by_class.get(cls, 0.0) + float(r["energy_pj"])
     fig, axes = plt.subplots(2, 2, figsize=(13, 9))
     (ax_u, ax_a), (ax_c, ax_l) = axes
-    units = sorted(energy["by_unit"].items(), key=lambda kv: -kv[1])
     total = energy["total_pj"] or 1.0
-    ax_u.barh([u for u, _ in units], [v * 1e-6 for _, v in units], color="#4c72b0")
-    for i, (_, v) in enumerate(units):
-        ax_u.text(v * 1e-6, i, " %.1f %%" % (100 * v / total), va="center", fontsize=8)
-    ax_u.invert_yaxis()
-    ax_u.set_xlabel("energy (uJ)")
-    ax_u.set_title("by unit (incl. leakage): %.1f uJ, %.2f TOPS/W, %.2f mm2, %s"
-                   % (total * 1e-6, summary.get("tops_per_watt", 0),
-                      summary.get("area_mm2", {}).get("total", 0), energy.get("tech", "")),
-                   fontsize="small")
+    units = sorted(energy["by_unit"].items(), key=lambda kv: -kv[1])
+    bars(ax_u, units, total, "#4c72b0", "energy (uJ)",
+         "by unit (incl. leakage): %.1f uJ, %.2f TOPS/W, %.2f mm2, %s"
+         % (total * 1e-6, summary.get("tops_per_watt", 0),
+            summary.get("area_mm2", {}).get("total", 0), energy.get("tech", "")))
     actions = sorted(((a, v["pj"]) for a, v in energy.get("by_action", {}).items()),
                      key=lambda kv: -kv[1])[:14]
-    ax_a.barh([a for a, _ in actions], [v * 1e-6 for _, v in actions], color="#8172b2")
-    for i, (_, v) in enumerate(actions):
-        ax_a.text(v * 1e-6, i, " %.1f %%" % (100 * v / total), va="center", fontsize=8)
-    ax_a.invert_yaxis()
-    ax_a.set_xlabel("energy (uJ)")
-    ax_a.set_title("by action (largest 14)", fontsize="small")
+    bars(ax_a, actions, total, "#8172b2", "energy (uJ)", "by action (largest 14)")
     classes = sorted(by_class.items(), key=lambda kv: -kv[1])
-    dyn = sum(v for _, v in classes) or 1.0
-    ax_c.barh([c for c, _ in classes], [v * 1e-6 for _, v in classes], color="#55a868")
-    for i, (_, v) in enumerate(classes):
-        ax_c.text(v * 1e-6, i, " %.1f %%" % (100 * v / dyn), va="center", fontsize=8)
-    ax_c.invert_yaxis()
-    ax_c.set_xlabel("dynamic energy (uJ)")
-    ax_c.set_title("by layer class", fontsize="small")
+    bars(ax_c, classes, sum(v for _, v in classes) or 1.0, "#55a868", "dynamic energy (uJ)",
+         "by layer class")
     plot_levels(results, ax_l)
-    for ax in (ax_u, ax_a, ax_c):
-        ax.grid(True, axis="x", alpha=0.3)
     return save(fig, os.path.join(out, "energy.png"), 110)
+
+
+def bars(ax, items, whole, color, xlabel, title):
+    """Horizontal bars of (name, pJ) in uJ, each labelled with its share of `whole`."""
+    ax.barh([k for k, _ in items], [v * 1e-6 for _, v in items], color=color)
+    for i, (_, v) in enumerate(items):
+        ax.text(v * 1e-6, i, " %.1f %%" % (100 * v / whole), va="center", fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, fontsize="small")
+    ax.grid(True, axis="x", alpha=0.3)
 
 
 def plot_levels(results, ax):
