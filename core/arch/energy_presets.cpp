@@ -321,8 +321,8 @@ std::map<std::string, double> unit_logic_area_mm2(const ArchConfig& arch) {
   for (const auto& [unit, a] : unit_areas(arch)) {
     if (a.first <= 0) continue;
     const auto it = arch.energy.art_table.find(unit);
-    out[unit] = it == arch.energy.art_table.end() ? a.first
-                                                  : a.first * it->second / (a.first + a.second);
+    out[unit] =
+        it == arch.energy.art_table.end() ? a.first : a.first * it->second / (a.first + a.second);
   }
   return out;
 }
