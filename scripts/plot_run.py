@@ -22,9 +22,11 @@ sim.detail: full) occupancy.csv, and writes into DIR (default: RESULTS_DIR):
   memory_map.png    the L2 memory map: address over schedule steps, one rectangle per buffer,
                     with the row bands and staging the console counts in the peak;
   FILE              with --overview FILE: a summary figure of four of them, e.g. for the README.
-  energy.png        the energy breakdown: by unit (dynamic and leakage, from summary.json) and
-                    by layer class (layers.csv's class, else op; from its energy_pj), with TOPS/W
-                    and area; skipped (with a note) for results written before energy was reported.
+  energy.png        the energy breakdown: by unit (dynamic and leakage, from summary.json), by
+                    action (the largest 14 of energy.by_action), by layer class (layers.csv's
+                    class, else op; from its energy_pj) and per layer stacked by storage level
+                    (energy_breakdown.csv, when present), with TOPS/W and area; skipped (with a
+                    note) for results written before energy was reported.
 Uses Debian's matplotlib with the Agg backend (no display needed); the figures are drawn by two
 forked workers (scripts/bench_plot.sh times it).
 """
@@ -395,29 +397,66 @@ def plot_energy(results, summary, out):
         if r.get("energy_pj"):
             cls = r.get("class") or r["op"]  # moves-only layers (input, output) have no class
             by_class[cls] = by_class.get(cls, 0.0) + float(r["energy_pj"])
-    fig, (ax_u, ax_c) = plt.subplots(1, 2, figsize=(11, 4.5))
-    units = sorted(energy["by_unit"].items(), key=lambda kv: -kv[1])
+    fig, axes = plt.subplots(2, 2, figsize=(13, 9))
+    (ax_u, ax_a), (ax_c, ax_l) = axes
     total = energy["total_pj"] or 1.0
-    ax_u.barh([u for u, _ in units], [v * 1e-6 for _, v in units], color="#4c72b0")
-    for i, (_, v) in enumerate(units):
-        ax_u.text(v * 1e-6, i, " %.1f %%" % (100 * v / total), va="center", fontsize=8)
-    ax_u.invert_yaxis()
-    ax_u.set_xlabel("energy (uJ)")
-    ax_u.set_title("by unit (incl. leakage): %.1f uJ, %.2f TOPS/W, %.2f mm2, %s"
-                   % (total * 1e-6, summary.get("tops_per_watt", 0),
-                      summary.get("area_mm2", {}).get("total", 0), energy.get("tech", "")),
-                   fontsize="small")
+    units = sorted(energy["by_unit"].items(), key=lambda kv: -kv[1])
+    bars(ax_u, units, total, "#4c72b0", "energy (uJ)",
+         "by unit (incl. leakage): %.1f uJ, %.2f TOPS/W, %.2f mm2, %s"
+         % (total * 1e-6, summary.get("tops_per_watt", 0),
+            summary.get("area_mm2", {}).get("total", 0), energy.get("tech", "")))
+    actions = sorted(((a, v["pj"]) for a, v in energy.get("by_action", {}).items()),
+                     key=lambda kv: -kv[1])[:14]
+    bars(ax_a, actions, total, "#8172b2", "energy (uJ)", "by action (largest 14)")
     classes = sorted(by_class.items(), key=lambda kv: -kv[1])
-    dyn = sum(v for _, v in classes) or 1.0
-    ax_c.barh([c for c, _ in classes], [v * 1e-6 for _, v in classes], color="#55a868")
-    for i, (_, v) in enumerate(classes):
-        ax_c.text(v * 1e-6, i, " %.1f %%" % (100 * v / dyn), va="center", fontsize=8)
-    ax_c.invert_yaxis()
-    ax_c.set_xlabel("dynamic energy (uJ)")
-    ax_c.set_title("by layer class", fontsize="small")
-    for ax in (ax_u, ax_c):
-        ax.grid(True, axis="x", alpha=0.3)
+    bars(ax_c, classes, sum(v for _, v in classes) or 1.0, "#55a868", "dynamic energy (uJ)",
+         "by layer class")
+    plot_levels(results, ax_l)
     return save(fig, os.path.join(out, "energy.png"), 110)
+
+
+def bars(ax, items, whole, color, xlabel, title):
+    """Horizontal bars of (name, pJ) in uJ, each labelled with its share of `whole`."""
+    ax.barh([k for k, _ in items], [v * 1e-6 for _, v in items], color=color)
+    for i, (_, v) in enumerate(items):
+        ax.text(v * 1e-6, i, " %.1f %%" % (100 * v / whole), va="center", fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, fontsize="small")
+    ax.grid(True, axis="x", alpha=0.3)
+
+
+def plot_levels(results, ax):
+    """Per layer energy stacked by storage level (energy_breakdown.csv), in layer order."""
+    path = os.path.join(results, "energy_breakdown.csv")
+    if not os.path.exists(path):
+        ax.set_axis_off()
+        ax.set_title("no energy_breakdown.csv", fontsize="small")
+        return
+    layers, by_level = [], {}
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            if r["layer"] == "(run)":
+                continue
+            if r["layer"] not in layers:
+                layers.append(r["layer"])
+            cells = by_level.setdefault(r["level"], {})
+            cells[r["layer"]] = cells.get(r["layer"], 0.0) + float(r["energy_pj"])
+    x = range(len(layers))
+    bottom = [0.0] * len(layers)
+    for level in ("dram", "l2", "kernel_region", "line_buffer", "accumulators"):
+        if level not in by_level:
+            continue
+        vals = [by_level[level].get(l, 0.0) * 1e-6 for l in layers]
+        ax.bar(x, vals, bottom=bottom, label=level, width=1.0)
+        bottom = [b + v for b, v in zip(bottom, vals)]
+    ax.set_xlabel("layer (%d, in order)" % len(layers))
+    ax.set_ylabel("storage energy (uJ)")
+    ax.set_title("per layer, stacked by storage level", fontsize="small")
+    if len(layers) <= 20:
+        ax.set_xticks(list(x))
+        ax.set_xticklabels(layers, rotation=90, fontsize=6)
+    ax.legend(fontsize="small")
 
 
 def save(fig, path, dpi, tight=True):

@@ -123,7 +123,8 @@ nlohmann::json replay_dram_trace(const DramConfig& cfg, const std::vector<TraceR
       total += r.pj;
     }
     const double bytes = double(c.read_bytes + c.write_bytes);
-    j["energy"] = {{"total_pj", total}, {"pj_per_byte", bytes > 0 ? total / bytes : 0},
+    j["energy"] = {{"total_pj", total},
+                   {"pj_per_byte", bytes > 0 ? total / bytes : 0},
                    {"by_action", by_action}};
   }
   return j;

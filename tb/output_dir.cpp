@@ -53,9 +53,9 @@ void rename_into_place(const std::string& from, const std::string& to) {
 
 const std::vector<std::string>& run_report_names() {
   static const std::vector<std::string> kNames = {
-      "summary.json",    "layers.csv",      "energy_breakdown.csv",  "descriptors.csv",
-      "occupancy.csv",   "memory_plan.csv", "mapping.csv",           "effective_config.yaml",
-      "trace.json",      "waves.vcd"};
+      "summary.json",     "layers.csv",    "energy_breakdown.csv", "ert.yaml",
+      "art.yaml",         "descriptors.csv", "occupancy.csv",      "memory_plan.csv",
+      "mapping.csv",      "effective_config.yaml", "trace.json",  "waves.vcd"};
   return kNames;
 }
 

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "core/arch/config_writer.h"
+#include "core/arch/energy_tables.h"
 #include "core/common/csv.h"
 #include "tb/dram_figures.h"
 #include "tb/output_dir.h"
@@ -311,6 +312,11 @@ void write_reports(const RunResult& r, const RunSummary& s, OutputDir& out,
   out.commit("layers.csv");
   write_energy_breakdown(s, out.temp("energy_breakdown.csv"));
   out.commit("energy_breakdown.csv");
+  // The run's action energies and areas in Accelergy's form (re-importable: arch.energy.ert/art).
+  open(out.temp("ert.yaml")) << write_ert(action_energy(r.config.arch));
+  out.commit("ert.yaml");
+  open(out.temp("art.yaml")) << write_art(s.energy.area_mm2);
+  out.commit("art.yaml");
   if (r.config.sim.detail == "full") {
     write_descriptors(r, out.temp("descriptors.csv"));
     out.commit("descriptors.csv");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "core/arch/dram_spec.h"
@@ -114,6 +115,11 @@ struct EnergyConfig {
   double logic_leak_mw_per_mm2 = -1;  // leakage of the logic units' area
   double clock_fj_per_flop = -1;      // clock energy per flip-flop per clocked cycle
   bool clock_gating = true;           // idle units' clocks gated: clock energy on busy cycles only
+  // Accelergy tables (core/arch/energy_tables.h): their paths as usable from the current
+  // directory ("" = none) and, read at load, their entries, which replace the action energies
+  // ("component.action" -> pJ) and unit areas (unit -> mm2) they name.
+  std::string ert, art;
+  std::map<std::string, double> ert_table, art_table;
 };
 
 // Bytes the L1 must hold: two line-buffer fill buffers, the kernel region, the accumulators.

@@ -5,6 +5,7 @@
 
 #include "core/arch/config_writer.h"
 #include "core/arch/energy_presets.h"
+#include "core/arch/energy_tables.h"
 
 namespace strider::config {
 
@@ -32,6 +33,20 @@ static void read_dram_preset(OriginMap& origins, Diagnostics& diags, DramConfig&
       dram.spec.mapping = dram.mapping;
     }
   }
+}
+
+// Resolves arch.energy.ert / art against the file that named them and reads the tables (errors
+// name the table file, line and key).
+static void read_energy_tables(OriginMap& origins, Diagnostics& diags, EnergyConfig& e) {
+  const auto resolve = [&](const char* key, std::string& path) {
+    if (path.empty() || path[0] == '/') return;
+    const Origin* o = origins.find(std::string("arch.energy.") + key);
+    if (o != nullptr && !o->base_dir.empty()) path = o->base_dir + "/" + path;
+  };
+  resolve("ert", e.ert);
+  resolve("art", e.art);
+  if (!e.ert.empty()) read_ert(e.ert, diags, e.ert_table);
+  if (!e.art.empty()) read_art(e.art, diags, e.art_table);
 }
 
 ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& origins,
@@ -133,7 +148,10 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
     s.read_choice("dram_type", a.energy.dram_type, energy_dram_types());
     for (const auto& [key, field] : energy_override_fields(a.energy)) s.read(key, *field);
     s.read("clock_gating", a.energy.clock_gating);
+    s.read("ert", a.energy.ert);
+    s.read("art", a.energy.art);
     s.finish();
+    read_energy_tables(origins, diags, a.energy);
   }
   r.finish();
   follow_linked_keys(origins, a);

@@ -115,6 +115,8 @@ void emit_arch_fields(YAML::Emitter& e, const ArchConfig& a) {
     if (value >= 0) e << YAML::Key << key << YAML::Value << config::format_number(value);
   }
   e << YAML::Key << "clock_gating" << YAML::Value << a.energy.clock_gating;
+  if (!a.energy.ert.empty()) e << YAML::Key << "ert" << YAML::Value << a.energy.ert;
+  if (!a.energy.art.empty()) e << YAML::Key << "art" << YAML::Value << a.energy.art;
   e << YAML::EndMap;
 }
 

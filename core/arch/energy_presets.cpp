@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "core/arch/energy_tables.h"
+
 namespace strider {
 namespace {
 
@@ -241,6 +243,11 @@ ActionEnergy action_energy(const ArchConfig& arch) {
   e.clock_per_flop_cycle = pick(o.clock_fj_per_flop, p.clock_fj_per_flop) * 1e-3;  // fJ -> pJ
   // dram_pj_per_byte set: the user asked for energy per byte, not from commands.
   if (arch.dram.model == "jedec" && o.dram_pj_per_byte < 0) dram_command_energy(arch.dram.spec, e);
+  // An imported ERT (arch.energy.ert) replaces every entry it names.
+  for (const ErtField& f : ert_fields()) {
+    const auto it = o.ert_table.find(std::string(f.component) + "." + f.action);
+    if (it != o.ert_table.end()) e.*f.field = it->second;
+  }
   return e;
 }
 
@@ -301,14 +308,21 @@ std::map<std::string, std::pair<double, double>> unit_areas(const ArchConfig& ar
 
 std::map<std::string, double> unit_area_mm2(const ArchConfig& arch) {
   std::map<std::string, double> out;
-  for (const auto& [unit, a] : unit_areas(arch)) out[unit] = a.first + a.second;
+  for (const auto& [unit, a] : unit_areas(arch)) {
+    const auto it = arch.energy.art_table.find(unit);  // an imported ART's area replaces it
+    out[unit] = it != arch.energy.art_table.end() ? it->second : a.first + a.second;
+  }
   return out;
 }
 
+// An imported ART's area scales the unit's logic part in proportion.
 std::map<std::string, double> unit_logic_area_mm2(const ArchConfig& arch) {
   std::map<std::string, double> out;
   for (const auto& [unit, a] : unit_areas(arch)) {
-    if (a.first > 0) out[unit] = a.first;
+    if (a.first <= 0) continue;
+    const auto it = arch.energy.art_table.find(unit);
+    out[unit] =
+        it == arch.energy.art_table.end() ? a.first : a.first * it->second / (a.first + a.second);
   }
   return out;
 }

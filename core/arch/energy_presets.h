@@ -37,13 +37,13 @@ struct ActionEnergy {
   // DRAM from commands (dram.model jedec with the preset's IDD currents; DRAMPower's equations,
   // see dram_command_energy): per command, per burst, per rank-cycle of state residency.
   bool dram_commands = false;
-  double dram_act = 0;          // ACT: (IDD0 - IDD3N) x tRAS x VDD x devices
-  double dram_pre = 0;          // PRE: (IDD0 - IDD2N) x tRP x VDD x devices
-  double dram_rd = 0;           // RD burst: (IDD4R - IDD3N) x tBL x VDD x devices
-  double dram_wr = 0;           // WR burst: (IDD4W - IDD3N) x tBL x VDD x devices
-  double dram_rd_io = 0;        // RD burst on the pins: io_mw x (DQ + DQS pins) x BL x tCK / 2
-  double dram_wr_odt = 0;       // WR burst termination: odt_mw x (DQ + DQS + DM pins) x BL x tCK / 2
-  double dram_ref = 0;          // REF: (IDD5 - IDD3N) x tRFC x VDD x devices
+  double dram_act = 0;     // ACT: (IDD0 - IDD3N) x tRAS x VDD x devices
+  double dram_pre = 0;     // PRE: (IDD0 - IDD2N) x tRP x VDD x devices
+  double dram_rd = 0;      // RD burst: (IDD4R - IDD3N) x tBL x VDD x devices
+  double dram_wr = 0;      // WR burst: (IDD4W - IDD3N) x tBL x VDD x devices
+  double dram_rd_io = 0;   // RD burst on the pins: io_mw x (DQ + DQS pins) x BL x tCK / 2
+  double dram_wr_odt = 0;  // WR burst termination: odt_mw x (DQ + DQS + DM pins) x BL x tCK / 2
+  double dram_ref = 0;     // REF: (IDD5 - IDD3N) x tRFC x VDD x devices
   double dram_act_standby = 0;  // a rank-cycle with a bank open: IDD3N x tCK x VDD x devices
   double dram_pre_standby = 0;  // a rank-cycle all banks precharged: IDD2N x tCK x VDD x devices
 };

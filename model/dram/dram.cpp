@@ -44,10 +44,12 @@ Dram::Dram(const DramConfig& cfg, double clock_mhz, StatRegistry& stats)
                                 "sum over read requests of arrival to last data, in cycles");
   js_.read_latency_p99 =
       &stats.add("dram.read_latency_p99_cycles", "99th percentile read latency, in cycles");
-  js_.active_cycles = &stats.add("dram.rank_active_cycles",
-                                 "DRAM cycles x ranks with at least one bank open (active standby)");
-  js_.precharged_cycles = &stats.add(
-      "dram.rank_precharged_cycles", "DRAM cycles x ranks with every bank precharged (precharge standby)");
+  js_.active_cycles =
+      &stats.add("dram.rank_active_cycles",
+                 "DRAM cycles x ranks with at least one bank open (active standby)");
+  js_.precharged_cycles =
+      &stats.add("dram.rank_precharged_cycles",
+                 "DRAM cycles x ranks with every bank precharged (precharge standby)");
 }
 
 // The periods are reduced by their gcd (1 ns : 0.625 ns = 8 : 5), so the products stay small.

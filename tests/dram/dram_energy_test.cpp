@@ -20,7 +20,7 @@ uint64_t addr(uint32_t g, uint32_t b, uint32_t r) {
 
 DramSpec powered_spec() {
   DramSpec s = test::small_dram_spec();
-  s.power = {{"vdd", 1.0},   {"idd0", 60},  {"idd2n", 20}, {"idd3n", 30},   {"idd4r", 150},
+  s.power = {{"vdd", 1.0},   {"idd0", 60},  {"idd2n", 20},  {"idd3n", 30},  {"idd4r", 150},
              {"idd4w", 140}, {"idd5", 100}, {"devices", 2}, {"io_mw", 1.0}, {"odt_mw", 2.0}};
   return s;
 }
@@ -30,13 +30,13 @@ TEST(DramEnergy, PerCommandEnergiesFromTheCurrents) {
   dram_command_energy(powered_spec(), e);
   ASSERT_TRUE(e.dram_commands);
   // mA x V x ns = pJ; two devices.
-  EXPECT_DOUBLE_EQ(e.dram_act, (60 - 30) * 24 * 1.0 * 2);          // 1440: (IDD0-IDD3N) tRAS
-  EXPECT_DOUBLE_EQ(e.dram_pre, (60 - 20) * 10 * 1.0 * 2);          // 800: (IDD0-IDD2N) tRP
-  EXPECT_DOUBLE_EQ(e.dram_rd, (150 - 30) * 4 * 1.0 * 2);           // 960: (IDD4R-IDD3N) tBL
-  EXPECT_DOUBLE_EQ(e.dram_wr, (140 - 30) * 4 * 1.0 * 2);           // 880
-  EXPECT_DOUBLE_EQ(e.dram_ref, (100 - 30) * 50 * 1.0 * 2);         // 7000: (IDD5-IDD3N) tRFC
-  EXPECT_DOUBLE_EQ(e.dram_act_standby, 30 * 1.0 * 2);              // 60 per rank-cycle
-  EXPECT_DOUBLE_EQ(e.dram_pre_standby, 20 * 1.0 * 2);              // 40
+  EXPECT_DOUBLE_EQ(e.dram_act, (60 - 30) * 24 * 1.0 * 2);   // 1440: (IDD0-IDD3N) tRAS
+  EXPECT_DOUBLE_EQ(e.dram_pre, (60 - 20) * 10 * 1.0 * 2);   // 800: (IDD0-IDD2N) tRP
+  EXPECT_DOUBLE_EQ(e.dram_rd, (150 - 30) * 4 * 1.0 * 2);    // 960: (IDD4R-IDD3N) tBL
+  EXPECT_DOUBLE_EQ(e.dram_wr, (140 - 30) * 4 * 1.0 * 2);    // 880
+  EXPECT_DOUBLE_EQ(e.dram_ref, (100 - 30) * 50 * 1.0 * 2);  // 7000: (IDD5-IDD3N) tRFC
+  EXPECT_DOUBLE_EQ(e.dram_act_standby, 30 * 1.0 * 2);       // 60 per rank-cycle
+  EXPECT_DOUBLE_EQ(e.dram_pre_standby, 20 * 1.0 * 2);       // 40
   // Pins: 64 DQ + 8 DQS (reads), + 8 DM (writes); 8 beats of half a 1 ns clock. mW x ns = pJ.
   EXPECT_DOUBLE_EQ(e.dram_rd_io, 1.0 * 72 * 8 * 0.5);   // 288
   EXPECT_DOUBLE_EQ(e.dram_wr_odt, 2.0 * 80 * 8 * 0.5);  // 640
@@ -61,10 +61,10 @@ TEST(DramEnergy, HandBuiltSequenceResidencyAndEnergy) {
   EXPECT_EQ(t.active_cycles, 90u);
   ActionEnergy e;
   dram_command_energy(spec, e);
-  const double pj = t.commands[int(DramCmd::kAct)] * e.dram_act +
-                    t.commands[int(DramCmd::kPre)] * e.dram_pre +
-                    t.commands[int(DramCmd::kRd)] * (e.dram_rd + e.dram_rd_io) +
-                    t.active_cycles * e.dram_act_standby + (100 - t.active_cycles) * e.dram_pre_standby;
+  const double pj =
+      t.commands[int(DramCmd::kAct)] * e.dram_act + t.commands[int(DramCmd::kPre)] * e.dram_pre +
+      t.commands[int(DramCmd::kRd)] * (e.dram_rd + e.dram_rd_io) +
+      t.active_cycles * e.dram_act_standby + (100 - t.active_cycles) * e.dram_pre_standby;
   // 2 ACT x 1440 + 1 PRE x 800 + 2 RD x (960 + 288) + 90 x 60 + 10 x 40
   // = 2880 + 800 + 2496 + 5400 + 400 = 11976 pJ.
   EXPECT_DOUBLE_EQ(pj, 11976.0);
@@ -78,13 +78,13 @@ TEST(DramEnergy, ResidencySumsOpenIntervalsAcrossBanksAndRefresh) {
   DramSystem sys(spec, closed);
   sys.channel(0).set_command_log(&log);
   sys.submit(0, addr(0, 0, 0), 64, false);
-  sys.submit(0, addr(1, 0, 0), 64, false);  // the other bank group
+  sys.submit(0, addr(1, 0, 0), 64, false);     // the other bank group
   sys.submit(1200, addr(0, 0, 0), 64, false);  // after the refresh due at nREFI 1000
   sys.drain();
   sys.finish(1300);
   std::string s;
-  for (const DramCommandRecord& c : log) s += std::string(to_string(c.cmd)) + "@" +
-                                              std::to_string(c.cycle) + " ";
+  for (const DramCommandRecord& c : log)
+    s += std::string(to_string(c.cmd)) + "@" + std::to_string(c.cycle) + " ";
   // Bank (0,0): ACT@0 RD@10 auto-PRE@24 (nRAS), issued before bank (1,0)'s RD@14 (out of cycle
   // order); bank (1,0): ACT@4 (nRRDS) RD@14 PRE@28. REF@1000 when due (all banks closed), then
   // ACT@1200 RD@1210 PRE@1224.

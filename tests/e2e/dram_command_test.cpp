@@ -74,7 +74,8 @@ TEST(DramCommand, BadTracesNameTheFileAndLine) {
 // DRAM energy from commands (tb/energy_model.h's DRAM rows) for the four reads above: per channel
 // one ACT and four RD, the bank open from 0 to the last data beat 89, no PRE.
 TEST(DramCommand, EnergyOfFourSequentialReadsByHand) {
-  const std::string t = trace_file("seq_energy.trace", "0 R 0 64\n0 R 0x40 64\n0 R 128 64\n0 R 192 64\n");
+  const std::string t =
+      trace_file("seq_energy.trace", "0 R 0 64\n0 R 0x40 64\n0 R 128 64\n0 R 192 64\n");
   const Result r = dram({t, "--dram", "lpddr4_3200"});
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json e = nlohmann::json::parse(r.out)["energy"];
@@ -101,10 +102,10 @@ TEST(DramCommand, EnergyDependsOnTheRowHitRateAndThePreset) {
     stream += std::to_string(i * 8) + " R " + std::to_string(i * 64) + " 64\n";
     thrash += std::to_string(i * 8) + " R " + std::to_string(uint64_t(i) << 18) + " 64\n";
   }
-  const nlohmann::json a =
-      nlohmann::json::parse(dram({trace_file("stream.trace", stream), "--dram", "lpddr4_3200"}).out);
-  const nlohmann::json b =
-      nlohmann::json::parse(dram({trace_file("thrash.trace", thrash), "--dram", "lpddr4_3200"}).out);
+  const nlohmann::json a = nlohmann::json::parse(
+      dram({trace_file("stream.trace", stream), "--dram", "lpddr4_3200"}).out);
+  const nlohmann::json b = nlohmann::json::parse(
+      dram({trace_file("thrash.trace", thrash), "--dram", "lpddr4_3200"}).out);
   const nlohmann::json c =
       nlohmann::json::parse(dram({trace_file("stream.trace", stream), "--dram", "ddr4_3200"}).out);
   ASSERT_EQ(a["read_bytes"], 16384);

@@ -117,6 +117,20 @@ TEST(Energy, TotalsAgreeAcrossFilesAndWithTheUnitsCounters) {
   EXPECT_NEAR(area, s["area_mm2"]["total"].get<double>(), 1e-12);
 }
 
+// A run writes its action energies and areas as Accelergy ERT / ART tables (ert.yaml, art.yaml);
+// a second run importing the ERT (arch.energy.ert) reproduces every action's energy to the bit.
+// (The ART's um2 re-import to rounding: tests/config/energy_tables_test.cpp.)
+TEST(Energy, ExportedTablesReimportToTheSameEnergy) {
+  Scratch a("energy_ert_a"), b("energy_ert_b");
+  run_process(a.str(), {});
+  run_process(b.str(), {"arch.energy.ert=" + a.file("ert.yaml")});
+  ASSERT_TRUE(fs::exists(a.file("art.yaml")));
+  const nlohmann::json x = read_json(a.file("summary.json"));
+  const nlohmann::json y = read_json(b.file("summary.json"));
+  EXPECT_EQ(x["energy"]["by_action"], y["energy"]["by_action"]);
+  EXPECT_EQ(x["energy"]["total_pj"].get<double>(), y["energy"]["total_pj"].get<double>());
+}
+
 TEST(Energy, ShiftStrideOffRaisesLineBufferEnergyByTheWriteCyclesRatio) {
   Scratch on("energy_shift_on"), off("energy_shift_off");
   run_process(on.str(), {});

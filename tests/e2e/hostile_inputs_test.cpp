@@ -203,8 +203,9 @@ TEST(HostileInputs, RunJsonListsTheFilesAndStaleOnesAreRemoved) {
     EXPECT_EQ(f["bytes"].get<uint64_t>(), fs::file_size(p)) << p;
     EXPECT_EQ(f["sha256"], sha256_file_hex(p)) << p;
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"summary.json", "layers.csv", "descriptors.csv",
-                                             "occupancy.csv", "memory_plan.csv",
+  EXPECT_EQ(names, (std::vector<std::string>{"summary.json", "layers.csv",
+                                             "energy_breakdown.csv", "ert.yaml", "art.yaml",
+                                             "descriptors.csv", "occupancy.csv", "memory_plan.csv",
                                              "effective_config.yaml"}));
 }
 
