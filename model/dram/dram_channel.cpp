@@ -13,8 +13,10 @@ DramChannel::DramChannel(const DramSpec& spec, const DramPolicy& policy, uint32_
       groups_per_rank_(spec.bankgroups),
       open_row_(size_t(spec.ranks) * spec.banks_per_rank(), -1),
       refresh_due_(spec.ranks, spec.refresh_interval),
+      refresh_bank_(spec.ranks),
       hit_arrival_(size_t(spec.ranks) * spec.banks_per_rank(), kNever) {
   if (policy_.queue_depth == 0) policy_.queue_depth = 1;
+  for (uint32_t r = 0; r < spec.ranks; ++r) refresh_bank_[r] = r * banks_per_rank_;
   for (int c = 0; c < kDramCmdCount; ++c) {
     self_spacing_[c] = spec.command_cycles[c];  // the command bus, at least
     channel_spacing_[c] = spec.command_cycles[c];
@@ -115,6 +117,12 @@ void DramChannel::issue(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, 
       refresh_due_[rank] += spec_.refresh_interval;
       stats_.refresh_cycles += spec_.refresh_cycles;
       break;
+    case DramCmd::kRefpb:  // the rank's next bank in turn
+      refresh_due_[rank] += spec_.refresh_interval;
+      stats_.refresh_cycles += spec_.refresh_cycles;
+      refresh_bank_[rank] =
+          rank * banks_per_rank_ + (bank + 1 - rank * banks_per_rank_) % banks_per_rank_;
+      break;
     default:
       break;
   }
@@ -153,7 +161,7 @@ uint64_t DramChannel::stream(DramSegment& s, uint64_t limit, bool younger_hits) 
   uint64_t n = 0;
   while (s.bursts > 0) {
     const uint64_t t = std::max(earliest(cmd, s.rank, s.bankgroup, s.bank), bus_free_);
-    if (t >= refresh_due_[s.rank] || t >= limit) break;
+    if (t >= refresh_due_[s.rank] || t >= limit) break;  // (per bank: step() decides)
     if (younger_hits && t > std::max(next(DramScope::kChannel, 0, cmd), bus_free_)) break;
     issue(cmd, s.rank, s.bankgroup, s.bank, s.row, t, true);
     column_moved(s, t);
@@ -224,23 +232,31 @@ bool DramChannel::step(uint64_t horizon) {
     cand_cmd_[i] = cmd;
     // Blocked while the row is still needed, or until the rank's refresh: never before this
     // step's column stream ends (the stream stops at the refresh).
-    if ((cmd == DramCmd::kPre && hit_arrival_[s.bank] <= t) || t >= refresh_due_[s.rank]) {
+    if ((cmd == DramCmd::kPre && hit_arrival_[s.bank] <= t) ||
+        (t >= refresh_due_[s.rank] && refresh_blocks(s.rank, s.bank))) {
       cand_t_[i] = kNever;
       continue;
     }
     if (t < best.t || (t == best.t && hit && !best.hit)) best = {t, int(i), cmd, hit};
   }
   for (size_t i = 0; i < n; ++i) hit_arrival_[queue_[i].bank] = kNever;
-  // Refresh: PREA when a bank of the rank is open, then REF; first at equal cycles.
+  // Refresh: PREA when a bank of the rank is open, then REF (per bank: PRE when the bank is
+  // open, then REFPB); first at equal cycles.
   for (uint32_t r = 0; r < refresh_due_.size(); ++r) {
     if (refresh_due_[r] > best.t) continue;
-    const DramCmd cmd = rank_open(r) ? DramCmd::kPrea : DramCmd::kRef;
-    const uint64_t t = std::max({earliest(cmd, r, 0, 0), refresh_due_[r], bus_free_});
-    if (t <= best.t) best = {t, -1 - int(r), cmd, false};
+    const uint32_t b = refresh_bank_[r];
+    const DramCmd cmd = spec_.per_bank_refresh
+                            ? (open_row_[b] >= 0 ? DramCmd::kPre : DramCmd::kRefpb)
+                        : rank_open(r) ? DramCmd::kPrea
+                                       : DramCmd::kRef;
+    const uint64_t t =
+        std::max({earliest(cmd, r, b / banks_per_group_, b), refresh_due_[r], bus_free_});
+    if (t <= best.t) best = {t, -1 - int(r), cmd, false, b};
   }
   if (best.t >= horizon) return false;  // (kNever: cannot happen with work queued)
   if (best.index < 0) {
-    issue(best.cmd, uint32_t(-1 - best.index), 0, 0, 0, best.t, true);
+    const uint32_t b = spec_.per_bank_refresh ? best.bank : 0;  // (all-bank: rank commands)
+    issue(best.cmd, uint32_t(-1 - best.index), b / banks_per_group_, b, 0, best.t, true);
     return true;
   }
   DramSegment& s = queue_[best.index];

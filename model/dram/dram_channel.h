@@ -13,8 +13,12 @@
 // same cycle, then the oldest segment; FCFS only serves the oldest segment. Refresh: every rank
 // owes one REF each nREFI; from its due cycle no other command may target the rank until a PREA
 // (when a bank is open) and the REF have issued, and REF holds the rank for nRFC (a REF -> ACT
-// constraint). Page policy: open keeps rows open; closed precharges a bank (auto-precharge, no
-// command-bus slot) after a column command that no arrived segment follows in the same row.
+// constraint). Per-bank refresh (spec.per_bank_refresh): every nREFIpb the next bank of the rank
+// in turn is due; from then no command may target that bank until a PRE (when it is open) and the
+// REFPB have issued (REFPB -> ACT holds it for nRFCpb); the other banks go on. A due refresh
+// command goes first at equal cycles. Page policy: open keeps rows open; closed precharges a
+// bank (auto-precharge, no command-bus slot) after a column command that no arrived segment
+// follows in the same row.
 // Cycles: DRAM clock cycles. A burst's data ends read_latency (RD) / write_latency (WR) after
 // its column command.
 // Incremental use (the full simulation): run_until(T) issues only the commands before cycle T,
@@ -103,6 +107,7 @@ class DramChannel {
     int index = -1;  // queue index; -1 - rank for a refresh command
     DramCmd cmd = DramCmd::kAct;
     bool hit = false;
+    uint32_t bank = 0;  // a refresh command's bank (per-bank refresh)
   };
   uint64_t earliest(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank) const;
   void issue(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint32_t row, uint64_t t,
@@ -143,7 +148,12 @@ class DramChannel {
   // constraint starts with it (then stream() goes burst by burst).
   std::array<uint64_t, kDramCmdCount> self_spacing_{}, channel_spacing_{};
   std::array<uint8_t, kDramCmdCount> has_window_first_{};
-  std::vector<uint64_t> refresh_due_;  // per rank
+  std::vector<uint64_t> refresh_due_;   // per rank
+  std::vector<uint32_t> refresh_bank_;  // per rank: the bank its next REFPB refreshes (flat)
+  // Whether the rank's due refresh keeps commands off `bank`.
+  bool refresh_blocks(uint32_t rank, uint32_t bank) const {
+    return !spec_.per_bank_refresh || bank == refresh_bank_[rank];
+  }
   uint64_t bus_free_ = 0;              // command bus
   uint64_t last_command_ = 0;
   std::vector<uint64_t> hit_arrival_;  // per bank, scratch of step()

@@ -88,6 +88,7 @@ TEST(DramIncremental, AdvancingToEachArrivalMatchesQueuingAll) {
   check(spec, DramPolicy{false, false, 3}, 5);
   check(spec, DramPolicy{true, false, 16}, 6);
   check(spec, DramPolicy{false, true, 16}, 7);
+  check(test::small_dram_spec_per_bank(), DramPolicy{false, false, 16}, 8);
 }
 
 TEST(DramIncremental, ALaterRequestGoesBetweenTheBurstsOfAnEarlierOne) {
