@@ -111,6 +111,7 @@ std::vector<ActionEnergyRow> dram_command_rows(const ActionEnergy& e, const Dram
       {"dram_rd_io", "dram", cmd(DramCmd::kRd), e.dram_rd_io, 0},
       {"dram_wr_odt", "dram", cmd(DramCmd::kWr), e.dram_wr_odt, 0},
       {"dram_ref", "dram", cmd(DramCmd::kRef), e.dram_ref, 0},
+      {"dram_refpb", "dram", cmd(DramCmd::kRefpb), e.dram_refpb, 0},
       {"dram_act_standby", "dram", d.active_cycles, e.dram_act_standby, 0},
       {"dram_pre_standby", "dram", d.precharged_cycles, e.dram_pre_standby, 0}};
   for (ActionEnergyRow& r : rows) r.pj = double(r.count) * r.pj_each;

@@ -17,13 +17,14 @@ using config::Diagnostics;
 using config::FieldReader;
 
 const char* to_string(DramCmd c) {
-  static const char* const kNames[] = {"ACT", "PRE", "PREA", "RD", "WR", "REF"};
+  static const char* const kNames[] = {"ACT", "PRE", "PREA", "RD", "WR", "REF", "REFPB"};
   return kNames[static_cast<int>(c)];
 }
 
 std::string dram_command_stat(DramCmd c) {
   static const char* const kStats[] = {"dram.cmd_act", "dram.cmd_pre", "dram.cmd_prea",
-                                       "dram.cmd_rd",  "dram.cmd_wr",  "dram.cmd_ref"};
+                                       "dram.cmd_rd",  "dram.cmd_wr",  "dram.cmd_ref",
+                                       "dram.cmd_refpb"};
   return kStats[static_cast<int>(c)];
 }
 
@@ -152,7 +153,8 @@ void read_constraints(const ConfigNode* list, const std::string& path, DramSpec&
       const ConfigNode& n = e.children[k];
       if (!n.is_scalar() || !parse_cmd(n.scalar, k == 0 ? c.first : c.second)) {
         diags.error(n.origin, key,
-                    "expected a command (ACT, PRE, PREA, RD, WR, REF), got " + n.describe());
+                    "expected a command (ACT, PRE, PREA, RD, WR, REF, REFPB), got " +
+                        n.describe());
         ok = false;
       }
     }
@@ -272,6 +274,12 @@ bool read_dram_spec(const std::string& path, Diagnostics& diags, DramSpec& spec)
     diags.error(origins.locate("dram.tck_ps", file_origin), "dram.tck_ps",
                 "the DRAM clock period must be greater than 0");
   r.read("mapping", spec.mapping);
+  std::string refresh = "all_bank";
+  r.read("refresh", refresh);
+  if (refresh != "all_bank" && refresh != "per_bank")
+    diags.error(origins.locate("dram.refresh", file_origin), "dram.refresh",
+                "'" + refresh + "'; expected all_bank or per_bank");
+  spec.per_bank_refresh = refresh == "per_bank";
   {
     const ConfigNode* t = r.child("timing");
     if (t == nullptr || !t->is_map()) {
@@ -289,12 +297,16 @@ bool read_dram_spec(const std::string& path, Diagnostics& diags, DramSpec& spec)
       }
     }
     // Periods and the constraints that must hold between named timings.
-    for (const char* k : {"nBL", "nREFI", "nRFC"}) {
+    std::vector<const char*> periods = {"nBL", "nREFI", "nRFC"};
+    if (spec.per_bank_refresh) periods.insert(periods.end(), {"nREFIpb", "nRFCpb"});
+    for (const char* k : periods) {
       auto it = spec.timing.find(k);
       const std::string key = std::string("dram.timing.") + k;
       if (origins.invalid(key)) continue;
       if (it == spec.timing.end())
-        diags.error(origins.locate("dram.timing", file_origin), key, "is required");
+        diags.error(origins.locate("dram.timing", file_origin), key,
+                    spec.per_bank_refresh && k[4] == 'p' ? "is required by refresh: per_bank"
+                                                         : "is required");
       else if (it->second == 0)
         diags.error(origins.locate(key, file_origin), key, "must be greater than 0 (a period)");
     }
@@ -307,6 +319,11 @@ bool read_dram_spec(const std::string& path, Diagnostics& diags, DramSpec& spec)
     if (has("nRFC") && has("nREFI") && spec.timing["nRFC"] >= spec.timing["nREFI"]) {
       diags.error(origins.locate("dram.timing.nRFC", file_origin), "dram.timing.nRFC",
                   "must be below nREFI (a refresh must end before the next is due)");
+    }
+    if (spec.per_bank_refresh && has("nRFCpb") && has("nREFIpb") &&
+        spec.timing["nRFCpb"] >= spec.timing["nREFIpb"]) {
+      diags.error(origins.locate("dram.timing.nRFCpb", file_origin), "dram.timing.nRFCpb",
+                  "must be below nREFIpb (a refresh must end before the next is due)");
     }
   }
   if (const ConfigNode* v = r.child("read_latency"))
@@ -367,8 +384,10 @@ bool read_dram_spec(const std::string& path, Diagnostics& diags, DramSpec& spec)
           "'" + spec.mapping + "' places " + k + ", which dram.organization does not declare");
   }
   spec.mapping_fields = fields;
-  if (spec.timing.count("nREFI")) spec.refresh_interval = spec.timing["nREFI"];
-  if (spec.timing.count("nRFC")) spec.refresh_cycles = spec.timing["nRFC"];
+  const char* interval = spec.per_bank_refresh ? "nREFIpb" : "nREFI";
+  const char* hold = spec.per_bank_refresh ? "nRFCpb" : "nRFC";
+  if (spec.timing.count(interval)) spec.refresh_interval = spec.timing[interval];
+  if (spec.timing.count(hold)) spec.refresh_cycles = spec.timing[hold];
   return diags.messages().size() == errors_before;
 }
 

@@ -8,7 +8,12 @@
 // command and per cycle of state residency (DRAMPower's equations, core/arch/energy_presets.h),
 // and the energy per byte the simple DRAM model charges.
 //
-// Commands: ACT, PRE, PREA (all banks of a rank), RD, WR, REF (all-bank refresh of a rank).
+// Commands: ACT, PRE, PREA (all banks of a rank), RD, WR, REF (all-bank refresh of a rank),
+// REFPB (per-bank refresh of one bank, LPDDR4 / LPDDR5).
+// Refresh (`refresh:` in the preset): all_bank (default) issues one REF per rank every nREFI,
+// which holds the whole rank for nRFC; per_bank issues one REFPB every nREFIpb to the banks of a
+// rank in turn (bank 0, 1, ...), each holding only its bank (the table's REFPB constraints, e.g.
+// [REFPB, ACT, bank, nRFCpb]) while the other banks keep serving requests.
 // Scopes: channel, rank, bankgroup, bank (the later command is held back when it targets the same
 // channel / rank / bank group / bank as the earlier one). A window constraint (window w > 1, e.g.
 // tFAW with w = 4) holds the later command until `cycles` after the w-th most recent earlier one.
@@ -29,8 +34,8 @@
 
 namespace strider {
 
-enum class DramCmd : uint8_t { kAct, kPre, kPrea, kRd, kWr, kRef };
-constexpr int kDramCmdCount = 6;
+enum class DramCmd : uint8_t { kAct, kPre, kPrea, kRd, kWr, kRef, kRefpb };
+constexpr int kDramCmdCount = 7;
 enum class DramScope : uint8_t { kChannel, kRank, kBankGroup, kBank };
 const char* to_string(DramCmd c);
 const char* to_string(DramScope s);
@@ -63,11 +68,12 @@ struct DramSpec {
   std::vector<DramField> mapping_fields;   // most significant first
   std::map<std::string, uint32_t> timing;  // named timings in DRAM cycles (nBL, nCL, ...)
   std::vector<DramConstraint> constraints;
-  std::array<uint32_t, kDramCmdCount> command_cycles{1, 1, 1, 1, 1, 1};  // command-bus cycles
+  std::array<uint32_t, kDramCmdCount> command_cycles{1, 1, 1, 1, 1, 1, 1};  // command-bus cycles
   uint32_t read_latency = 0;      // RD to last data beat (expression, e.g. nCL + nBL)
   uint32_t write_latency = 0;     // WR to last data beat (e.g. nCWL + nBL)
-  uint32_t refresh_interval = 0;  // nREFI: one REF per rank every this many cycles
-  uint32_t refresh_cycles = 0;    // nRFC
+  bool per_bank_refresh = false;  // refresh: per_bank
+  uint32_t refresh_interval = 0;  // nREFI (per_bank: nREFIpb): one refresh per rank this often
+  uint32_t refresh_cycles = 0;    // nRFC (per_bank: nRFCpb): what one refresh holds
   // Energy: per byte (the simple model, or a preset without currents), and the currents.
   double pj_per_byte = 0;
   // vdd, idd0, idd2n, idd3n, idd4r, idd4w, idd5 (V, mA per device), devices (per rank),

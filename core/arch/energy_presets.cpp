@@ -1,5 +1,6 @@
 #include "core/arch/energy_presets.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -190,6 +191,9 @@ void dram_command_energy(const DramSpec& spec, ActionEnergy& e) {
   e.dram_rd = above(p("idd4r", 0), idd3n) * cycles("nBL") * v;
   e.dram_wr = above(p("idd4w", 0), idd3n) * cycles("nBL") * v;
   e.dram_ref = above(p("idd5", 0), idd3n) * cycles("nRFC") * v;
+  // A per-bank refresh refreshes one bank's rows of what an all-bank REF refreshes (no IDD5PB in
+  // the presets): the same energy per refreshed row.
+  e.dram_refpb = e.dram_ref / std::max<uint32_t>(1, spec.banks_per_rank());
   e.dram_act_standby = idd3n * tck * v;
   e.dram_pre_standby = idd2n * tck * v;
   const double dq = spec.dq_bits, beats = spec.burst_length * tck / 2;

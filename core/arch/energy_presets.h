@@ -44,6 +44,7 @@ struct ActionEnergy {
   double dram_rd_io = 0;   // RD burst on the pins: io_mw x (DQ + DQS pins) x BL x tCK / 2
   double dram_wr_odt = 0;  // WR burst termination: odt_mw x (DQ + DQS + DM pins) x BL x tCK / 2
   double dram_ref = 0;     // REF: (IDD5 - IDD3N) x tRFC x VDD x devices
+  double dram_refpb = 0;   // REFPB: one bank's share of a REF (dram_ref / banks per rank)
   double dram_act_standby = 0;  // a rank-cycle with a bank open: IDD3N x tCK x VDD x devices
   double dram_pre_standby = 0;  // a rank-cycle all banks precharged: IDD2N x tCK x VDD x devices
 };

@@ -31,6 +31,7 @@ const std::vector<ErtField>& ert_fields() {
       {"dram", "rd_io_burst", &ActionEnergy::dram_rd_io},
       {"dram", "wr_odt_burst", &ActionEnergy::dram_wr_odt},
       {"dram", "ref", &ActionEnergy::dram_ref},
+      {"dram", "refpb", &ActionEnergy::dram_refpb},
       {"dram", "act_standby_cycle", &ActionEnergy::dram_act_standby},
       {"dram", "pre_standby_cycle", &ActionEnergy::dram_pre_standby},
       {"controller", "descriptor", &ActionEnergy::descriptor},

@@ -1,3 +1,4 @@
+#define SC_INCLUDE_DYNAMIC_PROCESSES  // sc_spawn: one engine thread per channel
 #include "model/dma/dma.h"
 
 #include <algorithm>
@@ -8,7 +9,7 @@
 namespace strider {
 
 Dma::Dma(sc_core::sc_module_name name, const DmaConfig& cfg, const ClockDomain& clock,
-         bool functional, TimedMemory& dram, TimedMemory& l2, LatencyFifo<const Descriptor*>& in,
+         bool functional, Dram& dram, TimedMemory& l2, LatencyFifo<const Descriptor*>& in,
          RetireChannel& retire, RunRecord& record, StatRegistry& stats)
     : sc_core::sc_module(name),
       cfg_(cfg),
@@ -20,6 +21,7 @@ Dma::Dma(sc_core::sc_module_name name, const DmaConfig& cfg, const ClockDomain& 
       retire_(retire),
       record_(record),
       channel_free_(cfg.channels, 0),
+      jobs_(cfg.channels),
       channel_busy_("channel_busy", cfg.channels),
       busy_change_("busy_change"),
       moves_(stats.add("dma.moves", "move descriptors executed")),
@@ -27,6 +29,10 @@ Dma::Dma(sc_core::sc_module_name name, const DmaConfig& cfg, const ClockDomain& 
       busy_(stats.add("dma.busy_cycles", "channel-cycles spent on moves (summed over channels)")) {
   SC_HAS_PROCESS(Dma);
   SC_THREAD(run);
+  for (size_t c = 0; c < cfg.channels; ++c) {
+    sc_core::sc_spawn_options opt;
+    sc_core::sc_spawn([this, c] { engine(c); }, ("engine_" + std::to_string(c)).c_str(), &opt);
+  }
   SC_METHOD(update_busy);
   sensitive << busy_change_;
   dont_initialize();
@@ -35,7 +41,7 @@ Dma::Dma(sc_core::sc_module_name name, const DmaConfig& cfg, const ClockDomain& 
 void Dma::update_busy() {
   const uint64_t now = clock_.now();
   for (size_t ch = 0; ch < channel_free_.size(); ++ch) {
-    channel_busy_[ch].write(channel_free_[ch] > now);
+    channel_busy_[ch].write(channel_free_[ch] == kBusy || channel_free_[ch] > now);
   }
 }
 
@@ -55,16 +61,24 @@ void Dma::run() {
   for (;;) {
     const Descriptor* d = in_.read();
     const MoveDesc& m = d->move;
+    // The channel that freed first; every channel busy: the input stalls until one frees.
     auto ch = std::min_element(channel_free_.begin(), channel_free_.end());
-    clock_.wait_until(*ch);  // every channel busy: the input stalls
+    while (*ch == kBusy) {
+      sc_core::wait(freed_);
+      ch = std::min_element(channel_free_.begin(), channel_free_.end());
+    }
+    clock_.wait_until(*ch);
     const uint64_t start = clock_.now();
     const uint64_t t0 = start + cfg_.setup_cycles + uint64_t(m.rows - 1) * cfg_.row_setup_cycles;
-    auto side = [&](MemSpace s, uint64_t addr, bool write) {
-      if (s == MemSpace::kDram) {
-        return dram_.access(write ? Dram::kWrite : Dram::kRead, addr,
-                            dram_bus_bytes(m, cfg_.burst_bytes), t0);
-      }
-      // The L2 side: one range, or one piece per row at the row stride (a 2-D move).
+    // The L2 side is reserved now (as every L2 requester reserves its port on issue); the DRAM
+    // side (jedec) is queued at t0 by the channel's engine, which waits for both.
+    Job& job = jobs_[size_t(ch - channel_free_.begin())];
+    job.d = d;
+    job.start = start;
+    job.t0 = t0;
+    job.src = job.dst = Access{};
+    auto l2_side = [&](uint64_t addr, bool write) {
+      // One range, or one piece per row at the row stride (a 2-D move).
       const uint32_t stride = write ? m.dst_stride : m.src_stride;
       if (m.rows <= 1 || stride == m.row_bytes) return l2_.access(L2Sram::kDma, addr, m.bytes(), t0);
       AccessPattern p;
@@ -74,24 +88,49 @@ void Dma::run() {
       p.stride = stride;
       return l2_.access_pattern(L2Sram::kDma, p, t0);
     };
-    const Access src = side(m.src_space, m.src_addr, false);
-    const Access dst = side(m.dst_space, m.dst_addr, true);
-    const uint64_t end = std::max(src.end, dst.end);
+    // The flat DRAM pipe (dram.model: simple) is reserved now too, in dispatch order.
+    auto now_side = [&](MemSpace s, uint64_t addr, bool write, Access& out) {
+      if (s == MemSpace::kL2) {
+        out = l2_side(addr, write);
+      } else if (!dram_.queued()) {
+        out = dram_.access(write ? Dram::kWrite : Dram::kRead, addr,
+                           dram_bus_bytes(m, cfg_.burst_bytes), t0);
+      }
+    };
+    now_side(m.src_space, m.src_addr, false, job.src);
+    now_side(m.dst_space, m.dst_addr, true, job.dst);
     if (functional_) copy(m);
-    *ch = end;
+    *ch = kBusy;
     busy_change_.notify(sc_core::SC_ZERO_TIME);
-    busy_change_.notify(clock_.cycles(end - start));
-    DescriptorRecord& r = record_.descriptors[d->id];
+    job.go.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+void Dma::engine(size_t c) {
+  Job& job = jobs_[c];
+  for (;;) {
+    sc_core::wait(job.go);
+    const MoveDesc& m = job.d->move;
+    clock_.wait_until(job.t0);
+    if (m.src_space == MemSpace::kDram && dram_.queued())
+      job.src =
+          dram_.transfer(Dram::kRead, m.src_addr, dram_bus_bytes(m, cfg_.burst_bytes), clock_);
+    if (m.dst_space == MemSpace::kDram && dram_.queued())
+      job.dst =
+          dram_.transfer(Dram::kWrite, m.dst_addr, dram_bus_bytes(m, cfg_.burst_bytes), clock_);
+    const uint64_t end = std::max(job.src.end, job.dst.end);
+    clock_.wait_until(end);
+    DescriptorRecord& r = record_.descriptors[job.d->id];
     r.unit = Unit::kDma;
     r.is_move = true;
-    r.channel = static_cast<int>(ch - channel_free_.begin());
-    r.start = start;
+    r.channel = static_cast<int>(c);
+    r.start = job.start;
     (m.src_space == MemSpace::kDram ? r.dram_read_bytes : r.l2_read_bytes) +=
         m.src_space == MemSpace::kDram ? dram_bus_bytes(m, cfg_.burst_bytes) : m.bytes();
     (m.dst_space == MemSpace::kDram ? r.dram_write_bytes : r.l2_write_bytes) +=
         m.dst_space == MemSpace::kDram ? dram_bus_bytes(m, cfg_.burst_bytes) : m.bytes();
-    const Access& dram_side = m.src_space == MemSpace::kDram ? src : dst;
-    const Access& l2_side = m.src_space == MemSpace::kL2 ? src : dst;
+    const Access& dram_side = m.src_space == MemSpace::kDram ? job.src : job.dst;
+    const Access& l2_side = m.src_space == MemSpace::kL2 ? job.src : job.dst;
     if (m.src_space == MemSpace::kDram || m.dst_space == MemSpace::kDram) {
       r.stall_dram = dram_side.stall;
       r.dram_bursts += dram_side.bursts;
@@ -101,8 +140,11 @@ void Dma::run() {
     r.l2_bank_conflict_cycles = l2_side.conflict;
     ++moves_;
     bytes_ += m.bytes();
-    busy_ += end - start;
-    retire_.post(d->id, clock_.cycles(end - start));
+    busy_ += end - job.start;
+    channel_free_[c] = end;
+    busy_change_.notify(sc_core::SC_ZERO_TIME);
+    freed_.notify();
+    retire_.post(job.d->id, sc_core::SC_ZERO_TIME);
   }
 }
 

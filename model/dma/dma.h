@@ -1,12 +1,16 @@
 // Dma: executes move descriptors DRAM<->L2 and L2<->L2, 1-D and 2-D.
 //
-// Models: `dma.channels` channels; a move takes the channel that frees first (the unit stalls
-// its input when all are busy). A move reads its source and writes its destination as one
-// streamed transaction on each side; DRAM is read and written in whole bursts of
-// `dma.burst_bytes` per row (the partial last burst of a row still costs a whole burst).
+// Models: `dma.channels` channels, each an engine (a SystemC thread) with one move in flight; a
+// move takes the channel that freed first (the unit stalls its input when all are busy). A move
+// reads its source and writes its destination as one streamed transaction on each side; DRAM is
+// read and written in whole bursts of `dma.burst_bytes` per row (the partial last burst of a row
+// still costs a whole burst). The DRAM thus sees up to `dma.channels` requests outstanding, which
+// its controller schedules together (Dram::transfer).
 // Cycles: setup = `dma.setup_cycles` + (rows - 1) x `dma.row_setup_cycles`; the source and
 // destination accesses start after setup and the move retires when both have ended (each side's
-// cycles come from Dram / L2Sram, including their queueing and bank conflicts).
+// cycles come from Dram / L2Sram, including their queueing and bank conflicts; the L2 side is
+// reserved when the move starts, the DRAM request queued at the end of setup; the flat pipe of
+// dram.model: simple is reserved when the move starts, in dispatch order).
 // Ports: in (LatencyFifo<const Descriptor*>), retire (RetireChannel); memories by the
 // TimedMemory interface.
 // Stats: dma.moves, dma.bytes, dma.busy_cycles.
@@ -16,6 +20,7 @@
 
 #include <systemc>
 
+#include <deque>
 #include <vector>
 
 #include "model/common/clock_domain.h"
@@ -24,6 +29,7 @@
 #include "model/common/run_record.h"
 #include "model/common/stats.h"
 #include "model/common/timed_memory.h"
+#include "model/dram/dram.h"
 #include "core/arch/arch_config.h"
 #include "core/contract/descriptor.h"
 
@@ -32,7 +38,7 @@ namespace strider {
 class Dma : public sc_core::sc_module {
  public:
   Dma(sc_core::sc_module_name name, const DmaConfig& cfg, const ClockDomain& clock,
-      bool functional, TimedMemory& dram, TimedMemory& l2, LatencyFifo<const Descriptor*>& in,
+      bool functional, Dram& dram, TimedMemory& l2, LatencyFifo<const Descriptor*>& in,
       RetireChannel& retire, RunRecord& record, StatRegistry& stats);
 
   // Bytes a move occupies on the DRAM bus: every row rounded up to whole bursts.
@@ -42,20 +48,32 @@ class Dma : public sc_core::sc_module {
   const sc_core::sc_signal<bool>& channel_busy(size_t ch) const { return channel_busy_[ch]; }
 
  private:
+  static constexpr uint64_t kBusy = UINT64_MAX;  // channel_free_ of a channel with a move
+  struct Job {
+    const Descriptor* d = nullptr;
+    uint64_t start = 0, t0 = 0;  // the move's start and the end of its setup
+    Access src, dst;
+    sc_core::sc_event go;  // a move was handed to the engine
+  };
   void run();
+  void engine(size_t channel);  // the thread of one channel
   void copy(const MoveDesc& m);
   void update_busy();
-  TimedMemory& space(MemSpace s) { return s == MemSpace::kDram ? dram_ : l2_; }
+  TimedMemory& space(MemSpace s) {
+    return s == MemSpace::kDram ? static_cast<TimedMemory&>(dram_) : l2_;
+  }
 
   const DmaConfig& cfg_;
   const ClockDomain& clock_;
   bool functional_;
-  TimedMemory& dram_;
+  Dram& dram_;
   TimedMemory& l2_;
   LatencyFifo<const Descriptor*>& in_;
   RetireChannel& retire_;
   RunRecord& record_;
-  std::vector<uint64_t> channel_free_;
+  std::vector<uint64_t> channel_free_;  // cycle each channel freed; kBusy while it holds a move
+  std::deque<Job> jobs_;  // per channel (a deque: Job holds an sc_event, which cannot move)
+  sc_core::sc_event freed_;  // an engine finished its move
   sc_core::sc_vector<sc_core::sc_signal<bool>> channel_busy_;
   sc_core::sc_event_queue busy_change_;  // a move started or ended: refresh channel_busy_
   uint64_t& moves_;

@@ -92,49 +92,74 @@ Access Dram::simple_access(int, uint64_t addr, uint64_t bytes, uint64_t now) {
 }
 
 Access Dram::jedec_access(int port, uint64_t addr, uint64_t bytes, uint64_t now) {
-  const DramTotals before = jedec_->totals();
+  jedec_->advance(to_dram(now));
   DramRequestState* r = jedec_->submit(to_dram(now), addr, bytes, port == kWrite);
-  const uint64_t end = jedec_->complete(r);
-  const DramTotals after = jedec_->totals();
+  jedec_->complete(r);
+  changed_.notify();  // its commands are fixed: the transfers in flight see a changed future
+  return jedec_finish(port, r, now);
+}
+
+Access Dram::transfer(int port, uint64_t addr, uint64_t bytes, const ClockDomain& clock) {
+  const uint64_t now = clock.now();
+  if (!jedec_) {
+    const Access a = access(port, addr, bytes, now);
+    clock.wait_until(a.end);
+    return a;
+  }
+  (port == kWrite ? write_bytes_ : read_bytes_) += bytes;
+  jedec_->advance(to_dram(now));  // every command before the arrival is fixed
+  DramRequestState* r = jedec_->submit(to_dram(now), addr, bytes, port == kWrite);
+  changed_.notify();  // the transfers in flight: their predicted ends change
+  for (;;) {
+    // The predicted ends of every queued request, when a request arrived since the last ones.
+    if (!jedec_->speculating()) jedec_->speculate();
+    const uint64_t t = clock.now(), e = from_dram(r->end);
+    if (e <= t) break;  // no request arrived before its end: the prediction held
+    sc_core::wait(clock.cycles(e - t), changed_);
+  }
+  return jedec_finish(port, r, now);
+}
+
+Access Dram::jedec_finish(int port, DramRequestState* r, uint64_t now) {
   Access a;
   a.start = now;
-  a.end = std::max(now, from_dram(end));
+  a.end = std::max(now, from_dram(r->end));
   // Cycles before the request's first command could issue (the bus, banks and refresh held by
-  // earlier requests).
+  // other requests).
   a.stall = r->first_command == UINT64_MAX
                 ? 0
                 : from_dram(r->first_command) - std::min(now, from_dram(r->first_command));
-  const uint64_t bursts =
-      (after.read_bursts + after.write_bursts) - (before.read_bursts + before.write_bursts);
-  a.bursts = bursts;
-  a.row_hits = after.row_hits - before.row_hits;
-  for (int c = 0; c < kDramCmdCount; ++c) *js_.commands[c] = after.commands[c];
-  *js_.row_hits = after.row_hits;
-  *js_.bursts = after.read_bursts + after.write_bursts;
-  *js_.refresh_cycles = from_dram(after.refresh_cycles);
-  busy_cycles_ = from_dram(*js_.bursts * cfg_.spec.burst_cycles());
-  misses_ = after.commands[static_cast<int>(DramCmd::kAct)];
+  a.bursts = r->bursts;
+  a.row_hits = r->row_hits;
   if (port != kWrite) {
     ++*js_.read_requests;
     *js_.read_latency += a.end - now;
-    read_latencies_.push_back(static_cast<uint32_t>(std::min<uint64_t>(a.end - now, UINT32_MAX)));
+    read_latencies_.add(a.end - now);
   }
-  jedec_->forget_completed();
+  jedec_->release(r);
   return a;
+}
+
+void Dram::update_totals() {
+  const DramTotals t = jedec_->totals();
+  for (int c = 0; c < kDramCmdCount; ++c) *js_.commands[c] = t.commands[c];
+  *js_.row_hits = t.row_hits;
+  *js_.bursts = t.read_bursts + t.write_bursts;
+  *js_.refresh_cycles = from_dram(t.refresh_cycles);
+  busy_cycles_ = from_dram(*js_.bursts * cfg_.spec.burst_cycles());
+  misses_ = t.commands[static_cast<int>(DramCmd::kAct)];
 }
 
 void Dram::finish(uint64_t end) {
   if (!jedec_) return;
+  update_totals();  // commands issued after the last request finished
   const uint64_t dram_end = to_dram(end);
   jedec_->finish(dram_end);
   const uint64_t ranks = uint64_t(cfg_.spec.channels) * cfg_.spec.ranks;
   *js_.active_cycles = jedec_->totals().active_cycles;
   *js_.precharged_cycles = ranks * dram_end - std::min(ranks * dram_end, *js_.active_cycles);
-  if (read_latencies_.empty()) return;
-  // p99: the smallest latency at least 99 % of the reads do not exceed (nearest rank).
-  const size_t k = (read_latencies_.size() * 99 + 99) / 100 - 1;
-  std::nth_element(read_latencies_.begin(), read_latencies_.begin() + k, read_latencies_.end());
-  *js_.read_latency_p99 = read_latencies_[k];
+  // p99: the nearest-rank value, to the histogram's resolution (latency_histogram.h).
+  *js_.read_latency_p99 = read_latencies_.percentile(99);
 }
 
 }  // namespace strider

@@ -4,17 +4,20 @@
 
 namespace strider {
 
-DramChannel::DramChannel(const DramSpec& spec, const DramPolicy& policy)
+DramChannel::DramChannel(const DramSpec& spec, const DramPolicy& policy, uint32_t index)
     : spec_(spec),
       policy_(policy),
+      index_(index),
       banks_per_rank_(spec.banks_per_rank()),
       banks_per_group_(spec.banks),
       groups_per_rank_(spec.bankgroups),
       open_row_(size_t(spec.ranks) * spec.banks_per_rank(), -1),
       refresh_due_(spec.ranks, spec.refresh_interval),
+      refresh_bank_(spec.ranks),
       hit_arrival_(size_t(spec.ranks) * spec.banks_per_rank(), kNever),
       residency_(spec.ranks) {
   if (policy_.queue_depth == 0) policy_.queue_depth = 1;
+  for (uint32_t r = 0; r < spec.ranks; ++r) refresh_bank_[r] = r * banks_per_rank_;
   for (int c = 0; c < kDramCmdCount; ++c) {
     self_spacing_[c] = spec.command_cycles[c];  // the command bus, at least
     channel_spacing_[c] = spec.command_cycles[c];
@@ -116,10 +119,17 @@ void DramChannel::issue(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, 
       refresh_due_[rank] += spec_.refresh_interval;
       stats_.refresh_cycles += spec_.refresh_cycles;
       break;
+    case DramCmd::kRefpb:  // the rank's next bank in turn
+      refresh_due_[rank] += spec_.refresh_interval;
+      stats_.refresh_cycles += spec_.refresh_cycles;
+      refresh_bank_[rank] =
+          rank * banks_per_rank_ + (bank + 1 - rank * banks_per_rank_) % banks_per_rank_;
+      break;
     default:
       break;
   }
   if (bus) bus_free_ = t + spec_.command_cycles[static_cast<int>(cmd)];
+  last_command_ = std::max(last_command_, t);
   ++stats_.commands[static_cast<int>(cmd)];
   if (log_) log_->push_back({t, cmd, rank, bank, row});
 }
@@ -170,7 +180,11 @@ void DramChannel::column_moved(DramSegment& s, uint64_t t) {
   rq.end = std::max(rq.end, data_end);
   stats_.last_data = std::max(stats_.last_data, data_end);
   --rq.bursts_left;
-  if (!s.activated) ++stats_.row_hits;
+  --rq.channel_bursts[index_];
+  if (!s.activated) {
+    ++stats_.row_hits;
+    ++rq.row_hits;
+  }
   s.activated = false;
   ++(s.write ? stats_.write_bursts : stats_.read_bursts);
   --s.bursts;
@@ -182,7 +196,7 @@ uint64_t DramChannel::stream(DramSegment& s, uint64_t limit, bool younger_hits) 
   uint64_t n = 0;
   while (s.bursts > 0) {
     const uint64_t t = std::max(earliest(cmd, s.rank, s.bankgroup, s.bank), bus_free_);
-    if (t >= refresh_due_[s.rank] || t >= limit) break;
+    if (t >= refresh_due_[s.rank] || t >= limit) break;  // (per bank: step() decides)
     if (younger_hits && t > std::max(next(DramScope::kChannel, 0, cmd), bus_free_)) break;
     issue(cmd, s.rank, s.bankgroup, s.bank, s.row, t, true);
     column_moved(s, t);
@@ -205,6 +219,8 @@ uint64_t DramChannel::stream(DramSegment& s, uint64_t limit, bool younger_hits) 
     issue(cmd, s.rank, s.bankgroup, s.bank, s.row, last, true);
     DramRequestState& rq = *s.req;
     rq.bursts_left -= k - 1;
+    rq.channel_bursts[index_] -= k - 1;
+    rq.row_hits += k - 1;
     stats_.row_hits += k - 1;
     (s.write ? stats_.write_bursts : stats_.read_bursts) += k - 1;
     s.bursts -= static_cast<uint32_t>(k - 1);
@@ -214,9 +230,7 @@ uint64_t DramChannel::stream(DramSegment& s, uint64_t limit, bool younger_hits) 
   return n;
 }
 
-bool DramChannel::step(const DramRequestState*& moved, uint64_t& count) {
-  moved = nullptr;
-  count = 0;
+bool DramChannel::step(uint64_t horizon) {
   if (queue_.empty()) return false;
   const size_t n = policy_.fcfs ? std::min<size_t>(1, queue_.size())
                                 : std::min<size_t>(policy_.queue_depth, queue_.size());
@@ -253,23 +267,31 @@ bool DramChannel::step(const DramRequestState*& moved, uint64_t& count) {
     cand_cmd_[i] = cmd;
     // Blocked while the row is still needed, or until the rank's refresh: never before this
     // step's column stream ends (the stream stops at the refresh).
-    if ((cmd == DramCmd::kPre && hit_arrival_[s.bank] <= t) || t >= refresh_due_[s.rank]) {
+    if ((cmd == DramCmd::kPre && hit_arrival_[s.bank] <= t) ||
+        (t >= refresh_due_[s.rank] && refresh_blocks(s.rank, s.bank))) {
       cand_t_[i] = kNever;
       continue;
     }
     if (t < best.t || (t == best.t && hit && !best.hit)) best = {t, int(i), cmd, hit};
   }
   for (size_t i = 0; i < n; ++i) hit_arrival_[queue_[i].bank] = kNever;
-  // Refresh: PREA when a bank of the rank is open, then REF; first at equal cycles.
+  // Refresh: PREA when a bank of the rank is open, then REF (per bank: PRE when the bank is
+  // open, then REFPB); first at equal cycles.
   for (uint32_t r = 0; r < refresh_due_.size(); ++r) {
     if (refresh_due_[r] > best.t) continue;
-    const DramCmd cmd = rank_open(r) ? DramCmd::kPrea : DramCmd::kRef;
-    const uint64_t t = std::max({earliest(cmd, r, 0, 0), refresh_due_[r], bus_free_});
-    if (t <= best.t) best = {t, -1 - int(r), cmd, false};
+    const uint32_t b = refresh_bank_[r];
+    const DramCmd cmd = spec_.per_bank_refresh
+                            ? (open_row_[b] >= 0 ? DramCmd::kPre : DramCmd::kRefpb)
+                        : rank_open(r) ? DramCmd::kPrea
+                                       : DramCmd::kRef;
+    const uint64_t t =
+        std::max({earliest(cmd, r, b / banks_per_group_, b), refresh_due_[r], bus_free_});
+    if (t <= best.t) best = {t, -1 - int(r), cmd, false, b};
   }
-  if (best.t == kNever) return false;  // nothing can issue (cannot happen with work queued)
+  if (best.t >= horizon) return false;  // (kNever: cannot happen with work queued)
   if (best.index < 0) {
-    issue(best.cmd, uint32_t(-1 - best.index), 0, 0, 0, best.t, true);
+    const uint32_t b = spec_.per_bank_refresh ? best.bank : 0;  // (all-bank: rank commands)
+    issue(best.cmd, uint32_t(-1 - best.index), b / banks_per_group_, b, 0, best.t, true);
     return true;
   }
   DramSegment& s = queue_[best.index];
@@ -282,8 +304,6 @@ bool DramChannel::step(const DramRequestState*& moved, uint64_t& count) {
   }
   // A column command: one burst of the segment moves.
   column_moved(s, best.t);
-  moved = &rq;
-  count = 1;
   if (s.bursts > 0) {
     // Streaming: no other candidate can issue before `others` (its commands only get later as
     // this segment's column commands add constraints), so this segment's next bursts issue
@@ -292,7 +312,7 @@ bool DramChannel::step(const DramRequestState*& moved, uint64_t& count) {
     // at t when it is an older row hit (or was not scanned). A younger row hit of the same kind
     // (RD or WR) can only beat it when this segment's burst waits for more than the channel's
     // column constraints (a bank-group or bank constraint): stream() checks that each burst.
-    uint64_t limit = kNever;  // stream while t < limit
+    uint64_t limit = horizon;  // stream while t < limit
     bool younger_hits = false;
     for (size_t i = 0; i < cand_t_.size(); ++i) {
       if (int(i) == best.index || cand_t_[i] == kNever) continue;
@@ -303,7 +323,7 @@ bool DramChannel::step(const DramRequestState*& moved, uint64_t& count) {
       const bool ties = int(i) < best.index && cand_hit_[i];
       limit = std::min(limit, ties ? cand_t_[i] : cand_t_[i] + 1);
     }
-    count += stream(s, limit, younger_hits);
+    stream(s, limit, younger_hits);
     if (s.bursts > 0) return true;
   }
   const uint32_t rank = s.rank, bg = s.bankgroup, bank = s.bank, row = s.row;
@@ -318,11 +338,13 @@ bool DramChannel::step(const DramRequestState*& moved, uint64_t& count) {
   return true;
 }
 
-void DramChannel::run(const DramRequestState* req, uint64_t bursts) {
-  const DramRequestState* moved = nullptr;
-  uint64_t count = 0;
-  while ((req == nullptr || bursts > 0) && step(moved, count)) {
-    if (req != nullptr && moved == req) bursts -= std::min(bursts, count);
+void DramChannel::run(const DramRequestState* req) {
+  while ((req == nullptr || req->channel_bursts[index_] > 0) && step(kNever)) {
+  }
+}
+
+void DramChannel::run_until(uint64_t horizon) {
+  while (step(horizon)) {
   }
 }
 

@@ -13,10 +13,18 @@
 // same cycle, then the oldest segment; FCFS only serves the oldest segment. Refresh: every rank
 // owes one REF each nREFI; from its due cycle no other command may target the rank until a PREA
 // (when a bank is open) and the REF have issued, and REF holds the rank for nRFC (a REF -> ACT
-// constraint). Page policy: open keeps rows open; closed precharges a bank (auto-precharge, no
-// command-bus slot) after a column command that no arrived segment follows in the same row.
+// constraint). Per-bank refresh (spec.per_bank_refresh): every nREFIpb the next bank of the rank
+// in turn is due; from then no command may target that bank until a PRE (when it is open) and the
+// REFPB have issued (REFPB -> ACT holds it for nRFCpb); the other banks go on. A due refresh
+// command goes first at equal cycles. Page policy: open keeps rows open; closed precharges a
+// bank (auto-precharge, no command-bus slot) after a column command that no arrived segment
+// follows in the same row.
 // Cycles: DRAM clock cycles. A burst's data ends read_latency (RD) / write_latency (WR) after
 // its column command.
+// Incremental use (the full simulation): run_until(T) issues only the commands before cycle T,
+// so requests that arrive at T or later still compete for every later command (FR-FCFS across
+// requests); issuing up to each arrival and then draining gives the same commands as queuing every
+// request first and draining (tests/dram DramIncremental.*).
 // This is an event-driven scheduler: it visits the cycles at which commands issue, never idle
 // cycles, and matches a cycle-by-cycle controller that applies the same rules (tests/dram).
 // State residency (for the energy model's background power): per rank, the cycles during which
@@ -37,11 +45,14 @@ namespace strider {
 
 struct DramRequestState {
   uint64_t arrival = 0;                 // DRAM cycle
-  uint64_t bursts_left = 0;             // over all channels
+  uint64_t bursts = 0;                  // over all channels
+  uint64_t bursts_left = 0;             // over all channels, not yet moved
+  uint64_t row_hits = 0;                // of the moved bursts, those whose row was open
   uint64_t first_command = UINT64_MAX;  // first command issued for it
   uint64_t end = 0;                     // last data beat
   bool write = false;
-  std::vector<uint64_t> channel_bursts;  // bursts queued on each channel
+  bool released = false;                 // its owner has read it (DramSystem::release)
+  std::vector<uint64_t> channel_bursts;  // bursts left on each channel
 };
 
 struct DramSegment {
@@ -79,13 +90,17 @@ struct DramPolicy {
 
 class DramChannel {
  public:
-  DramChannel(const DramSpec& spec, const DramPolicy& policy);
+  DramChannel(const DramSpec& spec, const DramPolicy& policy, uint32_t index = 0);
 
   void enqueue(const DramSegment& s) { queue_.push_back(s); }
   bool idle() const { return queue_.empty(); }
-  // Issues commands until `bursts` bursts of `req` have moved on this channel (req nullptr: until
-  // the queue is empty). Requests already queued compete with it under the scheduling policy.
-  void run(const DramRequestState* req, uint64_t bursts);
+  // Issues commands until every burst of `req` on this channel has moved (req nullptr: until the
+  // queue is empty). Requests already queued compete with it under the scheduling policy.
+  void run(const DramRequestState* req);
+  // Issues every command that can issue before cycle `horizon` (and no later one).
+  void run_until(uint64_t horizon);
+  // The cycle of the latest command issued so far (auto-precharges included; 0 before any).
+  uint64_t last_command() const { return last_command_; }
 
   const DramChannelStats& stats() const { return stats_; }
   // Closes the residency count at DRAM cycle `end` (banks still open count as open until then).
@@ -100,14 +115,14 @@ class DramChannel {
     int index = -1;  // queue index; -1 - rank for a refresh command
     DramCmd cmd = DramCmd::kAct;
     bool hit = false;
+    uint32_t bank = 0;  // a refresh command's bank (per-bank refresh)
   };
   uint64_t earliest(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank) const;
   void issue(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint32_t row, uint64_t t,
              bool bus);
-  // Issues one command (and, when its segment is alone in the queue, the segment's following
-  // bursts: stream()); false when nothing is queued. `moved` is the request whose burst moved
-  // (nullptr for a row or refresh command).
-  bool step(const DramRequestState*& moved, uint64_t& count);
+  // Issues one command before `horizon` (and, while no other segment can go first, the
+  // segment's following bursts: stream()); false when nothing can issue before it.
+  bool step(uint64_t horizon);
   void column_moved(DramSegment& s, uint64_t t);  // a column command of `s` issued at t
   // Issues s's next bursts before cycle `limit` and the next refresh (and, with younger_hits,
   // while no younger row hit could go first); returns how many.
@@ -130,6 +145,7 @@ class DramChannel {
 
   const DramSpec& spec_;
   DramPolicy policy_;
+  uint32_t index_;  // channel within the system
   uint32_t banks_per_rank_, banks_per_group_, groups_per_rank_;
   std::deque<DramSegment> queue_;
   std::vector<int64_t> open_row_;              // per bank, -1 closed
@@ -148,8 +164,14 @@ class DramChannel {
   // constraint starts with it (then stream() goes burst by burst).
   std::array<uint64_t, kDramCmdCount> self_spacing_{}, channel_spacing_{};
   std::array<uint8_t, kDramCmdCount> has_window_first_{};
-  std::vector<uint64_t> refresh_due_;  // per rank
+  std::vector<uint64_t> refresh_due_;   // per rank
+  std::vector<uint32_t> refresh_bank_;  // per rank: the bank its next REFPB refreshes (flat)
+  // Whether the rank's due refresh keeps commands off `bank`.
+  bool refresh_blocks(uint32_t rank, uint32_t bank) const {
+    return !spec_.per_bank_refresh || bank == refresh_bank_[rank];
+  }
   uint64_t bus_free_ = 0;              // command bus
+  uint64_t last_command_ = 0;
   std::vector<uint64_t> hit_arrival_;  // per bank, scratch of step()
   // Per window candidate, scratch of step(): a lower bound of its next command's cycle (kNever:
   // blocked), whether that command is a row hit, and which command it is.

@@ -24,7 +24,7 @@ DramPolicy dram_policy(const std::string& page_policy, const std::string& schedu
 DramSystem::DramSystem(const DramSpec& spec, const DramPolicy& policy)
     : spec_(spec), shift_(6, 0), bits_(6, 0), offset_bits_(log2u(spec.burst_bytes())) {
   channels_.reserve(spec.channels);
-  for (uint32_t c = 0; c < spec.channels; ++c) channels_.emplace_back(spec, policy);
+  for (uint32_t c = 0; c < spec.channels; ++c) channels_.emplace_back(spec, policy, c);
   const uint32_t counts[6] = {spec.channels, spec.ranks, spec.bankgroups,
                               spec.banks,    spec.rows,  spec.columns / spec.burst_length};
   uint32_t pos = 0;  // fields from the least significant (the end of the name) upwards
@@ -63,7 +63,7 @@ DramRequestState* DramSystem::submit(uint64_t arrival, uint64_t addr, uint64_t b
     return &r;
   }
   const uint64_t first = addr >> offset_bits_, last = (addr + bytes - 1) >> offset_bits_;
-  r.bursts_left = last - first + 1;
+  r.bursts = r.bursts_left = last - first + 1;
   // The open segment of each channel while walking the bursts in address order.
   std::vector<DramSegment> open(channels_.size());
   for (uint64_t b = first; b <= last; ++b) {
@@ -83,23 +83,52 @@ DramRequestState* DramSystem::submit(uint64_t arrival, uint64_t addr, uint64_t b
   return &r;
 }
 
+void DramSystem::advance(uint64_t horizon) {
+  if (speculating_) {
+    speculating_ = false;
+    bool kept = true;
+    for (const DramChannel& c : channels_) kept = kept && c.last_command() < horizon;
+    if (kept) {
+      free_released();
+      return;  // the queues are empty and every command is before the horizon
+    }
+    std::swap(channels_, saved_channels_);
+    for (auto& [req, state] : saved_requests_) *req = state;
+    free_released();
+  }
+  for (DramChannel& c : channels_) c.run_until(horizon);
+}
+
+void DramSystem::speculate() {
+  speculating_ = true;
+  saved_channels_.clear();
+  for (const DramChannel& c : channels_) saved_channels_.push_back(c);
+  saved_requests_.clear();
+  for (DramRequestState& r : requests_) {
+    if (r.bursts_left > 0) saved_requests_.emplace_back(&r, r);
+  }
+  drain();
+}
+
 uint64_t DramSystem::complete(DramRequestState* req) {
   for (size_t c = 0; c < channels_.size(); ++c) {
-    if (req->channel_bursts[c] > 0) channels_[c].run(req, req->channel_bursts[c]);
-    req->channel_bursts[c] = 0;
+    if (req->channel_bursts[c] > 0) channels_[c].run(req);
   }
   return req->end;
 }
 
 void DramSystem::drain() {
-  for (DramChannel& c : channels_) c.run(nullptr, 0);
+  for (DramChannel& c : channels_) c.run(nullptr);
 }
 
-void DramSystem::forget_completed() {
-  for (const DramChannel& c : channels_) {
-    if (!c.idle()) return;
-  }
-  requests_.clear();
+void DramSystem::release(DramRequestState* req) {
+  req->released = true;
+  if (!speculating_) free_released();
+}
+
+void DramSystem::free_released() {
+  while (!requests_.empty() && requests_.front().released && requests_.front().bursts_left == 0)
+    requests_.pop_front();
 }
 
 DramTotals DramSystem::totals() const {

@@ -2,10 +2,17 @@
 // interface, in plain C++ and DRAM clock cycles. A request (arrival, byte address, bytes, read or
 // write) is split into bursts of the preset's burst size; the address mapping places each burst
 // on a channel, rank, bank group, bank, row and column; consecutive bursts of one row of one bank
-// form a segment in that channel's queue (DramChannel schedules them). complete() issues commands
-// until one request's last burst has moved and returns when its data ended; drain() serves every
-// queued request (the trace replay). Rows above the organisation's count wrap (the address is
-// taken modulo the capacity).
+// form a segment in that channel's queue (DramChannel schedules them). Two ways to serve them:
+//   - the trace replay queues every request, then drain() serves them all;
+//   - the full simulation (model/dram/dram.cpp) calls advance(T) before queuing a request that
+//     arrives at T (every command before T issues, none after), so the requests outstanding at a
+//     time compete FR-FCFS for every command after their arrival. speculate() tells when each
+//     queued request would end if no other request arrived: it saves the channels and drains
+//     them; the next advance(T) keeps that work when every command it issued is before T (then
+//     it is exactly what advance(T) would issue) and otherwise restores the saved state and
+//     issues the commands before T. complete() serves queued requests until one has moved its
+//     last burst, for a requester that must know its end at once (the descriptor fetch).
+// Rows above the organisation's count wrap (the address is taken modulo the capacity).
 #pragma once
 
 #include <cstdint>
@@ -38,8 +45,14 @@ class DramSystem {
   DramSystem(const DramSpec& spec, const DramPolicy& policy);
 
   DramLocation map(uint64_t burst_index) const;
-  // Queues a request; the state stays valid until forget_completed().
+  // Queues a request; the state stays valid until release().
   DramRequestState* submit(uint64_t arrival, uint64_t addr, uint64_t bytes, bool write);
+  // Ends a speculation (see above) and issues every command that can issue before DRAM cycle
+  // `horizon` on every channel.
+  void advance(uint64_t horizon);
+  // Saves the state and serves every queued request: each one's `end` is then its predicted end.
+  void speculate();
+  bool speculating() const { return speculating_; }
   // Serves queued requests until `req` has moved every burst; returns its last data cycle.
   uint64_t complete(DramRequestState* req);
   void drain();
@@ -47,8 +60,10 @@ class DramSystem {
   void finish(uint64_t end) {
     for (DramChannel& c : channels_) c.finish(end);
   }
-  // Drops the states of finished requests when no request is queued.
-  void forget_completed();
+  // The owner is done with `req`; states are freed oldest first once released and finished
+  // (outside a speculation).
+  void release(DramRequestState* req);
+  size_t live_requests() const { return requests_.size(); }
 
   DramTotals totals() const;
   const DramSpec& spec() const { return spec_; }
@@ -57,7 +72,12 @@ class DramSystem {
  private:
   const DramSpec& spec_;
   std::vector<DramChannel> channels_;
+  void free_released();
   std::deque<DramRequestState> requests_;
+  // The saved state of a speculation: the channels, and the requests unfinished then.
+  bool speculating_ = false;
+  std::vector<DramChannel> saved_channels_;
+  std::vector<std::pair<DramRequestState*, DramRequestState>> saved_requests_;
   std::vector<uint32_t> shift_, bits_;  // per DramField: position and width above the offset
   uint32_t offset_bits_ = 0;
 };

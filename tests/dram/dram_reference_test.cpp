@@ -81,6 +81,19 @@ TEST(DramReference, MatchesOnRandomStreamsClosedPage) {
   for (uint32_t seed = 21; seed <= 23; ++seed) check(spec, DramPolicy{true, false, 16}, seed);
 }
 
+TEST(DramReference, MatchesOnRandomStreamsPerBankRefresh) {
+  const DramSpec spec = test::small_dram_spec_per_bank();
+  for (uint32_t seed = 41; seed <= 43; ++seed) check(spec, DramPolicy{false, false, 16}, seed);
+  check(spec, DramPolicy{true, false, 8}, 44);
+  for (const char* name : {"lpddr4_3200", "lpddr5_6400"}) {
+    DramSpec p = one_channel_preset(name);
+    p.per_bank_refresh = true;  // refresh: per_bank
+    p.refresh_interval = p.timing.at("nREFIpb");
+    p.refresh_cycles = p.timing.at("nRFCpb");
+    check(p, DramPolicy{false, false, 16}, 45);
+  }
+}
+
 TEST(DramReference, MatchesOnOneChannelOfThePresets) {
   for (const char* name : {"lpddr4_3200", "ddr4_3200", "lpddr5_6400", "hbm2"}) {
     const DramSpec spec = one_channel_preset(name);

@@ -78,6 +78,9 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
   }
   open_.assign(size_t(spec_.ranks) * spec_.banks_per_rank(), -1);
   std::vector<uint64_t> due(spec_.ranks, spec_.refresh_interval);
+  const uint32_t per_rank = spec_.banks_per_rank();
+  std::vector<uint32_t> refresh_bank(spec_.ranks);  // per-bank refresh: the rank's next bank
+  for (uint32_t r = 0; r < spec_.ranks; ++r) refresh_bank[r] = r * per_rank;
   std::vector<bool> activated(queue.size(), false);  // unused: kept simple
   uint64_t bus_free = 0;
   for (uint64_t t = 0; !queue.empty(); ++t) {
@@ -86,6 +89,20 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
     bool issued = false;
     for (uint32_t r = 0; r < spec_.ranks && !issued; ++r) {
       if (due[r] > t) continue;
+      if (spec_.per_bank_refresh) {  // PRE the bank when open, then REFPB; banks in turn
+        const uint32_t b = refresh_bank[r], g = b / spec_.banks;
+        const DramCmd cmd = open_[b] >= 0 ? DramCmd::kPre : DramCmd::kRefpb;
+        if (legal(cmd, r, g, b, t)) {
+          record(cmd, r, g, b, 0, t);
+          if (cmd == DramCmd::kRefpb) {
+            due[r] += spec_.refresh_interval;
+            refresh_bank[r] = r * per_rank + (b - r * per_rank + 1) % per_rank;
+          }
+          bus_free = t + spec_.command_cycles[static_cast<int>(cmd)];
+          issued = true;
+        }
+        continue;
+      }
       bool open = false;
       for (uint32_t b = 0; b < spec_.banks_per_rank(); ++b)
         open |= open_[r * spec_.banks_per_rank() + b] >= 0;
@@ -105,7 +122,8 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
     DramCmd pick_cmd = DramCmd::kAct;
     for (size_t i = 0; i < n; ++i) {
       const Seg& s = queue[i];
-      if (s.arrival > t || due[s.rank] <= t) continue;
+      if (s.arrival > t) continue;
+      if (due[s.rank] <= t && (!spec_.per_bank_refresh || s.bank == refresh_bank[s.rank])) continue;
       DramCmd cmd;
       const bool hit = open_[s.bank] == int64_t(s.row);
       if (hit) {

@@ -55,4 +55,25 @@ inline DramSpec small_dram_spec() {
   return s;
 }
 
+// The same with per-bank refresh: one REFPB every nREFIpb 250 cycles, banks in turn, each holding
+// its bank for nRFCpb 30; constraints PRE -> REFPB (bank) nRP 10, ACT -> REFPB (bank) nRC 34,
+// ACT <-> REFPB (rank) nRRDS 4, REFPB -> ACT / REFPB (bank) nRFCpb 30; one command-bus cycle.
+inline DramSpec small_dram_spec_per_bank() {
+  DramSpec s = small_dram_spec();
+  using C = DramCmd;
+  using S = DramScope;
+  s.per_bank_refresh = true;
+  s.timing["nRFCpb"] = 30;
+  s.timing["nREFIpb"] = 250;
+  s.refresh_interval = 250;
+  s.refresh_cycles = 30;
+  s.constraints.insert(s.constraints.end(), {{C::kPre, C::kRefpb, S::kBank, 10},
+                                             {C::kAct, C::kRefpb, S::kBank, 34},
+                                             {C::kAct, C::kRefpb, S::kRank, 4},
+                                             {C::kRefpb, C::kAct, S::kRank, 4},
+                                             {C::kRefpb, C::kAct, S::kBank, 30},
+                                             {C::kRefpb, C::kRefpb, S::kBank, 30}});
+  return s;
+}
+
 }  // namespace strider::test

@@ -102,6 +102,30 @@ TEST(DramTiming, RefreshInTheMiddleOfAStreamBlocksTheRank) {
   EXPECT_EQ(f.sys.totals().refresh_cycles, 50u);
 }
 
+TEST(DramTiming, PerBankRefreshHoldsOnlyItsBank) {
+  const DramSpec spec = test::small_dram_spec_per_bank();
+  std::vector<DramCommandRecord> log;
+  DramSystem sys(spec, DramPolicy{});
+  sys.channel(0).set_command_log(&log);
+  for (uint64_t t = 0; t <= 200; t += 100) sys.submit(t, addr(0, 0, 0), 64, false);  // bank 0
+  DramRequestState* other = sys.submit(250, addr(1, 0, 0), 64, false);  // bank 4 (group 1)
+  DramRequestState* after = sys.submit(265, addr(0, 0, 0), 64, false);  // bank 0 again
+  sys.drain();
+  // ACT b0 @0, RD @10, row hits @100, @200. Bank 0's refresh is due at nREFIpb 250 and it is
+  // open: PRE b0 @max(250, RD 200 + nRTP 5, ACT 0 + nRAS 24) = 250, first at equal cycles with
+  // the ACT bank 4 wants, which goes @251 (command bus). REFPB b0 @max(PRE 250 + nRP 10,
+  // ACT b0 0 + nRC 34, ACT b4 251 + nRRDS 4) = 260; RD b4 @ACT 251 + nRCD 10 = 261: bank 4 is
+  // not held. The read of bank 0 at 265 waits for REFPB 260 + nRFCpb 30: ACT @290, RD @300.
+  // (All-bank refresh would hold bank 4 too: PREA @250, REF @260, its ACT @310, RD @320.)
+  EXPECT_EQ(log_text(log),
+            "ACT@0b0 RD@10b0 RD@100b0 RD@200b0 PRE@250b0 ACT@251b4 REFPB@260b0 RD@261b4 ACT@290b0 "
+            "RD@300b0 ");
+  EXPECT_EQ(other->end, 275u);  // 261 + 14
+  EXPECT_EQ(after->end, 314u);  // 300 + 14
+  EXPECT_EQ(sys.totals().refresh_cycles, 30u);
+  EXPECT_EQ(sys.totals().commands[static_cast<int>(DramCmd::kRefpb)], 1u);
+}
+
 TEST(DramTiming, ClosedPagePrechargesAfterTheLastBurstOfARow) {
   Fixture f;
   f.policy.closed_page = true;

@@ -65,6 +65,7 @@ TEST(Energy, TotalsAgreeAcrossFilesAndWithTheUnitsCounters) {
   EXPECT_EQ(count(s, "dram_act"), stat(s, "dram.cmd_act"));
   EXPECT_EQ(count(s, "dram_pre"), stat(s, "dram.cmd_pre") + stat(s, "dram.cmd_prea"));
   EXPECT_EQ(count(s, "dram_ref"), stat(s, "dram.cmd_ref"));
+  EXPECT_EQ(count(s, "dram_refpb"), stat(s, "dram.cmd_refpb"));
   EXPECT_EQ(count(s, "dram_act_standby"), stat(s, "dram.rank_active_cycles"));
   EXPECT_EQ(count(s, "dram_pre_standby"), stat(s, "dram.rank_precharged_cycles"));
   ASSERT_EQ(s["cycles"], 8132);
@@ -86,7 +87,7 @@ TEST(Energy, TotalsAgreeAcrossFilesAndWithTheUnitsCounters) {
                   e["leakage_pj"].get<double>() + e["dram_background_pj"].get<double>(),
               total, total * 1e-12);
   EXPECT_NEAR(e["dram_background_pj"].get<double>(),
-              pj(s, "dram_ref") + pj(s, "dram_act_standby") + pj(s, "dram_pre_standby"),
+              pj(s, "dram_ref") + pj(s, "dram_refpb") + pj(s, "dram_act_standby") + pj(s, "dram_pre_standby"),
               total * 1e-12);
   // On-chip + DRAM = total; DRAM is unit dram.
   EXPECT_NEAR(e["onchip_pj"].get<double>() + e["dram_pj"].get<double>(), total, total * 1e-12);
