@@ -16,13 +16,9 @@
 namespace strider::report_test {
 namespace {
 
-// This process's processor time (the figure that does not depend on what else the machine
-// runs: the shared 2-core machine runs pack 10x slower on the wall clock).
-double cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
+// This process's processor time (the shared 2-core machine runs pack 10x slower on the wall
+// clock).
+double cpu_seconds() { return memory::cpu_seconds(CLOCK_PROCESS_CPUTIME_ID); }
 
 class PackDeadline : public ::testing::TestWithParam<std::string> {};
 

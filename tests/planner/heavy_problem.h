@@ -4,6 +4,8 @@
 // (as a CSV file for `strider pack`).
 #pragma once
 
+#include <time.h>
+
 #include <cstdint>
 #include <string>
 
@@ -23,6 +25,14 @@ inline Problem heavy_problem() {
     b.size = 16 + int64_t((uint64_t(i) * 2654435761u) % 4096);
   }
   return q;
+}
+
+// Processor time in seconds of `clock` (CLOCK_THREAD_CPUTIME_ID, CLOCK_PROCESS_CPUTIME_ID): the
+// figure that does not depend on what else the machine runs.
+inline double cpu_seconds(clockid_t clock) {
+  timespec ts{};
+  clock_gettime(clock, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
 }  // namespace strider::memory

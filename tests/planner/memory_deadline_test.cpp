@@ -21,11 +21,7 @@ const Problem& heavy() {
 }
 
 // This thread's processor time.
-double cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
+double cpu_seconds() { return memory::cpu_seconds(CLOCK_THREAD_CPUTIME_ID); }
 
 class MemoryDeadline : public ::testing::TestWithParam<std::string> {};
 
