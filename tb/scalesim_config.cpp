@@ -209,16 +209,19 @@ ScaleSimMapping map_scalesim_config(const ScaleSimConfig& cfg) {
         total += positive(cfg, ScaleSimKey{k.section, k.key, trim(item), k.line}, 1u << 20);
         ++n;
       }
+      // SCALE-Sim's USER interface is an ideal pipe of that bandwidth, Strider's simple DRAM
+      // model (the seed's JEDEC model would ignore bytes_per_cycle).
       r = {k.key, k.value, n > 1 ? "approximated" : "mapped",
-           "dram.bytes_per_cycle = " + std::to_string(total),
+           "dram.bytes_per_cycle = " + std::to_string(total) + ", dram.model = simple",
            n > 1 ? "the banks' bandwidths summed: one DRAM interface" : "a word is one int8 byte"};
       m.arch_sets.push_back("arch.dram.bytes_per_cycle=" + std::to_string(total));
+      m.arch_sets.push_back("arch.dram.model=simple");
     } else if (key == "bandwidth") {
       r.note = "InterfaceBandwidth CALC: SCALE-Sim computes the bandwidth; Strider models its DRAM";
     } else if (key == "interfacebandwidth") {
       r = {k.key, k.value, "mapped", bw_mode == "user" ? "dram.bytes_per_cycle from Bandwidth" : "",
            bw_mode == "user" ? "the DRAM interface runs at the given bandwidth"
-                             : "the seed's DRAM (16 B/cycle) stays"};
+                             : "the seed's DRAM (LPDDR4-3200, JEDEC timing) stays"};
     } else if (key == "run_name") {
       r = {k.key, k.value, "mapped", "output folder results/scalesim/" + m.run_name, ""};
     } else if (key == "ifmapoffset" || key == "filteroffset" || key == "ofmapoffset") {

@@ -138,7 +138,7 @@ struct TwoRequesters : sc_core::sc_module {
 TEST(DramTransfer, OutstandingRequestsAreScheduledTogether) {
   TwoRequesters t("t");
   sc_core::sc_start();
-  t.dram->finish();
+  t.dram->finish(t.a.end);
   // The cycles of ALaterRequestGoesBetweenTheBurstsOfAnEarlierOne: B ends at 28, A at 44 (A
   // first predicted 42 alone; B's arrival at 2 woke it and moved its prediction to 44).
   EXPECT_EQ(t.b.end, 28u);

@@ -47,7 +47,8 @@ TEST(ScaleSim, OutputStationaryUserBandwidthWritesTheThreeReports) {
         "l1.size_bytes = 5120 +PE columns as MAC lanes: the same 1024 MACs per cycle\n",
         "  IfmapSramSzkB +64 +approximated +l2.size_bytes = 196608 +the three operand SRAMs summed "
         "into one shared L2 \\(whole 128 B rows\\)\n",
-        "  Bandwidth +32 +mapped +dram.bytes_per_cycle = 32 +a word is one int8 byte\n",
+        "  Bandwidth +32 +mapped +dram.bytes_per_cycle = 32, dram.model = simple +a word is one "
+        "int8 byte\n",
         "  Dataflow +os +mapped +lowering.mapping = positions +outputs stay in the accumulators, "
         "inputs stream through lines\n",
         "  IfmapOffset +0 +ignored +Strider's planner places every tensor\n"}) {
@@ -57,7 +58,8 @@ TEST(ScaleSim, OutputStationaryUserBandwidthWritesTheThreeReports) {
   // 196608 = (64 + 64 + 64) x 1024.
   const std::string effective = slurp(dir.file("effective_config.yaml"));
   for (const char* key : {"count: 32", "macs_per_cycle: 32", "size_bytes: 196608",
-                          "bytes_per_cycle: 32", "mapping: positions", "size_bytes: 5120"}) {
+                          "bytes_per_cycle: 32", "model: simple", "mapping: positions",
+                          "size_bytes: 5120"}) {
     EXPECT_NE(effective.find(key), std::string::npos) << key;
   }
   const auto compute = scalesim_rows(dir.file("COMPUTE_REPORT.csv"));
@@ -130,12 +132,14 @@ TEST(ScaleSim, GemmWrittenAsConvRunsLikeItsGemmRow) {
   // (lowering.mapping = positions), which ran it on 1 of 32 neurons: 350,221 cycles before (with
   // SCALE-Sim's scale.cfg, the same array and SRAMs; its fc row was 93,774 there too). Both rows: K
   // = 2048, N = 512, M = 1; 1,048,576 MACs and 1,048,576 weight bytes. On 32 neurons x 32 MACs the
-  // compute is 1,048,576 / 1024 = 1024 cycles; both are bound by the weights' DRAM stream:
-  // 1,048,576 B / 12.8 B per cycle (LPDDR4-3200 x32 at 1 GHz; the seed's JEDEC model, which the
-  // mapped dram.bytes_per_cycle does not change) = 81,920 cycles, plus the staging moves' setup and
-  // the row misses (measured: fc 93,774, conv 98,447). They differ in the channel block only (L2 =
-  // 196,608 B; fc: 196,608 / 16 / 2048 = 6 channels per tile, 86 tiles; conv: the L2 / 32 weight
-  // slot holds 6144 / 2048 = 3, 171 tiles), so the conv is 4.98 % slower.
+  // compute is 1,048,576 / 1024 = 1024 cycles; both are bound by the weights' DRAM stream: the
+  // cfg's USER Bandwidth 32 is SCALE-Sim's ideal interface (dram.model simple, 32 B per cycle),
+  // 1,048,576 B / 32 = 32,768 cycles, plus each staging move's latency and setup (measured: fc
+  // 41,849, conv 51,072). They differ in the channel block (L2 = 196,608 B; fc: 196,608 / 16 / 2048
+  // = 6 channels per tile, 86 tiles; conv: the L2 / 32 weight slot holds 6144 / 2048 = 3, 171
+  // tiles): twice the tiles, each paying a move's latency, make the conv 22 % slower here (4.6 % on
+  // the 12.8 B per cycle LPDDR4 stream, 95,523 against 91,289, where the bytes dominate). Giving
+  // such a conv the fc's L2 / 16 slot would close the gap; not done yet (issue 27).
   // Two simulations: each in its own child process (SystemC elaborates once per process).
   struct Code {
     int status = -1;
@@ -159,10 +163,9 @@ TEST(ScaleSim, GemmWrittenAsConvRunsLikeItsGemmRow) {
   EXPECT_EQ(row["gemm"].at("tiles"), "86");
   const uint64_t conv = std::stoull(row["conv"].at("cycles"));
   const uint64_t gemm = std::stoull(row["gemm"].at("cycles"));
-  EXPECT_EQ(conv, 98447u);
-  EXPECT_EQ(gemm, 93774u);
-  EXPECT_LE(conv * 10, gemm * 11);  // utilisation within 10 % of the GEMM row's
-  EXPECT_GE(conv * 10, gemm * 9);
+  EXPECT_EQ(conv, 51072u);
+  EXPECT_EQ(gemm, 41849u);
+  EXPECT_LE(conv * 100, gemm * 123);  // within 23 % of the GEMM row
 }
 
 TEST(ScaleSim, ConfigErrorsNameFileLineAndKey) {
