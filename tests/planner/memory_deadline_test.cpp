@@ -41,11 +41,7 @@ TEST_P(MemoryDeadline, ReturnsWithinTwiceItsLimit) {
   // one the wall time also holds the time other processes ran.
   // Under AddressSanitizer (make test-asan) every step past the deadline (stacking the rest,
   // verifying the plan) runs 2-4x slower: the bound is scaled by 4 there.
-#if defined(__SANITIZE_ADDRESS__)
-  const double bound = 8.0;
-#else
-  const double bound = 2.0;
-#endif
+  const double bound = sanitizer_scaled(2.0);
   EXPECT_LT(cpu, bound) << GetParam() << ": wall " << wall << " s";
   EXPECT_EQ(s.offsets.size(), p.buffers.size());
   const std::vector<std::string> errors = verify(p, s);
