@@ -112,10 +112,14 @@ nlohmann::json replay_dram_trace(const DramConfig& cfg, const std::vector<TraceR
     // Residency from cycle 0: a trace's arrivals count from there.
     sys.finish(end);
     DramActivity a;
-    a.commands = t.commands;
-    a.active_cycles = sys.totals().active_cycles;
-    const uint64_t rank_cycles = uint64_t(cfg.spec.channels) * cfg.spec.ranks * end;
-    a.precharged_cycles = rank_cycles - std::min(rank_cycles, a.active_cycles);
+    const DramTotals done = sys.totals();  // with the refreshes owed before `end`
+    a.commands = done.commands;
+    const DramResidency r =
+        dram_residency(done, uint64_t(cfg.spec.channels) * cfg.spec.ranks * end);
+    a.active_cycles = r.active_standby;
+    a.precharged_cycles = r.precharged_standby;
+    a.active_powerdown_cycles = r.active_powerdown;
+    a.precharged_powerdown_cycles = r.precharged_powerdown;
     nlohmann::ordered_json by_action;
     double total = 0;
     for (const ActionEnergyRow& r : dram_command_rows(e, a)) {

@@ -113,7 +113,9 @@ std::vector<ActionEnergyRow> dram_command_rows(const ActionEnergy& e, const Dram
       {"dram_ref", "dram", cmd(DramCmd::kRef), e.dram_ref, 0},
       {"dram_refpb", "dram", cmd(DramCmd::kRefpb), e.dram_refpb, 0},
       {"dram_act_standby", "dram", d.active_cycles, e.dram_act_standby, 0},
-      {"dram_pre_standby", "dram", d.precharged_cycles, e.dram_pre_standby, 0}};
+      {"dram_pre_standby", "dram", d.precharged_cycles, e.dram_pre_standby, 0},
+      {"dram_act_powerdown", "dram", d.active_powerdown_cycles, e.dram_act_powerdown, 0},
+      {"dram_pre_powerdown", "dram", d.precharged_powerdown_cycles, e.dram_pre_powerdown, 0}};
   for (ActionEnergyRow& r : rows) r.pj = double(r.count) * r.pj_each;
   return rows;
 }

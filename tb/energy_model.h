@@ -36,6 +36,8 @@
 //   dram_ref       REF commands, (IDD5 - IDD3N) x tRFC each                          [dram]
 //   dram_act_standby  rank-cycles with a bank open, dram.rank_active_cycles           [dram]
 //   dram_pre_standby  rank-cycles all banks precharged, dram.rank_precharged_cycles   [dram]
+//   dram_act_powerdown  rank-cycles in active power-down, IDD3P each                  [dram]
+//   dram_pre_powerdown  rank-cycles in precharge power-down, IDD2P each               [dram]
 //   descriptor     descriptors fetched and decoded                                 [controller]
 //   vector_mac     vector multiply-adds                                                [vector]
 //   vector_exp     vector exp / erf evaluations (LUT read + multiply-add)              [vector]
@@ -109,7 +111,8 @@ using UnitBusy = std::map<std::string, uint64_t>;
 struct DramActivity {
   bool measured = false;
   std::array<uint64_t, kDramCmdCount> commands{};
-  uint64_t active_cycles = 0, precharged_cycles = 0;
+  uint64_t active_cycles = 0, precharged_cycles = 0;  // standby, outside power-down
+  uint64_t active_powerdown_cycles = 0, precharged_powerdown_cycles = 0;
 };
 
 struct EnergyReport {
@@ -130,7 +133,8 @@ struct EnergyReport {
 };
 
 // DRAMPower's terms for what the DRAM did: the kDramCommandRows command rows (dram_act ..
-// dram_wr_odt, as dynamic_energy names them), then dram_ref, dram_act_standby, dram_pre_standby.
+// dram_wr_odt, as dynamic_energy names them), then dram_ref, dram_refpb, dram_act_standby,
+// dram_pre_standby, dram_act_powerdown, dram_pre_powerdown.
 constexpr size_t kDramCommandRows = 6;
 std::vector<ActionEnergyRow> dram_command_rows(const ActionEnergy& e, const DramActivity& d);
 

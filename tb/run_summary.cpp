@@ -257,6 +257,9 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
     }
     if (st.name == "dram.rank_active_cycles") dram.active_cycles = st.value;
     if (st.name == "dram.rank_precharged_cycles") dram.precharged_cycles = st.value;
+    if (st.name == "dram.rank_active_powerdown_cycles") dram.active_powerdown_cycles = st.value;
+    if (st.name == "dram.rank_precharged_powerdown_cycles")
+      dram.precharged_powerdown_cycles = st.value;
   }
   s.energy = energy_report(actions, s.cycles, busy, dram, arch);
   s.breakdown.cell[kLvDram][kSpBackground].pj =

@@ -39,6 +39,7 @@ struct DramConfig {
   std::string scheduler = "frfcfs";   // frfcfs | fcfs (jedec)
   uint32_t queue_depth = 16;          // row segments the scheduler looks at (jedec)
   std::string mapping;                // address mapping; "" takes the preset's (jedec)
+  int64_t powerdown_idle_cycles = -1;  // idle DRAM cycles before power-down; -1: the preset's
   DramSpec spec;                      // the preset as read (jedec)
   uint32_t bytes_per_cycle = 16;  // simple: data bus bytes per accelerator cycle
   uint32_t latency_cycles = 100;  // simple: first-data latency of a request

@@ -25,6 +25,13 @@ static void read_dram_preset(OriginMap& origins, Diagnostics& diags, DramConfig&
     return;
   }
   if (!read_dram_spec(file, diags, dram.spec)) return;
+  if (dram.powerdown_idle_cycles >= 0) {
+    dram.spec.powerdown_idle = static_cast<uint32_t>(dram.powerdown_idle_cycles);
+    const std::string why = dram_powerdown_timings(dram.spec);
+    if (!why.empty())
+      diags.error(origins.locate("arch.dram.powerdown_idle_cycles", where),
+                  "arch.dram.powerdown_idle_cycles", why + " in " + file);
+  }
   if (!dram.mapping.empty()) {
     const std::string why = parse_dram_mapping(dram.mapping, dram.spec, dram.spec.mapping_fields);
     if (!why.empty()) {
@@ -84,6 +91,11 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
     s.read_choice("scheduler", a.dram.scheduler, {"frfcfs", "fcfs"});
     s.read("queue_depth", a.dram.queue_depth);
     s.read("mapping", a.dram.mapping);
+    if (s.node() && s.node()->find("powerdown_idle_cycles")) {
+      uint32_t idle = 0;
+      s.read("powerdown_idle_cycles", idle);
+      a.dram.powerdown_idle_cycles = idle;
+    }
     s.read("bytes_per_cycle", a.dram.bytes_per_cycle);
     s.read("latency_cycles", a.dram.latency_cycles);
     s.read("size_bytes", a.dram.size_bytes);

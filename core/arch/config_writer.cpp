@@ -53,6 +53,8 @@ void emit_arch_fields(YAML::Emitter& e, const ArchConfig& a) {
   e << YAML::Key << "scheduler" << YAML::Value << a.dram.scheduler;
   e << YAML::Key << "queue_depth" << YAML::Value << a.dram.queue_depth;
   if (!a.dram.mapping.empty()) e << YAML::Key << "mapping" << YAML::Value << a.dram.mapping;
+  if (a.dram.powerdown_idle_cycles >= 0)  // (else the preset's)
+    e << YAML::Key << "powerdown_idle_cycles" << YAML::Value << a.dram.powerdown_idle_cycles;
   e << YAML::Key << "bytes_per_cycle" << YAML::Value << a.dram.bytes_per_cycle;
   e << YAML::Key << "latency_cycles" << YAML::Value << a.dram.latency_cycles;
   e << YAML::Key << "size_bytes" << YAML::Value << a.dram.size_bytes;

@@ -280,6 +280,7 @@ bool read_dram_spec(const std::string& path, Diagnostics& diags, DramSpec& spec)
     diags.error(origins.locate("dram.refresh", file_origin), "dram.refresh",
                 "'" + refresh + "'; expected all_bank or per_bank");
   spec.per_bank_refresh = refresh == "per_bank";
+  r.read("powerdown_idle_cycles", spec.powerdown_idle);
   {
     const ConfigNode* t = r.child("timing");
     if (t == nullptr || !t->is_map()) {
@@ -355,8 +356,8 @@ bool read_dram_spec(const std::string& path, Diagnostics& diags, DramSpec& spec)
     if (!(spec.pj_per_byte > 0))
       diags.error(origins.locate("dram.energy.pj_per_byte", file_origin), "dram.energy.pj_per_byte",
                   "must be greater than 0");
-    for (const char* k : {"vdd", "vpp", "idd0", "idd2n", "idd3n", "idd4r", "idd4w", "idd5",
-                          "devices", "io_mw", "odt_mw"}) {
+    for (const char* k : {"vdd", "vpp", "idd0", "idd2n", "idd3n", "idd4r", "idd4w", "idd5", "idd2p",
+                          "idd3p", "devices", "io_mw", "odt_mw"}) {
       double v = -1;
       if (e.node() && e.node()->find(k)) {
         e.read(k, v);
@@ -388,7 +389,30 @@ bool read_dram_spec(const std::string& path, Diagnostics& diags, DramSpec& spec)
   const char* hold = spec.per_bank_refresh ? "nRFCpb" : "nRFC";
   if (spec.timing.count(interval)) spec.refresh_interval = spec.timing[interval];
   if (spec.timing.count(hold)) spec.refresh_cycles = spec.timing[hold];
+  const std::string why_not = dram_powerdown_timings(spec);
+  if (!why_not.empty())
+    diags.error(origins.locate("dram.powerdown_idle_cycles", file_origin),
+                "dram.powerdown_idle_cycles", why_not);
   return diags.messages().size() == errors_before;
+}
+
+std::string dram_powerdown_timings(DramSpec& spec) {
+  spec.powerdown_exit = spec.powerdown_min = 0;
+  if (spec.powerdown_idle == 0) return "";
+  std::string missing;
+  for (const char* k : {"nXP", "nCKE"}) {
+    if (spec.timing.count(k) == 0) missing += std::string(missing.empty() ? "" : " and ") + k;
+  }
+  if (!missing.empty()) {
+    return std::to_string(spec.powerdown_idle) + " needs dram.timing." + missing +
+           " (power-down exit and minimum stay; 0 turns power-down off)";
+  }
+  if (spec.power.count("idd2n") && (!spec.power.count("idd2p") || !spec.power.count("idd3p")))
+    return std::to_string(spec.powerdown_idle) +
+           " needs dram.energy.idd2p and idd3p (the power-down currents; 0 turns power-down off)";
+  spec.powerdown_exit = spec.timing.at("nXP");
+  spec.powerdown_min = spec.timing.at("nCKE");
+  return "";
 }
 
 std::string find_dram_preset(const std::string& preset, const std::string& base_dir,

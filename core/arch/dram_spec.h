@@ -10,6 +10,7 @@
 //
 // Commands: ACT, PRE, PREA (all banks of a rank), RD, WR, REF (all-bank refresh of a rank),
 // REFPB (per-bank refresh of one bank, LPDDR4 / LPDDR5).
+// Power-down: see DramSpec::powerdown_idle and model/dram/dram_channel.h.
 // Refresh (`refresh:` in the preset): all_bank (default) issues one REF per rank every nREFI,
 // which holds the whole rank for nRFC; per_bank issues one REFPB every nREFIpb to the banks of a
 // rank in turn (bank 0, 1, ...), each holding only its bank (the table's REFPB constraints, e.g.
@@ -74,9 +75,17 @@ struct DramSpec {
   bool per_bank_refresh = false;  // refresh: per_bank
   uint32_t refresh_interval = 0;  // nREFI (per_bank: nREFIpb): one refresh per rank this often
   uint32_t refresh_cycles = 0;    // nRFC (per_bank: nRFCpb): what one refresh holds
+  // Power-down (`powerdown_idle_cycles` in the preset, arch.dram.powerdown_idle_cycles over it):
+  // a rank with nothing queued enters precharge / active power-down this many DRAM cycles after
+  // its last command (0: never); leaving takes nXP before its next command, a stay lasts at least
+  // nCKE (both required in the timing table when powerdown_idle > 0).
+  uint32_t powerdown_idle = 0;
+  uint32_t powerdown_exit = 0;  // nXP
+  uint32_t powerdown_min = 0;   // nCKE
   // Energy: per byte (the simple model, or a preset without currents), and the currents.
   double pj_per_byte = 0;
-  // vdd, idd0, idd2n, idd3n, idd4r, idd4w, idd5 (V, mA per device), devices (per rank),
+  // vdd, idd0, idd2n, idd3n, idd4r, idd4w, idd5, idd2p / idd3p (precharge / active power-down)
+  // (V, mA per device), devices (per rank),
   // io_mw / odt_mw (read I/O / write termination power per pin while a burst is on the bus).
   std::map<std::string, double> power;
 
@@ -97,6 +106,10 @@ bool read_dram_spec(const std::string& path, config::Diagnostics& diags, DramSpe
 // not.
 std::string parse_dram_mapping(const std::string& name, const DramSpec& spec,
                                std::vector<DramField>& fields);
+
+// Sets spec.powerdown_exit / powerdown_min from nXP / nCKE when spec.powerdown_idle > 0; "" when
+// valid, else what is missing.
+std::string dram_powerdown_timings(DramSpec& spec);
 
 // The preset file for `preset`: a path (contains '/' or ends in .yaml, relative to `base_dir`)
 // or a name looked up as <name>.yaml in `search_dirs`, then in configs/dram of the current

@@ -196,6 +196,10 @@ void dram_command_energy(const DramSpec& spec, ActionEnergy& e) {
   e.dram_refpb = e.dram_ref / std::max<uint32_t>(1, spec.banks_per_rank());
   e.dram_act_standby = idd3n * tck * v;
   e.dram_pre_standby = idd2n * tck * v;
+  // Power-down (DRAMPower: IDD2P / IDD3P per cycle of precharge / active power-down); a preset
+  // without the figures cannot enable power-down (read_dram_spec), so none is charged then.
+  e.dram_act_powerdown = p("idd3p", 0) * tck * v;
+  e.dram_pre_powerdown = p("idd2p", 0) * tck * v;
   const double dq = spec.dq_bits, beats = spec.burst_length * tck / 2;
   e.dram_rd_io = p("io_mw", 0) * (dq + dq / 8) * beats;
   e.dram_wr_odt = p("odt_mw", 0) * (dq + dq / 4) * beats;

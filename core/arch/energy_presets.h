@@ -47,6 +47,8 @@ struct ActionEnergy {
   double dram_refpb = 0;   // REFPB: one bank's share of a REF (dram_ref / banks per rank)
   double dram_act_standby = 0;  // a rank-cycle with a bank open: IDD3N x tCK x VDD x devices
   double dram_pre_standby = 0;  // a rank-cycle all banks precharged: IDD2N x tCK x VDD x devices
+  double dram_act_powerdown = 0;  // a rank-cycle in active power-down: IDD3P x tCK x VDD x devices
+  double dram_pre_powerdown = 0;  // a rank-cycle in precharge power-down: IDD2P x tCK x VDD x dev.
 };
 
 // The DRAM fields of `e` from a preset's currents (dram_commands false when it has none).

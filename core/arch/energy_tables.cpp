@@ -34,6 +34,8 @@ const std::vector<ErtField>& ert_fields() {
       {"dram", "refpb", &ActionEnergy::dram_refpb},
       {"dram", "act_standby_cycle", &ActionEnergy::dram_act_standby},
       {"dram", "pre_standby_cycle", &ActionEnergy::dram_pre_standby},
+      {"dram", "act_powerdown_cycle", &ActionEnergy::dram_act_powerdown},
+      {"dram", "pre_powerdown_cycle", &ActionEnergy::dram_pre_powerdown},
       {"controller", "descriptor", &ActionEnergy::descriptor},
       {"vector", "mac", &ActionEnergy::vector_op},
       {"vector", "exp", &ActionEnergy::vector_exp},

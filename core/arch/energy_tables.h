@@ -13,7 +13,8 @@
 //   kernel_region  read_byte [kernel_read], write_byte [kernel_write]
 //   l2             read_byte [l2_read], write_byte [l2_write]
 //   dram           access_byte [dram], act, pre, rd_burst, wr_burst, rd_io_burst, wr_odt_burst,
-//                  ref, act_standby_cycle, pre_standby_cycle [dram_act ... dram_pre_standby]
+//                  ref, act_standby_cycle, pre_standby_cycle, act_powerdown_cycle,
+//                  pre_powerdown_cycle [dram_act ... dram_pre_powerdown]
 //   controller     descriptor [descriptor]
 //   vector         mac, exp, reduce, divide [vector_*]
 //   clock          flop_cycle [<unit>_clock]

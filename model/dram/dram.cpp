@@ -46,10 +46,21 @@ Dram::Dram(const DramConfig& cfg, double clock_mhz, StatRegistry& stats)
       &stats.add("dram.read_latency_p99_cycles", "99th percentile read latency, in cycles");
   js_.active_cycles =
       &stats.add("dram.rank_active_cycles",
-                 "DRAM cycles x ranks with at least one bank open (active standby)");
+                 "DRAM cycles x ranks with at least one bank open, outside power-down (active "
+                 "standby)");
   js_.precharged_cycles =
       &stats.add("dram.rank_precharged_cycles",
-                 "DRAM cycles x ranks with every bank precharged (precharge standby)");
+                 "DRAM cycles x ranks with every bank precharged, outside power-down (precharge "
+                 "standby)");
+  js_.powerdown_active_cycles =
+      &stats.add("dram.rank_active_powerdown_cycles",
+                 "DRAM cycles x ranks in active power-down (idle with a bank open)");
+  js_.powerdown_precharged_cycles =
+      &stats.add("dram.rank_precharged_powerdown_cycles",
+                 "DRAM cycles x ranks in precharge power-down (idle, every bank precharged)");
+  js_.powerdown_entries = &stats.add(
+      "dram.powerdown_entries",
+      "times a rank entered power-down (after dram.powerdown_idle_cycles idle DRAM cycles)");
 }
 
 // The periods are reduced by their gcd (1 ns : 0.625 ns = 8 : 5), so the products stay small.
@@ -152,12 +163,17 @@ void Dram::update_totals() {
 
 void Dram::finish(uint64_t end) {
   if (!jedec_) return;
-  update_totals();  // commands issued after the last request finished
   const uint64_t dram_end = to_dram(end);
-  jedec_->finish(dram_end);
+  jedec_->finish(dram_end);  // the refreshes of the idle tail, the tail's power-down
+  update_totals();           // commands issued after the last request finished
   const uint64_t ranks = uint64_t(cfg_.spec.channels) * cfg_.spec.ranks;
-  *js_.active_cycles = jedec_->totals().active_cycles;
-  *js_.precharged_cycles = ranks * dram_end - std::min(ranks * dram_end, *js_.active_cycles);
+  const DramTotals t = jedec_->totals();
+  const DramResidency r = dram_residency(t, ranks * dram_end);
+  *js_.active_cycles = r.active_standby;
+  *js_.precharged_cycles = r.precharged_standby;
+  *js_.powerdown_active_cycles = r.active_powerdown;
+  *js_.powerdown_precharged_cycles = r.precharged_powerdown;
+  *js_.powerdown_entries = t.powerdown_entries;
   // p99: the nearest-rank value, to the histogram's resolution (latency_histogram.h).
   *js_.read_latency_p99 = read_latencies_.percentile(99);
 }

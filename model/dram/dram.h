@@ -22,8 +22,11 @@
 // dram.read_requests, dram.read_latency_cycles (sum) and dram.read_latency_p99_cycles (set by
 // finish() from a bounded histogram, LatencyHistogram: exact below 1024 cycles, else the upper
 // end of a bin 1/256 of its power of two wide), and the state residency
-// dram.rank_active_cycles / dram.rank_precharged_cycles (DRAM clock cycles, summed over every
-// rank of every channel, up to the run's end; set by finish()).
+// dram.rank_active_cycles / dram.rank_precharged_cycles (standby, outside power-down),
+// dram.rank_active_powerdown_cycles / dram.rank_precharged_powerdown_cycles (DRAM clock cycles,
+// summed over every rank of every channel, up to the run's end; the four add up to ranks x
+// cycles) and dram.powerdown_entries, set by finish() after it has issued the refreshes owed in
+// the idle tail (dram.cmd_ref counts them).
 #pragma once
 
 #include <systemc>
@@ -93,6 +96,9 @@ class Dram : public TimedMemory {
     uint64_t* read_latency_p99 = nullptr;
     uint64_t* active_cycles = nullptr;
     uint64_t* precharged_cycles = nullptr;
+    uint64_t* powerdown_active_cycles = nullptr;
+    uint64_t* powerdown_precharged_cycles = nullptr;
+    uint64_t* powerdown_entries = nullptr;
   } js_;
 };
 

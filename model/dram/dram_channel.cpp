@@ -15,7 +15,10 @@ DramChannel::DramChannel(const DramSpec& spec, const DramPolicy& policy, uint32_
       refresh_due_(spec.ranks, spec.refresh_interval),
       refresh_bank_(spec.ranks),
       hit_arrival_(size_t(spec.ranks) * spec.banks_per_rank(), kNever),
-      residency_(spec.ranks) {
+      residency_(spec.ranks),
+      rank_last_(spec.ranks, 0),
+      rank_quiet_(spec.ranks, 0),
+      rank_arrivals_(spec.ranks) {
   if (policy_.queue_depth == 0) policy_.queue_depth = 1;
   for (uint32_t r = 0; r < spec.ranks; ++r) refresh_bank_[r] = r * banks_per_rank_;
   for (int c = 0; c < kDramCmdCount; ++c) {
@@ -77,8 +80,37 @@ uint64_t DramChannel::earliest(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t
   return t;
 }
 
+DramChannel::PowerDown DramChannel::pending_powerdown(uint32_t rank) const {
+  if (spec_.powerdown_idle == 0) return {};
+  const uint64_t entry = std::max(rank_last_[rank] + spec_.powerdown_idle, rank_quiet_[rank]);
+  uint64_t trigger = refresh_due_[rank];
+  if (!rank_arrivals_[rank].empty()) trigger = std::min(trigger, *rank_arrivals_[rank].begin());
+  if (trigger <= entry) return {};
+  return {entry, std::max(trigger, entry + spec_.powerdown_min)};
+}
+
+// A stay [p.entry, min(p.exit, until)); the rank's banks are as its last command left them.
+void DramChannel::record_powerdown(uint32_t rank, const PowerDown& p, uint64_t until) {
+  const uint64_t exit = std::min(p.exit, until);
+  if (exit <= p.entry) return;
+  const bool active = rank_open(rank);
+  ++stats_.powerdown_entries;
+  (active ? stats_.powerdown_active_cycles : stats_.powerdown_precharged_cycles) += exit - p.entry;
+  if (pd_log_) pd_log_->push_back({p.entry, exit, rank, active});
+}
+
 void DramChannel::issue(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint32_t row,
                         uint64_t t, bool bus) {
+  if (bus && spec_.powerdown_idle > 0) {  // (an auto-precharge belongs to its column command)
+    const PowerDown p = pending_powerdown(rank);
+    if (p.valid() && t >= p.entry) record_powerdown(rank, p, kNever);
+  }
+  rank_last_[rank] = std::max(rank_last_[rank], t);
+  uint64_t quiet = t;
+  if (cmd == DramCmd::kRd) quiet += spec_.read_latency;
+  if (cmd == DramCmd::kWr) quiet += spec_.write_latency;
+  if (cmd == DramCmd::kRef || cmd == DramCmd::kRefpb) quiet += spec_.refresh_cycles;
+  rank_quiet_[rank] = std::max(rank_quiet_[rank], quiet);
   const bool whole_rank = rank_command(cmd);
   for (const DramConstraint& c : by_first_[static_cast<int>(cmd)]) {
     const uint64_t v = t + c.cycles;
@@ -160,6 +192,8 @@ void DramChannel::fold(Residency& r) {
 }
 
 void DramChannel::finish(uint64_t end) {
+  run_until(end);  // the refreshes owed before the end
+  for (uint32_t r = 0; r < residency_.size(); ++r) record_powerdown(r, pending_powerdown(r), end);
   for (Residency& r : residency_) {
     fold(r);
     if (r.open > 0 && end > r.since) stats_.active_cycles += end - r.since;
@@ -231,7 +265,7 @@ uint64_t DramChannel::stream(DramSegment& s, uint64_t limit, bool younger_hits) 
 }
 
 bool DramChannel::step(uint64_t horizon) {
-  if (queue_.empty()) return false;
+  if (queue_.empty() && horizon == kNever) return false;  // (refreshes alone: up to a horizon)
   const size_t n = policy_.fcfs ? std::min<size_t>(1, queue_.size())
                                 : std::min<size_t>(policy_.queue_depth, queue_.size());
   // Banks whose open row a queued segment still needs: no PRE may close them once that segment
@@ -261,7 +295,8 @@ bool DramChannel::step(uint64_t horizon) {
     } else {
       cmd = DramCmd::kPre;
     }
-    const uint64_t t = std::max({earliest(cmd, s.rank, s.bankgroup, s.bank), s.arrival, bus_free_});
+    const uint64_t t =
+        std::max({earliest(cmd, s.rank, s.bankgroup, s.bank), s.arrival, bus_free_, awake(s.rank)});
     cand_t_[i] = t;
     cand_hit_[i] = hit;
     cand_cmd_[i] = cmd;
@@ -285,7 +320,7 @@ bool DramChannel::step(uint64_t horizon) {
                         : rank_open(r) ? DramCmd::kPrea
                                        : DramCmd::kRef;
     const uint64_t t =
-        std::max({earliest(cmd, r, b / banks_per_group_, b), refresh_due_[r], bus_free_});
+        std::max({earliest(cmd, r, b / banks_per_group_, b), refresh_due_[r], bus_free_, awake(r)});
     if (t <= best.t) best = {t, -1 - int(r), cmd, false, b};
   }
   if (best.t >= horizon) return false;  // (kNever: cannot happen with work queued)
@@ -327,6 +362,7 @@ bool DramChannel::step(uint64_t horizon) {
     if (s.bursts > 0) return true;
   }
   const uint32_t rank = s.rank, bg = s.bankgroup, bank = s.bank, row = s.row;
+  rank_arrivals_[rank].erase(rank_arrivals_[rank].find(s.arrival));
   queue_.erase(queue_.begin() + best.index);
   if (policy_.closed_page) {
     bool needed = false;

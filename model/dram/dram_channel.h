@@ -25,6 +25,15 @@
 // so requests that arrive at T or later still compete for every later command (FR-FCFS across
 // requests); issuing up to each arrival and then draining gives the same commands as queuing every
 // request first and draining (tests/dram DramIncremental.*).
+// Idle refresh: run_until(T) issues the refreshes due before T also while nothing is queued (so a
+// request after a gap does not pay the gap's refreshes); run() stops when the queue is empty.
+// Power-down (spec.powerdown_idle = N > 0): a rank enters power-down at
+// E = max(its last command + N, the end of its last burst's data / refresh) unless by then a
+// segment for it is queued (arrived) or its refresh is due; precharge power-down when every bank
+// is closed, active power-down when a row is open. The first such trigger at T wakes it: it leaves
+// at X = max(T, E + nCKE) (a stay lasts at least nCKE) and its next command waits until X + nXP.
+// Nothing is issued to a rank in power-down, so the state is decided when its next command is
+// (pending_powerdown()), and at finish() for the run's idle tail.
 // This is an event-driven scheduler: it visits the cycles at which commands issue, never idle
 // cycles, and matches a cycle-by-cycle controller that applies the same rules (tests/dram).
 // State residency (for the energy model's background power): per rank, the cycles during which
@@ -37,6 +46,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <set>
 #include <vector>
 
 #include "core/arch/dram_spec.h"
@@ -72,6 +82,16 @@ struct DramChannelStats {
   uint64_t refresh_cycles = 0;  // nRFC per REF
   uint64_t last_data = 0;       // cycle the last data beat ended
   uint64_t active_cycles = 0;   // rank-cycles with at least one bank open (complete at finish())
+  uint64_t powerdown_entries = 0;
+  uint64_t powerdown_active_cycles = 0;      // rank-cycles in active power-down (a row open)
+  uint64_t powerdown_precharged_cycles = 0;  // rank-cycles in precharge power-down
+};
+
+// One stay in power-down, for tests: [entry, exit) of `rank`, active (a row open) or precharge.
+struct DramPowerDownRecord {
+  uint64_t entry = 0, exit = 0;
+  uint32_t rank = 0;
+  bool active = false;
 };
 
 // One command as issued, for tests and traces.
@@ -92,7 +112,10 @@ class DramChannel {
  public:
   DramChannel(const DramSpec& spec, const DramPolicy& policy, uint32_t index = 0);
 
-  void enqueue(const DramSegment& s) { queue_.push_back(s); }
+  void enqueue(const DramSegment& s) {
+    queue_.push_back(s);
+    rank_arrivals_[s.rank].insert(s.arrival);
+  }
   bool idle() const { return queue_.empty(); }
   // Issues commands until every burst of `req` on this channel has moved (req nullptr: until the
   // queue is empty). Requests already queued compete with it under the scheduling policy.
@@ -103,10 +126,13 @@ class DramChannel {
   uint64_t last_command() const { return last_command_; }
 
   const DramChannelStats& stats() const { return stats_; }
-  // Closes the residency count at DRAM cycle `end` (banks still open count as open until then).
+  // Issues the refreshes owed before DRAM cycle `end`, counts the idle tail's power-down and closes
+  // the residency count there (banks still open count as open until then). Once, at the end.
   void finish(uint64_t end);
   // Records every issued command into `log` (nullptr: off).
   void set_command_log(std::vector<DramCommandRecord>* log) { log_ = log; }
+  // Records every power-down stay into `log` (nullptr: off).
+  void set_powerdown_log(std::vector<DramPowerDownRecord>* log) { pd_log_ = log; }
 
  private:
   static constexpr uint64_t kNever = UINT64_MAX;
@@ -128,6 +154,19 @@ class DramChannel {
   // while no younger row hit could go first); returns how many.
   uint64_t stream(DramSegment& s, uint64_t limit, bool younger_hits);
   bool rank_open(uint32_t rank) const;
+  // The power-down the rank is in before its next command (none: exit <= entry), and the first
+  // cycle that command may issue (0 without power-down).
+  struct PowerDown {
+    uint64_t entry = 0, exit = 0;
+    bool valid() const { return exit > entry; }
+  };
+  PowerDown pending_powerdown(uint32_t rank) const;
+  uint64_t awake(uint32_t rank) const {
+    if (spec_.powerdown_idle == 0) return 0;
+    const PowerDown p = pending_powerdown(rank);
+    return p.valid() ? p.exit + spec_.powerdown_exit : 0;
+  }
+  void record_powerdown(uint32_t rank, const PowerDown& p, uint64_t until);
   // Residency: a rank's pending (cycle, change in open banks) events, summed up to its last one.
   struct Residency {
     std::vector<std::pair<uint64_t, int>> events;
@@ -180,7 +219,12 @@ class DramChannel {
   std::vector<DramCmd> cand_cmd_;
   DramChannelStats stats_;
   std::vector<Residency> residency_;  // per rank
+  // Power-down, per rank: the latest command (auto-precharges included), the end of its data or
+  // refresh, and the arrivals of its queued segments.
+  std::vector<uint64_t> rank_last_, rank_quiet_;
+  std::vector<std::multiset<uint64_t>> rank_arrivals_;
   std::vector<DramCommandRecord>* log_ = nullptr;
+  std::vector<DramPowerDownRecord>* pd_log_ = nullptr;
 };
 
 }  // namespace strider

@@ -89,12 +89,13 @@ void DramSystem::advance(uint64_t horizon) {
     bool kept = true;
     for (const DramChannel& c : channels_) kept = kept && c.last_command() < horizon;
     if (kept) {
+      // The queues are empty and every command is before the horizon: only idle refreshes remain.
       free_released();
-      return;  // the queues are empty and every command is before the horizon
+    } else {
+      std::swap(channels_, saved_channels_);
+      for (auto& [req, state] : saved_requests_) *req = state;
+      free_released();
     }
-    std::swap(channels_, saved_channels_);
-    for (auto& [req, state] : saved_requests_) *req = state;
-    free_released();
   }
   for (DramChannel& c : channels_) c.run_until(horizon);
 }
@@ -131,6 +132,16 @@ void DramSystem::free_released() {
     requests_.pop_front();
 }
 
+DramResidency dram_residency(const DramTotals& t, uint64_t rank_cycles) {
+  DramResidency r;
+  const uint64_t open = std::min(rank_cycles, t.active_cycles);  // power-down included
+  r.active_powerdown = std::min(open, t.powerdown_active_cycles);
+  r.active_standby = open - r.active_powerdown;
+  r.precharged_powerdown = std::min(rank_cycles - open, t.powerdown_precharged_cycles);
+  r.precharged_standby = rank_cycles - open - r.precharged_powerdown;
+  return r;
+}
+
 DramTotals DramSystem::totals() const {
   DramTotals t;
   for (const DramChannel& c : channels_) {
@@ -141,6 +152,9 @@ DramTotals DramSystem::totals() const {
     t.row_hits += s.row_hits;
     t.refresh_cycles += s.refresh_cycles;
     t.active_cycles += s.active_cycles;
+    t.powerdown_entries += s.powerdown_entries;
+    t.powerdown_active_cycles += s.powerdown_active_cycles;
+    t.powerdown_precharged_cycles += s.powerdown_precharged_cycles;
     t.last_data = std::max(t.last_data, s.last_data);
   }
   return t;

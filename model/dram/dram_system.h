@@ -34,7 +34,17 @@ struct DramTotals {
   uint64_t read_bursts = 0, write_bursts = 0, row_hits = 0, refresh_cycles = 0;
   uint64_t last_data = 0;
   uint64_t active_cycles = 0;  // rank-cycles with a bank open (DramChannel::finish)
+  uint64_t powerdown_entries = 0, powerdown_active_cycles = 0, powerdown_precharged_cycles = 0;
 };
+
+// State residency in rank-cycles over `rank_cycles` (ranks x the run's DRAM cycles): active /
+// precharge standby (a bank open / all closed, outside power-down) and active / precharge
+// power-down; the four add up to rank_cycles.
+struct DramResidency {
+  uint64_t active_standby = 0, precharged_standby = 0;
+  uint64_t active_powerdown = 0, precharged_powerdown = 0;
+};
+DramResidency dram_residency(const DramTotals& t, uint64_t rank_cycles);
 
 // The scheduling policy of arch.dram (page_policy, scheduler, queue_depth).
 DramPolicy dram_policy(const std::string& page_policy, const std::string& scheduler,
@@ -56,8 +66,10 @@ class DramSystem {
   // Serves queued requests until `req` has moved every burst; returns its last data cycle.
   uint64_t complete(DramRequestState* req);
   void drain();
-  // Closes every channel's state residency at DRAM cycle `end`.
+  // Keeps a speculation, issues the refreshes owed before DRAM cycle `end` and closes every
+  // channel's state residency there (DramChannel::finish). Once, at the end.
   void finish(uint64_t end) {
+    speculating_ = false;  // (a speculation drained the queues: no request arrives any more)
     for (DramChannel& c : channels_) c.finish(end);
   }
   // The owner is done with `req`; states are freed oldest first once released and finished

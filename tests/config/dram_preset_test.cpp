@@ -117,6 +117,37 @@ TEST(DramPreset, UnknownKeysAndTimingNamesAreRefused) {
                        "not define");
 }
 
+// Power-down: the presets' idle threshold (8 x nXP) and timings, the arch key over it, and a
+// threshold without nXP / nCKE refused in the preset and through the arch key.
+TEST(DramPreset, PowerDownIdleCyclesAndItsTimings) {
+  const ArchConfig seed = load_arch(testing::source_path("configs/arch/seed.yaml"));
+  EXPECT_EQ(seed.dram.spec.powerdown_idle, 96u);  // LPDDR4-3200: 8 x nXP 12
+  EXPECT_EQ(seed.dram.spec.powerdown_exit, 12u);
+  EXPECT_EQ(seed.dram.spec.powerdown_min, 12u);
+  const ArchConfig off = load_arch(testing::source_path("configs/arch/seed.yaml"),
+                                   {"arch.dram.powerdown_idle_cycles=0"});
+  EXPECT_EQ(off.dram.spec.powerdown_idle, 0u);
+  const ArchConfig later = load_arch(testing::source_path("configs/arch/seed.yaml"),
+                                     {"arch.dram.powerdown_idle_cycles=400"});
+  EXPECT_EQ(later.dram.spec.powerdown_idle, 400u);
+  TempDir d;
+  const std::vector<std::string> e =
+      load(d, with("  tck_ps: 1000\n", "  tck_ps: 1000\n  powerdown_idle_cycles: 50\n"));
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0], d.path().string() +
+                      "/bad.yaml:7: dram.powerdown_idle_cycles: 50 needs dram.timing.nXP and "
+                      "nCKE (power-down exit and minimum stay; 0 turns power-down off)");
+  const std::string preset = d.write("ok.yaml", kPreset);
+  const std::string arch = d.write(
+      "arch2.yaml", "arch:\n  dram:\n    preset: " + preset + "\n    powerdown_idle_cycles: 10\n");
+  const std::vector<std::string> e2 = errors_of([&] { load_arch(arch); });
+  ASSERT_EQ(e2.size(), 1u);
+  EXPECT_EQ(e2[0], d.path().string() +
+                       "/arch2.yaml:4: arch.dram.powerdown_idle_cycles: 10 needs dram.timing.nXP "
+                       "and nCKE (power-down exit and minimum stay; 0 turns power-down off) in " +
+                       preset);
+}
+
 TEST(DramPreset, MissingPresetNamesTheArchKey) {
   TempDir d;
   const std::string arch = d.write("arch.yaml", "arch:\n  dram:\n    preset: nosuch\n");

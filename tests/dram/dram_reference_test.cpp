@@ -15,13 +15,14 @@
 namespace strider {
 namespace {
 
-std::vector<test::RefRequest> random_stream(uint32_t seed, uint64_t span_bytes, int count) {
+std::vector<test::RefRequest> random_stream(uint32_t seed, uint64_t span_bytes, int count,
+                                            uint64_t gap = 40) {
   std::mt19937_64 rng(seed);
   std::vector<test::RefRequest> out;
   uint64_t t = 0;
   for (int i = 0; i < count; ++i) {
     test::RefRequest r;
-    t += rng() % 40;  // bursts of arrivals and gaps
+    t += rng() % gap;  // bursts of arrivals and gaps
     r.arrival = t;
     r.addr = (rng() % span_bytes) & ~uint64_t(31);
     r.bytes = 32 + rng() % 480;
@@ -39,19 +40,32 @@ std::string text(const std::vector<DramCommandRecord>& log) {
   return s;
 }
 
-void check(const DramSpec& spec, const DramPolicy& policy, uint32_t seed) {
-  std::vector<test::RefRequest> reqs = random_stream(seed, 1 << 16, 120);
+std::string text(const std::vector<DramPowerDownRecord>& log) {
+  std::string s;
+  for (const DramPowerDownRecord& p : log)
+    s += std::string(p.active ? "A" : "P") + std::to_string(p.entry) + "-" +
+         std::to_string(p.exit) + "\n";
+  return s;
+}
+
+// Returns the number of power-down stays (both agree on them).
+size_t check(const DramSpec& spec, const DramPolicy& policy, uint32_t seed, uint64_t gap = 40) {
+  std::vector<test::RefRequest> reqs = random_stream(seed, 1 << 16, 120, gap);
   std::vector<DramCommandRecord> log;
+  std::vector<DramPowerDownRecord> pd;
   DramSystem sys(spec, policy);
   sys.channel(0).set_command_log(&log);
+  sys.channel(0).set_powerdown_log(&pd);
   std::vector<DramRequestState*> states;
   for (const test::RefRequest& r : reqs)
     states.push_back(sys.submit(r.arrival, r.addr, r.bytes, r.write));
   sys.drain();
   test::DramSteppedReference ref(spec, policy);
   const std::vector<DramCommandRecord> expect = ref.run(reqs);
-  ASSERT_EQ(text(log), text(expect)) << "seed " << seed;
+  EXPECT_EQ(text(log), text(expect)) << "seed " << seed;
+  EXPECT_EQ(text(pd), text(ref.powerdowns())) << "seed " << seed;
   for (size_t i = 0; i < reqs.size(); ++i) EXPECT_EQ(states[i]->end, reqs[i].end) << i;
+  return pd.size();
 }
 
 DramSpec one_channel_preset(const std::string& name) {
@@ -91,6 +105,28 @@ TEST(DramReference, MatchesOnRandomStreamsPerBankRefresh) {
     p.refresh_interval = p.timing.at("nREFIpb");
     p.refresh_cycles = p.timing.at("nRFCpb");
     check(p, DramPolicy{false, false, 16}, 45);
+  }
+}
+
+// Power-down: gaps up to 160 cycles against an idle threshold of 20 (and the presets' own, 48-96
+// DRAM cycles), open and closed page, all-bank and per-bank refresh; each stream must enter
+// power-down (else the test would not test it).
+TEST(DramReference, MatchesOnRandomStreamsWithPowerDown) {
+  const DramSpec spec = test::small_dram_spec_powerdown();
+  for (uint32_t seed = 51; seed <= 53; ++seed)
+    EXPECT_GT(check(spec, DramPolicy{false, false, 16}, seed, 160), 5u);
+  EXPECT_GT(check(spec, DramPolicy{true, false, 8}, 54, 160), 5u);
+  EXPECT_GT(check(spec, DramPolicy{false, true, 16}, 55, 160), 5u);
+  DramSpec per_bank = test::small_dram_spec_per_bank();
+  per_bank.timing["nXP"] = 6;
+  per_bank.timing["nCKE"] = 5;
+  per_bank.powerdown_idle = 20;
+  ASSERT_EQ(dram_powerdown_timings(per_bank), "");
+  EXPECT_GT(check(per_bank, DramPolicy{false, false, 16}, 56, 160), 5u);
+  for (const char* name : {"lpddr4_3200", "ddr4_3200", "lpddr5_6400", "hbm2"}) {
+    const DramSpec p = one_channel_preset(name);
+    ASSERT_GT(p.powerdown_idle, 0u) << name;
+    EXPECT_GT(check(p, DramPolicy{false, false, 16}, 57, 400), 5u) << name;
   }
 }
 

@@ -50,6 +50,12 @@ void DramSteppedReference::record(DramCmd cmd, uint32_t rank, uint32_t bg, uint3
                                   uint32_t row, uint64_t t) {
   history_.push_back({t, cmd, rank, bg, bank});
   log_.push_back({t, cmd, rank, bank, row});
+  last_[rank] = std::max(last_[rank], t);
+  uint64_t quiet = t;
+  if (cmd == DramCmd::kRd) quiet += spec_.read_latency;
+  if (cmd == DramCmd::kWr) quiet += spec_.write_latency;
+  if (cmd == DramCmd::kRef || cmd == DramCmd::kRefpb) quiet += spec_.refresh_cycles;
+  quiet_[rank] = std::max(quiet_[rank], quiet);
   const uint32_t per_rank = spec_.banks_per_rank();
   if (cmd == DramCmd::kAct) open_[bank] = row;
   if (cmd == DramCmd::kPre) open_[bank] = -1;
@@ -77,6 +83,10 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
     }
   }
   open_.assign(size_t(spec_.ranks) * spec_.banks_per_rank(), -1);
+  last_.assign(spec_.ranks, 0);
+  quiet_.assign(spec_.ranks, 0);
+  std::vector<bool> down(spec_.ranks, false);
+  std::vector<uint64_t> down_since(spec_.ranks, 0), awake_at(spec_.ranks, 0);
   std::vector<uint64_t> due(spec_.ranks, spec_.refresh_interval);
   const uint32_t per_rank = spec_.banks_per_rank();
   std::vector<uint32_t> refresh_bank(spec_.ranks);  // per-bank refresh: the rank's next bank
@@ -84,11 +94,27 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
   std::vector<bool> activated(queue.size(), false);  // unused: kept simple
   uint64_t bus_free = 0;
   for (uint64_t t = 0; !queue.empty(); ++t) {
+    // 0. Power-down state of each rank at t.
+    for (uint32_t r = 0; r < spec_.ranks && spec_.powerdown_idle > 0; ++r) {
+      bool wanted = due[r] <= t;
+      for (const Seg& s : queue) wanted |= s.rank == r && s.arrival <= t;
+      if (down[r] && wanted && t >= down_since[r] + spec_.powerdown_min) {
+        bool active = false;
+        for (uint32_t b = 0; b < per_rank; ++b) active |= open_[r * per_rank + b] >= 0;
+        pd_log_.push_back({down_since[r], t, r, active});
+        down[r] = false;
+        awake_at[r] = t + spec_.powerdown_exit;
+      } else if (!down[r] && !wanted && t >= last_[r] + spec_.powerdown_idle && t >= quiet_[r]) {
+        down[r] = true;
+        down_since[r] = t;
+      }
+    }
+    const auto asleep = [&](uint32_t r) { return down[r] || t < awake_at[r]; };
     if (t < bus_free) continue;
     // 1. Refresh of a rank whose refresh is due.
     bool issued = false;
     for (uint32_t r = 0; r < spec_.ranks && !issued; ++r) {
-      if (due[r] > t) continue;
+      if (due[r] > t || asleep(r)) continue;
       if (spec_.per_bank_refresh) {  // PRE the bank when open, then REFPB; banks in turn
         const uint32_t b = refresh_bank[r], g = b / spec_.banks;
         const DramCmd cmd = open_[b] >= 0 ? DramCmd::kPre : DramCmd::kRefpb;
@@ -122,7 +148,7 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
     DramCmd pick_cmd = DramCmd::kAct;
     for (size_t i = 0; i < n; ++i) {
       const Seg& s = queue[i];
-      if (s.arrival > t) continue;
+      if (s.arrival > t || asleep(s.rank)) continue;
       if (due[s.rank] <= t && (!spec_.per_bank_refresh || s.bank == refresh_bank[s.rank])) continue;
       DramCmd cmd;
       const bool hit = open_[s.bank] == int64_t(s.row);
@@ -165,6 +191,7 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
         // Auto-precharge: no command-bus slot.
         history_.push_back({p, DramCmd::kPre, rank, bg, bank});
         log_.push_back({p, DramCmd::kPre, rank, bank, row});
+        last_[rank] = std::max(last_[rank], p);
         open_[bank] = -1;
       }
     }

@@ -4,6 +4,11 @@
 // `queue_depth` segments need, checks each one's legality by scanning the whole history of
 // issued commands against every constraint of the spec, and issues at most one (refresh first,
 // then row hits, then the oldest). Quadratic; for short streams only. One channel.
+// Power-down (spec.powerdown_idle = N > 0), as a state per rank updated at the start of every
+// cycle t: an awake rank enters when t >= its last command + N and t >= the end of its last data /
+// refresh and nothing wants it (no queued segment of the rank has arrived, its refresh is not
+// due); a rank in power-down leaves when something wants it and it has stayed nCKE, and takes no
+// command until t + nXP.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +31,8 @@ class DramSteppedReference {
       : spec_(spec), policy_(policy) {}
   // Serves every request; fills each one's `end` and returns the issued commands.
   std::vector<DramCommandRecord> run(std::vector<RefRequest>& requests);
+  // The power-down stays of the last run() (each ended by a wake-up before the queue emptied).
+  const std::vector<DramPowerDownRecord>& powerdowns() const { return pd_log_; }
 
  private:
   struct Seg {
@@ -46,7 +53,9 @@ class DramSteppedReference {
   DramPolicy policy_;
   std::vector<Issued> history_;
   std::vector<DramCommandRecord> log_;
+  std::vector<DramPowerDownRecord> pd_log_;
   std::vector<int64_t> open_;
+  std::vector<uint64_t> last_, quiet_;  // per rank: latest command, end of its data / refresh
 };
 
 }  // namespace strider::test

@@ -76,4 +76,16 @@ inline DramSpec small_dram_spec_per_bank() {
   return s;
 }
 
+// The same with power-down: a rank idle 20 cycles enters it (powerdown_idle), leaves it nXP 6
+// cycles before its next command (powerdown_exit) and stays at least nCKE 5 (powerdown_min).
+inline DramSpec small_dram_spec_powerdown() {
+  DramSpec s = small_dram_spec();
+  s.timing["nXP"] = 6;
+  s.timing["nCKE"] = 5;
+  s.powerdown_idle = 20;
+  s.powerdown_exit = 6;
+  s.powerdown_min = 5;
+  return s;
+}
+
 }  // namespace strider::test

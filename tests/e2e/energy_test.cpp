@@ -57,8 +57,8 @@ TEST(Energy, TotalsAgreeAcrossFilesAndWithTheUnitsCounters) {
   EXPECT_EQ(count(s, "l2_read") + count(s, "l2_write"),
             stat(s, "l2.dma_bytes") + stat(s, "l2.load_bytes") + stat(s, "l2.store_bytes"));
   // DRAM (LPDDR4-3200, JEDEC model): DRAMPower's terms count the DRAM's own commands and
-  // residency; the ranks' active and precharged cycles cover the run (2 channels x the run's
-  // DRAM cycles: 8,141 ns / 0.625 ns = 13,025.6, rounded up).
+  // residency; the ranks' standby and power-down cycles cover the run (2 channels x the run's
+  // DRAM cycles: 8,154 ns / 0.625 ns = 13,046.4, rounded up).
   EXPECT_FALSE(s["energy"]["by_action"].contains("dram"));
   EXPECT_EQ(count(s, "dram_rd") + count(s, "dram_wr"), stat(s, "dram.bursts"));
   EXPECT_EQ(count(s, "dram_rd_io"), count(s, "dram_rd"));
@@ -68,8 +68,13 @@ TEST(Energy, TotalsAgreeAcrossFilesAndWithTheUnitsCounters) {
   EXPECT_EQ(count(s, "dram_refpb"), stat(s, "dram.cmd_refpb"));
   EXPECT_EQ(count(s, "dram_act_standby"), stat(s, "dram.rank_active_cycles"));
   EXPECT_EQ(count(s, "dram_pre_standby"), stat(s, "dram.rank_precharged_cycles"));
-  ASSERT_EQ(s["cycles"], 8141);
-  EXPECT_EQ(count(s, "dram_act_standby") + count(s, "dram_pre_standby"), 2u * 13026);
+  EXPECT_EQ(count(s, "dram_act_powerdown"), stat(s, "dram.rank_active_powerdown_cycles"));
+  EXPECT_EQ(count(s, "dram_pre_powerdown"), stat(s, "dram.rank_precharged_powerdown_cycles"));
+  ASSERT_EQ(s["cycles"], 8154);
+  EXPECT_EQ(count(s, "dram_act_standby") + count(s, "dram_pre_standby") +
+                count(s, "dram_act_powerdown") + count(s, "dram_pre_powerdown"),
+            2u * 13047);
+  EXPECT_GT(count(s, "dram_act_powerdown") + count(s, "dram_pre_powerdown"), 0u);
   EXPECT_EQ(count(s, "descriptor"), stat(s, "controller.descriptors"));
   EXPECT_EQ(count(s, "vector_mac") + count(s, "vector_exp"), 0u);  // tiny_cnn: no vector op
   // Gated clocks: the neurons are clocked on their busy cycles, 64 x 4 lanes x 32 + 64 x 32 =
@@ -87,7 +92,9 @@ TEST(Energy, TotalsAgreeAcrossFilesAndWithTheUnitsCounters) {
                   e["leakage_pj"].get<double>() + e["dram_background_pj"].get<double>(),
               total, total * 1e-12);
   EXPECT_NEAR(e["dram_background_pj"].get<double>(),
-              pj(s, "dram_ref") + pj(s, "dram_refpb") + pj(s, "dram_act_standby") + pj(s, "dram_pre_standby"),
+              pj(s, "dram_ref") + pj(s, "dram_refpb") + pj(s, "dram_act_standby") +
+                  pj(s, "dram_pre_standby") + pj(s, "dram_act_powerdown") +
+                  pj(s, "dram_pre_powerdown"),
               total * 1e-12);
   // On-chip + DRAM = total; DRAM is unit dram.
   EXPECT_NEAR(e["onchip_pj"].get<double>() + e["dram_pj"].get<double>(), total, total * 1e-12);
