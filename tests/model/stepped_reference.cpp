@@ -200,6 +200,7 @@ void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& n
   for (size_t begin = 0; begin < ps.size(); begin += nc.count) {
     const size_t end = std::min(ps.size(), begin + size_t(nc.count));
     const uint64_t active = end - begin;
+    ++l2->runs;
     uint64_t valid = 0;
     for (size_t p = begin; p < end; ++p) valid += ps[p].valid;
     // Writes of one segment over this run: walk the run's positions.
@@ -235,8 +236,11 @@ void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& n
              block_pieces(op, ps, begin, end, stride1, seg.row, seg.part, seg_elems)) {
           const uint64_t addr =
               op.input.addr + op.input.offset(seg.channel, uint32_t(r.y), uint32_t(r.x));
-          l2->input_pieces.emplace_back(addr, uint64_t(r.n) * op.input.element_bytes);
-          l2->input_bytes += uint64_t(r.n) * op.input.element_bytes;
+          const uint64_t bytes = uint64_t(r.n) * op.input.element_bytes;
+          l2->input_pieces.emplace_back(addr, bytes);
+          l2->input_reads.push_back(
+              InputRead{begin / nc.count, seg.channel, seg.row, seg.part, r.y, addr, bytes});
+          l2->input_bytes += bytes;
         }
       }
       for (size_t s = 0; s < segs.size(); s += per_fill) {
