@@ -55,19 +55,29 @@ void input_row_pieces(const OpDesc& op_in, const L1Config& l1, const NeuronConfi
   // A kernel row wider than a line is read in parts of equal width (the last narrower).
   const uint64_t parts = cdiv(op.kernel_w, l1.line_bytes);
   const uint64_t width = cdiv(op.kernel_w, parts);
-  // One stored row piece: padded row `pr`, padded columns [a, b), clipped to the stored input.
+  // One stored row piece: padded row `pr`, padded columns [a, b), clipped to the stored input;
+  // a piece that starts where the block's previous piece of the same channels ends (rows back to
+  // back in memory, no padding between them) extends it.
+  constexpr size_t kNone = ~size_t(0);
+  std::vector<size_t> last(sets.size(), kNone);  // per set: its latest pattern in this block
   auto piece = [&](int64_t pr, int64_t a, int64_t b) {
     const int64_t y = pr - op.pad_top;
     a = std::max<int64_t>(a - op.pad_left, 0), b = std::min<int64_t>(b - op.pad_left, w);
     if (y < 0 || y >= h || a >= b) return;
-    for (const ChannelSet& s : sets) {
+    for (size_t i = 0; i < sets.size(); ++i) {
+      const ChannelSet& s = sets[i];
       AccessPattern p;
       p.addr = in.addr + in.offset(s.first, uint32_t(y), uint32_t(a));
       p.bytes = uint64_t(b - a) * in.element_bytes;
       p.count = s.count;
       p.stride = in.channel_stride;
       p.repeats = s.repeats;
-      out.push_back(p);
+      if (last[i] != kNone && out[last[i]].addr + out[last[i]].bytes == p.addr) {
+        out[last[i]].bytes += p.bytes;
+      } else {
+        last[i] = out.size();
+        out.push_back(p);
+      }
     }
   };
   for (uint64_t start = 0; start < positions; start += nc.count) {
@@ -77,6 +87,7 @@ void input_row_pieces(const OpDesc& op_in, const L1Config& l1, const NeuronConfi
         const uint64_t kw0 = part * width, wj = std::min<uint64_t>(width, op.kernel_w - kw0);
         const int64_t extra = int64_t((wj - 1) * op.dilation_w + 1);
         const int64_t shift = int64_t(kw0 * op.dilation_w);
+        std::fill(last.begin(), last.end(), kNone);
         if (crossing) {
           // Padded-stream positions [lo, hi): output position p of the tile's stream reads
           // padded row row_begin + kh x dilation_h + p / wp, column p % wp (+ kernel column).

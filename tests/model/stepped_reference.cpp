@@ -232,15 +232,24 @@ void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& n
           op.op == OpCode::kSoftmax ? op.ch_end - op.ch_begin : group.size();
       for (const Segment& seg : segs) {
         if (!window_op) break;
+        // The segment's pieces; one that continues the previous one in memory extends it.
+        std::vector<InputRead> reads;
         for (const RowPiece& r :
              block_pieces(op, ps, begin, end, stride1, seg.row, seg.part, seg_elems)) {
           const uint64_t addr =
               op.input.addr + op.input.offset(seg.channel, uint32_t(r.y), uint32_t(r.x));
           const uint64_t bytes = uint64_t(r.n) * op.input.element_bytes;
-          l2->input_pieces.emplace_back(addr, bytes);
-          l2->input_reads.push_back(
-              InputRead{begin / nc.count, seg.channel, seg.row, seg.part, r.y, addr, bytes});
-          l2->input_bytes += bytes;
+          if (!reads.empty() && reads.back().addr + reads.back().bytes == addr) {
+            reads.back().bytes += bytes;
+          } else {
+            reads.push_back(
+                InputRead{begin / nc.count, seg.channel, seg.row, seg.part, r.y, addr, bytes});
+          }
+        }
+        for (const InputRead& r : reads) {
+          l2->input_pieces.emplace_back(r.addr, r.bytes);
+          l2->input_reads.push_back(r);
+          l2->input_bytes += r.bytes;
         }
       }
       for (size_t s = 0; s < segs.size(); s += per_fill) {

@@ -29,7 +29,8 @@
 // the walk lists, run by run, group by group and segment by segment, the input row pieces the
 // segment's shifted block reads: every tap of every window of the run in padded coordinates; per
 // padded row the range from the first tap to the last (a stride-1 run: the padded stream of rows
-// from its first tap to its last, cut at row ends), clipped to the stored input
+// from its first tap to its last, cut at row ends), clipped to the stored input, a piece that
+// continues the previous one in memory joined to it
 // (model/l1/row_pieces.h must read exactly these, address by address); the stored outputs are
 // counted too. Outputs are counted in elements.
 #pragma once
