@@ -2,13 +2,14 @@
 
 #include <algorithm>
 
+#include "model/l1/row_pieces.h"
 #include "model/l2/l2_sram.h"
 
 namespace strider {
 
 LoadUnit::LoadUnit(sc_core::sc_module_name name, const ArchConfig& arch, const ClockDomain& clock,
-                   TimedMemory& l2, LatencyFifo<const Descriptor*>& in,
-                   LatencyFifo<TileToken>& out, RunRecord& record, StatRegistry& stats)
+                   TimedMemory& l2, LatencyFifo<const Descriptor*>& in, LatencyFifo<TileToken>& out,
+                   RunRecord& record, StatRegistry& stats)
     : sc_core::sc_module(name),
       arch_(arch),
       clock_(clock),
@@ -32,11 +33,67 @@ LoadUnit::LoadUnit(sc_core::sc_module_name name, const ArchConfig& arch, const C
   SC_THREAD(run);
 }
 
-// The tile's L2 reads: one contiguous range for its input blocks, weights and kernels, then the
-// channels mapping's operand gather piece by piece (one piece per input channel at the input's
-// channel stride, per group of positions). Stall: queueing before the first access plus every
-// access's bank conflicts.
-Access LoadUnit::read_l2(const OpDesc& op, const TileWork& w, uint64_t now) {
+namespace {
+
+// Whether the tile's input is read as row pieces: a window op (conv, pools, MatMul) in the
+// positions mapping with shift-stride writes (without them every line reads its own window; that
+// ablation keeps one contiguous range).
+bool reads_row_pieces(const OpDesc& op) {
+  switch (op.op) {
+    case OpCode::kConv:
+    case OpCode::kMaxPool:
+    case OpCode::kAvgPool:
+    case OpCode::kGlobalAvgPool:
+      return !(op.mapping == Mapping::kChannels && channels_mapping_applies(op));
+    case OpCode::kMatMul: {
+      OpDesc conv = op;
+      conv.op = OpCode::kConv;
+      conv.kernel_h = conv.kernel_w = 1;
+      return reads_row_pieces(conv);
+    }
+    default:
+      return false;
+  }
+}
+
+// Adds access `b` (issued after `a`) to the tile's total `a`.
+void merge(Access& a, const Access& b) {
+  a.end = std::max(a.end, b.end);
+  a.stall += b.conflict;
+  a.conflict += b.conflict;
+}
+
+}  // namespace
+
+// The tile's L2 reads. Positions-mapping window tiles with shift-stride writes: every input row
+// piece (row_pieces.h) is its own access at its address, then the kernel bytes as one range from
+// the weights and the partial sums read back as one range from theirs. Other tiles (and per-line
+// writes): one contiguous range for their input blocks, weights and kernels, then the channels
+// mapping's operand gather piece by piece (one piece per input channel at the input's channel
+// stride, per group of positions). Stall: queueing before the first access plus every access's bank
+// conflicts. Returns the bytes read in `bytes`.
+Access LoadUnit::read_l2(const OpDesc& op, const TileWork& w, uint64_t now, uint64_t& bytes) {
+  if (arch_.l1.shift_stride && reads_row_pieces(op)) {
+    pieces_.clear();
+    input_row_pieces(op, arch_.l1, arch_.neurons, pieces_);
+    const uint64_t psum = (op.psum_mode & OpDesc::kPsumRead) ? 4 * w.valid_outputs : 0;
+    if (w.kernel_bytes) pieces_.push_back(AccessPattern{op.weights.addr, w.kernel_bytes});
+    if (psum) pieces_.push_back(AccessPattern{op.psum.addr, psum});
+    Access a;
+    bytes = 0;
+    for (size_t i = 0; i < pieces_.size(); ++i) {
+      const Access b = l2_.access_pattern(L2Sram::kLoad, pieces_[i], now);
+      if (i == 0) {
+        a = b;
+      } else {
+        merge(a, b);
+      }
+      bytes += pieces_[i].total_bytes();
+    }
+    if (pieces_.empty()) a.start = a.end = now;
+    return a;
+  }
+  bytes = w.l2_read_bytes;
   const uint64_t gathered = w.gather[0].total() + w.gather[1].total();
   Access a = l2_.access(L2Sram::kLoad, op.input.addr, w.l2_read_bytes - gathered, now);
   for (const PiecePattern& g : w.gather) {
@@ -47,10 +104,7 @@ Access LoadUnit::read_l2(const OpDesc& op, const TileWork& w, uint64_t now) {
     p.count = g.count;
     p.stride = op.input.channel_stride;
     p.repeats = g.repeats;
-    const Access b = l2_.access_pattern(L2Sram::kLoad, p, now);
-    a.end = std::max(a.end, b.end);
-    a.stall += b.conflict;
-    a.conflict += b.conflict;
+    merge(a, l2_.access_pattern(L2Sram::kLoad, p, now));
   }
   return a;
 }
@@ -68,7 +122,8 @@ void LoadUnit::run() {
     const TileWork& w = t.work;
     busy_flag_.write(true);
     lb_bytes_.write(uint32_t(w.active_lines * arch_.l1.line_bytes));
-    const Access a = read_l2(d->op, w, now);
+    uint64_t bytes = 0;
+    const Access a = read_l2(d->op, w, now, bytes);
     // Writes run through the two fill buffers (they wait for the neurons when compute-bound);
     // the L2 port may take longer than the writes.
     const uint64_t busy = std::max(w.write_span_cycles, a.end - now);
@@ -76,7 +131,7 @@ void LoadUnit::run() {
     DescriptorRecord& r = record_.descriptors[d->id];
     r.unit = Unit::kLoad;
     r.start = now;
-    r.l2_read_bytes = w.l2_read_bytes;
+    r.l2_read_bytes = bytes;
     r.lb_write_cycles = w.lb_write_cycles;
     r.lb_write_bytes = w.lb_write_bytes;
     r.kernel_load_bytes = w.kernel_bytes;
@@ -87,7 +142,7 @@ void LoadUnit::run() {
     r.stall_backpressure = now - arrived;
     ++tiles_;
     busy_ += busy;
-    l2_bytes_ += w.l2_read_bytes;
+    l2_bytes_ += bytes;
     write_cycles_ += w.lb_write_cycles;
     shifted_ += w.shifted_writes;
     line_writes_ += w.line_writes;

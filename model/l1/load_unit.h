@@ -2,7 +2,10 @@
 //
 // Models: for each operation descriptor, the iterator's traversal of the input (TileWork, see
 // tile_work.h: runs of neuron windows that may cross row ends, strides, dilation, virtual
-// padding), the L2 reads it issues on the load port (input blocks and the kernel region), and the
+// padding), the L2 reads it issues on the load port (positions mapping with shift-stride writes:
+// every input row piece at its address through the bank model, row_pieces.h, then the kernel
+// bytes from the weights;
+// channels mapping: the lines' operands, then the channel-plane gather piece by piece), and the
 // line-buffer writes: one shifted write per segment with `l1.shift_stride`, else one per line.
 // Cycles: the unit is busy for max(the fill pipeline's write span — writes wait for a free fill
 // buffer when the neurons are the bottleneck —, L2 load-port time incl. bank conflicts); the
@@ -20,14 +23,15 @@
 #pragma once
 
 #include <systemc>
+#include <vector>
 
+#include "core/arch/arch_config.h"
 #include "model/common/clock_domain.h"
 #include "model/common/latency_fifo.h"
 #include "model/common/run_record.h"
 #include "model/common/stats.h"
 #include "model/common/tile_token.h"
 #include "model/common/timed_memory.h"
-#include "core/arch/arch_config.h"
 
 namespace strider {
 
@@ -42,7 +46,7 @@ class LoadUnit : public sc_core::sc_module {
 
  private:
   void run();
-  Access read_l2(const OpDesc& op, const TileWork& w, uint64_t now);
+  Access read_l2(const OpDesc& op, const TileWork& w, uint64_t now, uint64_t& bytes);
   const ArchConfig& arch_;
   const ClockDomain& clock_;
   TimedMemory& l2_;
@@ -60,6 +64,7 @@ class LoadUnit : public sc_core::sc_module {
   uint64_t& kernel_bytes_;
   sc_core::sc_buffer<bool> busy_flag_;
   sc_core::sc_signal<uint32_t> lb_bytes_;
+  std::vector<AccessPattern> pieces_;  // the current tile's L2 reads (row pieces)
 };
 
 }  // namespace strider

@@ -111,15 +111,20 @@ void check_against_model(Bench& b, uint64_t busy, uint64_t first) {
 // The conv tile on tiny: 10 runs, one group of 4 channels each, 9 segments of 3 B in fills of 5
 // and 4 segments. Shift-stride: fills write 5 and 4 cycles and compute 4 x ceil(15 / 4) = 16 and
 // 4 x ceil(12 / 4) = 12 cycles, so the writes wait for free fill buffers: the last fill's writes
-// start when fill 17's compute ends (5 + 9 x 28 = 257) and end at 261. L2: 9 segments x 92 stored
-// bytes + 108 resident kernel bytes = 936 -> ceil(936 / 16) = 59 + 2 latency = 61.
+// start when fill 17's compute ends (5 + 9 x 28 = 257) and end at 261. L2: the input row pieces
+// (model/l1/row_pieces.h). Per channel and kernel row kh the 10 runs' blocks tile the padded
+// stream (rows of 10) [10 kh, 10 kh + 80), 8 padded rows of which 7, 8, 7 are stored rows
+// (56 + 64 + 56 = 176 B), and overlap by 2 positions at each of the 9 run boundaries, 14 + 15 + 13
+// = 42 of those 54 stored (the rest pad columns or pad rows): 3 channels x 218 = 654 B, plus 108
+// resident kernel bytes = 762 B, far inside the 261-cycle write span.
 TEST(LoadUnitTb, ShiftStrideConvTilesUnderRandomBackPressure) {
   Bench b("bench", true, 12, 7);
-  // busy = max(261 write span, 61 L2) = 261. First fill: 5 writes + 2 latency = 7.
+  // busy = max(261 write span, L2) = 261. First fill: 5 writes + 2 latency = 7.
   check_against_model(b, 261, 7);
   EXPECT_EQ(b.stats.get("line_buffer.write_cycles"), 12u * 90u);  // 9 segments x 10 runs
   EXPECT_EQ(b.stats.get("line_buffer.shifted_writes"), 12u * 90u);
-  EXPECT_EQ(b.stats.get("load.l2_read_bytes"), 12u * 936u);
+  EXPECT_EQ(b.stats.get("load.l2_read_bytes"), 12u * 762u);
+  EXPECT_EQ(b.record.descriptors[0].l2_read_bytes, 762u);
   // The back-pressure really bit: some tile waited for the sink.
   uint64_t stalled = 0;
   for (const DescriptorRecord& r : b.record.descriptors) stalled += r.stall_backpressure;
@@ -192,6 +197,74 @@ TEST(LoadUnitTb, ChannelPlaneGatherIsChargedPieceByPiece) {
   EXPECT_EQ(same.record.descriptors[0].stall_l2_conflict, 8u);
   EXPECT_EQ(same.stats.get("l2.bank_conflict_cycles.load"), 8u);
   EXPECT_EQ(spread.record.descriptors[0].l2_bank_conflict_cycles, 0u);
+  EXPECT_EQ(spread.stats.get("l2.bank_conflict_cycles.load"), 0u);
+}
+
+// A 1x3 conv, pad 1 left and right, over 2 input channels of 2 x 8 (rows 12 B apart, channel
+// planes `plane` B apart at L2 0) into 1 x 2 x 8 outputs; weights (6 B) at 1024. Stride 1 and
+// wp = 10, so the 2 x 8 outputs are 10 + 8 = 18 stream positions in 3 runs on the 8 neurons:
+//   run 0, positions [0, 8):  padded [0, 10)  -> row 0 columns [0, 8): 8 B at 0
+//   run 1, positions [8, 16): padded [8, 18)  -> row 0 column 7: 1 B at 7;
+//                                                 row 1 columns [0, 7): 7 B at 12
+//   run 2, positions [16, 18): padded [16, 20) -> row 1 columns [5, 8): 3 B at 17
+// Each piece is one access over both channels (count 2 at the plane stride): 2 x 19 = 38 B, plus
+// the 6 kernel bytes = 44 B.
+template <uint32_t plane>
+Descriptor row_piece_tile(uint32_t id) {
+  Descriptor d;
+  d.id = id;
+  d.kind = DescKind::kOp;
+  d.op.op = OpCode::kConv;
+  d.op.input = TensorRef{MemSpace::kL2, 0, 2, 2, 8, 12, plane, 1};
+  d.op.weights = TensorRef{MemSpace::kL2, 1024, 1, 1, 6, 6, 6, 1};
+  d.op.output = TensorRef{MemSpace::kL2, 4096, 1, 2, 8, 8, 16, 1};
+  d.op.kernel_h = 1;
+  d.op.kernel_w = 3;
+  d.op.pad_left = d.op.pad_right = 1;
+  d.op.row_end = 2;
+  d.op.ch_end = 1;
+  return d;
+}
+
+// Tiny's L2: 4 banks x 8 B (a bank repeats every 32 B), 16 B/cycle, latency 2; a pattern of
+// several pieces moves ceil(words x 8 / 16) port cycles.
+// Planes 32 B apart put both channels' pieces on the same banks: a piece inside one bank word
+// leaves that bank 2 words for 1 port cycle (1 conflict cycle), a piece over two words gives each
+// of its two banks 2 words for 2 port cycles (none):
+//   8 B at 0:  word 0 + word 4, bank 0: port 0 -> 1, bank 0 0 -> 2            conflict 1
+//   1 B at 7:  word 0 + word 4, bank 0: port 2 -> 3, bank 0 2 -> 4            conflict 1
+//   7 B at 12: words 1, 2 + 5, 6, banks 1, 2 x 2 words: port 4 -> 6, banks 4 -> 6  conflict 0
+//   3 B at 17: word 2 + word 6, bank 2: port 6 -> 7, bank 2 6 -> 8            conflict 1
+//   kernel 6 B at 1024 (bank 0): port 8 -> 9, bank 0 8 -> 9                   conflict 0
+// L2 done at 9 + 2 latency = 11, 3 conflict cycles. Planes 40 B apart put the second channel one
+// bank further: 0 -> 1, 1 -> 2, 2 -> 4 (4 words over banks 1, 2, 2, 3), 4 -> 5, kernel 5 -> 6:
+// no conflict, done at 6 + 2 = 8. The writes: 2 segments (one per channel) per run, 3 runs, each
+// fill written in 2 cycles and computed in ceil(6 / 4) = 2, so the write span is 6 and the L2
+// decides the busy time: 11 against 8. The neurons may start after the first fill's 2 writes +
+// 2 latency = 4.
+TEST(LoadUnitTb, PositionsRowPiecesAreChargedPieceByPiece) {
+  Bench same("same", true, 1, 1, row_piece_tile<32>);
+  Bench spread("spread", true, 1, 1, row_piece_tile<40>);
+  same.delays = spread.delays = {0};
+  sc_core::sc_start();
+  ASSERT_EQ(same.taken.size(), 1u);
+  ASSERT_EQ(spread.taken.size(), 1u);
+  const TileWork w = compute_tile_work(same.tiles[0].op, same.arch.l1, same.arch.neurons);
+  EXPECT_EQ(w.write_span_cycles, 6u);
+  EXPECT_EQ(w.kernel_bytes, 6u);
+  const DescriptorRecord& s = same.record.descriptors[0];
+  EXPECT_EQ(s.l2_read_bytes, 44u);
+  EXPECT_EQ(s.l2_bank_conflict_cycles, 3u);
+  EXPECT_EQ(s.stall_l2_conflict, 3u);
+  EXPECT_EQ(same.tokens[0].load_end, 11u);
+  EXPECT_EQ(same.taken[0], 4u);
+  EXPECT_EQ(same.stats.get("l2.bank_conflict_cycles.load"), 3u);
+  EXPECT_EQ(same.stats.get("l2.load_bytes"), 44u);
+  EXPECT_EQ(same.stats.get("load.l2_read_bytes"), 44u);
+  const DescriptorRecord& p = spread.record.descriptors[0];
+  EXPECT_EQ(p.l2_read_bytes, 44u);
+  EXPECT_EQ(p.l2_bank_conflict_cycles, 0u);
+  EXPECT_EQ(spread.tokens[0].load_end, 8u);
   EXPECT_EQ(spread.stats.get("l2.bank_conflict_cycles.load"), 0u);
 }
 

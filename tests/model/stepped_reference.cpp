@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -134,8 +135,59 @@ std::vector<Segment> group_segments(const OpDesc& op, uint32_t first, uint64_t p
   return segs;
 }
 
+// The input row pieces one segment's shifted block reads (kernel row `kh`, part `part` of
+// `part_width` taps) over the run's positions ps[begin, end), found tap by tap: every tap's padded
+// coordinates; a strided run's block is, per padded row, from its first tap to its last; a
+// stride-1 run's is the padded stream (rows of wp) from its first tap to its last, cut at each
+// row end. Each piece is clipped to the stored rows and columns (padding is virtual). Returned as
+// (row, first column, columns).
+struct RowPiece {
+  int64_t y = 0, x = 0, n = 0;
+};
+std::vector<RowPiece> block_pieces(const OpDesc& op, const std::vector<Position>& ps, size_t begin,
+                                   size_t end, bool stride1, uint32_t kh, uint64_t part,
+                                   uint64_t part_width) {
+  const int64_t wp = int64_t(op.input.w) + op.pad_left + op.pad_right;
+  std::map<int64_t, std::pair<int64_t, int64_t>> span;  // padded row -> [first, last] column
+  auto add = [&](int64_t pr, int64_t pc) {
+    auto it = span.find(pr);
+    if (it == span.end()) {
+      span[pr] = {pc, pc};
+    } else {
+      it->second.first = std::min(it->second.first, pc);
+      it->second.second = std::max(it->second.second, pc);
+    }
+  };
+  int64_t first = std::numeric_limits<int64_t>::max(), last = -1;  // stride 1: stream indices
+  for (size_t p = begin; p < end; ++p) {
+    const uint64_t kw_end = std::min<uint64_t>(op.kernel_w, (part + 1) * part_width);
+    for (uint64_t kw = part * part_width; kw < kw_end; ++kw) {
+      if (stride1) {
+        const int64_t idx = (int64_t(ps[p].row) + int64_t(kh) * op.dilation_h) * wp + ps[p].x +
+                            int64_t(kw) * op.dilation_w;
+        first = std::min(first, idx), last = std::max(last, idx);
+      } else {
+        add(int64_t(ps[p].row) * op.stride_h + int64_t(kh) * op.dilation_h,
+            int64_t(ps[p].x) * op.stride_w + int64_t(kw) * op.dilation_w);
+      }
+    }
+  }
+  // Stride 1: the block is the stream from the first tap to the last, cut at each row end.
+  for (int64_t idx = first; stride1 && idx <= last; ++idx) add(idx / wp, idx % wp);
+  std::vector<RowPiece> out;
+  for (const auto& [pr, cols] : span) {
+    const int64_t y = pr - op.pad_top;
+    const int64_t a = std::max<int64_t>(cols.first - op.pad_left, 0);
+    const int64_t b = std::min<int64_t>(cols.second - op.pad_left + 1, op.input.w);
+    if (y >= 0 && y < int64_t(op.input.h) && a < b) out.push_back(RowPiece{y, a, b - a});
+  }
+  return out;
+}
+
 void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
-                     std::vector<Fill>* fills) {
+                     std::vector<Fill>* fills, SteppedWork* l2) {
+  const bool window_op = op.op == OpCode::kConv || op.op == OpCode::kMaxPool ||
+                         op.op == OpCode::kAvgPool || op.op == OpCode::kGlobalAvgPool;
   bool stride1 = false;
   const std::vector<Position> ps = tile_positions(op, &stride1);
   const bool padded_rows = op.pad_left + op.pad_right > 0;
@@ -148,6 +200,7 @@ void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& n
   for (size_t begin = 0; begin < ps.size(); begin += nc.count) {
     const size_t end = std::min(ps.size(), begin + size_t(nc.count));
     const uint64_t active = end - begin;
+    ++l2->runs;
     uint64_t valid = 0;
     for (size_t p = begin; p < end; ++p) valid += ps[p].valid;
     // Writes of one segment over this run: walk the run's positions.
@@ -177,6 +230,28 @@ void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& n
       const uint64_t members = op.op == OpCode::kSoftmax ? 3 : group.size();
       const uint64_t out_channels =
           op.op == OpCode::kSoftmax ? op.ch_end - op.ch_begin : group.size();
+      for (const Segment& seg : segs) {
+        if (!window_op) break;
+        // The segment's pieces; one that continues the previous one in memory extends it.
+        std::vector<InputRead> reads;
+        for (const RowPiece& r :
+             block_pieces(op, ps, begin, end, stride1, seg.row, seg.part, seg_elems)) {
+          const uint64_t addr =
+              op.input.addr + op.input.offset(seg.channel, uint32_t(r.y), uint32_t(r.x));
+          const uint64_t bytes = uint64_t(r.n) * op.input.element_bytes;
+          if (!reads.empty() && reads.back().addr + reads.back().bytes == addr) {
+            reads.back().bytes += bytes;
+          } else {
+            reads.push_back(
+                InputRead{begin / nc.count, seg.channel, seg.row, seg.part, r.y, addr, bytes});
+          }
+        }
+        for (const InputRead& r : reads) {
+          l2->input_pieces.emplace_back(r.addr, r.bytes);
+          l2->input_reads.push_back(r);
+          l2->input_bytes += r.bytes;
+        }
+      }
       for (size_t s = 0; s < segs.size(); s += per_fill) {
         const size_t n = std::min<size_t>(per_fill, segs.size() - s);
         Fill f;
@@ -255,7 +330,7 @@ SteppedWork run_stepped_reference(const OpDesc& op, const L1Config& l1, const Ne
     channels_fills(op, l1, nc, &fills, &w);
     w.l2_read_bytes += w.kernel_bytes;
   } else {
-    positions_fills(op, l1, nc, &fills);
+    positions_fills(op, l1, nc, &fills, &w);
   }
   const size_t n = fills.size();
   w.fills = n;

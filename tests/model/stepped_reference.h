@@ -25,17 +25,34 @@
 // bytes (the group's positions of each input channel of the fill, a gather of one piece per
 // channel), the latter once for the whole tile when its inputs fit the kernel region (the rule
 // the closed form states); and, group by group, the pieces the output iterator stores (one per
-// output channel of the group's positions). For the positions mapping only the stored outputs
-// are counted (its L2 reads are not modelled). Outputs are counted in elements.
+// output channel of the group's positions). For the positions mapping's window ops (conv, pools)
+// the walk lists, run by run, group by group and segment by segment, the input row pieces the
+// segment's shifted block reads: every tap of every window of the run in padded coordinates; per
+// padded row the range from the first tap to the last (a stride-1 run: the padded stream of rows
+// from its first tap to its last, cut at row ends), clipped to the stored input, a piece that
+// continues the previous one in memory joined to it
+// (model/l1/row_pieces.h must read exactly these, address by address); the stored outputs are
+// counted too. Outputs are counted in elements.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/arch/arch_config.h"
 #include "core/contract/descriptor.h"
 
 namespace strider {
+
+// One input row piece read for one segment of one fill group: run, input channel, kernel row,
+// part of the kernel row, stored input row, address and bytes.
+struct InputRead {
+  uint64_t run = 0;
+  uint32_t channel = 0, kh = 0, part = 0;
+  int64_t y = 0;
+  uint64_t addr = 0, bytes = 0;
+};
 
 struct SteppedWork {
   uint64_t fills = 0;
@@ -58,6 +75,11 @@ struct SteppedWork {
   uint64_t gather_pieces = 0, gather_bytes = 0;  // the broadcast operand's pieces
   uint64_t store_pieces = 0;                     // channels mapping: one per channel per group
   uint64_t store_elements = 0;                   // every mapping: output elements stored
+  // Positions mapping, window ops: the input row pieces (address, bytes) and their bytes.
+  std::vector<std::pair<uint64_t, uint64_t>> input_pieces;
+  std::vector<InputRead> input_reads;  // the same pieces with where they come from
+  uint64_t input_bytes = 0;
+  uint64_t runs = 0;  // positions mapping: neuron runs
 };
 
 // Steps `op` (one tile) cycle by cycle on the given line buffer and neuron array.

@@ -1,0 +1,34 @@
+// RowPieces: the L2 reads of a positions-mapping window tile's input, piece by piece.
+//
+// Models: for every neuron run (up to `neurons.count` consecutive output positions, as
+// core/timing/tile_work.h lays them) and every kernel row (and part of a kernel row wider than a
+// line), the input iterator reads one block per stored input row the run's windows touch: a
+// stride-1 run walks the padded input as one stream of rows of W + pad_left + pad_right
+// positions, so its block is the span [first window start, last window end) of that stream cut
+// at each padded row end; a strided run reads one block per output row it touches, from its
+// first window's start to its last window's end. Pad columns and pad rows are virtual (made in
+// the block, never stored), so each piece is clipped to the stored row and columns, and a piece
+// wholly in padding reads nothing. Consecutive pieces of one block that are back to back in
+// memory (no horizontal padding, rows `w` bytes apart) are one piece.
+// One AccessPattern per piece covers the input channels that read it: `count` channels at the
+// input's channel stride (a conv group's input channels, or for depthwise convolutions and
+// pools the tile's consecutive channels), `repeats` times (the groups of up to `accumulators`
+// output channels of one conv group each read the same pieces again).
+// The pieces' bytes are what the load unit reports as its input bytes; the closed form's
+// l2_read_bytes (tile_work) counts a segment's whole block, pads included, for the planner.
+#pragma once
+
+#include <vector>
+
+#include "core/arch/arch_config.h"
+#include "core/contract/descriptor.h"
+#include "model/common/timed_memory.h"
+
+namespace strider {
+
+// Appends the input row pieces of `op` (a positions-mapping conv, pool or MatMul tile) to
+// `out`, in the iterator's order: run, kernel row, part, piece.
+void input_row_pieces(const OpDesc& op, const L1Config& l1, const NeuronConfig& neurons,
+                      std::vector<AccessPattern>& out);
+
+}  // namespace strider
