@@ -184,7 +184,8 @@ void import_slice(Importer& im);
 void import_reshape(Importer& im);
 void import_transpose(Importer& im);
 void import_pad(Importer& im);
-void import_resize(Importer& im);  // onnx_ops_resize.cpp
+void import_resize(Importer& im);          // onnx_ops_resize.cpp
+void import_conv_transpose(Importer& im);  // onnx_ops_conv_transpose.cpp
 void import_softmax(Importer& im);
 void import_constant(Importer& im);
 void import_shape_op(Importer& im);

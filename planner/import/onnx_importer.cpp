@@ -39,6 +39,7 @@ const std::map<std::string, Handler>& handlers() {
       {"Constant", import_constant},
       {"ConstantOfShape", import_constant_of_shape},
       {"Conv", import_conv},
+      {"ConvTranspose", import_conv_transpose},
       {"DequantizeLinear", import_dequantize},
       {"Div", import_binary},
       {"Dropout", import_alias},

@@ -26,9 +26,55 @@
 
 #include "planner/import/onnx_gather.h"
 #include "planner/import/onnx_import_context.h"
+#include "planner/import/onnx_resample.h"
 
 namespace strider {
 namespace onnx_import {
+
+std::vector<GatherBlock> resample_blocks(int64_t channels, int64_t in_plane,
+                                         const std::vector<int64_t>& row_off,
+                                         const std::vector<int64_t>& col_off) {
+  const int64_t oh = int64_t(row_off.size()), ow = int64_t(col_off.size()), plane = oh * ow;
+  std::vector<GatherBlock> runs;
+  for (int64_t y = 0; y < oh; ++y) {
+    for (int64_t x = 0; x < ow;) {
+      int64_t len = 1;
+      while (x + len < ow && col_off[size_t(x + len)] == col_off[size_t(x)] + len) ++len;
+      GatherBlock b;
+      b.src = row_off[size_t(y)] + col_off[size_t(x)];
+      b.dst = y * ow + x;
+      b.rows = channels, b.row_len = len;
+      b.src_stride = channels > 1 ? in_plane : 0, b.dst_stride = channels > 1 ? plane : 0;
+      runs.push_back(b);
+      x += len;
+    }
+  }
+  // The smallest period p with a constant source step d >= 1 between columns p apart.
+  int64_t p = 1, d = 0;
+  for (; p < ow; ++p) {
+    d = col_off[size_t(p)] - col_off[0];
+    bool ok = d >= 1;
+    for (int64_t x = 0; ok && x + p < ow; ++x)
+      ok = col_off[size_t(x + p)] - col_off[size_t(x)] == d;
+    if (ok) break;
+  }
+  if (p >= ow || channels * oh * p >= int64_t(runs.size())) return runs;
+  std::vector<GatherBlock> phased;
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t y = 0; y < oh; ++y) {
+      for (int64_t ph = 0; ph < p; ++ph) {
+        GatherBlock b;
+        b.src = c * in_plane + row_off[size_t(y)] + col_off[size_t(ph)];
+        b.dst = c * plane + y * ow + ph;
+        b.rows = (ow - ph + p - 1) / p, b.row_len = 1;
+        b.src_stride = b.rows > 1 ? d : 0, b.dst_stride = b.rows > 1 ? p : 0;
+        phased.push_back(b);
+      }
+    }
+  }
+  return phased;
+}
+
 namespace {
 
 std::string num(double v) {
@@ -79,51 +125,6 @@ int64_t nearest_index(Importer& im, const std::string& ct_mode, const std::strin
   return std::min(std::max<int64_t>(i, 0), a.in - 1);
 }
 
-// Blocks copying input[c][ih[oh]][iw[ow]] to output[c][oh][ow] for every c, oh, ow (planar
-// images of C x in_h x in_w and C x ih.size() x iw.size()). Per output row, each run of output
-// columns reading consecutive input columns is one block of C rows (one per channel); when that
-// gives more blocks than one per channel, output row and column phase (an integer upsample: a
-// block of every s-th output column), the latter is taken.
-std::vector<GatherBlock> nearest_blocks(int64_t c, int64_t in_h, int64_t in_w,
-                                        const std::vector<int64_t>& ih,
-                                        const std::vector<int64_t>& iw) {
-  const int64_t oh = int64_t(ih.size()), ow = int64_t(iw.size());
-  std::vector<GatherBlock> per_pixel;
-  for (int64_t y = 0; y < oh; ++y) {
-    for (int64_t x = 0; x < ow;) {
-      int64_t len = 1;
-      while (x + len < ow && iw[size_t(x + len)] == iw[size_t(x)] + len) ++len;
-      GatherBlock b;
-      b.src = ih[size_t(y)] * in_w + iw[size_t(x)];
-      b.dst = y * ow + x;
-      b.rows = c, b.row_len = len;
-      b.src_stride = c > 1 ? in_h * in_w : 0, b.dst_stride = c > 1 ? oh * ow : 0;
-      per_pixel.push_back(b);
-      x += len;
-    }
-  }
-  // Integer upsample of W by s (iw[x] = x / s): one block of in_w rows per channel, output row
-  // and phase.
-  const int64_t s = ow / in_w;
-  bool integer = s > 1 && ow == s * in_w;
-  for (int64_t x = 0; integer && x < ow; ++x) integer = iw[size_t(x)] == x / s;
-  if (!integer || c * oh * s >= int64_t(per_pixel.size())) return per_pixel;
-  std::vector<GatherBlock> phased;
-  for (int64_t ch = 0; ch < c; ++ch) {
-    for (int64_t y = 0; y < oh; ++y) {
-      for (int64_t p = 0; p < s; ++p) {
-        GatherBlock b;
-        b.src = ch * in_h * in_w + ih[size_t(y)] * in_w;
-        b.dst = ch * oh * ow + y * ow + p;
-        b.rows = in_w, b.row_len = 1;
-        b.src_stride = in_w > 1 ? 1 : 0, b.dst_stride = in_w > 1 ? s : 0;
-        phased.push_back(b);
-      }
-    }
-  }
-  return phased;
-}
-
 // Linear interpolation weights of one axis (scale 1 or 2) over the gathered copy: the copy's
 // index map (output index -> input index, with the kernel's extra border) and the kernel.
 void linear_axis(Importer& im, const std::string& ct_mode, const Axis& a, std::vector<int64_t>* map,
@@ -150,6 +151,12 @@ void linear_axis(Importer& im, const std::string& ct_mode, const Axis& a, std::v
     for (int64_t q = 0; q < a.out + 1; ++q) map->push_back(clamp(q / 2));
     *kernel = {1, 1};
   }
+}
+
+// Input row indices as element offsets of rows `w` long.
+std::vector<int64_t> rows(std::vector<int64_t> index, int64_t w) {
+  for (int64_t& i : index) i *= w;
+  return index;
 }
 
 }  // namespace
@@ -240,7 +247,7 @@ void import_resize(Importer& im) {
     Node n = im.new_node(OpType::kGather);
     n.inputs = {x};
     n.gather_shape = TensorShape{1, c, h.out, w.out};
-    n.gather = nearest_blocks(c, h.in, w.in, ih, iw);
+    n.gather = resample_blocks(c, h.in * w.in, rows(ih, w.in), iw);
     im.emit(n, 4);
     return;
   }
@@ -257,7 +264,7 @@ void import_resize(Importer& im) {
   g.name += "/nearest";
   g.inputs = {x};
   g.gather_shape = TensorShape{1, c, int64_t(ih.size()), int64_t(iw.size())};
-  g.gather = nearest_blocks(c, h.in, w.in, ih, iw);
+  g.gather = resample_blocks(c, h.in * w.in, rows(ih, w.in), iw);
   const int copy = add_node_output(im, std::move(g), "/nearest");
 
   Node n = im.new_node(OpType::kConv);
