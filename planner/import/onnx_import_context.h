@@ -139,6 +139,7 @@ class Importer {
   std::vector<WindowLayout>& window_layouts() { return window_layouts_; }
   ValuePtr output_value(size_t k) const;  // the value bound to output k (nullptr if none)
   int opset() const { return opset_; }
+  int source_opset() const { return source_opset_; }  // before conversion (0: not converted)
 
  private:
   void load(onnx::ModelProto* model) const;
@@ -153,6 +154,7 @@ class Importer {
   OnnxInputDims dims_;
   Graph graph_;
   int opset_ = 13;
+  int source_opset_ = 0;
   std::map<std::string, ValuePtr> values_;
   std::map<std::string, int> use_count_;
   std::map<int, std::vector<double>> float_data_;  // IR weight / bias tensor -> float values
@@ -182,6 +184,8 @@ void import_slice(Importer& im);
 void import_reshape(Importer& im);
 void import_transpose(Importer& im);
 void import_pad(Importer& im);
+void import_resize(Importer& im);          // onnx_ops_resize.cpp
+void import_conv_transpose(Importer& im);  // onnx_ops_conv_transpose.cpp
 void import_softmax(Importer& im);
 void import_constant(Importer& im);
 void import_shape_op(Importer& im);

@@ -39,6 +39,7 @@ const std::map<std::string, Handler>& handlers() {
       {"Constant", import_constant},
       {"ConstantOfShape", import_constant_of_shape},
       {"Conv", import_conv},
+      {"ConvTranspose", import_conv_transpose},
       {"DequantizeLinear", import_dequantize},
       {"Div", import_binary},
       {"Dropout", import_alias},
@@ -71,6 +72,7 @@ const std::map<std::string, Handler>& handlers() {
       {"ReduceMean", import_reduce_mean},
       {"Relu", import_activation},
       {"Reshape", import_reshape},
+      {"Resize", import_resize},
       {"Shape", import_shape_op},
       {"Sigmoid", import_activation},
       {"Slice", import_slice},
@@ -274,7 +276,7 @@ Graph Importer::run() {
   }
   if (opset_ >= 1 && opset_ < 11) {
     // Older models are upgraded by ONNX's own version converter, not by per-opset code here.
-    const int from = opset_;
+    const int from = source_opset_ = opset_;
     try {
       model = onnx::version_conversion::ConvertVersion(model, 11);
     } catch (const std::exception& e) {

@@ -56,7 +56,7 @@ uint32_t Lowerer::weight_block(const Node& n) const {
 
 uint32_t Lowerer::weight_block(const Node& n, Mapping m) const {
   const uint32_t out_c = static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.c);
-  if (n.op == OpType::kConv) {
+  if (n.op == OpType::kConv && !gemm_as_conv(n)) {
     const uint64_t per = weights_per_channel(n);
     const uint64_t slot = arch_.lowering.weight_slot_bytes ? arch_.lowering.weight_slot_bytes
                                                            : arch_.l2.size_bytes / 32;
@@ -65,7 +65,8 @@ uint32_t Lowerer::weight_block(const Node& n, Mapping m) const {
     const uint64_t block = fit >= unit ? fit / unit * unit : 2 * slot / per >= unit ? unit : fit;
     return static_cast<uint32_t>(std::clamp<uint64_t>(block, 1, out_c));
   }
-  if (n.op == OpType::kFullyConnected) {  // one run of neurons, a slot within L2 / 16
+  // An fc, and a conv lowered as one (gemm_as_conv): one run of neurons, a slot within L2 / 16.
+  if (n.op == OpType::kFullyConnected || n.op == OpType::kConv) {
     const uint64_t cap = std::max<uint64_t>(1, (arch_.l2.size_bytes / 16) / weights_per_channel(n));
     return static_cast<uint32_t>(std::min<uint64_t>({cap, arch_.neurons.count, out_c}));
   }
