@@ -81,6 +81,10 @@ for e in json.load(open(os.path.join(d, 'index.json'))):
             v = a * m + bb * j['quant']['input2_multiplier'] if op == 'add' else a * bb
         else: v = a
         ref = act(rq(v, 1 if op == 'add' else m, s), j)
+        if op == 'activation' and 'negative_requant' in j:  # LeakyRelu / PRelu: by the sign
+            nq = j['negative_requant']; shp = (1, -1, 1, 1)
+            neg = rq(v, np.array(nq['multiplier']).reshape(shp), np.array(nq['shift']).reshape(shp))
+            ref = act(np.where(v < 0, neg, rq(v, m, s)), j)
     elif op == 'softmax':
         # The integer exp and rounding the JSON's quant.softmax spells out.
         # Over each group of C / groups channels; a causal row y sees channels 0 .. y of a group.

@@ -286,11 +286,19 @@ void Reference::compute(const Node& n, const std::vector<const Bytes*>& in,
     case OpType::kGlobalAvgPool: pool(g_, n, *in[0], out[0]); break;
     case OpType::kAdd:
     case OpType::kMul: binary(g_, n, *in[0], *in[1], out[0]); break;
-    case OpType::kActivation:
+    case OpType::kActivation: {
+      // LeakyRelu / PRelu: a negative input takes its channel's requantisation (the slope's).
+      const TensorShape& s = g_.tensors[n.inputs[0]].shape;
+      const size_t plane = size_t(s.h * s.w);
+      const bool sloped = !n.negative_slope.empty();
       for (size_t i = 0; i < out[0].size(); ++i) {
-        out[0][i] = post(n, requantize((*in[0])[i], n.requant_multiplier, n.requant_shift));
+        const int8_t x = (*in[0])[i];
+        const Requant r = sloped && x < 0 ? n.channel_requant[i / plane % size_t(s.c)]
+                                          : Requant{n.requant_multiplier, n.requant_shift};
+        out[0][i] = post(n, requantize(x, r));
       }
       break;
+    }
     case OpType::kSoftmax: softmax(g_, n, *in[0], out[0]); break;
     case OpType::kMatMul: matmul(g_, n, *in[0], *in[1], out[0]); break;
     case OpType::kLayerNorm: layernorm(g_, n, *in[0], out[0]); break;

@@ -17,6 +17,7 @@
 #include "tb/report_writer.h"
 #include "tb/run_observers.h"
 #include "tb/run_summary.h"
+#include "tb/stage_progress.h"
 
 namespace strider {
 namespace {
@@ -114,11 +115,13 @@ int execute_run(RunResult& r, std::ostream& out, std::ostream& err, const ExtraR
       return 1;
     }
     print_summary(r, s, out);
-    char stages[160];
-    std::snprintf(stages, sizeof stages,
-                  "  stages           import and plan %.3f s, simulate %.3f s, reports %.3f s\n",
-                  plan_s, simulate_s, reports_s);
-    out << stages;
+    // Each stage's time: import, calibration (functional mode), planning, then simulate and
+    // reports (an emitted list has no planning stages).
+    std::vector<std::pair<std::string, double>> times = r.stage_seconds;
+    if (times.empty() && plan_s > 0) times.emplace_back("import and plan", plan_s);
+    times.emplace_back("simulate", simulate_s);
+    times.emplace_back("reports", reports_s);
+    out << "  stages           " << StageProgress::summary(times) << "\n";
     print_quant(r, out, err);
     out << "  results in " << r.config.output_dir << "/\n";
     if (!r.dump_tensors_dir.empty()) out << "  tensors in " << r.dump_tensors_dir << "/\n";

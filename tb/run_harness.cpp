@@ -59,6 +59,7 @@ void plan_run(RunResult& r) {
   r.lowered = std::move(p.lowered);
   r.models = std::move(p.models);
   r.quant = std::move(p.quant);
+  r.stage_seconds = std::move(p.stage_seconds);
 }
 
 void simulate_run(RunResult& r) {

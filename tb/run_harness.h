@@ -38,6 +38,8 @@ struct RunResult {
   std::vector<Fidelity> layer_fidelity;
   Fidelity output_fidelity;
   QuantInfo quant;
+  // Seconds of import, calibration and planning (PlannedRun::stage_seconds).
+  std::vector<std::pair<std::string, double>> stage_seconds;
   std::vector<std::string> command_line;  // recorded in run.json
 };
 

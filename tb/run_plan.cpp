@@ -1,6 +1,9 @@
 // RunPlan (see run_plan.h).
 #include "tb/run_plan.h"
 
+#include <unistd.h>
+
+#include <iostream>
 #include <stdexcept>
 
 #include "planner/import/network_loader.h"
@@ -9,6 +12,7 @@
 #include "planner/quant/calibration_inputs.h"
 #include "planner/quant/calibrator.h"
 #include "tb/resource_limits.h"
+#include "tb/stage_progress.h"
 
 namespace strider {
 
@@ -16,14 +20,17 @@ namespace {
 
 // Imports network k of the run, refusing absurd sizes before its weights are materialised, and
 // fuses its activations into their producers.
-Graph load_checked(const RunConfig& cfg, size_t k, QuantInfo* quant, std::ostream& warnings) {
+Graph load_checked(const RunConfig& cfg, size_t k, QuantInfo* quant, std::ostream& warnings,
+                   StageProgress& stages) {
   const NetworkSpec& net = cfg.networks[k];
   ImportOptions opt;
   opt.input_h = net.input_h;
   opt.input_w = net.input_w;
   opt.batch = net.batch;
   parse_scalesim_output_size(net.scalesim_output_size, &opt.scalesim.output_size);
+  opt.progress = stages.stage("import");
   Graph g = import_network(net.path, opt);
+  stages.finish();
   for (const std::string& w : g.warnings) warnings << "warning: " << w << "\n";
   check_resource_limits(cfg, g, ResourceLimits(), k);
   materialise_parameters(&g, net.seed);
@@ -55,7 +62,9 @@ Graph load_checked(const RunConfig& cfg, size_t k, QuantInfo* quant, std::ostrea
                                                  qo.preprocess, "quant.evaluation.inputs");
       quant->evaluation_inputs = qo.evaluation.inputs;
     }
+    co.progress = stages.stage("calibration");
     quant->clip_bounds = calibrate(&g, co);
+    stages.finish();
     quant->calibrated = true;
     quant->seed = net.seed;
     quant->method = g.calibration_method;
@@ -79,15 +88,18 @@ PlannedRun plan_networks(const RunConfig& cfg, std::ostream& warnings) {
   opt.schedule = cfg.planner.schedule;
   opt.time_limit_s = cfg.planner.time_limit_s;
   opt.segment_choice = cfg.planner.image_segments;
+  // Progress lines only on a terminal, and only when the warnings go to it.
+  StageProgress stages(warnings, &warnings == &std::cerr && isatty(STDERR_FILENO));
   if (cfg.networks.size() == 1) {
-    r.graph = load_checked(cfg, 0, &r.quant, warnings);
+    r.graph = load_checked(cfg, 0, &r.quant, warnings, stages);
   } else {
     std::vector<Graph> nets;
     std::vector<std::string> names;
     for (size_t k = 0; k < cfg.networks.size(); ++k) {
-      nets.push_back(load_checked(cfg, k, &r.quant, warnings));
+      nets.push_back(load_checked(cfg, k, &r.quant, warnings, stages));
       names.push_back(cfg.networks[k].name);
     }
+    opt.progress = stages.stage("planning");
     for (size_t k = 0; k < nets.size(); ++k) {
       const Lowered alone = lower_within_limits(cfg, nets[k], cfg.arch, opt, ResourceLimits(), k);
       r.models.push_back({names[k], alone.arena_bytes, alone.weights_stored_bytes});
@@ -96,7 +108,10 @@ PlannedRun plan_networks(const RunConfig& cfg, std::ostream& warnings) {
     r.graph = std::move(m.graph);
     opt.order = std::move(m.order);
   }
+  if (cfg.networks.size() == 1) opt.progress = stages.stage("planning");
   r.lowered = lower_within_limits(cfg, r.graph, cfg.arch, opt);
+  stages.finish();
+  r.stage_seconds = stages.times();
   check_descriptor_limits(cfg, r.lowered.list);
   if (r.models.empty()) {
     r.models.push_back(

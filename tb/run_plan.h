@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/arch/run_config.h"
@@ -45,6 +46,8 @@ struct PlannedRun {
   Lowered lowered;
   std::vector<ModelFigures> models;  // per network of the run, each planned alone
   QuantInfo quant;                   // how the graph was calibrated (functional mode)
+  // Seconds of each stage (import, calibration, planning) in order (tb/stage_progress.h).
+  std::vector<std::pair<std::string, double>> stage_seconds;
 };
 
 // Plans `cfg`; import and calibration warnings go to `warnings` as they arise ("warning: ..."

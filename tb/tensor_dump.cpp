@@ -24,7 +24,9 @@ nlohmann::json numerics(const Graph& g, const Node& n) {
       "saturate_int8(act(round_half_away_from_zero(v * multiplier / 2^shift))), v = bias + "
       "sum(in * w) for conv / fc, a * multiplier + b * input2_multiplier for add (then multiplier "
       "1), a * b for mul, a for activation; pools do not "
-      "requantise; with channel_requant, output channel c uses its multiplier[c] and shift[c]";
+      "requantise; with channel_requant, output channel c uses its multiplier[c] and shift[c]; "
+      "with negative_requant (LeakyRelu / PRelu), a negative input of channel c uses its "
+      "multiplier[c] and shift[c]";
   j["zero_point"] = 0;  // symmetric int8 everywhere
   nlohmann::json scales = nlohmann::json::array();
   for (int t : n.inputs) scales.push_back(g.tensors[t].scale);
@@ -162,7 +164,9 @@ void dump_tensors(const Graph& g, const Lowered& lowered, const FunctionalCheck&
       // Output channel c uses channel_requant multiplier[c] / shift[c] instead of "requant".
       std::vector<int32_t> m, s;
       for (const Requant& r : n.channel_requant) m.push_back(r.multiplier), s.push_back(r.shift);
-      j["channel_requant"] = {{"multiplier", m}, {"shift", s}};
+      j[n.negative_slope.empty() ? "channel_requant" : "negative_requant"] = {{"multiplier", m},
+                                                                             {"shift", s}};
+      if (!n.negative_slope.empty()) j["negative_slope"] = n.negative_slope;
     }
     // A scalar the importer folded in (attention's 1 / sqrt(d)): the float layer is the op's
     // value x output_factor; the requantisation above already carries it.

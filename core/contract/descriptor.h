@@ -135,7 +135,9 @@ struct OpDesc {
   // Per-output-channel requantisation (conv / fc with per-channel weight scales): one entry per
   // channel of the tile, [ch_begin, ch_end) in order; empty: requant_multiplier / requant_shift
   // for every channel. Carried in the descriptor like the per-tensor pair (the controller's
-  // fetch cost is the fixed descriptor_bytes).
+  // fetch cost is the fixed descriptor_bytes). Activation (LeakyRelu / PRelu): the
+  // requantisation of a negative input per channel, its multiplier carrying the slope's sign;
+  // a non-negative input takes requant_multiplier / requant_shift.
   std::vector<Requant> channel_requant;
   Requant requant_of(uint32_t channel) const {
     return channel_requant.empty() ? Requant{requant_multiplier, requant_shift}

@@ -141,6 +141,13 @@ void elementwise(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& o
       }
       const size_t base = out.size();
       out.resize(base + w);
+      if (op.op == OpCode::kActivation && !op.channel_requant.empty()) {
+        // LeakyRelu / PRelu: the post-op selects the requantisation by the input's sign, the
+        // negative one carrying the channel's slope (one multiply and one rounding either way).
+        const Requant pos{op.requant_multiplier, op.requant_shift}, neg = op.requant_of(c);
+        for (uint32_t x = 0; x < w; ++x) out[base + x] = finish(op, requantize(v[x], v[x] < 0 ? neg : pos));
+        continue;
+      }
       requantize_row(v.data(), w, Requant{add ? 1 : op.requant_multiplier, op.requant_shift},
                      op.act, op.clip_min, op.clip_max, &out[base]);
     }

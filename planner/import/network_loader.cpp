@@ -29,7 +29,7 @@ Graph import_by_extension(const std::string& path, const ImportOptions& opt, boo
     OnnxInputDims dims;
     dims.batch = opt.batch;
     if (sized) dims.h = opt.input_h, dims.w = opt.input_w;
-    return import_onnx(path, dims);
+    return import_onnx(path, dims, opt.progress);
   }
   throw std::runtime_error(path + ": unknown network file type '" + ext +
                            "' (expected .onnx, .yaml, .yml or .csv)");

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/common/progress.h"
 #include "planner/import/scalesim_csv.h"
 #include "planner/ir/graph.h"
 
@@ -19,6 +20,7 @@ struct ImportOptions {
   int64_t input_h = 0, input_w = 0;
   int64_t batch = 0;         // images per run
   ScaleSimOptions scalesim;  // SCALE-Sim CSV only
+  ProgressFn progress;       // ONNX: k of N nodes imported (core/common/progress.h)
 };
 
 // Import with the overrides of `opt`, without materialising parameters.

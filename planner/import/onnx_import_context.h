@@ -82,6 +82,7 @@ class Importer {
       : path_(path), sized_(dims.h > 0), dims_(dims) {}
   // Parses the serialized model `bytes` instead of reading the file `path` (named in errors).
   void set_bytes(const std::string* bytes) { bytes_ = bytes; }
+  void set_progress(const ProgressFn* progress) { progress_ = progress; }  // k of N nodes
   Graph run();
 
   // --- used by op handlers -------------------------------------------------------------
@@ -150,6 +151,7 @@ class Importer {
 
   std::string path_;
   const std::string* bytes_ = nullptr;
+  const ProgressFn* progress_ = nullptr;
   bool sized_ = false;
   OnnxInputDims dims_;
   Graph graph_;
@@ -174,6 +176,8 @@ void import_gemm(Importer& im);
 void import_matmul(Importer& im);
 void import_batchnorm(Importer& im);
 void import_activation(Importer& im);
+void import_leaky_relu(Importer& im);  // LeakyRelu, PRelu: onnx_ops_activation.cpp
+void import_prelu(Importer& im);
 void import_binary(Importer& im);
 void import_concat(Importer& im);
 void import_split(Importer& im);

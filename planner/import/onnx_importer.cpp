@@ -60,6 +60,7 @@ const std::map<std::string, Handler>& handlers() {
       {"HardSigmoid", import_activation},
       {"HardSwish", import_activation},
       {"Identity", import_alias},
+      {"LeakyRelu", import_leaky_relu},
       {"MatMul", import_matmul},
       {"MaxPool", [](Importer& im) { import_pool(im, true); }},
       {"Mod", import_binary},
@@ -68,6 +69,7 @@ const std::map<std::string, Handler>& handlers() {
       {"ScatterND", import_scatter_nd},
       {"Mul", import_binary},
       {"Pad", import_pad},
+      {"PRelu", import_prelu},
       {"QuantizeLinear", import_quantize},
       {"ReduceMean", import_reduce_mean},
       {"Relu", import_activation},
@@ -319,6 +321,7 @@ Graph Importer::run() {
       // Errors raised below the handlers (IR container, standard library): name file and node.
       fail(what);
     }
+    if (progress_) report_progress(*progress_, uint64_t(i) + 1, uint64_t(g.node_size()));
   }
   node_ = nullptr;
   finish(g);
@@ -333,8 +336,11 @@ Graph Importer::run() {
 
 }  // namespace onnx_import
 
-Graph import_onnx(const std::string& path, const OnnxInputDims& dims) {
-  return onnx_import::Importer(path, dims).run();
+Graph import_onnx(const std::string& path, const OnnxInputDims& dims,
+                  const ProgressFn& progress) {
+  onnx_import::Importer im(path, dims);
+  im.set_progress(&progress);
+  return im.run();
 }
 
 Graph import_onnx_bytes(const std::string& bytes, const std::string& label,

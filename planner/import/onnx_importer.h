@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/common/progress.h"
 #include "planner/ir/graph.h"
 
 namespace strider {
@@ -36,7 +37,9 @@ struct OnnxInputDims {
 // A symbolic dim of a graph input that `dims` does not give is an error naming the input, the
 // dim and the key that would give it. Models of opsets 1 to 10 are upgraded to opset 11 by ONNX's
 // own version converter first (Graph::warnings says so); opsets 11 to 17 import as they are.
-Graph import_onnx(const std::string& path, const OnnxInputDims& dims);
+// `progress`: called with k of N after each of the N ONNX nodes (core/common/progress.h).
+Graph import_onnx(const std::string& path, const OnnxInputDims& dims,
+                  const ProgressFn& progress = {});
 // `sized`: height and width are given afterwards (symbolic ones read as 1 until then).
 Graph import_onnx(const std::string& path, bool sized = false);
 

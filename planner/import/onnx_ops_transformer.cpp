@@ -338,6 +338,8 @@ void import_binary_view(Importer& im) {
 bool transformer_claims(Importer& im) {
   const std::string& type = im.node().op_type();
   if (type == "Shape" || type == "Identity" || type == "Dropout") return false;
+  // Element-wise on any activation or view (onnx_ops_activation.cpp).
+  if ((type == "LeakyRelu" || type == "PRelu") && im.input(0)->kind != Value::Kind::kPattern) return false;
   // A conv's [1, C, H, W] output reshaped to [1, C, H x W] (a ViT's patch grid to tokens).
   if (type == "Reshape" && im.is_activation(0) && !is_view(im.input(0)) &&
       im.input(0)->dims.size() == 4 && im.input(1)->kind == Value::Kind::kConstant &&

@@ -3,6 +3,7 @@
 #include "planner/ir/graph.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 
@@ -260,7 +261,28 @@ void validate(const Graph& g) {
     if (n.requant_shift < 0 || n.requant_shift > 62) {
       fail(n, "requantisation shift " + std::to_string(n.requant_shift) + " outside [0, 62]");
     }
-    if (!n.channel_requant.empty()) {
+    if (!n.negative_slope.empty()) {
+      const int64_t c = n.inputs.empty() ? 0 : g.tensors[n.inputs[0]].shape.c;
+      if (n.op != OpType::kActivation) fail(n, "a negative slope on a non-activation node");
+      if (n.negative_slope.size() != 1 && int64_t(n.negative_slope.size()) != c) {
+        fail(n, std::to_string(n.negative_slope.size()) + " negative slopes, expected 1 or " +
+                    std::to_string(c) + " (one per channel)");
+      }
+      for (double s : n.negative_slope) {
+        if (!std::isfinite(s)) fail(n, "negative slope " + std::to_string(s) + " is not finite");
+      }
+      if (!n.channel_requant.empty() && int64_t(n.channel_requant.size()) != c) {
+        fail(n, std::to_string(n.channel_requant.size()) +
+                    " negative-input requantisations, expected one per channel (" +
+                    std::to_string(c) + ")");
+      }
+      for (const Requant& r : n.channel_requant) {
+        if (r.shift < 0 || r.shift > 62) {
+          fail(n, "negative-input requantisation shift " + std::to_string(r.shift) +
+                      " outside [0, 62]");
+        }
+      }
+    } else if (!n.channel_requant.empty()) {
       const int64_t out_c = n.weights < 0 ? 0 : g.tensors[n.weights].shape.n;
       if (n.weights < 0 || int64_t(n.channel_requant.size()) != out_c) {
         fail(n, std::to_string(n.channel_requant.size()) +

@@ -160,9 +160,18 @@ struct Node {
   // Conv / fc: one requantisation per output channel (weights with per-channel scales), which
   // then replaces requant_multiplier / requant_shift; empty: the per-tensor pair.
   std::vector<Requant> channel_requant;
+  // kActivation with negative_slope (LeakyRelu, PRelu): channel_requant is instead the
+  // requantisation of a negative input, one per channel (requant_multiplier / requant_shift
+  // that of a positive one); its multiplier carries the slope's sign (0 for slope 0).
   Requant requant_of(int64_t channel) const {
     return channel_requant.empty() ? Requant{requant_multiplier, requant_shift}
                                    : channel_requant[size_t(channel)];
+  }
+  // LeakyRelu / PRelu (kActivation only): y = x for x >= 0, slope x below, the slope per
+  // channel (PRelu) or one for every channel (size 1); empty for every other node.
+  std::vector<double> negative_slope;
+  double slope_of(int64_t channel) const {
+    return negative_slope.size() == 1 ? negative_slope[0] : negative_slope[size_t(channel)];
   }
 
   // Split / Slice: channel ranges, one [begin, end) per output.
@@ -272,5 +281,11 @@ int64_t reduction_length(const Graph& g, const Node& n);
 // `seed` (and the tensor name), and sets each conv / fully-connected node's requantisation so that
 // outputs use the int8 range without saturating on average.
 void materialise_parameters(Graph* g, uint64_t seed);
+
+// LeakyRelu / PRelu: sets channel_requant of a node with negative_slope to the requantisation of
+// a negative input, real factor `scale` x slope per channel (one rounding: y = requantize(x, m_c,
+// s_c) with m_c / 2^s_c ~= scale x slope_c, the multiplier negative for a negative slope and 0
+// for slope 0), `channels` entries.
+void set_negative_requant(Node* n, double scale, int64_t channels);
 
 }  // namespace strider

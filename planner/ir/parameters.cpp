@@ -126,10 +126,29 @@ void materialise_parameters(Graph* g, uint64_t seed) {
     }
     choose_requant(acc_rms > 0.0 ? kNominalRms / acc_rms : 1.0, &n);
   }
+  for (Node& n : g->nodes) {  // inputs and outputs at one nominal scale: slope x 1
+    if (!n.negative_slope.empty() && n.channel_requant.empty() && !n.inputs.empty()) {
+      set_negative_requant(&n, double(n.requant_multiplier) / std::ldexp(1.0, n.requant_shift),
+                           g->tensors.at(n.inputs[0]).shape.c);
+    }
+  }
   // Weight or bias tensors not attached to a conv / fc node (none today) still get data.
   for (Tensor& t : g->tensors) {
     if (t.kind == TensorKind::kWeight && t.data.empty()) fill_weights(&t, seed);
     if (t.kind == TensorKind::kBias && t.bias.empty()) fill_bias(&t, seed, 1024);
+  }
+}
+
+void set_negative_requant(Node* n, double scale, int64_t channels) {
+  n->channel_requant.clear();
+  for (int64_t c = 0; c < channels; ++c) {
+    const double f = scale * n->slope_of(c);
+    Requant r{0, 0};
+    if (f != 0) {
+      r = quantize_multiplier(std::fabs(f));
+      if (f < 0) r.multiplier = -r.multiplier;
+    }
+    n->channel_requant.push_back(r);
   }
 }
 

@@ -259,13 +259,15 @@ class Validator {
                                        ", expected 0 (only add scales its second operand)");
     }
     if (!o.channel_requant.empty()) {
-      if (o.op != OpCode::kConv && o.op != OpCode::kFullyConnected) {
+      // activation: a negative input's requantisation (LeakyRelu / PRelu), of either sign.
+      const bool sloped = o.op == OpCode::kActivation;
+      if (o.op != OpCode::kConv && o.op != OpCode::kFullyConnected && !sloped) {
         fail("op.channel_requant", std::string("given for ") + to_string(o.op) +
-                                       ", expected only for conv and fc");
+                                       ", expected only for conv, fc and activation");
       }
       for (size_t c = 0; c < o.channel_requant.size(); ++c) {
         const Requant& r = o.channel_requant[c];
-        if (r.shift < 0 || r.shift > 62 || r.multiplier <= 0) {
+        if (r.shift < 0 || r.shift > 62 || (r.multiplier <= 0 && !sloped)) {
           fail("op.channel_requant", "channel " + str(o.ch_begin + c) + ": multiplier " +
                                          std::to_string(r.multiplier) + ", shift " +
                                          std::to_string(r.shift) +

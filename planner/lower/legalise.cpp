@@ -36,8 +36,9 @@ int fuse_activations(Graph* g) {
   for (size_t i = 0; i < g->nodes.size(); ++i) {
     const Node& a = g->nodes[i];
     // Only an identity requantisation folds exactly: the producer's own requantisation stays.
+    // LeakyRelu / PRelu keep their node (their slope is a requantisation of their own).
     if (a.op != OpType::kActivation || a.inputs.size() != 1 || a.outputs.size() != 1 ||
-        a.requant_multiplier != 1 || a.requant_shift != 0) {
+        a.requant_multiplier != 1 || a.requant_shift != 0 || !a.negative_slope.empty()) {
       continue;
     }
     const int t = a.inputs[0], p = producer[t];

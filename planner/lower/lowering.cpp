@@ -308,9 +308,11 @@ Lowered Lowerer::run() {
       const StepRange r = segs[next_seg++];
       lower_segment(order, size_t(r.first), size_t(r.last));
       s = size_t(r.last) + 1;
+      report_progress(opt_.progress, s, order.size());
       continue;
     }
     lower_step(order[s++]);
+    report_progress(opt_.progress, s, order.size());
   }
   // The search's rows name nodes; each compute node has one layer.
   for (MappingRow& row : out_.mapping) {

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "core/arch/arch_config.h"
+#include "core/common/progress.h"
 #include "core/contract/descriptor.h"
 #include "planner/ir/graph.h"
 
@@ -54,6 +55,8 @@ struct LowerOptions {
   // run of steps that can), given (exactly image_segments; a mapper may search them).
   std::string segment_choice = "auto";
   std::vector<StepRange> image_segments;
+  // k of N schedule steps lowered (core/common/progress.h); empty: nobody listens.
+  ProgressFn progress;
 };
 
 // The list passed LowerOptions::max_descriptors; thrown before the memory is spent.

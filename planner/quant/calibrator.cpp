@@ -382,6 +382,8 @@ void apply_scales(Graph* g) {
       }
       case OpType::kActivation:
         m = s_in / div;
+        // LeakyRelu / PRelu: a negative input's requantisation carries the slope.
+        if (!n.negative_slope.empty()) set_negative_requant(&n, m, g->tensors[n.inputs[0]].shape.c);
         break;
       case OpType::kMul:
       case OpType::kMatMul:
@@ -503,7 +505,10 @@ ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
         ref.set_input(t, x.float_data.empty() ? calibration_image(x, opt.seed, image) : x.float_data);
       }
     }
-    ref.run();
+    const uint64_t layers = g->nodes.size();
+    ref.run([&](uint64_t k, uint64_t) {
+      report_progress(opt.progress, uint64_t(image) * layers + k, uint64_t(images) * layers);
+    });
     for (size_t t = 0; t < g->tensors.size(); ++t) {
       float m = 0;  // float max: the plain loop vectorises
       if (!masked[t]) {

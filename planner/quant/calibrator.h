@@ -69,6 +69,7 @@
 
 #include <cstdint>
 
+#include "core/common/progress.h"
 #include "planner/ir/graph.h"
 
 namespace strider {
@@ -81,6 +82,8 @@ struct CalibrationOptions {
   // The user's calibration samples for graph input 0 (each its shape.elements() floats, CHW;
   // calibration_inputs.h); empty: seeded synthetic images. Other inputs stay synthetic.
   std::vector<std::vector<float>> inputs;
+  // k of N: the layers of every image's float pass (core/common/progress.h).
+  ProgressFn progress;
   // The clipping threshold T of a free group (scale T / 127, or T / 255 unsigned), from a
   // sample of |x| of its members over every calibration image (at most ~64k values):
   // "mse": the T that minimises clipping plus rounding error with at most 0.5 % clipped

@@ -245,8 +245,11 @@ void FloatReference::set_input(int tensor, std::vector<float> values) {
   values_[tensor] = std::move(values);
 }
 
-void FloatReference::run() {
-  for (const Node& n : g_.nodes) run_node(n);
+void FloatReference::run(const ProgressFn& progress) {
+  for (size_t k = 0; k < g_.nodes.size(); ++k) {
+    run_node(g_.nodes[k]);
+    report_progress(progress, k + 1, g_.nodes.size());
+  }
 }
 
 const float* FloatReference::weights_of(const Node& n) {
@@ -302,6 +305,14 @@ void FloatReference::compute(const Node& n, const std::vector<const Floats*>& in
       break;
     case OpType::kActivation:
       out[0] = *in[0];
+      if (!n.negative_slope.empty()) {  // LeakyRelu / PRelu: slope x below 0, per channel
+        const TensorShape& s = g_.tensors[n.inputs[0]].shape;
+        const size_t plane = size_t(s.h * s.w);
+        for (size_t i = 0; i < out[0].size(); ++i) {
+          float& v = out[0][i];
+          if (v < 0) v = float(v * n.slope_of(int64_t(i / plane) % s.c));
+        }
+      }
       break;
     case OpType::kSoftmax:
       softmax(g_, n, *in[0], out[0]);

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/common/progress.h"
 #include "planner/ir/graph.h"
 
 namespace strider {
@@ -40,7 +41,8 @@ class FloatReference {
 
   // Computes every node in graph order; throws naming the node when a conv / fc node lacks
   // float weights.
-  void run();
+  // `progress`: k of N nodes after each node (core/common/progress.h).
+  void run(const ProgressFn& progress = {});
 
   const std::vector<float>& value(int tensor) const { return values_.at(tensor); }
   std::vector<std::vector<float>>& values() { return values_; }

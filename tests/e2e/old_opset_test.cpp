@@ -63,6 +63,24 @@ TEST(OldOpset, Opset10CnnWithShapeArithmeticMatchesReference) {
   expect_matches("opset10_cnn", 1, 3);
 }
 
+// PyTorch's opset-9 and opset-10 exports with a symbolic batch (dynamic_axes;
+// scripts/export_torch_fixtures.py): conv1, LeakyRelu, pool, conv2, PRelu (a slope per channel,
+// one negative), conv3, PRelu (one slope), gap, fc: 9 layers checked (the Flatten is a view),
+// each rectifier a layer of its own (its slope is a requantisation the producer cannot share).
+TEST(OldOpset, TorchOpset9LeakyReluPReluWithBatch2MatchesReference) {
+  expect_matches("torch_leaky_prelu_opset9", 2, 9);
+}
+TEST(OldOpset, TorchOpset10LeakyReluPReluMatchesReference) {
+  expect_matches("torch_leaky_prelu_opset10", 1, 9);
+}
+
+// An OCR-style recogniser (scripts/export_torch_fixtures.py tiny_ocr.onnx, PyTorch at opset 13):
+// conv backbone -> 32 time steps x 32 features -> LayerNorm written as ReduceMean / Sub / Pow /
+// Sqrt / Div (recognised as the fused LayerNorm) -> Linear -> Softmax over 37 classes per time
+// step (the CTC head): conv1 (+ReLU), pool1, conv2 (+ReLU), pool2, LayerNorm, Linear, Softmax: 7
+// layers checked (Flatten and Transpose to time steps are views of the [32, 1, 32] tensor).
+TEST(ExporterIdioms, OcrRecogniserMatchesReference) { expect_matches("tiny_ocr", 1, 7); }
+
 // conv1 (hard-swish fused), conv2 (hard-sigmoid gate as its own activation layer: conv2's
 // output is read twice), the gate Mul, gap, fc: 6 layers checked (the Flatten is a view), as
 // for hard_swish_cnn_fused.onnx (1,809 cycles both).

@@ -285,7 +285,8 @@ TEST(ImportOnnx, ErrorsNameFileNodeAndOp) {
             "Add, AveragePool, BatchNormalization, Cast, Clip, Concat, Constant, "
             "ConstantOfShape, Conv, DequantizeLinear, Div, Dropout, Equal, Erf, Expand, Flatten, "
             "Gather, Gemm, GlobalAveragePool, HardSigmoid, HardSwish, Identity, "
-            "LayerNormalization, MatMul, MaxPool, Mod, Mul, Not, Pad, Pow, QuantizeLinear, "
+            "LayerNormalization, LeakyRelu, MatMul, MaxPool, Mod, Mul, Not, PRelu, Pad, Pow, "
+            "QuantizeLinear, "
             "Range, ReduceMean, Relu, Reshape, ScatterND, Shape, Sigmoid, Slice, Softmax, Split, "
             "Sqrt, Squeeze, Sub, Transpose, Unsqueeze, Where");
   const std::vector<ErrorCase> cases = {
