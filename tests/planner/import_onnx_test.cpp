@@ -283,11 +283,13 @@ TEST(ImportOnnx, ErrorsNameFileNodeAndOp) {
   const std::string supported = onnx_supported_ops();
   EXPECT_EQ(supported,
             "Add, AveragePool, BatchNormalization, Cast, Clip, Concat, Constant, "
-            "ConstantOfShape, Conv, DequantizeLinear, Div, Dropout, Equal, Erf, Expand, Flatten, "
+            "ConstantOfShape, Conv, ConvTranspose, DequantizeLinear, Div, Dropout, Equal, Erf, "
+            "Expand, Flatten, "
             "Gather, Gemm, GlobalAveragePool, HardSigmoid, HardSwish, Identity, "
             "LayerNormalization, LeakyRelu, MatMul, MaxPool, Mod, Mul, Not, PRelu, Pad, Pow, "
             "QuantizeLinear, "
-            "Range, ReduceMean, Relu, Reshape, ScatterND, Shape, Sigmoid, Slice, Softmax, Split, "
+            "Range, ReduceMean, Relu, Reshape, Resize, ScatterND, Shape, Sigmoid, Slice, Softmax, "
+            "Split, "
             "Sqrt, Squeeze, Sub, Transpose, Unsqueeze, Where");
   const std::vector<ErrorCase> cases = {
       {"err_unsupported",
