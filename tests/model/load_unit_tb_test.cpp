@@ -150,14 +150,20 @@ TEST(LoadUnitTb, FirstTileExactCycles) {
 namespace strider {
 namespace {
 
-// A 1x1 conv in the channels mapping: 8 output channels over 2 x 4 = 8 positions (one group of
-// 8 accumulators) reducing 16 input channels whose planes lie `plane` bytes apart in L2.
-template <uint32_t plane>
-Descriptor gather_tile(uint32_t id) {
+// An operation descriptor `id` for a conv tile (the tests fill in its tensors and shape).
+Descriptor conv_descriptor(uint32_t id) {
   Descriptor d;
   d.id = id;
   d.kind = DescKind::kOp;
   d.op.op = OpCode::kConv;
+  return d;
+}
+
+// A 1x1 conv in the channels mapping: 8 output channels over 2 x 4 = 8 positions (one group of
+// 8 accumulators) reducing 16 input channels whose planes lie `plane` bytes apart in L2.
+template <uint32_t plane>
+Descriptor gather_tile(uint32_t id) {
+  Descriptor d = conv_descriptor(id);
   d.op.mapping = Mapping::kChannels;
   d.op.input = TensorRef{MemSpace::kL2, 0, 16, 2, 4, 4, plane, 1};
   d.op.output = TensorRef{MemSpace::kL2, 4096, 8, 2, 4, 4, 8, 1};
@@ -207,10 +213,7 @@ TEST(LoadUnitTb, ChannelPlaneGatherIsChargedPieceByPiece) {
 // the 6 kernel bytes = 44 B.
 template <uint32_t plane>
 Descriptor row_piece_tile(uint32_t id) {
-  Descriptor d;
-  d.id = id;
-  d.kind = DescKind::kOp;
-  d.op.op = OpCode::kConv;
+  Descriptor d = conv_descriptor(id);
   d.op.input = TensorRef{MemSpace::kL2, 0, 2, 2, 8, 12, plane, 1};
   d.op.weights = TensorRef{MemSpace::kL2, 1024, 1, 1, 6, 6, 6, 1};
   d.op.output = TensorRef{MemSpace::kL2, 4096, 1, 2, 8, 8, 16, 1};
