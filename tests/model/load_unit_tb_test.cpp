@@ -9,24 +9,14 @@
 
 #include "model/l1/load_unit.h"
 #include "model/l2/l2_sram.h"
+#include "tests/model/unit_bench.h"
 
 namespace strider {
 namespace {
 
-// The tiny architecture (configs/arch/tiny.yaml): 8 lines x 16 B, 4 L2 banks x 8 B, 16 B/cycle
-// per port, L2 latency 2; 4 MAC lanes and (default) 8 accumulators, so the conv tile's 4 output
+// The tiny architecture (tiny_arch, configs/arch/tiny.yaml): 8 lines x 16 B, 4 L2 banks x 8 B,
+// 16 B/cycle per port, L2 latency 2; 4 MAC lanes and 8 accumulators, so the conv tile's 4 output
 // channels share every fill, and padding is made in the shifted block.
-ArchConfig tiny() {
-  ArchConfig a;
-  a.l1.lines = a.neurons.count = 8;
-  a.l1.line_bytes = 16;
-  a.l1.kernel_bytes = 512;
-  a.l2.banks = 4;
-  a.l2.bank_width_bytes = 8;
-  a.l2.port_bytes_per_cycle = 16;
-  a.l2.latency_cycles = 2;
-  return a;
-}
 
 // 3x3 conv, pad 1: input 3x8x8 at L2 0, output 4x8x8 (tile_work_test's ConvCase).
 Descriptor conv_tile(uint32_t id) {
@@ -44,7 +34,7 @@ Descriptor conv_tile(uint32_t id) {
 }
 
 struct Bench : sc_core::sc_module {
-  ArchConfig arch = tiny();
+  ArchConfig arch = tiny_arch();
   ClockDomain clock{1000.0};
   StatRegistry stats;
   RunRecord record;
@@ -95,7 +85,8 @@ void check_against_model(Bench& b, uint64_t busy, uint64_t first) {
     taken = std::max(taken + b.delays[k], start + first);
     const DescriptorRecord& r = b.record.descriptors[k];
     EXPECT_EQ(r.start, start) << "tile " << k;
-    EXPECT_EQ(r.stall_backpressure, k == 0 ? 0 : start - (b.record.descriptors[k - 1].start + busy));
+    EXPECT_EQ(r.stall_backpressure,
+              k == 0 ? 0 : start - (b.record.descriptors[k - 1].start + busy));
     EXPECT_EQ(b.taken[k], taken) << "tile " << k;
     // Functional: the token is tile k's, with its closed-form work.
     const TileToken& t = b.tokens[k];
@@ -159,14 +150,20 @@ TEST(LoadUnitTb, FirstTileExactCycles) {
 namespace strider {
 namespace {
 
-// A 1x1 conv in the channels mapping: 8 output channels over 2 x 4 = 8 positions (one group of
-// 8 accumulators) reducing 16 input channels whose planes lie `plane` bytes apart in L2.
-template <uint32_t plane>
-Descriptor gather_tile(uint32_t id) {
+// An operation descriptor `id` for a conv tile (the tests fill in its tensors and shape).
+Descriptor conv_descriptor(uint32_t id) {
   Descriptor d;
   d.id = id;
   d.kind = DescKind::kOp;
   d.op.op = OpCode::kConv;
+  return d;
+}
+
+// A 1x1 conv in the channels mapping: 8 output channels over 2 x 4 = 8 positions (one group of
+// 8 accumulators) reducing 16 input channels whose planes lie `plane` bytes apart in L2.
+template <uint32_t plane>
+Descriptor gather_tile(uint32_t id) {
+  Descriptor d = conv_descriptor(id);
   d.op.mapping = Mapping::kChannels;
   d.op.input = TensorRef{MemSpace::kL2, 0, 16, 2, 4, 4, plane, 1};
   d.op.output = TensorRef{MemSpace::kL2, 4096, 8, 2, 4, 4, 8, 1};
@@ -183,12 +180,17 @@ Descriptor gather_tile(uint32_t id) {
 // busy 8 -> 24, where the port would move 16 words x 8 B / 16 B = 8 cycles: 24 - 16 = 8 conflict
 // cycles. Planes 72 B apart step one bank per piece: 4 words on each bank, 8 -> 12, inside the
 // port's 16: no conflict.
+// Runs two one-tile benches side by side; both must deliver their tile.
+void run_both(const Bench& a, const Bench& b) {
+  sc_core::sc_start();
+  ASSERT_EQ(a.taken.size(), 1u);
+  ASSERT_EQ(b.taken.size(), 1u);
+}
+
 TEST(LoadUnitTb, ChannelPlaneGatherIsChargedPieceByPiece) {
   Bench same("same", true, 1, 1, gather_tile<64>);
   Bench spread("spread", true, 1, 1, gather_tile<72>);
-  sc_core::sc_start();
-  ASSERT_EQ(same.taken.size(), 1u);
-  ASSERT_EQ(spread.taken.size(), 1u);
+  run_both(same, spread);
   const TileWork w = compute_tile_work(same.tiles[0].op, same.arch.l1, same.arch.neurons);
   EXPECT_EQ(w.gather[0].bytes, 8u);
   EXPECT_EQ(w.gather[0].count, 16u);
@@ -211,10 +213,7 @@ TEST(LoadUnitTb, ChannelPlaneGatherIsChargedPieceByPiece) {
 // the 6 kernel bytes = 44 B.
 template <uint32_t plane>
 Descriptor row_piece_tile(uint32_t id) {
-  Descriptor d;
-  d.id = id;
-  d.kind = DescKind::kOp;
-  d.op.op = OpCode::kConv;
+  Descriptor d = conv_descriptor(id);
   d.op.input = TensorRef{MemSpace::kL2, 0, 2, 2, 8, 12, plane, 1};
   d.op.weights = TensorRef{MemSpace::kL2, 1024, 1, 1, 6, 6, 6, 1};
   d.op.output = TensorRef{MemSpace::kL2, 4096, 1, 2, 8, 8, 16, 1};
@@ -246,9 +245,7 @@ TEST(LoadUnitTb, PositionsRowPiecesAreChargedPieceByPiece) {
   Bench same("same", true, 1, 1, row_piece_tile<32>);
   Bench spread("spread", true, 1, 1, row_piece_tile<40>);
   same.delays = spread.delays = {0};
-  sc_core::sc_start();
-  ASSERT_EQ(same.taken.size(), 1u);
-  ASSERT_EQ(spread.taken.size(), 1u);
+  run_both(same, spread);
   const TileWork w = compute_tile_work(same.tiles[0].op, same.arch.l1, same.arch.neurons);
   EXPECT_EQ(w.write_span_cycles, 6u);
   EXPECT_EQ(w.kernel_bytes, 6u);

@@ -25,18 +25,6 @@ uint32_t pick(Rng& rng, uint32_t lo, uint32_t hi) {
   return std::uniform_int_distribution<uint32_t>(lo, hi)(rng);
 }
 
-// configs/arch/tiny.yaml's compute pipeline: 8 neurons x 16 B lines, 4 MAC lanes, 8 accumulators,
-// a 512 B kernel region; its L2 (4 banks x 8 B, 16 B/cycle, latency 2).
-ArchConfig tiny() {
-  ArchConfig a;
-  a.l1.lines = a.neurons.count = 8;
-  a.l1.line_bytes = 16;
-  a.l1.kernel_bytes = 512;
-  a.neurons.macs_per_cycle = 4;
-  a.l2 = tiny_l2();
-  return a;
-}
-
 // A random positions-mapping tile: a convolution (groups 1, maybe an input-channel block with
 // partial sums, or depthwise) or a max / average pool, with random kernel, stride, dilation and
 // padding; planes and rows padded in memory at random addresses.
@@ -99,7 +87,7 @@ OpDesc random_tile(Rng& rng) {
 // Source -> load unit -> line buffer -> neurons -> output channel -> store unit -> retire; the
 // load and store ports on two L2 models (see pipeline_reference.h).
 struct Bench : UnitBench<const Descriptor*> {
-  ArchConfig arch = tiny();
+  ArchConfig arch = tiny_arch();  // 4 MAC lanes, 8 accumulators, 4 L2 banks x 8 B
   StatRegistry store_stats;
   L2Sram load_l2{arch.l2, false, stats}, store_l2{arch.l2, false, store_stats};
   LatencyFifo<TileToken> lb{"lb", 1}, out{"out", 1};

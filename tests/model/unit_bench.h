@@ -32,6 +32,17 @@ inline L2Config tiny_l2() {
   return c;
 }
 
+// configs/arch/tiny.yaml's compute pipeline: 8 neurons x 16 B lines, (default) 4 MAC lanes and
+// 8 accumulators, a 512 B kernel region, padding made in the shifted block; its L2 (tiny_l2).
+inline ArchConfig tiny_arch() {
+  ArchConfig a;
+  a.l1.lines = a.neurons.count = 8;
+  a.l1.line_bytes = 16;
+  a.l1.kernel_bytes = 512;
+  a.l2 = tiny_l2();
+  return a;
+}
+
 template <typename Item>
 struct UnitBench : sc_core::sc_module {
   ClockDomain clock{1000.0};
