@@ -55,7 +55,7 @@ run_args() {
 
 status=0
 point() {  # point NET SHIFT FUNCTIONAL -> writes $out/NET.SHIFT.FUNCTIONAL/summary.json
-  local dir="$out/$1.$2.$3" args
+  local dir="$out/$1.$2.$3" args s
   args=$(run_args "$1") || return 1
   if [[ -n "${MAPPING:-}" ]]; then args="$args --set arch.lowering.mapping=$MAPPING"; fi
   for s in ${SETS:-}; do args="$args --set $s"; done
