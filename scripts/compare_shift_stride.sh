@@ -12,7 +12,10 @@
 #   STRIDER (default build/strider)  the binary to run
 #   MAPPING (default: the run file's) arch.lowering.mapping; MAPPING=search compares each side at
 #            its own best mapping (planner/lower/mapper.h): "off" is then the best the search
-#            finds without shifted writes
+#            finds without shifted writes, im2col included. The last column counts the layers of
+#            each class per mapping on each side (layers.csv `mapping`).
+#   SETS (default none) more KEY=VALUE overrides for both sides, space-separated
+#            (e.g. SETS=arch.lowering.weight_slot_bytes=262144)
 # Exit status 1 when a run fails or a functional check does not hold.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,9 +55,10 @@ run_args() {
 
 status=0
 point() {  # point NET SHIFT FUNCTIONAL -> writes $out/NET.SHIFT.FUNCTIONAL/summary.json
-  local dir="$out/$1.$2.$3" args
+  local dir="$out/$1.$2.$3" args s
   args=$(run_args "$1") || return 1
   if [[ -n "${MAPPING:-}" ]]; then args="$args --set arch.lowering.mapping=$MAPPING"; fi
+  for s in ${SETS:-}; do args="$args --set $s"; done
   # shellcheck disable=SC2086
   if ! "$strider" run $args --set "arch.l1.shift_stride=$2" --set "sim.functional=$3" \
       --set sim.trace=false --out "$dir" > "$dir.log" 2>&1; then
@@ -84,12 +88,16 @@ def classes(net, shift):
     for r in rows:
         if not r["class"]:
             continue
-        a = agg.setdefault(r["class"], [0, 0])
+        a = agg.setdefault(r["class"], [0, 0, {}])
         a[0] += int(r["lb_write_cycles"])
         a[1] += int(r["cycles"])
+        a[2][r["mapping"]] = a[2].get(r["mapping"], 0) + 1
     return agg
-head = "| network | layers | LB write cycles (shift) | LB write cycles (per line) | ratio | cycles (shift) | cycles (per line) | speed-up |"
-rule = "|---|---|---:|---:|---:|---:|---:|---:|"
+def mappings(counts):
+    return ", ".join(f"{m} {n}" for m, n in sorted(counts.items()))
+head = ("| network | layers | LB write cycles (shift) | LB write cycles (per line) | ratio | "
+        "cycles (shift) | cycles (per line) | speed-up | mappings (shift / per line) |")
+rule = "|---|---|---:|---:|---:|---:|---:|---:|---|"
 if functional:
     head += " functional (shift / per line) |"
     rule += "---|"
@@ -101,19 +109,19 @@ def ratio(a, b):
 for net in nets:
     on, off = load(net, "true", "false"), load(net, "false", "false")
     if not on or not off:
-        print(f"| {net} | failed | | | | | | |" + (" |" if functional else ""))
+        print(f"| {net} | failed | | | | | | | |" + (" |" if functional else ""))
         ok = False
         continue
     c_on, c_off = classes(net, "true"), classes(net, "false")
     for cls in ("conv", "depthwise", "pool", "pointwise", "eltwise"):
         if cls not in c_on:
             continue
-        (lb1, cy1), (lb2, cy2) = c_on[cls], c_off.get(cls, [0, 0])
+        (lb1, cy1, m1), (lb2, cy2, m2) = c_on[cls], c_off.get(cls, [0, 0, {}])
         print(f"| {net} | {cls} | {lb1:,} | {lb2:,} | {ratio(lb1, lb2)} | {cy1:,} | {cy2:,} | "
-              f"{ratio(cy1, cy2)} |" + (" |" if functional else ""))
+              f"{ratio(cy1, cy2)} | {mappings(m1)} / {mappings(m2)} |" + (" |" if functional else ""))
     lb_on, lb_off = on["line_buffer"]["write_cycles"], off["line_buffer"]["write_cycles"]
     row = (f"| {net} | **all** | {lb_on:,} | {lb_off:,} | {ratio(lb_on, lb_off)} | "
-           f"{on['cycles']:,} | {off['cycles']:,} | {ratio(on['cycles'], off['cycles'])} |")
+           f"{on['cycles']:,} | {off['cycles']:,} | {ratio(on['cycles'], off['cycles'])} | |")
     if functional:
         cells = []
         for shift, timing in (("true", on), ("false", off)):

@@ -87,7 +87,7 @@ EnergyBreakdown descriptor_breakdown(const DescriptorRecord& d, const Descriptor
         d.l2_read_bytes * e.l2_read_per_byte);
     return b;
   }
-  const bool channels = op.mapping == Mapping::kChannels;
+  const bool channels = op.mapping != Mapping::kPositions;  // channels, im2col
   const bool weighted = op.op == OpCode::kConv || op.op == OpCode::kFullyConnected;
   const Space kernel = channels ? kSpInputs : kSpWeights;
   const Space lines = channels && weighted ? kSpWeights : kSpInputs;

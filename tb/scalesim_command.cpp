@@ -104,7 +104,7 @@ void write_scalesim_reports(const RunResult& r, const RunSummary& s, OutputDir& 
     // inputs in the lines and filters in the kernel region, channels the other way round.
     const uint64_t kernel = std::min(l.actions.kernel_write_bytes, l.load_port_bytes);
     const uint64_t lines = l.load_port_bytes - kernel;
-    const bool channels = l.mapping == "channels";
+    const bool channels = l.mapping == "channels" || l.mapping == "im2col";
     const uint64_t sram_if = channels ? kernel : lines, sram_f = channels ? lines : kernel;
     const uint64_t sram_of = l.store_port_bytes;
     const uint64_t dram_if = lo.input_bytes + lo.fill_bytes, dram_f = lo.weight_bytes;

@@ -328,8 +328,9 @@ void check_arch(const ArchConfig& a, const OriginMap& origins, const Origin& fal
   c.at_least("arch.vector.gelu_passes", a.vector.gelu_passes, 1);
   c.at_least("arch.neurons.accumulators", a.neurons.accumulators, 1);
   const std::string& m = a.lowering.mapping;
-  if (m != "auto" && m != "positions" && m != "channels" && m != "search") {
-    c.fail("arch.lowering.mapping", "must be auto, positions, channels or search, got '" + m + "'");
+  if (m != "auto" && m != "positions" && m != "channels" && m != "im2col" && m != "search") {
+    c.fail("arch.lowering.mapping",
+           "must be auto, positions, channels, im2col or search, got '" + m + "'");
   }
   const std::string& obj = a.lowering.objective;
   if (obj != "cycles" && obj != "energy" && obj != "edp") {

@@ -89,6 +89,7 @@ const char* to_string(Mapping m) {
   switch (m) {
     case Mapping::kPositions: return "positions";
     case Mapping::kChannels: return "channels";
+    case Mapping::kIm2col: return "im2col";
   }
   return "?";
 }

@@ -70,8 +70,10 @@ inline bool is_vector_op(OpCode op) {
 // How a tile is laid onto the neuron array (core/timing/tile_work.h). kPositions: consecutive output
 // positions on neurons, input windows filled by shift-stride writes, weights broadcast from the
 // kernel region. kChannels: output channels on neurons, each line written with its channel's
-// weights, inputs broadcast, the accumulators holding several positions.
-enum class Mapping : uint8_t { kPositions = 0, kChannels = 1 };
+// weights, inputs broadcast, the accumulators holding several positions. kIm2col: the channels
+// mapping for a k>1 convolution (groups 1), the broadcast input being the k x k x Cin window in
+// im2col order: no shifted writes.
+enum class Mapping : uint8_t { kPositions = 0, kChannels = 1, kIm2col = 2 };
 
 enum class PostAct : uint8_t { kNone = 0, kRelu, kRelu6, kClip, kSigmoid, kHardSigmoid, kHardSwish };
 

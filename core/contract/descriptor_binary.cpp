@@ -125,7 +125,7 @@ OpDesc get_op(ByteReader& r) {
   o.psum_mode = r.u<uint8_t>();
   if (o.psum_mode > 3) r.fail("psum mode is " + std::to_string(o.psum_mode) + ", expected 0..3", 1);
   o.psum = get_ref(r);
-  o.mapping = r.enumeration<Mapping>(2, "mapping");
+  o.mapping = r.enumeration<Mapping>(3, "mapping");
   o.flags = r.u<uint8_t>();
   if (o.flags > 7) r.fail("flags are " + std::to_string(o.flags) + ", expected 0..7", 1);
   const uint32_t per_channel = r.u<uint32_t>();

@@ -142,7 +142,7 @@ OpDesc parse_op(const YAML::Node& m) {
   parse_seq<int32_t>(m, "requant", {&o.requant_multiplier, &o.requant_shift});
   parse_seq<uint32_t>(m, "rows", {&o.row_begin, &o.row_end});
   parse_seq<uint32_t>(m, "channels", {&o.ch_begin, &o.ch_end});
-  o.mapping = parse_enum<Mapping>(need(m, "mapping"), 2, to_string, "mapping");
+  o.mapping = parse_enum<Mapping>(need(m, "mapping"), 3, to_string, "mapping");
   if (m["in_channels"]) {
     parse_seq<uint32_t>(m, "in_channels", {&o.in_ch_begin, &o.in_ch_end});
     const unsigned mode = need(m, "psum_mode").as<unsigned>();

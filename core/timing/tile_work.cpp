@@ -154,6 +154,49 @@ void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Con
   }
 }
 
+// Input rows a conv tile's windows read (clipped to the tensor).
+uint64_t im2col_input_rows(const OpDesc& op) {
+  return std::min<uint64_t>(op.input.h, uint64_t(op.row_end - op.row_begin - 1) * op.stride_h +
+                                            uint64_t(op.kernel_h - 1) * op.dilation_h + 1);
+}
+
+// Im2col mapping: the input bytes the kernel region is loaded with, which the broadcast reads the
+// window's elements out of in im2col order. Per group of `accumulators` positions, the stored piece
+// of each input row its windows read: per reduced channel and kernel row, one piece per output row
+// the group spans, (n - 1) x stride_w + (kernel_w - 1) x dilation_w + 1 columns for n positions,
+// clipped to the stored width. `gather[0]`: the pieces of whole groups within one output row,
+// `gather[1]`: the others at their mean size (rounded up); each as `reduced channels` pieces at
+// the channel stride, repeated per kernel row and group. When the tile's input rows fit the kernel
+// region (`resident`) they are loaded once: one stored row per reduced channel and input row.
+void im2col_gather(const OpDesc& op, const NeuronConfig& nc, bool resident, PiecePattern* gather) {
+  const uint64_t cin = reduced_channels(op), wo = op.output.w, a = nc.accumulators;
+  const uint64_t rows = op.row_end - op.row_begin;
+  if (resident) {
+    gather[0] = {op.input.w, cin, im2col_input_rows(op)};
+    return;
+  }
+  const uint64_t span_extra = uint64_t(op.kernel_w - 1) * op.dilation_w + 1;
+  auto piece = [&](uint64_t n) {
+    return std::min<uint64_t>(op.input.w, (n - 1) * op.stride_w + span_extra);
+  };
+  uint64_t whole = 0, other = 0, other_bytes = 0;
+  for (uint64_t p = 0; p < rows * wo;) {
+    const uint64_t end = std::min(rows * wo, p + a);
+    if (end - p == a && p / wo == (end - 1) / wo) {
+      ++whole;
+    } else {
+      for (uint64_t q = p; q < end;) {
+        const uint64_t row_end = std::min(end, (q / wo + 1) * wo);
+        ++other, other_bytes += piece(row_end - q);
+        q = row_end;
+      }
+    }
+    p = end;
+  }
+  gather[0] = {piece(a), cin, whole * op.kernel_h};
+  gather[1] = {other ? cdiv(other_bytes, other) : 0, cin, other * op.kernel_h};
+}
+
 // Channels mapping: output channels on neurons, positions in the accumulators.
 void channels_map(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config& l1,
                   const NeuronConfig& nc) {
@@ -164,10 +207,14 @@ void channels_map(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config&
   } else if (pool) {
     k = uint64_t(op.input.h) * op.input.w, positions = 1;
   } else {
-    k = reduced_channels(op), positions = uint64_t(op.row_end - op.row_begin) * op.output.w;
+    k = uint64_t(reduced_channels(op)) * op.kernel_h * op.kernel_w;
+    positions = uint64_t(op.row_end - op.row_begin) * op.output.w;
   }
+  const bool im2col = op.mapping == Mapping::kIm2col;
   // The broadcast operand (inputs of a group of positions); pooling has none.
-  const bool resident = !pool && positions * k <= l1.kernel_bytes;
+  const bool resident =
+      !pool && (im2col ? uint64_t(reduced_channels(op)) * im2col_input_rows(op) * op.input.w
+                       : positions * k) <= l1.kernel_bytes;
   const uint64_t channel_runs = cdiv(w.channels, nc.count);
   const uint64_t groups = cdiv(positions, nc.accumulators);
   Reduction red;
@@ -180,12 +227,16 @@ void channels_map(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config&
       red.group = std::min<uint64_t>(nc.accumulators, positions - g * nc.accumulators);
       w.line_writes += b.reduce(red);
       w.l2_read_bytes += red.active * k;
-      if (!pool && !resident) w.kernel_bytes += red.group * k;
+      if (!pool && !resident && !im2col) w.kernel_bytes += red.group * k;
     }
   }
-  if (resident) w.kernel_bytes = positions * k;
+  if (resident && !im2col) w.kernel_bytes = positions * k;
   const uint64_t full = positions / nc.accumulators, rest = positions % nc.accumulators;
-  if (!pool && op.op != OpCode::kFullyConnected) {
+  if (im2col) {
+    im2col_gather(op, nc, resident, w.gather);
+    if (!resident) w.gather[0].repeats *= channel_runs, w.gather[1].repeats *= channel_runs;
+    w.kernel_bytes = w.gather[0].total() + w.gather[1].total();
+  } else if (!pool && op.op != OpCode::kFullyConnected) {
     if (resident) {
       w.gather[0] = {positions, k, 1};
     } else {
@@ -229,6 +280,10 @@ void stream_op(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config& l1
 
 }  // namespace
 
+bool im2col_mapping_applies(const OpDesc& op) {
+  return op.op == OpCode::kConv && op.groups == 1 && op.kernel_h * op.kernel_w > 1;
+}
+
 bool channels_mapping_applies(const OpDesc& op) {
   switch (op.op) {
     case OpCode::kConv:
@@ -247,7 +302,8 @@ TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronCon
   w.channels = op.ch_end - op.ch_begin;
   TileBuilder b(w, nc);
   const bool channels = op.op == OpCode::kFullyConnected ||
-                        (op.mapping == Mapping::kChannels && channels_mapping_applies(op));
+                        (op.mapping == Mapping::kChannels && channels_mapping_applies(op)) ||
+                        (op.mapping == Mapping::kIm2col && im2col_mapping_applies(op));
   switch (op.op) {
     case OpCode::kConv:
     case OpCode::kMaxPool:

@@ -34,7 +34,14 @@
 // its own channel's inputs for pooling) and group x ceil(elements / macs_per_cycle) compute cycles,
 // the group's inputs broadcast from the kernel region (resident when the tile's inputs fit).
 //
-// Both: a conv tile over an input-channel block reduces only over those channels and its int32
+// Im2col mapping (`kIm2col`: k>1 convolutions with groups 1, what a machine without shift-stride
+// writes would do): the channels mapping with the reduction over the k_h x k_w x Cin window in
+// im2col order. The kernel region is loaded with the stored input row pieces the group's windows
+// read (one per reduced channel, kernel row and output row the group spans: the gather) and
+// broadcasts the window's elements out of them, one per lane per cycle; each line is written
+// with its channel's weights. Resident when the tile's input rows fit `l1.kernel_bytes`.
+//
+// All: a conv tile over an input-channel block reduces only over those channels and its int32
 // partial sums are read from L2 before (kPsumRead) and written instead of the output (kPsumWrite).
 // Softmax reads C channels per position and makes three passes.
 #pragma once
@@ -79,7 +86,8 @@ struct TileWork {
   // Channels mapping (not fc, not pooling): the operand gather (part of kernel_bytes), per group
   // of positions one piece of the group's positions from each reduced input channel, per channel
   // run (once for all positions when the tile's inputs stay resident); full groups, then the
-  // last partial group. Empty otherwise (the input is read as one contiguous range).
+  // last partial group. Im2col: the input row pieces above. Empty otherwise (the input is read
+  // as one contiguous range).
   PiecePattern gather[2];
   // The stored output, in elements: channels mapping, per group of positions one piece of the
   // group's positions per output channel; positions mapping, one piece of the channel's valid
@@ -88,6 +96,10 @@ struct TileWork {
 };
 
 TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronConfig& neurons);
+
+// Whether `op` can run in the im2col mapping (a convolution with groups 1 and a kernel over one
+// element).
+bool im2col_mapping_applies(const OpDesc& op);
 
 // Whether `op` can run in the channels mapping (1x1 unpadded convolution with groups 1,
 // fully-connected, global average pooling).

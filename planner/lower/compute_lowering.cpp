@@ -44,8 +44,8 @@ uint64_t Lowerer::weights_per_channel(const Node& n) const {
 
 // Output channels per tile. A conv's block fills one weight-staging slot
 // (`lowering.weight_slot_bytes`, default L2 / 32) in whole units of the mapping — groups of
-// `accumulators` channels (positions) or runs of `neurons.count` channels (channels). One unit
-// may take up to twice the slot budget; beyond that (small L2, large kernels) the block is a
+// `accumulators` channels (positions) or runs of `neurons.count` channels (channels, im2col). One
+// unit may take up to twice the slot budget; beyond that (small L2, large kernels) the block is a
 // partial unit, which leaves accumulators or neurons idle (`auto` weighs it). Larger slots would
 // only save tiles but take L2 from the activations.
 uint32_t Lowerer::weight_block(const Node& n) const {
@@ -61,7 +61,7 @@ uint32_t Lowerer::weight_block(const Node& n, Mapping m) const {
     const uint64_t slot = arch_.lowering.weight_slot_bytes ? arch_.lowering.weight_slot_bytes
                                                            : arch_.l2.size_bytes / 32;
     const uint64_t fit = slot / per;
-    const uint64_t unit = m == Mapping::kChannels ? arch_.neurons.count : arch_.neurons.accumulators;
+    const uint64_t unit = m != Mapping::kPositions ? arch_.neurons.count : arch_.neurons.accumulators;
     const uint64_t block = fit >= unit ? fit / unit * unit : 2 * slot / per >= unit ? unit : fit;
     return static_cast<uint32_t>(std::clamp<uint64_t>(block, 1, out_c));
   }
@@ -273,7 +273,7 @@ void Lowerer::stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t
 // one run of neurons) keeps runs from straddling rows; stride-1 windows stream across rows
 // anyway and take the whole height.
 uint32_t Lowerer::band_rows(const OpDesc& op) const {
-  if (op.mapping == Mapping::kChannels) return op.output.h;  // positions sit in the accumulators
+  if (op.mapping != Mapping::kPositions) return op.output.h;  // positions sit in the accumulators
   const bool strided = (op.stride_h > 1 || op.stride_w > 1) &&
                        (op.op == OpCode::kConv || op.op == OpCode::kMaxPool || op.op == OpCode::kAvgPool);
   if (!strided || op.output.w >= arch_.neurons.count) return op.output.h;

@@ -37,7 +37,7 @@ struct Searched {
   std::vector<std::pair<Candidate, Cost>> costed;
 };
 
-std::string name(Mapping m) { return m == Mapping::kChannels ? "channels" : "positions"; }
+std::string name(Mapping m) { return to_string(m); }
 
 std::string describe(const Candidate& c) {
   return name(c.mapping) + "/" + std::to_string(c.block) + "/" + std::to_string(c.rows);
@@ -189,12 +189,13 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
     node.costed.emplace_back(a, cost_of(a));
     std::vector<Mapping> mappings = {Mapping::kPositions};
     if (channels_mapping_applies(op0)) mappings.push_back(Mapping::kChannels);
+    if (im2col_mapping_applies(op0)) mappings.push_back(Mapping::kIm2col);
     const std::vector<uint32_t> heights = band_heights(out_h);
     for (Mapping m : mappings) {
       std::vector<uint32_t> blocks;
       const uint32_t unit = !has_weights              ? out_c
-                            : m == Mapping::kChannels ? arch_.neurons.count
-                                                      : arch_.neurons.accumulators;
+                            : m != Mapping::kPositions ? arch_.neurons.count
+                                                       : arch_.neurons.accumulators;
       for (uint32_t b = unit; b <= cap && b < out_c; b += unit) blocks.push_back(b);
       blocks.push_back(cap);
       std::sort(blocks.begin(), blocks.end());

@@ -3,10 +3,11 @@
 // hardware runs are enumerated and each is costed; the cheapest by `lowering.objective` is lowered.
 //
 // The space of one layer (Lowerer::search_mappings, mapper.cpp):
-//   mapping   positions, and channels where it applies (channels_mapping_applies);
+//   mapping   positions, and channels / im2col where they apply (channels_mapping_applies,
+//             im2col_mapping_applies);
 //   block     output channels per tile: every multiple of the mapping's unit (accumulators for
-//             positions, neurons for channels) up to what the layer's staging slot holds, the
-//             slot's capacity itself and the whole layer when it fits;
+//             positions, neurons for channels and im2col) up to what the layer's staging slot
+//             holds, the slot's capacity itself and the whole layer when it fits;
 //   rows      output rows per band: every distinct band count (rows = ceil(H / bands)), for a
 //             layer with a tensor in DRAM only those whose bands fit the band buffers.
 // `auto`'s choice, cut as the lowering would cut it, is costed first; a candidate replaces the

@@ -1,7 +1,8 @@
-// Per-layer mapping (arch.lowering.mapping; core/timing/tile_work.h describes both): `positions` for
-// every window and element-wise op, `channels` where it applies (1x1 unpadded convolutions with
-// groups 1 incl. strided, global pooling; fully-connected layers always), `auto` the cheaper of the
-// two by the closed-form cost of the layer's tiles as the lowering would cut them (row bands of
+// Per-layer mapping (arch.lowering.mapping; core/timing/tile_work.h describes them): `positions`
+// for every window and element-wise op, `channels` where it applies (1x1 unpadded convolutions with
+// groups 1 incl. strided, global pooling; fully-connected layers always), `im2col` the channels
+// mapping for k>1 convolutions with groups 1 (the others as `auto`), `auto` the cheaper of
+// positions and channels by the closed-form cost of the layer's tiles as the lowering would cut them (row bands of
 // band_rows x channel blocks of weight_block): the sum over tiles of max(fill pipeline, L2 load-port
 // bytes / port bytes per cycle). Ties keep `positions`, the seed's mapping.
 // A GEMM written as a convolution (a 1x1 unpadded conv whose output is one position, as SCALE-Sim
@@ -50,6 +51,10 @@ void Lowerer::choose_mappings() {
       continue;
     }
     if (n.op != OpType::kConv && n.op != OpType::kGlobalAvgPool) continue;
+    if (want == "im2col" && im2col_mapping_applies(base_op(n, false))) {
+      node_mapping_[i] = Mapping::kIm2col;
+      continue;
+    }
     if (!channels_mapping_applies(base_op(n, false)) || want == "positions") continue;
     if (want == "channels" ||
         mapping_cost(n, Mapping::kChannels) < mapping_cost(n, Mapping::kPositions)) {

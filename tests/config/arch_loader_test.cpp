@@ -181,8 +181,8 @@ TEST(ArchLoader, L1MustHoldFillBuffersKernelRegionAndAccumulators) {
                     f + ":3: arch.l1.size_bytes: must hold the line buffer's two fill buffers "
                         "(2 x 64 x 32 B), the kernel region (256 B) and the accumulators (64 x 16 "
                         "x 4 B): 8448 B, got 8192",
-                    f + ":7: arch.lowering.mapping: must be auto, positions, channels or "
-                        "search, got 'rows'"}));
+                    f + ":7: arch.lowering.mapping: must be auto, positions, channels, im2col "
+                        "or search, got 'rows'"}));
 }
 
 TEST(ArchLoader, MappingSearchObjectiveIsNamed) {

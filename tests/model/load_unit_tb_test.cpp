@@ -265,5 +265,37 @@ TEST(LoadUnitTb, PositionsRowPiecesAreChargedPieceByPiece) {
   EXPECT_EQ(spread.stats.get("l2.bank_conflict_cycles.load"), 0u);
 }
 
+// The conv tile in the im2col mapping on the tiny arch: 4 output channels on neurons, 64
+// positions in 8 groups of 8 (one output row each), the 27-element window in fills of 16 and 11.
+Descriptor im2col_tile(uint32_t id) {
+  Descriptor d = conv_tile(id);
+  d.op.mapping = Mapping::kIm2col;
+  return d;
+}
+
+// Per group: 4 line writes per fill, compute 8 x ceil(16 / 4) = 32 and 8 x ceil(11 / 4) = 24.
+// The last fill's writes wait for fill 14's compute (4 + 7 x 56 = 396): the writes end at 400.
+// L2: the lines' weights, 8 groups x 4 x 27 = 864 contiguous bytes from 0 (54 port cycles, 27
+// words per bank); then the resident input rows, 3 channels x 8 rows of 8 B at the 64 B channel
+// stride, all on bank 0: 24 words, bank 0 busy 54 -> 78 where the port needs 24 x 8 / 16 = 12
+// cycles (54 -> 66): 12 conflict cycles, data at 78 + 2. Busy max(400, 80) = 400; the neurons
+// may start after the first fill's 4 writes + 2 latency = 6.
+TEST(LoadUnitTb, Im2colTileExactCycles) {
+  Bench b("im2col", false, 1, 1, im2col_tile);
+  b.delays = {0};
+  sc_core::sc_start();
+  ASSERT_EQ(b.taken.size(), 1u);
+  const TileWork w = compute_tile_work(b.tiles[0].op, b.arch.l1, b.arch.neurons);
+  EXPECT_EQ(w.write_span_cycles, 400u);
+  EXPECT_EQ(w.pipeline_cycles, 452u);  // 4 + 8 x 56
+  EXPECT_EQ(w.l2_read_bytes, 864u + 192u);
+  EXPECT_EQ(b.taken[0], 6u);
+  EXPECT_EQ(b.tokens[0].load_end, 400u);
+  EXPECT_EQ(b.stats.get("load.busy_cycles"), 400u);
+  EXPECT_EQ(b.stats.get("line_buffer.shifted_writes"), 0u);
+  EXPECT_EQ(b.stats.get("line_buffer.line_writes"), 64u);  // 16 fills x 4 lines
+  EXPECT_EQ(b.record.descriptors[0].l2_bank_conflict_cycles, 12u);
+}
+
 }  // namespace
 }  // namespace strider

@@ -258,6 +258,82 @@ TEST(TileWork, ChannelsMappingPutsOutputChannelsOnNeuronsAndPositionsInAccumulat
   EXPECT_EQ(v.gather[0].total() + v.gather[1].total(), v.kernel_bytes);
 }
 
+TEST(TileWork, Im2colBroadcastsTheWindowToOutputChannelsOnNeurons) {
+  ConvCase c;  // 3x3, pad 1, stride 1: 3x8x8 -> 4x8x8
+  c.op.mapping = Mapping::kIm2col;
+  c.nc = small_neurons(4);
+  ASSERT_TRUE(im2col_mapping_applies(c.op));
+  ASSERT_FALSE(channels_mapping_applies(c.op));
+  const TileWork w = compute_tile_work(c.op, c.l1, c.nc);
+  // 4 output channels on 4 of the 8 neurons (one run); 64 positions in 16 groups of 4; the
+  // window of 3 x 3 x 3 = 27 elements in fills of 16 and 11: 32 fills, no shifted writes.
+  EXPECT_EQ(w.runs, 16u);
+  EXPECT_EQ(w.fills, 32u);
+  EXPECT_EQ(w.shifted_writes, 0u);
+  EXPECT_EQ(w.line_writes, 128u);  // each fill writes the 4 active lines with their weights
+  // A fill computes its 4 positions: 4 x ceil(16 / 2) = 32, 4 x ceil(11 / 2) = 24; 16 x 56.
+  EXPECT_EQ(w.compute_cycles, 896u);
+  // The writes (4 cycles) never hold the neurons: 4 + 896. The last fill's writes wait for
+  // fill 30's compute to free its buffer: 4 + 15 x 56 = 844, + 4.
+  EXPECT_EQ(w.pipeline_cycles, 900u);
+  EXPECT_EQ(w.write_span_cycles, 848u);
+  EXPECT_EQ(w.first_output_cycles, 56u);  // the first group's two fills
+  EXPECT_EQ(w.macs, 6912u);               // 4 channels x 64 positions x 27
+  EXPECT_EQ(w.valid_outputs, 256u);
+  EXPECT_EQ(w.discarded_outputs, 0u);
+  EXPECT_EQ(w.acc_updates, 3584u);  // 896 cycles on 4 neurons
+  // The tile reads input rows 0-7 of 3 channels, 3 x 8 x 8 = 192 B <= 512: loaded once, one
+  // stored row per channel and row. Weights re-read per group: 16 x 4 x 27 = 1728.
+  EXPECT_EQ(w.kernel_bytes, 192u);
+  EXPECT_EQ(w.gather[0].bytes, 8u);
+  EXPECT_EQ(w.gather[0].count, 3u);
+  EXPECT_EQ(w.gather[0].repeats, 8u);
+  EXPECT_EQ(w.l2_read_bytes, 1920u);
+  // A 128 B kernel region: per group (each within one output row) and kernel row, one piece per
+  // input channel of 3 x 1 + 3 = 6 columns: 16 groups x 3 kernel rows = 48 repeats of 3 pieces.
+  c.l1.kernel_bytes = 128;
+  const TileWork v = compute_tile_work(c.op, c.l1, c.nc);
+  EXPECT_EQ(v.gather[0].bytes, 6u);
+  EXPECT_EQ(v.gather[0].count, 3u);
+  EXPECT_EQ(v.gather[0].repeats, 48u);
+  EXPECT_EQ(v.gather[1].total(), 0u);
+  EXPECT_EQ(v.kernel_bytes, 864u);
+  EXPECT_EQ(v.pipeline_cycles, w.pipeline_cycles);
+}
+
+TEST(TileWork, Im2colGroupsAcrossOutputRowsGatherOnePiecePerRow) {
+  ConvCase c;  // 5x5, pad 2, stride 2: 3x8x8 -> 4x4x4
+  c.op.mapping = Mapping::kIm2col;
+  c.op.kernel_h = c.op.kernel_w = 5;
+  c.op.stride_h = c.op.stride_w = 2;
+  c.op.pad_top = c.op.pad_left = c.op.pad_bottom = c.op.pad_right = 2;
+  c.op.output = TensorRef{MemSpace::kL2, 4096, 4, 4, 4, 4, 16, 1};
+  c.op.row_end = 4;
+  c.nc = small_neurons(3);
+  c.l1.kernel_bytes = 128;  // the tile's 3 x 8 x 8 input rows do not fit
+  const TileWork w = compute_tile_work(c.op, c.l1, c.nc);
+  // 16 positions in groups of 3 (positions 0-2, 3-5, 6-8, 9-11, 12-14, 15); 75 window elements
+  // in fills of 16 x 4 + 11: 5 fills per group, 30 in all, 4 line writes each.
+  EXPECT_EQ(w.fills, 30u);
+  EXPECT_EQ(w.line_writes, 120u);
+  // Per group of 3: 4 x 3 x 8 + 3 x 6 = 114; the last group of 1: 4 x 8 + 6 = 38; 5 x 114 + 38.
+  EXPECT_EQ(w.compute_cycles, 608u);
+  EXPECT_EQ(w.pipeline_cycles, 612u);  // 4 cycles of writes, then compute back to back
+  EXPECT_EQ(w.macs, 4800u);            // 4 x 16 x 75
+  // Groups 0-2, 9-11, 12-14 lie in one output row: pieces of min(8, 2 x 2 + 5) = 8 columns.
+  // Groups 3-5 (row 0 col 3; row 1 cols 0-1) and 6-8 (row 1 cols 2-3; row 2 col 0) and 15 span
+  // pieces of 1, 2, 2, 1, 1 positions: 5, 7, 7, 5, 5 columns, mean ceil(29 / 5) = 6. Per kernel
+  // row (5) and input channel (3): 3 x 5 and 5 x 5 repeats; 8 x 3 x 15 + 6 x 3 x 25 = 810.
+  EXPECT_EQ(w.gather[0].bytes, 8u);
+  EXPECT_EQ(w.gather[0].count, 3u);
+  EXPECT_EQ(w.gather[0].repeats, 15u);
+  EXPECT_EQ(w.gather[1].bytes, 6u);
+  EXPECT_EQ(w.gather[1].count, 3u);
+  EXPECT_EQ(w.gather[1].repeats, 25u);
+  EXPECT_EQ(w.kernel_bytes, 810u);
+  EXPECT_EQ(w.l2_read_bytes, 810u + 6u * 4u * 75u);  // + weights: 6 groups x 4 channels x 75
+}
+
 TEST(TileWork, GlobalPoolingOnChannelsReducesEachLineOverItsOwnChannel) {
   OpDesc op;
   op.op = OpCode::kGlobalAvgPool;

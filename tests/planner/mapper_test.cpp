@@ -1,5 +1,6 @@
 // The mapping search (planner/lower/mapper.h) on the two-conv network on the tiny arch: the
-// candidates it enumerates and the cost it predicts, re-derived from the closed-form tile model.
+// candidates it enumerates (im2col included) and the cost it predicts, re-derived from the
+// closed-form tile model.
 #include "planner/lower/mapper.h"
 
 #include <gtest/gtest.h>
@@ -45,31 +46,47 @@ TEST(Mapper, SearchCostsEveryBandHeightAndKeepsTheCheapest) {
   arch.lowering.mapping = "search";
   const Lowered s = lower(g, arch, opt);
   ASSERT_EQ(s.mapping.size(), 2u);
-  // Layer a (conv 2 -> 3, 3x3, 4x4): positions only (k > 1); its staging slot (64 + 16 B) holds
-  // all 3 channels, so one block of 3; band heights ceil(4 / bands) = 4, 2, 1. Auto's (positions,
-  // 3, 4) first, then the two others: 3 candidates. Its weights and biases, 3 x (18 + 4) = 66 B,
-  // take ceil(66 / 8) = 9 DRAM cycles per band (tiny's DRAM: 8 B/cycle).
+  // Layer a (conv 2 -> 3, 3x3, 4x4): positions and im2col (k > 1, groups 1); its staging slot
+  // (64 + 16 B) holds all 3 channels, so one block of 3 (im2col's unit, tiny's 8 neurons, is
+  // more); band heights ceil(4 / bands) = 4, 2, 1. Auto's (positions, 3, 4) first, then the
+  // five others: 6 candidates. Its weights and biases, 3 x (18 + 4) = 66 B, take ceil(66 / 8) =
+  // 9 DRAM cycles per band (tiny's DRAM: 8 B/cycle).
   const MappingRow& ra = s.mapping[0];
   EXPECT_EQ(s.layers.at(ra.layer).name, "a");
-  EXPECT_EQ(ra.candidates, 3u);
+  EXPECT_EQ(ra.candidates, 6u);
   OpDesc op = a.list.descriptors[3].op;  // auto's single tile of a
   ASSERT_EQ(op.ch_end, 3u);
+  ASSERT_EQ(op.mapping, Mapping::kPositions);
   // Every band stages the block again: 1, 2 and 4 x 66 B -> 9, 17 and 33 DRAM cycles.
-  const uint64_t c4 = layer_cycles(op, arch, 4, 9), c2 = layer_cycles(op, arch, 2, 17),
-                 c1 = layer_cycles(op, arch, 1, 33);
+  OpDesc im = op;
+  im.mapping = Mapping::kIm2col;
+  struct Cand {
+    const char* mapping;
+    uint32_t rows;
+    uint64_t cycles;
+  };
+  const Cand cands[] = {{"positions", 4, layer_cycles(op, arch, 4, 9)},
+                        {"positions", 2, layer_cycles(op, arch, 2, 17)},
+                        {"positions", 1, layer_cycles(op, arch, 1, 33)},
+                        {"im2col", 4, layer_cycles(im, arch, 4, 9)},
+                        {"im2col", 2, layer_cycles(im, arch, 2, 17)},
+                        {"im2col", 1, layer_cycles(im, arch, 1, 33)}};
+  const uint64_t c4 = cands[0].cycles;
   EXPECT_EQ(ra.auto_cycles, c4);
-  // Auto's height stays unless another is strictly cheaper and more than kMinGain (1 %) cheaper
-  // than it, the first such minimum in the order 4, 2, 1.
-  uint32_t rows = 4;
-  uint64_t best = c4;
-  for (const auto& [c, r] : {std::pair<uint64_t, uint32_t>{c2, 2}, {c1, 1}}) {
-    if (c < best && double(c) < double(c4) * (1 - kMinGain)) best = c, rows = r;
+  // Auto's choice stays unless another is strictly cheaper and more than kMinGain (1 %) cheaper
+  // than it, the first such minimum in the order positions 4, 2, 1, im2col 4, 2, 1.
+  Cand best = cands[0];
+  uint64_t worst = 0;
+  for (const Cand& c : cands) {
+    worst = std::max(worst, c.cycles);
+    if (c.cycles < best.cycles && double(c.cycles) < double(c4) * (1 - kMinGain)) best = c;
   }
-  EXPECT_EQ(ra.predicted_cycles, best);
-  EXPECT_EQ(ra.worst_cycles, std::max({c4, c2, c1}));
-  EXPECT_EQ(ra.mapping, "positions");
+  EXPECT_EQ(ra.predicted_cycles, best.cycles);
+  EXPECT_EQ(ra.worst_cycles, worst);
+  EXPECT_EQ(ra.mapping, best.mapping);
   EXPECT_EQ(ra.block, 3u);
-  EXPECT_EQ(ra.rows, rows);
+  EXPECT_EQ(ra.rows, best.rows);
+  const uint32_t rows = best.rows;
   // Layer b (1x1 conv 3 -> 2): positions and channels, one block of 2, three heights each: 6.
   const MappingRow& rb = s.mapping[1];
   EXPECT_EQ(s.layers.at(rb.layer).name, "b");
@@ -82,6 +99,7 @@ TEST(Mapper, SearchCostsEveryBandHeightAndKeepsTheCheapest) {
   for (const Descriptor& d : s.list.descriptors) {
     if (d.kind == DescKind::kOp && d.layer == ra.layer) {
       EXPECT_EQ(d.op.row_end - d.op.row_begin, std::min<uint32_t>(rows, 4 - d.op.row_begin));
+      EXPECT_STREQ(to_string(d.op.mapping), best.mapping);
       ++tiles_a;
     }
   }
