@@ -155,25 +155,39 @@ TEST(Quant, CalibratedTinyCnnTracksTheFloatNetwork) {
   }
 }
 
-// Output headroom: tiny_cnn calibrated twice on the same images, minmax, headroom 1 and 1.5:
-// the graph output's scale is exactly 1.5 x (the same max |x| times 1.5, over 127), every other
-// tensor's is the same, and the method string records the headroom.
-TEST(Quant, OutputHeadroomWidensOnlyTheGraphOutput) {
-  Graph a = load_network(STRIDER_SOURCE_DIR "/configs/networks/tiny_cnn.yaml", 0, 0, 1);
-  fuse_activations(&a);
-  Graph b = a;
+// tiny_cnn calibrated twice on the same two synthetic images with minmax: `a` as given, `b` after
+// `change` edits the options.
+template <typename Change>
+void calibrate_tiny_cnn_twice(Graph* a, Graph* b, Change change) {
+  *a = load_network(STRIDER_SOURCE_DIR "/configs/networks/tiny_cnn.yaml", 0, 0, 1);
+  fuse_activations(a);
+  *b = *a;
   CalibrationOptions opt{7, 2};
   opt.method = "minmax";
-  calibrate(&a, opt);
-  opt.output_headroom = 1.5;
-  calibrate(&b, opt);
+  calibrate(a, opt);
+  change(opt);
+  calibrate(b, opt);
+}
+
+// Output headroom: tiny_cnn calibrated twice, headroom 1 and 1.5: the scales of the graph output
+// and of the global average pool's output (the features the classifier reads) are exactly 1.5 x
+// (the same max |x| times 1.5, over 127 or 255), every other tensor's is the same, and the method
+// string records the headroom.
+TEST(Quant, OutputHeadroomWidensOnlyTheGraphOutput) {
+  Graph a, b;
+  calibrate_tiny_cnn_twice(&a, &b, [](CalibrationOptions& o) { o.output_headroom = 1.5; });
   EXPECT_EQ(a.calibration_method, "minmax");
   EXPECT_EQ(b.calibration_method, "minmax, output headroom 1.5");
   ASSERT_EQ(a.outputs.size(), 1u);
   const int out = a.outputs[0];
+  int pooled = -1;
+  for (const Node& n : a.nodes) {
+    if (n.op == OpType::kGlobalAvgPool) pooled = n.outputs[0];
+  }
+  ASSERT_GE(pooled, 0);
   for (size_t t = 0; t < a.tensors.size(); ++t) {
     if (a.tensors[t].kind != TensorKind::kActivation) continue;
-    if (int(t) == out) {
+    if (int(t) == out || int(t) == pooled) {
       // max / 127 and (max x 1.5) / 127: a ratio of 1.5 up to the divisions' rounding.
       EXPECT_DOUBLE_EQ(b.tensors[t].scale / a.tensors[t].scale, 1.5) << a.tensors[t].name;
     } else {
@@ -243,14 +257,8 @@ TEST(Quant, UnsignedActivationsByHand) {
 // uint8 at max / 255, the int8 scale max / 127 x 127 / 255; a tensor with a negative value (the
 // graph input, a linear conv's output) stays int8 with the same scale both ways.
 TEST(Quant, UnsignedActivationsHaveHalfTheStep) {
-  Graph a = load_network(STRIDER_SOURCE_DIR "/configs/networks/tiny_cnn.yaml", 0, 0, 1);
-  fuse_activations(&a);
-  Graph b = a;
-  CalibrationOptions opt{7, 2};
-  opt.method = "minmax";
-  calibrate(&a, opt);
-  opt.unsigned_activations = false;
-  calibrate(&b, opt);
+  Graph a, b;
+  calibrate_tiny_cnn_twice(&a, &b, [](CalibrationOptions& o) { o.unsigned_activations = false; });
   int unsigned_tensors = 0;
   for (const Node& n : a.nodes) {
     const size_t t = size_t(n.outputs[0]);
