@@ -21,16 +21,18 @@ def channel_rq(j, acc, axis_shape):
     if 'channel_requant' not in j: return rq(acc, j['requant']['multiplier'], j['requant']['shift'])
     c = j['channel_requant']
     return rq(acc, np.array(c['multiplier']).reshape(axis_shape), np.array(c['shift']).reshape(axis_shape))
-def act(v, j):
-    a = j['activation']; v = np.clip(v, -128, 127)
-    if a == 'none': return v
-    if a == 'relu': return np.maximum(v, 0)
-    if a in ('relu6', 'clip'): return np.clip(v, j['clip'][0], j['clip'][1])
+def act(v, j, u8=False):
+    # u8: the output is uint8 (its .npy is <u1): saturated to [0, 255] instead of [-128, 127].
+    a = j['activation']; lo, hi = (0, 255) if u8 else (-128, 127)
+    if a == 'none': return np.clip(v, lo, hi)
+    if a == 'relu': return np.clip(np.maximum(v, 0), lo, hi)
+    if a in ('relu6', 'clip'): return np.clip(np.clip(v, j['clip'][0], j['clip'][1]), lo, hi)
+    v = np.clip(v, -128, 127)
     lut = j['quant']['lut']; x = np.arange(-128, 128) * lut['input_scale']
     ra = lambda y: np.where(y < 0, -np.floor(-y + 0.5), np.floor(y + 0.5))
     hs = np.clip(x / 6 + .5, 0, 1)
     f = {'sigmoid': 1 / (1 + np.exp(-x)), 'hardsigmoid': hs, 'hardswish': x * hs}[a]
-    table = np.clip(ra(f / lut['output_scale']), -128, 127).astype(np.int64)
+    table = np.clip(ra(f / lut['output_scale']), lo, hi).astype(np.int64)
     if not np.array_equal(table, np.array(lut['table'])): raise SystemExit(f"{j['layer']}: lookup table differs from its formula")
     return table[v.astype(np.int64) + 128]
 import torch, torch.nn.functional as F
@@ -40,6 +42,7 @@ for e in json.load(open(os.path.join(d, 'index.json'))):
     ins = [np.load(os.path.join(d, i['file'])).astype(np.int64) for i in j['inputs']]
     out_raw = np.load(os.path.join(d, j['output']['file'])); out = out_raw.astype(np.int64)
     op = j['op']; m = j['requant']['multiplier']; s = j['requant']['shift']
+    u8 = out_raw.dtype == np.uint8 and op != 'softmax'  # uint8 activations (zero point 0)
     if j['quant']['rounding'] != 'half_away_from_zero': raise SystemExit(f"{j['layer']}: unknown rounding {j['quant']['rounding']}")
     p = j['padding']
     if op == 'conv':
@@ -49,17 +52,17 @@ for e in json.load(open(os.path.join(d, 'index.json'))):
         x = F.pad(x, (p['left'], p['right'], p['top'], p['bottom']))
         acc = F.conv2d(x, torch.tensor(w, dtype=torch.float64), torch.tensor(b, dtype=torch.float64),
                        stride=j['stride'], dilation=j['dilation'], groups=j['groups']).numpy().round().astype(np.int64)
-        ref = act(channel_rq(j, acc, (1, -1, 1, 1)), j)
+        ref = act(channel_rq(j, acc, (1, -1, 1, 1)), j, u8)
     elif op == 'fc':
         w = np.load(os.path.join(d, j['weights']['file'])).astype(np.int64)
         b = np.load(os.path.join(d, j['bias']['file'])).astype(np.int64)
         acc = w @ ins[0].reshape(-1) + b
-        ref = act(channel_rq(j, acc, (-1,)), j).reshape(out.shape)
+        ref = act(channel_rq(j, acc, (-1,)), j, u8).reshape(out.shape)
     elif op in ('maxpool', 'avgpool', 'globalavgpool'):
         x = torch.tensor(ins[0], dtype=torch.float64)
         if op == 'globalavgpool':
-            sm = x.sum(dim=(2, 3), keepdim=True).numpy().astype(np.int64); cnt = x.shape[2] * x.shape[3]
-            q = np.abs(sm) * 2 + cnt; ref = np.sign(sm) * (q // (2 * cnt))
+            # The sum requantised to the pool's own output scale.
+            ref = rq(x.sum(dim=(2, 3), keepdim=True).numpy().astype(np.int64), m, s)
         elif op == 'maxpool':
             xp = F.pad(x, (p['left'], p['right'], p['top'], p['bottom']), value=-1e9)
             ref = F.max_pool2d(xp, j['kernel'], j['stride'], ceil_mode=j['ceil_mode']).numpy()
@@ -73,18 +76,18 @@ for e in json.load(open(os.path.join(d, 'index.json'))):
             else:
                 cnt = F.avg_pool2d(op_, j['kernel'], j['stride'], ceil_mode=j['ceil_mode'], divisor_override=1).numpy().round().astype(np.int64)
             q = np.abs(sm) * 2 + cnt; ref = np.sign(sm) * (q // (2 * cnt))
-        ref = act(ref, j)
+        ref = act(ref, j, u8)
     elif op in ('add', 'mul', 'activation'):
         a = ins[0]
         if op != 'activation':
             bb = ins[1]
             v = a * m + bb * j['quant']['input2_multiplier'] if op == 'add' else a * bb
         else: v = a
-        ref = act(rq(v, 1 if op == 'add' else m, s), j)
+        ref = act(rq(v, 1 if op == 'add' else m, s), j, u8)
         if op == 'activation' and 'negative_requant' in j:  # LeakyRelu / PRelu: by the sign
             nq = j['negative_requant']; shp = (1, -1, 1, 1)
             neg = rq(v, np.array(nq['multiplier']).reshape(shp), np.array(nq['shift']).reshape(shp))
-            ref = act(np.where(v < 0, neg, rq(v, m, s)), j)
+            ref = act(np.where(v < 0, neg, rq(v, m, s)), j, u8)
     elif op == 'softmax':
         # The integer exp and rounding the JSON's quant.softmax spells out.
         # Over each group of C / groups channels; a causal row y sees channels 0 .. y of a group.

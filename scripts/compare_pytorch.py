@@ -70,7 +70,10 @@ def main():
     ap.add_argument("--calibration", type=int, choices=(4, 15), default=15,
                     help="calibration photographs: the 4 colour ones, or all 15")
     ap.add_argument("--strider", default=os.path.join(os.path.dirname(__file__), "..", "build", "strider"))
+    ap.add_argument("--keep", metavar="DIR", help="keep Strider's run folder (layers.csv, summary.json) in DIR")
     args = ap.parse_args()
+    if args.keep and os.path.exists(args.keep):
+        sys.exit("compare_pytorch: %s exists; give a new folder to --keep" % args.keep)
     if not os.path.isdir(SKIMAGE):
         sys.exit("compare_pytorch: needs Debian's python3-skimage (photographs in %s)" % SKIMAGE)
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -91,7 +94,8 @@ def main():
                 xs.append(x)
             with torch.no_grad():
                 sets[name] = model(torch.from_numpy(np.stack(xs))).numpy()
-        out = os.path.join(tmp, "out")
+        out = os.path.abspath(args.keep) if args.keep else os.path.join(tmp, "out")
+        dump = os.path.join(out if args.keep else tmp, "dump")
         cmd = [args.strider, "run", os.path.join(root, "configs/runs/default.yaml"), "--out", out,
                "--set", "networks[0].path=" + onnx_path, "--set", "networks[0].input=[224, 224]",
                "--set", "sim.functional=true", "--set", "sim.trace=false",
@@ -99,13 +103,12 @@ def main():
                "--set", "quant.calibration.method=" + args.method,
                "--set", "quant.calibration.output_headroom=" + args.headroom,
                "--set", "quant.evaluation.inputs=" + os.path.join(tmp, "evaluation", "*.npy"),
-               "--dump-tensors", os.path.join(tmp, "dump")]
+               "--dump-tensors", dump]
         run = subprocess.run(cmd, capture_output=True, text=True)
         if run.returncode != 0:
             sys.exit("compare_pytorch: strider failed:\n" + run.stderr)
         q = json.load(open(os.path.join(out, "summary.json")))["quant"]
         # Strider's float network against PyTorch on calibration image 0 (the simulated one).
-        dump = os.path.join(tmp, "dump")
         # The layers whose float output has the classifier's size (the last one: the logits).
         ref = sets["calibration"][0].reshape(-1)
         logits = [f for f in sorted(os.listdir(dump)) if f.endswith(".output.float.npy")

@@ -105,10 +105,7 @@ void FunctionalCheck::run_reference() {
   for (int t : g_.inputs) reference_.set_input(t, input_bytes(g_.tensors[t], seed_));
   reference_.run();
   layer_fidelity_.assign(is_compute_.size(), Fidelity());
-  std::vector<char> logits(g_.tensors.size(), 0);  // softmax inputs: masks are not counted
-  for (const Node& n : g_.nodes) {
-    if (n.op == OpType::kSoftmax) logits[size_t(n.inputs[0])] = 1;
-  }
+  const std::vector<char> logits = softmax_logits(g_);  // masks are not counted
   for (size_t layer = 0; layer < is_compute_.size(); ++layer) {
     if (!is_compute_[layer] || lowered_.layer_node[layer] < 0) continue;
     const int out = g_.nodes[lowered_.layer_node[layer]].outputs[0];

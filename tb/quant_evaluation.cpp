@@ -50,10 +50,7 @@ SetFigures evaluate_set(const Graph& g, const Lowered& l, const ClipBounds& clip
   for (const Descriptor& d : l.list.descriptors) {
     if (d.kind == DescKind::kOp) compute[d.layer] = 1;
   }
-  std::vector<char> logits(g.tensors.size(), 0);  // softmax inputs: masks are not counted
-  for (const Node& n : g.nodes) {
-    if (n.op == OpType::kSoftmax) logits[size_t(n.inputs[0])] = 1;
-  }
+  const std::vector<char> logits = softmax_logits(g);  // masks are not counted
   const int in0 = g.inputs.at(0);
   const Tensor& x0 = g.tensors[size_t(in0)];
   for (const std::vector<float>& sample : samples) {

@@ -31,8 +31,19 @@ PostAct post_act(const Node& n) {
   return PostAct::kNone;
 }
 
+// Whether `n` writes its output as uint8 / reads input k as uint8 (core/contract/quant.h; a
+// softmax's and a MatMul's uint8 probabilities are their own case, below).
+bool out_u8(const Graph& g, const Node& n) {
+  return n.op != OpType::kSoftmax && g.tensors[n.outputs[0]].is_unsigned;
+}
+bool in_u8(const Graph& g, const Node& n, size_t k) {
+  return n.op != OpType::kMatMul && g.tensors[n.inputs[k]].is_unsigned;
+}
+
 // The fused activation of `n` on a requantised value.
-int8_t post(const Node& n, int32_t v) { return activate(v, post_act(n), n.clip_min, n.clip_max); }
+int8_t post(const Graph& g, const Node& n, int32_t v) {
+  return activate(v, post_act(n), n.clip_min, n.clip_max, out_u8(g, n));
+}
 
 // num / den rounded half away from zero (den > 0), from the truncated quotient and remainder.
 int32_t rounded_quotient(int64_t num, int64_t den) {
@@ -52,7 +63,8 @@ struct Dims {
 // covering every position a window reaches (the padding made real), from which each (input
 // channel, ky, kx) is shifted into the `taps` plane of the output's size without bounds tests;
 // the group's output planes are then bias + weights x taps, one int32 matrix product
-// (core/common/int8_gemm.h), and are requantised after it.
+// (core/common/int8_gemm.h), and are requantised after it. A uint8 input enters the product as
+// u - 128 (its byte XOR 0x80; the border -128) and 128 x (the kernel's sum) is added back.
 void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
   const Dims is(g.tensors[n.inputs[0]].shape), os(g.tensors[n.outputs[0]].shape);
   const Bytes& wt = g.tensors[n.weights].data;
@@ -62,7 +74,8 @@ void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
   const int64_t sh = n.stride_h, sw = n.stride_w, dh = n.dilation_h, dw = n.dilation_w;
   // The bordered plane: rows -pad_top .. (oh - 1) sh + (kh - 1) dh - pad_top, columns likewise.
   const int64_t bh = (os.h - 1) * sh + (kh - 1) * dh + 1, bw = (os.w - 1) * sw + (kw - 1) * dw + 1;
-  Bytes bordered(size_t(bh * bw), 0);
+  const bool u8 = in_u8(g, n, 0);
+  Bytes bordered(size_t(bh * bw), u8 ? int8_t{-128} : int8_t{0});
   const int64_t y_lo = std::max<int64_t>(0, n.pad_top), y_hi = std::min<int64_t>(bh, n.pad_top + is.h);
   const int64_t x_lo = std::max<int64_t>(0, n.pad_left), x_hi = std::min<int64_t>(bw, n.pad_left + is.w);
   Bytes taps(size_t(taps_per_group * os.plane()));
@@ -73,6 +86,9 @@ void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
       for (int64_t y = y_lo; y < y_hi && x_lo < x_hi; ++y) {  // the border stays zero
         const int8_t* src = plane + (y - n.pad_top) * is.w - n.pad_left;
         std::copy(src + x_lo, src + x_hi, &bordered[y * bw + x_lo]);
+        if (u8) {
+          for (int64_t x = x_lo; x < x_hi; ++x) bordered[y * bw + x] = int8_t(uint8_t(bordered[y * bw + x]) ^ 0x80u);
+        }
       }
       for (int64_t ky = 0; ky < kh; ++ky) {
         for (int64_t kx = 0; kx < kw; ++kx) {
@@ -91,7 +107,10 @@ void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
     }
     const int64_t co0 = group * cout_g;
     for (int64_t co = co0; co < co0 + cout_g; ++co) {
-      const int32_t b = bias && co < int64_t(bias->size()) ? (*bias)[co] : 0;
+      int32_t b = bias && co < int64_t(bias->size()) ? (*bias)[co] : 0;
+      if (u8) {
+        for (int64_t k = 0; k < taps_per_group; ++k) b += 128 * int32_t(wt[co * taps_per_group + k]);
+      }
       std::fill_n(&acc[(co - co0) * os.plane()], os.plane(), b);
     }
     gemm_s8s32(cout_g, os.plane(), taps_per_group, &wt[co0 * taps_per_group], taps_per_group,
@@ -99,7 +118,7 @@ void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
     int8_t* dst = &out[co0 * os.plane()];
     for (int64_t c = 0; c < cout_g; ++c) {
       requantize_row(&acc[c * os.plane()], os.plane(), n.requant_of(co0 + c), post_act(n),
-                     n.clip_min, n.clip_max, dst + c * os.plane());
+                     n.clip_min, n.clip_max, dst + c * os.plane(), out_u8(g, n));
     }
   }
 }
@@ -108,15 +127,17 @@ void fully_connected(const Graph& g, const Node& n, const Bytes& in, Bytes& out)
   const Bytes& wt = g.tensors[n.weights].data;
   const std::vector<int32_t>* bias = n.bias >= 0 ? &g.tensors[n.bias].bias : nullptr;
   const int64_t k = int64_t(in.size()), features = int64_t(out.size());
+  const bool u8 = in_u8(g, n, 0);
   for (int64_t o = 0; o < features; ++o) {
     int32_t acc = bias && o < int64_t(bias->size()) ? (*bias)[o] : 0;
     const int8_t* w = &wt[o * k];
-    for (int64_t i = 0; i < k; ++i) acc += int32_t(w[i]) * in[i];
-    out[o] = post(n, requantize(acc, n.requant_of(o)));
+    for (int64_t i = 0; i < k; ++i) acc += int32_t(w[i]) * byte_value(in[i], u8);
+    out[o] = post(g, n, requantize(acc, n.requant_of(o)));
   }
 }
 
-// Max / average pooling; padding is virtual (never a value).
+// Max / average pooling; padding is virtual (never a value). A global average pool requantises
+// its sum (calibrator.h: s_in / (H W s_out)).
 void pool(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
   const Dims is(g.tensors[n.inputs[0]].shape), os(g.tensors[n.outputs[0]].shape);
   const bool global = n.op == OpType::kGlobalAvgPool;
@@ -124,6 +145,7 @@ void pool(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
   const int64_t sh = global ? 1 : n.stride_h, sw = global ? 1 : n.stride_w;
   const int64_t pt = global ? 0 : n.pad_top, pl = global ? 0 : n.pad_left;
   const int64_t pb = global ? 0 : n.pad_bottom, pr = global ? 0 : n.pad_right;
+  const bool u8 = in_u8(g, n, 0);
   for (int64_t c = 0; c < os.c; ++c) {
     const int8_t* plane = &in[c * is.plane()];
     for (int64_t oy = 0; oy < os.h; ++oy) {
@@ -133,7 +155,7 @@ void pool(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
         int32_t best = std::numeric_limits<int32_t>::min();
         for (int64_t iy = std::max<int64_t>(y0, 0); iy < std::min(y0 + kh, is.h); ++iy) {
           for (int64_t ix = std::max<int64_t>(x0, 0); ix < std::min(x0 + kw, is.w); ++ix) {
-            const int32_t v = plane[iy * is.w + ix];
+            const int32_t v = byte_value(plane[iy * is.w + ix], u8);
             sum += v;
             best = std::max(best, v);
             ++count;
@@ -142,6 +164,9 @@ void pool(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
         int32_t v = 0;
         if (n.op == OpType::kMaxPool) {
           v = count ? best : 0;
+        } else if (global) {  // the sum requantised: s_in / (H W s_out)
+          v = requantize(int32_t(std::clamp<int64_t>(sum, INT32_MIN, INT32_MAX)), n.requant_multiplier,
+                         n.requant_shift);
         } else {
           // count_include_pad counts the window's positions inside the padded input.
           const int64_t divisor =
@@ -150,7 +175,7 @@ void pool(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
                   : count;
           v = divisor > 0 ? rounded_quotient(sum, divisor) : 0;
         }
-        out[(c * os.h + oy) * os.w + ox] = post(n, v);
+        out[(c * os.h + oy) * os.w + ox] = post(g, n, v);
       }
     }
   }
@@ -163,12 +188,14 @@ void binary(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes
   const bool per_channel = !scalar && bs.h == 1 && bs.w == 1 && as.plane() != 1;
   std::vector<int32_t> v(a.size());
   const bool add = n.op == OpType::kAdd;  // a x m + b x m2, then the shift alone
+  const bool ua = in_u8(g, n, 0), ub = in_u8(g, n, 1);
   for (int64_t i = 0; i < int64_t(a.size()); ++i) {
-    const int32_t y = scalar ? b[0] : per_channel ? b[i / as.plane()] : b[i];
-    v[i] = add ? a[i] * n.requant_multiplier + y * n.input2_multiplier : a[i] * y;
+    const int32_t x = byte_value(a[i], ua);
+    const int32_t y = byte_value(scalar ? b[0] : per_channel ? b[i / as.plane()] : b[i], ub);
+    v[i] = add ? x * n.requant_multiplier + y * n.input2_multiplier : x * y;
   }
   requantize_row(v.data(), int64_t(v.size()), Requant{add ? 1 : n.requant_multiplier, n.requant_shift},
-                 post_act(n), n.clip_min, n.clip_max, out.data());
+                 post_act(n), n.clip_min, n.clip_max, out.data(), out_u8(g, n));
 }
 
 // Softmax over each group of C / groups channels of every position with the integer exp of
@@ -212,7 +239,7 @@ void matmul(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes
           const int8_t av = a[(grp * k_len + k) * as.plane() + p];
           acc += (ua ? int32_t(uint8_t(av)) : int32_t(av)) * y;
         }
-        out[(grp * n_len + j) * os.plane() + p] = post(n, requantize(acc, n.requant_multiplier, n.requant_shift));
+        out[(grp * n_len + j) * os.plane() + p] = post(g, n, requantize(acc, n.requant_multiplier, n.requant_shift));
       }
     }
   }
@@ -291,11 +318,12 @@ void Reference::compute(const Node& n, const std::vector<const Bytes*>& in,
       const TensorShape& s = g_.tensors[n.inputs[0]].shape;
       const size_t plane = size_t(s.h * s.w);
       const bool sloped = !n.negative_slope.empty();
+      const bool u8 = in_u8(g_, n, 0);
       for (size_t i = 0; i < out[0].size(); ++i) {
-        const int8_t x = (*in[0])[i];
+        const int32_t x = byte_value((*in[0])[i], u8);
         const Requant r = sloped && x < 0 ? n.channel_requant[i / plane % size_t(s.c)]
                                           : Requant{n.requant_multiplier, n.requant_shift};
-        out[0][i] = post(n, requantize(x, r));
+        out[0][i] = post(g_, n, requantize(x, r));
       }
       break;
     }

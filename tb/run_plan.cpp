@@ -52,6 +52,7 @@ Graph load_checked(const RunConfig& cfg, size_t k, QuantInfo* quant, std::ostrea
     co.method = qo.method;
     co.percentile = qo.percentile;
     co.output_headroom = qo.output_headroom;
+    co.unsigned_activations = qo.unsigned_activations;
     if (g.inputs.empty() && files) throw std::runtime_error(net.path + ": quant: the network has no input to calibrate on");
     if (!qo.calibration.inputs.empty()) {
       co.inputs = load_input_set(qo.calibration, g.tensors[size_t(g.inputs[0])], qo.preprocess,

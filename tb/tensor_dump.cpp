@@ -23,11 +23,12 @@ nlohmann::json numerics(const Graph& g, const Node& n) {
   j["requant_formula"] =
       "saturate_int8(act(round_half_away_from_zero(v * multiplier / 2^shift))), v = bias + "
       "sum(in * w) for conv / fc, a * multiplier + b * input2_multiplier for add (then multiplier "
-      "1), a * b for mul, a for activation; pools do not "
-      "requantise; with channel_requant, output channel c uses its multiplier[c] and shift[c]; "
-      "with negative_requant (LeakyRelu / PRelu), a negative input of channel c uses its "
-      "multiplier[c] and shift[c]";
-  j["zero_point"] = 0;  // symmetric int8 everywhere
+      "1), a * b for mul, a for activation, the window's sum for a global average pool; max and "
+      "average pools do not requantise; with channel_requant, output channel c uses its "
+      "multiplier[c] and shift[c]; with negative_requant (LeakyRelu / PRelu), a negative input "
+      "of channel c uses its multiplier[c] and shift[c]; an unsigned operand (its .npy is <u1) "
+      "holds uint8 values, an unsigned output saturates to [0, 255] instead";
+  j["zero_point"] = 0;  // symmetric int8, or uint8 with zero point 0
   nlohmann::json scales = nlohmann::json::array();
   for (int t : n.inputs) scales.push_back(g.tensors[t].scale);
   j["input_scales"] = scales;
@@ -70,7 +71,7 @@ nlohmann::json numerics(const Graph& g, const Node& n) {
         "b = (a z >> 16) + 2^16, q2 = b^2 >> 16, q4 = q2^2 >> 16; v = q * (2^16 + sign(q) erf), "
         "out = saturate_int8(round_half_away_from_zero(v * m / 2^(s + 17))) with (m, s) = requant";
   }
-  if (n.op == OpType::kAvgPool || n.op == OpType::kGlobalAvgPool) {
+  if (n.op == OpType::kAvgPool) {
     j["pool_divisor"] =
         "round_half_away_from_zero(sum / count): count = the window's elements inside the input, "
         "or with count_include_pad its positions inside the padded input";
@@ -80,12 +81,15 @@ nlohmann::json numerics(const Graph& g, const Node& n) {
   if (n.activation == Activation::kHardSigmoid) act = PostAct::kHardSigmoid;
   if (n.activation == Activation::kHardSwish) act = PostAct::kHardSwish;
   if (act != PostAct::kNone) {
+    // An unsigned (uint8) output: 255 f(x) at scale 1/255 (core/contract/quant.h).
+    const bool u8 = !n.outputs.empty() && g.tensors[size_t(n.outputs[0])].is_unsigned;
     std::vector<int> table;
-    for (int q = -128; q <= 127; ++q) table.push_back(activate(q, act, 0, 0));
+    for (int q = -128; q <= 127; ++q) table.push_back(byte_value(activate(q, act, 0, 0, u8), u8));
+    const std::string unit = u8 ? "255" : "127";
     j["lut"] = {{"input_scale", 1.0 / 16},
-                {"output_scale", act == PostAct::kHardSwish ? 1.0 / 16 : 1.0 / 127},
-                {"formula", act == PostAct::kSigmoid       ? "round_half_away(127 / (1 + exp(-q / 16)))"
-                            : act == PostAct::kHardSigmoid ? "round_half_away(127 * clamp(q / 96 + 0.5, 0, 1))"
+                {"output_scale", act == PostAct::kHardSwish ? 1.0 / 16 : u8 ? 1.0 / 255 : 1.0 / 127},
+                {"formula", act == PostAct::kSigmoid       ? "round_half_away(" + unit + " / (1 + exp(-q / 16)))"
+                            : act == PostAct::kHardSigmoid ? "round_half_away(" + unit + " * clamp(q / 96 + 0.5, 0, 1))"
                                                            : "round_half_away(q * clamp(q / 96 + 0.5, 0, 1))"},
                 {"table", table}};
   }

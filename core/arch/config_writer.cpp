@@ -205,6 +205,7 @@ std::string effective_yaml(const RunConfig& run) {
   e << YAML::Key << "percentile" << YAML::Value << config::format_number(q.percentile);
   e << YAML::Key << "output_headroom" << YAML::Value << config::format_number(q.output_headroom);
   e << YAML::EndMap;
+  e << YAML::Key << "unsigned_activations" << YAML::Value << q.unsigned_activations;
   e << YAML::Key << "evaluation" << YAML::Value << YAML::BeginMap;
   e << YAML::Key << "inputs" << YAML::Value << q.evaluation.inputs;
   e << YAML::Key << "count" << YAML::Value << q.evaluation.count;

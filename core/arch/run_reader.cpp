@@ -214,6 +214,7 @@ void read_quant(FieldReader& top, const Origin& file, RunConfig& run, Diagnostic
     p.read_choice("layout", pre.layout, {"nchw", "nhwc"});
     p.finish();
   }
+  q.read("unsigned_activations", run.quant.unsigned_activations);
   q.finish();
   // Paths written relative to the run file (or the directory of a --set).
   const std::pair<const char*, InputSet*> sets[] = {{"quant.calibration.inputs", &run.quant.calibration},

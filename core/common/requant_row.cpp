@@ -9,11 +9,11 @@ namespace strider {
 namespace {
 
 // requantize() with 0 < shift <= 62 (|acc x multiplier| < 2^62), then std::clamp(v, lo, hi)
-// (lo <= hi) and saturate8, as activate() does for none (lo, hi the int32 range), ReLU
-// (max(v, 0): lo 0) and clip.
+// (lo <= hi) and the saturation to [sat_lo, sat_hi] ([-128, 127], or [0, 255] for uint8), as
+// activate() does for none (lo, hi the int32 range), ReLU (max(v, 0): lo 0) and clip.
 STRIDER_SIMD_CLONES
 void rounded_row(const int32_t* acc, int64_t n, int64_t multiplier, int shift, int32_t lo,
-                 int32_t hi, int8_t* out) {
+                 int32_t hi, int32_t sat_lo, int32_t sat_hi, int8_t* out) {
   const uint64_t half = uint64_t{1} << (shift - 1);
   for (int64_t i = 0; i < n; ++i) {
     const int64_t v = int64_t(acc[i]) * multiplier;
@@ -24,15 +24,15 @@ void rounded_row(const int32_t* acc, int64_t n, int64_t multiplier, int shift, i
     r = r > std::numeric_limits<int32_t>::max() ? std::numeric_limits<int32_t>::max() : r;
     int32_t x = int32_t(r);
     x = x < lo ? lo : hi < x ? hi : x;
-    x = x < -128 ? -128 : x > 127 ? 127 : x;
-    out[i] = int8_t(x);
+    x = x < sat_lo ? sat_lo : x > sat_hi ? sat_hi : x;
+    out[i] = int8_t(uint8_t(x));
   }
 }
 
 }  // namespace
 
 void requantize_row(const int32_t* acc, int64_t n, Requant r, PostAct act, int32_t clip_min,
-                    int32_t clip_max, int8_t* out) {
+                    int32_t clip_max, int8_t* out, bool u8) {
   const bool plain = act == PostAct::kNone || act == PostAct::kRelu ||
                      ((act == PostAct::kClip || act == PostAct::kRelu6) && clip_min <= clip_max);
   if (plain && r.shift > 0 && r.shift <= 62) {
@@ -42,10 +42,10 @@ void requantize_row(const int32_t* acc, int64_t n, Requant r, PostAct act, int32
     const int32_t hi = act == PostAct::kNone || act == PostAct::kRelu
                            ? std::numeric_limits<int32_t>::max()
                            : clip_max;
-    rounded_row(acc, n, r.multiplier, r.shift, lo, hi, out);
+    rounded_row(acc, n, r.multiplier, r.shift, lo, hi, u8 ? 0 : -128, u8 ? 255 : 127, out);
     return;
   }
-  for (int64_t i = 0; i < n; ++i) out[i] = activate(requantize(acc[i], r), act, clip_min, clip_max);
+  for (int64_t i = 0; i < n; ++i) out[i] = activate(requantize(acc[i], r), act, clip_min, clip_max, u8);
 }
 
 }  // namespace strider

@@ -26,16 +26,17 @@ struct WindowSpan {
   }
 };
 
+// pad: the value of the padding columns (0; -128 for uint8 input offset by -128, tile_compute).
 template <typename T>
 void window_row(const T* src, int64_t first, int64_t stride, const WindowSpan& s, T* dst,
-                int64_t count) {
-  std::fill(dst, dst + s.lo, T{0});
+                int64_t count, T pad = T{0}) {
+  std::fill(dst, dst + s.lo, pad);
   if (stride == 1) {
     std::copy(src + s.lo + first, src + s.hi + first, dst + s.lo);
   } else {
     for (int64_t x = s.lo; x < s.hi; ++x) dst[x] = src[x * stride + first];
   }
-  std::fill(dst + s.hi, dst + count, T{0});
+  std::fill(dst + s.hi, dst + count, pad);
 }
 
 template <typename T>

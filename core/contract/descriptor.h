@@ -162,6 +162,10 @@ struct OpDesc {
   // Softmax: the output is uint8 (core/contract/vector_math.h softmax_prob_u8); MatMul: input (A) is
   // uint8. Every other tensor is int8.
   static constexpr uint8_t kUnsigned = 4;
+  // Unsigned activations (core/contract/quant.h): op.input / op.input2 hold uint8 values, the
+  // output is written as uint8 (zero point 0). Conv, fully connected, pools, add, mul and
+  // activation only.
+  static constexpr uint8_t kInputUnsigned = 8, kInput2Unsigned = 16, kOutputUnsigned = 32;
   uint8_t flags = 0;
   bool operator==(const OpDesc& o) const;
 };

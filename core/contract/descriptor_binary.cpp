@@ -127,7 +127,7 @@ OpDesc get_op(ByteReader& r) {
   o.psum = get_ref(r);
   o.mapping = r.enumeration<Mapping>(3, "mapping");
   o.flags = r.u<uint8_t>();
-  if (o.flags > 7) r.fail("flags are " + std::to_string(o.flags) + ", expected 0..7", 1);
+  if (o.flags > 63) r.fail("flags are " + std::to_string(o.flags) + ", expected 0..63", 1);
   const uint32_t per_channel = r.u<uint32_t>();
   if (per_channel != 0 && (o.ch_end < o.ch_begin || per_channel != o.ch_end - o.ch_begin)) {
     r.fail(std::to_string(per_channel) + " channel requantisations for channels [" +

@@ -154,7 +154,7 @@ OpDesc parse_op(const YAML::Node& m) {
   if (m["input2_multiplier"]) o.input2_multiplier = m["input2_multiplier"].as<int32_t>();
   if (m["flags"]) {
     const unsigned flags = m["flags"].as<unsigned>();
-    if (flags > 7) throw YAML::Exception(m["flags"].Mark(), "flags: expected 0..7");
+    if (flags > 63) throw YAML::Exception(m["flags"].Mark(), "flags: expected 0..63");
     o.flags = static_cast<uint8_t>(flags);
   }
   if (YAML::Node q = m["channel_requant"]) {

@@ -6,6 +6,12 @@
 // Sigmoid-family activations use a 256-entry lookup table over the int8 input interpreted with a
 // scale of 1/16 (x = q / 16), output scaled by 1/127 for sigmoid and hard-sigmoid and by 1/16 for
 // hard-swish; rounded half away from zero.
+//
+// Unsigned activations (OpDesc::kInputUnsigned / kInput2Unsigned / kOutputUnsigned): a tensor
+// every value of which is >= 0 (a ReLU's, a ReLU6's, a sigmoid's output) may be stored as uint8
+// with zero point 0, one more bit than int8 at the same range; its byte b then holds the value
+// uint8_t(b) (byte_value), and an unsigned output saturates to [0, 255] (saturate_out); the
+// sigmoid and hard-sigmoid tables then give 255 f(x) (scale 1/255).
 #pragma once
 
 #include <algorithm>
@@ -63,23 +69,34 @@ inline Requant quantize_multiplier(double scale) {
 
 inline int8_t saturate8(int32_t v) { return static_cast<int8_t>(std::clamp(v, -128, 127)); }
 
+// v saturated to [0, 255] and stored as the byte of that uint8 (u8), or saturate8(v).
+inline int8_t saturate_out(int32_t v, bool u8) {
+  return u8 ? static_cast<int8_t>(static_cast<uint8_t>(std::clamp(v, 0, 255))) : saturate8(v);
+}
+
+// The value a stored byte holds: uint8_t(b) for an unsigned tensor, else int8 b.
+inline int32_t byte_value(int8_t b, bool u8) { return u8 ? int32_t(uint8_t(b)) : int32_t(b); }
+
 inline int32_t round_away(double x) { return static_cast<int32_t>(x < 0 ? -std::floor(-x + 0.5) : std::floor(x + 0.5)); }
 
-// Applies the fused activation to an already requantised value and saturates to int8.
-inline int8_t activate(int32_t v, PostAct act, int32_t clip_min, int32_t clip_max) {
+// Applies the fused activation to an already requantised value and saturates to int8 (uint8
+// when u8: the byte of the uint8).
+inline int8_t activate(int32_t v, PostAct act, int32_t clip_min, int32_t clip_max, bool u8 = false) {
   // The lookup table is indexed by the int8 value.
   const auto x = [v] { return saturate8(v) / 16.0; };
+  const double unit = u8 ? 255.0 : 127.0;  // the sigmoids' 1: scale 1/127, or 1/255 unsigned
   switch (act) {
-    case PostAct::kNone: return saturate8(v);
-    case PostAct::kRelu: return saturate8(std::max(v, 0));
+    case PostAct::kNone: return saturate_out(v, u8);
+    case PostAct::kRelu: return saturate_out(std::max(v, 0), u8);
     case PostAct::kRelu6:
-    case PostAct::kClip: return saturate8(std::clamp(v, clip_min, clip_max));
-    case PostAct::kSigmoid: return saturate8(round_away(127.0 / (1.0 + std::exp(-x()))));
-    case PostAct::kHardSigmoid: return saturate8(round_away(127.0 * std::clamp(x() / 6.0 + 0.5, 0.0, 1.0)));
+    case PostAct::kClip: return saturate_out(std::clamp(v, clip_min, clip_max), u8);
+    case PostAct::kSigmoid: return saturate_out(round_away(unit / (1.0 + std::exp(-x()))), u8);
+    case PostAct::kHardSigmoid:
+      return saturate_out(round_away(unit * std::clamp(x() / 6.0 + 0.5, 0.0, 1.0)), u8);
     case PostAct::kHardSwish:
-      return saturate8(round_away(16.0 * x() * std::clamp(x() / 6.0 + 0.5, 0.0, 1.0)));
+      return saturate_out(round_away(16.0 * x() * std::clamp(x() / 6.0 + 0.5, 0.0, 1.0)), u8);
   }
-  return saturate8(v);
+  return saturate_out(v, u8);
 }
 
 }  // namespace strider

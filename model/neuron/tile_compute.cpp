@@ -58,12 +58,19 @@ int32_t div_round_away(int64_t num, int64_t den) {
   return static_cast<int32_t>(num >= 0 ? (2 * num + den) / (2 * den) : -((-2 * num + den) / (2 * den)));
 }
 
-int8_t finish(const OpDesc& op, int32_t v) { return activate(v, op.act, op.clip_min, op.clip_max); }
+bool input_u8(const OpDesc& op) { return op.flags & OpDesc::kInputUnsigned; }
+bool output_u8(const OpDesc& op) { return op.flags & OpDesc::kOutputUnsigned; }
+
+int8_t finish(const OpDesc& op, int32_t v) {
+  return activate(v, op.act, op.clip_min, op.clip_max, output_u8(op));
+}
 
 // Max / average pooling over the valid part of each window (padding is virtual). With
-// count_include_pad the average divides by the window's positions inside the padded input.
+// count_include_pad the average divides by the window's positions inside the padded input. A
+// global average pool requantises its sum instead (to an output scale of its own).
 void pool(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
   const Operand in(op.input, l2);
+  const bool u8 = input_u8(op);
   const int64_t h = op.input.h, w = op.input.w;
   for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
     for (uint32_t y = op.row_begin; y < op.row_end; ++y) {
@@ -77,14 +84,18 @@ void pool(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
         for (int64_t iy = ya; iy < yb; ++iy) {
           const int8_t* row = in.row(c, uint32_t(iy));
           for (int64_t ix = xa; ix < xb; ++ix) {
-            sum += row[ix];
-            best = std::max<int32_t>(best, row[ix]);
+            const int32_t v = byte_value(row[ix], u8);
+            sum += v;
+            best = std::max(best, v);
           }
         }
         const int64_t valid = std::max<int64_t>(0, yb - ya) * std::max<int64_t>(0, xb - xa);
         int32_t v = 0;
         if (op.op == OpCode::kMaxPool) {
           v = valid ? best : 0;
+        } else if (op.op == OpCode::kGlobalAvgPool) {  // the sum requantised (s_in / (H W s_out))
+          v = requantize(int32_t(std::clamp<int64_t>(sum, INT32_MIN, INT32_MAX)), op.requant_multiplier,
+                         op.requant_shift);
         } else {
           const int64_t count =
               op.count_include_pad ? (std::min<int64_t>(y0 + op.kernel_h, h + op.pad_bottom) - y0) *
@@ -109,10 +120,11 @@ void fully_connected(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t
   }
   const std::vector<int8_t> w = read_all(op.weights, l2), braw = read_all(op.bias, l2);
   const uint64_t k = in.size();
+  const bool u8 = input_u8(op);
   for (uint32_t co = op.ch_begin; co < op.ch_end; ++co) {
     int32_t acc = int32_at(braw, co - op.ch_begin);
     const int8_t* row = &w[(co - op.ch_begin) * k];
-    for (uint64_t i = 0; i < k; ++i) acc += int32_t(in[i]) * row[i];
+    for (uint64_t i = 0; i < k; ++i) acc += byte_value(in[i], u8) * row[i];
     out.push_back(finish(op, requantize(acc, op.requant_of(co))));
   }
 }
@@ -126,16 +138,20 @@ void elementwise(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& o
   const uint32_t w = op.output.w;
   std::vector<int8_t> row_a(w), row_b(binary ? r.w : 0);
   std::vector<int32_t> v(w);
+  const bool ua = input_u8(op), ub = op.flags & OpDesc::kInput2Unsigned;
   for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
     for (uint32_t y = op.row_begin; y < op.row_end; ++y) {
       l2.read(a.addr + a.offset(c, y, 0), row_a.data(), w);
       // Add scales each operand by its multiplier and shifts the sum (multiplier 1 after it).
       const bool add = op.op == OpCode::kAdd;
-      for (uint32_t x = 0; x < w; ++x) v[x] = add ? row_a[x] * op.requant_multiplier : row_a[x];
+      for (uint32_t x = 0; x < w; ++x) {
+        const int32_t av = byte_value(row_a[x], ua);
+        v[x] = add ? av * op.requant_multiplier : av;
+      }
       if (binary) {
         l2.read(r.addr + r.offset(r.c == 1 ? 0 : c, r.h == 1 ? 0 : y, 0), row_b.data(), r.w);
         for (uint32_t x = 0; x < w; ++x) {
-          const int32_t bv = row_b[r.w == 1 ? 0 : x];
+          const int32_t bv = byte_value(row_b[r.w == 1 ? 0 : x], ub);
           v[x] = add ? v[x] + bv * op.input2_multiplier : v[x] * bv;
         }
       }
@@ -149,7 +165,7 @@ void elementwise(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& o
         continue;
       }
       requantize_row(v.data(), w, Requant{add ? 1 : op.requant_multiplier, op.requant_shift},
-                     op.act, op.clip_min, op.clip_max, &out[base]);
+                     op.act, op.clip_min, op.clip_max, &out[base], output_u8(op));
     }
   }
 }
@@ -188,17 +204,18 @@ bool TileCompute::LinesKey::operator==(const LinesKey& o) const {
          pad_left == o.pad_left && dilation_h == o.dilation_h && dilation_w == o.dilation_w &&
          groups == o.groups && row_begin == o.row_begin && row_end == o.row_end &&
          output_c == o.output_c && output_w == o.output_w && group == o.group && i0 == o.i0 &&
-         i1 == o.i1;
+         i1 == o.i1 && u8 == o.u8;
 }
 
 // Every output position of the tile is one neuron's line holding its window (input channel,
 // kernel row, kernel column; virtual padding as zeros), stored slot-major: row s of the lines
-// is slot s of every position.
+// is slot s of every position. A uint8 input's lines hold value - 128 (its byte XOR 0x80, int8),
+// padding -128; conv() adds 128 x (the kernel's sum) back.
 const int8_t* TileCompute::lines(const OpDesc& op, uint32_t g, uint32_t i0, uint32_t i1) {
   const LinesKey key{op.input,     op.kernel_h, op.kernel_w,  op.stride_h,  op.stride_w,
                      op.pad_top,   op.pad_left, op.dilation_h, op.dilation_w, op.groups,
                      op.row_begin, op.row_end,  op.output.c,  op.output.w,  g,
-                     i0,           i1};
+                     i0,           i1,          input_u8(op)};
   if (lines_valid_ && key == lines_key_) return lines_.get();
   const uint32_t wo = op.output.w, cin_g = op.input.c / op.groups;
   const uint64_t size = uint64_t(i1 - i0) * op.kernel_h * op.kernel_w * (op.row_end - op.row_begin) * wo;
@@ -208,6 +225,7 @@ const int8_t* TileCompute::lines(const OpDesc& op, uint32_t g, uint32_t i0, uint
     lines_capacity_ = size;
   }
   const Operand in(op.input, lines_in_);
+  const int8_t pad = key.u8 ? int8_t{-128} : int8_t{0};
   int8_t* dst = lines_.get();
   for (uint32_t ci = i0; ci < i1; ++ci) {
     for (uint32_t ky = 0; ky < op.kernel_h; ++ky) {
@@ -217,10 +235,10 @@ const int8_t* TileCompute::lines(const OpDesc& op, uint32_t g, uint32_t i0, uint
         for (uint32_t y = op.row_begin; y < op.row_end; ++y, dst += wo) {
           const int64_t iy = int64_t(y) * op.stride_h - op.pad_top + int64_t(ky) * op.dilation_h;
           if (iy < 0 || iy >= op.input.h) {
-            std::fill(dst, dst + wo, int8_t{0});
+            std::fill(dst, dst + wo, pad);
             continue;
           }
-          window_row(in.row(g * cin_g + ci, uint32_t(iy)), first, op.stride_w, span, dst, wo);
+          window_row(in.row(g * cin_g + ci, uint32_t(iy)), first, op.stride_w, span, dst, wo, pad);
         }
       }
     }
@@ -237,6 +255,10 @@ const int8_t* TileCompute::lines(const OpDesc& op, uint32_t g, uint32_t i0, uint
 void TileCompute::conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
   // The input bytes; the lines kept from the previous tile stay valid only if they are the same.
   read_operand(op.input, l2, in_);
+  const bool u8 = input_u8(op);
+  if (u8) {  // uint8 u as the int8 u - 128
+    for (int8_t& b : in_) b = int8_t(uint8_t(b) ^ 0x80u);
+  }
   if (in_ != lines_in_) {
     lines_in_.swap(in_);
     lines_valid_ = false;
@@ -256,10 +278,16 @@ void TileCompute::conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8
     acc_.resize(uint64_t(c1 - c0) * positions);
     for (uint32_t co = c0; co < c1; ++co) {
       int32_t* a = &acc_[uint64_t(co - c0) * positions];
+      // uint8 input: the lines hold u - 128, so sum w u = sum w (u - 128) + 128 sum w.
+      int32_t offset = 0;
+      if (u8) {
+        const int8_t* k = &w[(co - op.ch_begin) * slots];
+        for (uint64_t s = 0; s < slots; ++s) offset += 128 * int32_t(k[s]);
+      }
       if (psum.empty()) {
-        std::fill(a, a + positions, int32_at(braw, co - op.ch_begin));
+        std::fill(a, a + positions, int32_at(braw, co - op.ch_begin) + offset);
       } else {
-        for (uint64_t p = 0; p < positions; ++p) a[p] = int32_at(psum, (co - op.ch_begin) * positions + p);
+        for (uint64_t p = 0; p < positions; ++p) a[p] = int32_at(psum, (co - op.ch_begin) * positions + p) + offset;
       }
     }
     gemm_s8s32(c1 - c0, int64_t(positions), int64_t(slots), &w[(c0 - op.ch_begin) * slots],
@@ -275,7 +303,7 @@ void TileCompute::conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8
       for (uint32_t co = c0; co < c1; ++co) {
         const size_t first = size_t(co - c0) * positions;
         requantize_row(&acc_[first], int64_t(positions), op.requant_of(co), op.act, op.clip_min,
-                       op.clip_max, &out[base + first]);
+                       op.clip_max, &out[base + first], output_u8(op));
       }
     }
     c0 = c1;

@@ -32,6 +32,7 @@ class TileCompute {
     uint32_t kernel_h = 0, kernel_w = 0, stride_h = 0, stride_w = 0, pad_top = 0, pad_left = 0;
     uint32_t dilation_h = 0, dilation_w = 0, groups = 0, row_begin = 0, row_end = 0;
     uint32_t output_c = 0, output_w = 0, group = 0, i0 = 0, i1 = 0;
+    bool u8 = false;  // uint8 input: lines hold value - 128, padding -128
     bool operator==(const LinesKey& o) const;
   };
 

@@ -35,6 +35,16 @@ OpCode op_code(const Node& n) {
   }
 }
 
+// OpDesc::kInputUnsigned / kInput2Unsigned / kOutputUnsigned from the tensors' is_unsigned
+// (the calibrator's choice); a softmax's and a MatMul's uint8 probabilities are kUnsigned.
+uint8_t unsigned_activation_flags(const Graph& g, const Node& n) {
+  if (n.op == OpType::kSoftmax || n.op == OpType::kMatMul) return 0;
+  const auto u = [&](int t) { return t >= 0 && g.tensors[size_t(t)].is_unsigned; };
+  return uint8_t((!n.inputs.empty() && u(n.inputs[0]) ? OpDesc::kInputUnsigned : 0) |
+                 (n.inputs.size() > 1 && u(n.inputs[1]) ? OpDesc::kInput2Unsigned : 0) |
+                 (!n.outputs.empty() && u(n.outputs[0]) ? OpDesc::kOutputUnsigned : 0));
+}
+
 }  // namespace
 
 uint64_t Lowerer::weights_per_channel(const Node& n) const {
@@ -165,7 +175,7 @@ OpDesc Lowerer::base_op(const Node& n, bool placed) const {
   const bool u = (n.op == OpType::kSoftmax && g_.tensors[n.outputs[0]].is_unsigned) ||
                  (n.op == OpType::kMatMul && g_.tensors[n.inputs[0]].is_unsigned);
   b.flags = uint8_t((n.transpose_b ? OpDesc::kTransposeB : 0) | (n.causal ? OpDesc::kCausal : 0) |
-                    (u ? OpDesc::kUnsigned : 0));
+                    (u ? OpDesc::kUnsigned : 0) | unsigned_activation_flags(g_, n));
   if (n.op == OpType::kPad) {
     // Explicit zero padding: each output is the one input element under a 1x1 window, or 0 in
     // the padding (an average over no element); requantisation and activation do not apply.

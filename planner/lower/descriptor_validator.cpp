@@ -232,6 +232,15 @@ class Validator {
       fail("op.flags", std::string("unsigned (4) given for ") + to_string(o.op) +
                            ", expected only for softmax (output) and matmul (input)");
     }
+    const uint8_t u8 = OpDesc::kInputUnsigned | OpDesc::kInput2Unsigned | OpDesc::kOutputUnsigned;
+    const bool vector_op = o.op == OpCode::kSoftmax || o.op == OpCode::kLayerNorm ||
+                           o.op == OpCode::kGelu || o.op == OpCode::kMatMul;
+    if ((o.flags & u8) && vector_op) {
+      fail("op.flags", "unsigned activations (" + str(o.flags & u8) + ") given for " +
+                           to_string(o.op) + ", expected only for conv, fc, pools, add, mul and activation");
+    } else if ((o.flags & OpDesc::kInput2Unsigned) && !o.input2.present()) {
+      fail("op.flags", "unsigned second input (16) given without op.input2");
+    }
     const bool scaled_input = o.op == OpCode::kSoftmax || o.op == OpCode::kGelu;
     if (scaled_input && o.input_multiplier <= 0) {
       fail("op.input_multiplier", std::to_string(o.input_multiplier) + ", expected the input scale in Q24 (> 0) for " +

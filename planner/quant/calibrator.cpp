@@ -150,6 +150,7 @@ void prepare_parameters(Graph* g) {
 
 // Step 3: the groups and fixed scales the datapath imposes.
 void constrain(const Graph& g, ScaleGroups& groups) {
+  const double unit_u8 = 1.0 / 255;  // an unsigned sigmoid output (mark_unsigned_activations)
   for (const Node& n : g.nodes) {
     const int out = n.outputs.empty() ? -1 : n.outputs[0];
     switch (n.op) {
@@ -166,9 +167,10 @@ void constrain(const Graph& g, ScaleGroups& groups) {
       case OpType::kSoftmax:  // both scales free: exp reads the input scale, the probability at
       case OpType::kGelu:     // 1/127 (GELU: x Phi(x) at the input scale) is requantised
         continue;
+      case OpType::kGlobalAvgPool:  // requantises its sum: its output has a scale of its own
+        break;
       case OpType::kMaxPool:
       case OpType::kAvgPool:
-      case OpType::kGlobalAvgPool:
         if (lut_activation(n.activation)) {
           groups.fix(n.inputs[0], kLutScale);
         } else {
@@ -179,7 +181,7 @@ void constrain(const Graph& g, ScaleGroups& groups) {
         break;
     }
     if (n.activation == Activation::kSigmoid || n.activation == Activation::kHardSigmoid) {
-      groups.fix(out, kUnitScale);
+      groups.fix(out, g.tensors[size_t(out)].is_unsigned ? unit_u8 : kUnitScale);
     } else if (n.activation == Activation::kHardSwish) {
       groups.fix(out, kLutScale);
     }
@@ -308,8 +310,8 @@ double entropy_threshold(const std::vector<float>& sample, double max, int level
   return best_i * width;
 }
 
-int32_t bound(double real, double scale) {
-  return int32_t(std::clamp<double>(std::round(real / scale), -128, 127));
+int32_t bound(double real, double scale, bool u8) {
+  return int32_t(std::clamp<double>(std::round(real / scale), u8 ? 0 : -128, u8 ? 255 : 127));
 }
 
 // Real bounds of the kClip / kRelu6 activations as imported (int8 at kActivationScale).
@@ -320,6 +322,74 @@ std::vector<std::pair<float, float>> real_clip_bounds(const Graph& g) {
             float(g.nodes[i].clip_max) / kActivationScale};
   }
   return b;
+}
+
+// Unsigned activations (uint8, zero point 0; core/contract/quant.h): a scale group becomes
+// unsigned when every member is produced by a node whose fused activation leaves no negative
+// value (ReLU, ReLU6, sigmoid, hard-sigmoid, a Clip from >= 0), by a view / pool of a member or
+// by a global average pool of an unsigned tensor,
+// no member is a graph input or has an imported scale, the group's scale is not the lookup
+// table's 1/16, and every reader is a conv, fc, pool, add, mul, activation or view (the ops
+// whose datapath reads uint8; a softmax, LayerNorm, GELU or MatMul input stays int8).
+void mark_unsigned_activations(Graph* g, const std::vector<double>& imported,
+                               const ClipBounds& clip_bounds) {
+  ScaleGroups groups(*g);
+  constrain(*g, groups);
+  const size_t nt = g->tensors.size();
+  std::vector<char> ok(nt, 1);  // per group root
+  const auto refuse = [&](int t) { ok[size_t(groups.find(t))] = 0; };
+  std::vector<char> produced(nt, 0);
+  std::vector<std::pair<int, int>> averages;  // global average pools: (input, output)
+  for (size_t i = 0; i < g->nodes.size(); ++i) {
+    const Node& n = g->nodes[i];
+    const bool view = n.op == OpType::kReshape || n.op == OpType::kSplit || n.op == OpType::kSlice ||
+                      n.op == OpType::kChannelShuffle || n.op == OpType::kGather ||
+                      n.op == OpType::kPad || n.op == OpType::kConcat;
+    const bool pool = n.op == OpType::kMaxPool || n.op == OpType::kAvgPool ||
+                      n.op == OpType::kGlobalAvgPool;
+    const bool reads_u8 = view || pool || n.op == OpType::kConv ||
+                          n.op == OpType::kFullyConnected || n.op == OpType::kAdd ||
+                          n.op == OpType::kMul || n.op == OpType::kActivation;
+    for (int t : n.inputs) {
+      if (g->tensors[size_t(t)].kind == TensorKind::kActivation && !reads_u8) refuse(t);
+    }
+    const Activation a = n.activation;
+    const bool non_negative = a == Activation::kRelu || a == Activation::kRelu6 ||
+                              a == Activation::kSigmoid || a == Activation::kHardSigmoid ||
+                              (a == Activation::kClip && clip_bounds[i].first >= 0);
+    if (n.op == OpType::kGlobalAvgPool && !lut_activation(a)) {  // decided below
+      for (int t : n.outputs) produced[size_t(t)] = 1;
+      averages.emplace_back(n.inputs[0], n.outputs[0]);
+      continue;
+    }
+    for (int t : n.outputs) {
+      produced[size_t(t)] = 1;
+      const bool shares_input_group =
+          (view || (pool && !lut_activation(a))) && !n.inputs.empty() &&
+          groups.find(t) == groups.find(n.inputs[0]);
+      if (!(non_negative && n.op != OpType::kSoftmax && n.op != OpType::kMatMul &&
+            n.op != OpType::kLayerNorm && n.op != OpType::kGelu) &&
+          !shares_input_group) {
+        refuse(t);
+      }
+    }
+  }
+  for (size_t t = 0; t < nt; ++t) {
+    if (g->tensors[t].kind != TensorKind::kActivation || !produced[t] || imported[t] != 0.0 ||
+        groups.fixed(int(t)) == kLutScale) {
+      refuse(int(t));
+    }
+  }
+  for (int t : g->inputs) refuse(t);
+  // A global average of uint8 values is >= 0 (in graph order: a pool of a pool sees the first's).
+  for (const auto& [in, out] : averages) {
+    if (!ok[size_t(groups.find(in))]) refuse(out);
+  }
+  for (size_t t = 0; t < nt; ++t) {
+    if (g->tensors[t].kind == TensorKind::kActivation && ok[size_t(groups.find(int(t)))]) {
+      g->tensors[t].is_unsigned = true;
+    }
+  }
 }
 
 }  // namespace
@@ -344,8 +414,8 @@ void apply_scales(Graph* g) {
     Node& n = g->nodes[i];
     if (n.outputs.empty() || n.inputs.empty()) continue;
     const double s_in = g->tensors[n.inputs[0]].scale, s_out = g->tensors[n.outputs[0]].scale;
-    const bool pool =
-        n.op == OpType::kMaxPool || n.op == OpType::kAvgPool || n.op == OpType::kGlobalAvgPool;
+    const bool u8 = n.op != OpType::kSoftmax && g->tensors[n.outputs[0]].is_unsigned;
+    const bool pool = n.op == OpType::kMaxPool || n.op == OpType::kAvgPool;
     const double s_pre = pool ? s_in : lut_activation(n.activation) ? kLutScale : s_out;
     // The requantisation's divisor: s_pre, over the output factor the importer folded in.
     const double div = s_pre / n.output_factor;
@@ -385,6 +455,11 @@ void apply_scales(Graph* g) {
         // LeakyRelu / PRelu: a negative input's requantisation carries the slope.
         if (!n.negative_slope.empty()) set_negative_requant(&n, m, g->tensors[n.inputs[0]].shape.c);
         break;
+      case OpType::kGlobalAvgPool: {  // the sum of the H x W inputs to the output scale
+        const TensorShape& is = g->tensors[n.inputs[0]].shape;
+        m = s_in / (double(std::max<int64_t>(is.h * is.w, 1)) * div);
+        break;
+      }
       case OpType::kMul:
       case OpType::kMatMul:
         m = s_in * g->tensors[n.inputs[1]].scale / div;
@@ -420,10 +495,10 @@ void apply_scales(Graph* g) {
     }
     if (n.activation == Activation::kRelu6) {
       n.clip_min = 0;
-      n.clip_max = bound(6.0, s_pre);
+      n.clip_max = bound(6.0, s_pre, u8);
     } else if (n.activation == Activation::kClip) {
-      n.clip_min = bound(clip_bounds[i].first, s_pre);
-      n.clip_max = bound(clip_bounds[i].second, s_pre);
+      n.clip_min = bound(clip_bounds[i].first, s_pre, u8);
+      n.clip_max = bound(clip_bounds[i].second, s_pre, u8);
     }
   }
 }
@@ -467,6 +542,7 @@ ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
   }
   prepare_parameters(g);
   const std::vector<std::pair<float, float>> clip_bounds = real_clip_bounds(*g);
+  if (opt.unsigned_activations) mark_unsigned_activations(g, imported, clip_bounds);
   ScaleGroups groups(*g);
   constrain(*g, groups);
   // Softmax inputs (and their group): a value kMaskedLogit or more below zero is an additive mask
@@ -542,6 +618,11 @@ ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
   }
   std::vector<char> holds_output(g->tensors.size(), 0);
   for (int t : g->outputs) holds_output[size_t(groups.find(t))] = 1;
+  // A global average pool's output (the features a classifier reads) takes the headroom too: a
+  // held-out image whose pooled features exceed every calibration image's would clip them.
+  for (const Node& n : g->nodes) {
+    if (n.op == OpType::kGlobalAvgPool) holds_output[size_t(groups.find(n.outputs[0]))] = 1;
+  }
   for (size_t t = 0; t < g->tensors.size(); ++t) {
     Tensor& x = g->tensors[t];
     if (x.kind != TensorKind::kActivation) continue;

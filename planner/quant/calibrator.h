@@ -25,7 +25,8 @@
 //    attention mask) and keeps them. Records max |x| of every activation tensor and a strided
 //    sample of its values on every image.
 // 3. Scales, one per activation tensor, real = int8 x scale. Tensors that must share a scale
-//    (a view, pad, split, slice, shuffle, gather, concat or pool and its input; not the operands
+//    (a view, pad, split, slice, shuffle, gather, concat or max / average pool and its input; not
+//    a global average pool, which requantises its sum to a scale of its own; not the operands
 //    of Add, which scales each by its own multiplier, OpDesc::input2_multiplier) form
 //    a group; some are fixed by the integer datapath: the lookup-table input of the sigmoid family
 //    (1/16), sigmoid / hard-sigmoid outputs (1/127), hard-swish output (1/16); a LayerNorm's
@@ -58,7 +59,8 @@
 //    Tensor::is_unsigned: (1/255) / s_out and a free group takes T / 255), input multiplier
 //    2^24 log2(e) s_in; activation-only:
 //    s_in / s_pre; where s_pre is the scale before the fused activation (1/16 for the sigmoid
-//    family, else the output scale); pools do not requantise (s_pre = s_in). ReLU6 and Clip
+//    family, else the output scale); max / average pools do not requantise (s_pre = s_in); a
+//    global average pool requantises the sum of its H x W inputs: s_in / (H W s_pre). ReLU6 and Clip
 //    bounds become round(bound / s_pre), clamped to int8.
 // 5. Graph inputs hold calibration image 0 quantised (Tensor::data) and every activation tensor
 //    the float network's value on image 0 (Tensor::float_data), for the functional check and
@@ -102,6 +104,11 @@ struct CalibrationOptions {
   // whose logits exceed every calibration image's would clip them to a tie at 127. Recorded in
   // Graph::calibration_method ("minmax, output headroom 1.5") when not 1.
   double output_headroom = 1.0;
+  // Unsigned activations (quant.unsigned_activations): tensors that hold no negative value (a
+  // ReLU's, ReLU6's, sigmoid's or hard-sigmoid's output, and the views and pools of it) and
+  // whose readers all take uint8 are stored as uint8 with zero point 0 (scale T / 255: one
+  // more bit than int8); calibrator.cpp mark_unsigned_activations has the rule.
+  bool unsigned_activations = true;
 };
 
 // Real [min, max] bounds of each node's Clip / ReLU6 as imported (for FloatReference), which

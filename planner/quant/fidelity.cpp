@@ -5,6 +5,8 @@
 #include <limits>
 #include <sstream>
 
+#include "planner/ir/graph.h"
+
 namespace strider {
 
 void Fidelity::add(const std::vector<float>& f, const std::vector<int8_t>& q, double s,
@@ -95,6 +97,36 @@ std::string Fidelity::why() const {
        << crest << " x the RMS)";
   }
   return os.str();
+}
+
+std::vector<char> softmax_logits(const Graph& g) {
+  std::vector<char> logits(g.tensors.size(), 0);
+  std::vector<int> producer(g.tensors.size(), -1);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    for (int t : g.nodes[i].outputs) producer[size_t(t)] = int(i);
+  }
+  std::vector<int> todo;
+  for (const Node& n : g.nodes) {
+    if (n.op == OpType::kSoftmax) todo.push_back(n.inputs[0]);
+  }
+  while (!todo.empty()) {
+    const int t = todo.back();
+    todo.pop_back();
+    if (logits[size_t(t)]) continue;
+    logits[size_t(t)] = 1;
+    const int p = producer[size_t(t)];
+    if (p < 0) continue;
+    const Node& n = g.nodes[size_t(p)];
+    const bool view = n.op == OpType::kReshape || n.op == OpType::kSlice || n.op == OpType::kSplit ||
+                      n.op == OpType::kChannelShuffle || n.op == OpType::kGather ||
+                      n.op == OpType::kPad || n.op == OpType::kConcat;
+    if (view) {
+      for (int in : n.inputs) {
+        if (g.tensors[size_t(in)].kind == TensorKind::kActivation) todo.push_back(in);
+      }
+    }
+  }
+  return logits;
 }
 
 }  // namespace strider

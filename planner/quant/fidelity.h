@@ -51,4 +51,13 @@ struct Fidelity {
   double saturated_fraction() const { return values ? double(saturated) / double(values) : 0.0; }
 };
 
+struct Graph;
+
+// Per tensor: 1 for the logits of a softmax, whose masked values (f <= -kMaskedLogit) the
+// fidelity leaves out: its input and every tensor a chain of views (reshape, slice, split,
+// shuffle, gather, pad, concat: the same values, the same scale) leads from into it. Swin's mask
+// is added to the scores before a reshape: the Add's output holds the -100s too (it read 4.0 dB
+// when only the softmax's own input left them out: the -100 saturating to -128 x s = -11).
+std::vector<char> softmax_logits(const Graph& g);
+
 }  // namespace strider

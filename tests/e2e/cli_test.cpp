@@ -198,9 +198,10 @@ TEST(Cli, RunPrintsStageTimesAndTheFunctionalCheck) {
       call({"run", kDefaultRun, "--out", dir.str(), "--set", "sim.functional=true"});
   ASSERT_EQ(o.code, 0) << o.err;
   // tiny_cnn: 9 compute layers checked bit-exactly (the input load is not a layer output);
-  // 36.2 dB as the fidelity table of docs/figures.md.
+  // 45.9 dB as the fidelity table of docs/figures.md (36.2 before uint8 activations and the
+  // global average pool's own scale).
   EXPECT_NE(o.out.find("\n  functional check 9 layers checked against the reference, 0 mismatches, "
-                       "output SQNR 36.2 dB against the float network\n"),
+                       "output SQNR 45.9 dB against the float network\n"),
             std::string::npos)
       << o.out;
   // Each stage's time (tb/stage_progress.h), calibration in functional mode only.

@@ -105,6 +105,9 @@ TEST(Quant, SqueezeExcitationAgainstHandComputedValues) {
   g.inputs = {x};
   g.outputs = {y};
   apply_scales(&g);
+  // pool: the sum of 2 at 1/16 to 1/16: 1/2 = 16384 / 2^15.
+  EXPECT_EQ(g.nodes[0].requant_multiplier, 16384);
+  EXPECT_EQ(g.nodes[0].requant_shift, 15);
   // conv: (1/16) x (1/127) / (1/16), the lookup table's input scale: 1/127.
   EXPECT_EQ(g.nodes[1].requant_multiplier, kM127);
   EXPECT_EQ(g.nodes[1].requant_shift, kS127);
@@ -146,37 +149,170 @@ TEST(Quant, CalibratedTinyCnnTracksTheFloatNetwork) {
     }
     const Tensor& t = g.tensors[n.outputs[0]];
     Fidelity f;
-    f.add(t.float_data, ref.value(n.outputs[0]), t.scale);
+    f.add(t.float_data, ref.value(n.outputs[0]), t.scale, t.is_unsigned);
     EXPECT_LE(f.saturated_fraction(), 0.02) << n.name;
     EXPECT_GT(f.sqnr_db(), 25.0) << n.name;
   }
 }
 
-// Output headroom: tiny_cnn calibrated twice on the same images, minmax, headroom 1 and 1.5:
-// the graph output's scale is exactly 1.5 x (the same max |x| times 1.5, over 127), every other
-// tensor's is the same, and the method string records the headroom.
-TEST(Quant, OutputHeadroomWidensOnlyTheGraphOutput) {
-  Graph a = load_network(STRIDER_SOURCE_DIR "/configs/networks/tiny_cnn.yaml", 0, 0, 1);
-  fuse_activations(&a);
-  Graph b = a;
+// tiny_cnn calibrated twice on the same two synthetic images with minmax: `a` as given, `b` after
+// `change` edits the options.
+template <typename Change>
+void calibrate_tiny_cnn_twice(Graph* a, Graph* b, Change change) {
+  *a = load_network(STRIDER_SOURCE_DIR "/configs/networks/tiny_cnn.yaml", 0, 0, 1);
+  fuse_activations(a);
+  *b = *a;
   CalibrationOptions opt{7, 2};
   opt.method = "minmax";
-  calibrate(&a, opt);
-  opt.output_headroom = 1.5;
-  calibrate(&b, opt);
+  calibrate(a, opt);
+  change(opt);
+  calibrate(b, opt);
+}
+
+// Output headroom: tiny_cnn calibrated twice, headroom 1 and 1.5: the scales of the graph output
+// and of the global average pool's output (the features the classifier reads) are exactly 1.5 x
+// (the same max |x| times 1.5, over 127 or 255), every other tensor's is the same, and the method
+// string records the headroom.
+TEST(Quant, OutputHeadroomWidensOnlyTheGraphOutput) {
+  Graph a, b;
+  calibrate_tiny_cnn_twice(&a, &b, [](CalibrationOptions& o) { o.output_headroom = 1.5; });
   EXPECT_EQ(a.calibration_method, "minmax");
   EXPECT_EQ(b.calibration_method, "minmax, output headroom 1.5");
   ASSERT_EQ(a.outputs.size(), 1u);
   const int out = a.outputs[0];
+  int pooled = -1;
+  for (const Node& n : a.nodes) {
+    if (n.op == OpType::kGlobalAvgPool) pooled = n.outputs[0];
+  }
+  ASSERT_GE(pooled, 0);
   for (size_t t = 0; t < a.tensors.size(); ++t) {
     if (a.tensors[t].kind != TensorKind::kActivation) continue;
-    if (int(t) == out) {
+    if (int(t) == out || int(t) == pooled) {
       // max / 127 and (max x 1.5) / 127: a ratio of 1.5 up to the divisions' rounding.
       EXPECT_DOUBLE_EQ(b.tensors[t].scale / a.tensors[t].scale, 1.5) << a.tensors[t].name;
     } else {
       EXPECT_EQ(b.tensors[t].scale, a.tensors[t].scale) << a.tensors[t].name;
     }
   }
+}
+
+// Unsigned activations by hand: x (int8, 1/16) -> 1x1 conv (weight 1.0, ReLU) -> r (uint8,
+// 1/32) -> 1x3 conv (weights 0.5, padding 1: the border is the value 0, not byte 0 - 128) -> y
+// (int8, 1/16); and r -> 1x2 max pool -> p (r's group: uint8, 1/32). Values of r above 127
+// exist only as uint8.
+TEST(Quant, UnsignedActivationsByHand) {
+  Graph g;
+  const int x = tensor(g, "x", {1, 1, 1, 4}, 1.0 / 16), r = tensor(g, "r", {1, 1, 1, 4}, 1.0 / 32);
+  const int y = tensor(g, "y", {1, 1, 1, 4}, 1.0 / 16), p = tensor(g, "p", {1, 1, 1, 2}, 1.0 / 32);
+  g.tensors[size_t(r)].is_unsigned = g.tensors[size_t(p)].is_unsigned = true;
+  Tensor w1;
+  w1.name = "w1";
+  w1.kind = TensorKind::kWeight;
+  w1.shape = {1, 1, 1, 1};
+  w1.data = {127};
+  w1.channel_scales = {1.0 / 127};
+  w1.scale = 1.0 / 127;
+  Tensor w2 = w1;
+  w2.name = "w2";
+  w2.shape = {1, 1, 1, 3};
+  w2.data = {127, 127, 127};
+  w2.channel_scales = {0.5 / 127};
+  w2.scale = 0.5 / 127;
+  Node c1 = node("conv1", OpType::kConv, {x}, r);
+  c1.weights = g.add_tensor(w1);
+  c1.activation = Activation::kRelu;
+  g.add_node(c1);
+  Node c2 = node("conv2", OpType::kConv, {r}, y);
+  c2.weights = g.add_tensor(w2);
+  c2.kernel_w = 3;
+  c2.pad_left = c2.pad_right = 1;
+  g.add_node(c2);
+  Node mp = node("pool", OpType::kMaxPool, {r}, p);
+  mp.kernel_w = mp.stride_w = 2;
+  g.add_node(mp);
+  g.inputs = {x};
+  g.outputs = {y, p};
+  apply_scales(&g);
+  // conv1: (1/16)(1/127) / (1/32) = 2/127 = 0.50394 x 2^-5: 16513, shift 20.
+  EXPECT_EQ(g.nodes[0].channel_requant[0].multiplier, 16513);
+  EXPECT_EQ(g.nodes[0].channel_requant[0].shift, 20);
+  // conv2: (1/32)(0.5/127) / (1/16) = 1/508 = 0.50394 x 2^-8: 16513, shift 23.
+  EXPECT_EQ(g.nodes[1].channel_requant[0].shift, 23);
+  Reference ref(g);
+  ref.set_input(x, {32, -32, 100, 127});  // 2.0, -2.0, 6.25, 7.9375
+  ref.run();
+  // r = 127 x q x 16513 / 2^20: 4064 -> 63.9998 -> 64; ReLU 0; 12700 -> 199.9998 -> 200;
+  // 16129 -> 254.0 -> 254 (bytes 200 and 254 read as int8 would be -56 and -2).
+  EXPECT_EQ(ref.value(r), (std::vector<int8_t>{64, 0, -56, -2}));
+  // y = 127 x (u[i-1] + u[i] + u[i+1]) x 16513 / 2^23 = 0.2499998 x sum: sums 64, 264, 454, 454
+  // -> 15.99998, 65.99995, 113.4999, 113.4999 -> 16, 66, 113, 113 (float: sum / 4 = 16, 66,
+  // 113.5, 113.5).
+  EXPECT_EQ(ref.value(y), (std::vector<int8_t>{16, 66, 113, 113}));
+  // max pool of uint8 values: max(64, 0) = 64, max(200, 254) = 254.
+  EXPECT_EQ(ref.value(p), (std::vector<int8_t>{64, -2}));
+}
+
+// tiny_cnn calibrated with and without unsigned activations on the same images (minmax): every
+// tensor a ReLU / ReLU6 conv or add writes (and the pool, concat and global pool of them) is
+// uint8 at max / 255, the int8 scale max / 127 x 127 / 255; a tensor with a negative value (the
+// graph input, a linear conv's output) stays int8 with the same scale both ways.
+TEST(Quant, UnsignedActivationsHaveHalfTheStep) {
+  Graph a, b;
+  calibrate_tiny_cnn_twice(&a, &b, [](CalibrationOptions& o) { o.unsigned_activations = false; });
+  int unsigned_tensors = 0;
+  for (const Node& n : a.nodes) {
+    const size_t t = size_t(n.outputs[0]);
+    const bool rectified = n.activation == Activation::kRelu || n.activation == Activation::kRelu6;
+    // pool1, cat and gap share their input's group (and so its uint8).
+    const bool shares = n.op == OpType::kMaxPool || n.op == OpType::kConcat ||
+                        n.op == OpType::kGlobalAvgPool;
+    EXPECT_EQ(a.tensors[t].is_unsigned,
+              rectified || (shares && a.tensors[size_t(n.inputs[0])].is_unsigned)) << n.name;
+    EXPECT_FALSE(b.tensors[t].is_unsigned) << n.name;
+    if (a.tensors[t].is_unsigned) {
+      ++unsigned_tensors;
+      EXPECT_DOUBLE_EQ(a.tensors[t].scale / b.tensors[t].scale, 127.0 / 255) << n.name;
+    } else {
+      EXPECT_EQ(a.tensors[t].scale, b.tensors[t].scale) << n.name;
+    }
+  }
+  EXPECT_GT(unsigned_tensors, 0);
+  for (int t : a.inputs) EXPECT_FALSE(a.tensors[size_t(t)].is_unsigned);
+}
+
+// A global average pool requantises its sum to an output scale of its own: x at 1/16 holds 1.0,
+// 3.0625, -2.0, 4.0 (16, 49, -32, 64), mean 1.515625; at 1/64 that is exactly 97. The multiplier
+// is s_in / (H W s_out) = (1/16) / (4 / 64) = 1 = 16384 / 2^14. Before, the pool kept its input's
+// scale and rounded 97 / 4 = 24.25 to 24 (1.5).
+TEST(Quant, GlobalAveragePoolRequantisesItsSum) {
+  Graph g;
+  const int x = tensor(g, "x", {1, 1, 2, 2}, 1.0 / 16), p = tensor(g, "p", {1, 1, 1, 1}, 1.0 / 64);
+  g.add_node(node("gap", OpType::kGlobalAvgPool, {x}, p));
+  g.inputs = {x};
+  g.outputs = {p};
+  apply_scales(&g);
+  EXPECT_EQ(g.nodes[0].requant_multiplier, 16384);
+  EXPECT_EQ(g.nodes[0].requant_shift, 14);
+  Reference ref(g);
+  ref.set_input(x, {16, 49, -32, 64});
+  ref.run();
+  EXPECT_EQ(ref.value(p), (std::vector<int8_t>{97}));
+}
+
+// The logits whose masked values the fidelity leaves out: a softmax's input and what a view
+// leads into it from (Swin: scores + mask, reshaped, softmax), not the scores before the mask.
+TEST(Quant, SoftmaxLogitsFollowViews) {
+  Graph g;
+  const int s = tensor(g, "scores", {1, 4, 1, 4}, 0.1), m = tensor(g, "mask", {1, 4, 1, 4}, 1);
+  const int a = tensor(g, "masked", {1, 4, 1, 4}, 0.1), r = tensor(g, "view", {1, 4, 1, 4}, 0.1);
+  const int q = tensor(g, "probs", {1, 4, 1, 4}, 1.0 / 127);
+  g.add_node(node("add", OpType::kAdd, {s, m}, a));
+  g.add_node(node("reshape", OpType::kReshape, {a}, r));
+  g.add_node(node("softmax", OpType::kSoftmax, {r}, q));
+  g.inputs = {s, m};
+  g.outputs = {q};
+  const std::vector<char> logits = softmax_logits(g);
+  EXPECT_EQ(logits, (std::vector<char>{0, 0, 1, 1, 0}));
 }
 
 // Fidelity of a uint8 tensor (softmax probabilities): its bytes read unsigned, clipped above 255.

@@ -142,6 +142,12 @@ TEST(DescriptorValidator, InputMultiplierOnlyForSoftmaxAndGelu) {
     unsigned_matmuls += av;
   }
   EXPECT_EQ(unsigned_matmuls, 2);
+  s.op.flags |= OpDesc::kInputUnsigned;  // the vector unit reads int8 logits only
+  EXPECT_EQ(refusal(bert), "t.strd: descriptor list refused: descriptor " + std::to_string(s.id) +
+                               " (layer '" + bert.layers[s.layer] +
+                               "', softmax): op.flags: unsigned activations (8) given for softmax, "
+                               "expected only for conv, fc, pools, add, mul and activation");
+  s.op.flags &= uint8_t(~OpDesc::kInputUnsigned);
   s.op.input_multiplier = 0;
   EXPECT_EQ(refusal(bert), "t.strd: descriptor list refused: descriptor " + std::to_string(s.id) +
                                " (layer '" + bert.layers[s.layer] +
@@ -180,6 +186,14 @@ TEST(DescriptorValidator, AddOperandMultipliersAreBounded) {
   EXPECT_EQ(refusal(l), "t.strd: descriptor list refused: descriptor " + std::to_string(c.id) +
                             " (layer 'conv1', conv): op.flags: unsigned (4) given for conv, "
                             "expected only for softmax (output) and matmul (input)");
+  // Unsigned activations: any operand of a conv, not a second one it does not have.
+  c.op.flags = OpDesc::kInputUnsigned | OpDesc::kOutputUnsigned;
+  EXPECT_EQ(refusal(l), "(accepted)");
+  c.op.flags = OpDesc::kInput2Unsigned;
+  EXPECT_EQ(refusal(l), "t.strd: descriptor list refused: descriptor " + std::to_string(c.id) +
+                            " (layer 'conv1', conv): op.flags: unsigned second input (16) given "
+                            "without op.input2");
+  c.op.flags = 0;
 }
 
 TEST(DescriptorValidator, SecondOperandBroadcastsOnlyOverSizeOneDimensions) {
