@@ -20,6 +20,15 @@ bool can_take_activation(OpType op) {
   }
 }
 
+// Per tensor: whether it is a graph output.
+std::vector<char> output_flags(const Graph& g) {
+  std::vector<char> is_output(g.tensors.size(), 0);
+  for (int t : g.outputs) {
+    if (t >= 0 && t < static_cast<int>(is_output.size())) is_output[t] = 1;
+  }
+  return is_output;
+}
+
 // Drops the nodes marked in `removed`, keeping the others' order.
 void remove_nodes(Graph* g, const std::vector<char>& removed) {
   size_t kept = 0;
@@ -39,10 +48,7 @@ int fuse_activations(Graph* g) {
   // produced by its producer, which now carries an activation and so takes no second one.
   std::vector<int> producer = g->producers();
   const std::vector<std::vector<int>> consumers = g->consumers();
-  std::vector<char> is_output(g->tensors.size(), 0);
-  for (int t : g->outputs) {
-    if (t >= 0 && t < static_cast<int>(is_output.size())) is_output[t] = 1;
-  }
+  const std::vector<char> is_output = output_flags(*g);
   std::vector<char> removed(g->nodes.size(), 0);
   int fused = 0;
   for (size_t i = 0; i < g->nodes.size(); ++i) {
@@ -74,10 +80,7 @@ int fuse_activations(Graph* g) {
 int fuse_residual_adds(Graph* g) {
   const std::vector<int> producer = g->producers();
   const std::vector<std::vector<int>> consumers = g->consumers();
-  std::vector<char> is_output(g->tensors.size(), 0);
-  for (int t : g->outputs) {
-    if (t >= 0 && t < static_cast<int>(is_output.size())) is_output[t] = 1;
-  }
+  const std::vector<char> is_output = output_flags(*g);
   std::vector<char> removed(g->nodes.size(), 0);
   int fused = 0;
   for (size_t i = 0; i < g->nodes.size(); ++i) {
