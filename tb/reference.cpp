@@ -198,6 +198,18 @@ void binary(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes
                  post_act(n), n.clip_min, n.clip_max, out.data(), out_u8(g, n));
 }
 
+// A residual Add fused into conv `n` (Node::residual), on the conv's result `y` in place: the
+// Add's arithmetic (binary() above) with y as the conv-side operand.
+void residual_add(const Node& n, const Bytes& r, Bytes& y) {
+  const Node::ResidualAdd& p = n.residual;
+  std::vector<int32_t> v(y.size());
+  for (size_t i = 0; i < y.size(); ++i) v[i] = y[i] * p.multiplier + r[i] * p.operand_multiplier;
+  Node add;
+  add.activation = p.act;
+  requantize_row(v.data(), int64_t(v.size()), Requant{1, p.shift}, post_act(add), p.clip_min,
+                 p.clip_max, y.data());
+}
+
 // Softmax over each group of C / groups channels of every position with the integer exp of
 // core/contract/vector_math.h; a causal softmax lets row y see the first y + 1 channels of a group.
 void softmax(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
@@ -306,7 +318,10 @@ void Reference::run_node(const Node& n) {
 void Reference::compute(const Node& n, const std::vector<const Bytes*>& in,
                         std::vector<Bytes>& out) const {
   switch (n.op) {
-    case OpType::kConv: conv(g_, n, *in[0], out[0]); break;
+    case OpType::kConv:
+      conv(g_, n, *in[0], out[0]);
+      if (n.residual.fused) residual_add(n, *in[1], out[0]);
+      break;
     case OpType::kFullyConnected: fully_connected(g_, n, *in[0], out[0]); break;
     case OpType::kMaxPool:
     case OpType::kAvgPool:

@@ -75,6 +75,7 @@ Graph load_checked(const RunConfig& cfg, size_t k, QuantInfo* quant, std::ostrea
     quant->calibration_samples = std::move(co.inputs);
     for (size_t i = before; i < g.warnings.size(); ++i) warnings << "warning: " << g.warnings[i] << "\n";
   }
+  if (cfg.arch.lowering.fuse) fuse_residual_adds(&g);  // after calibration: the Add's scales
   return g;
 }
 

@@ -33,7 +33,13 @@ bool OpDesc::operator==(const OpDesc& o) const {
          channel_requant == o.channel_requant && row_begin == o.row_begin && row_end == o.row_end && ch_begin == o.ch_begin &&
          ch_end == o.ch_end && in_ch_begin == o.in_ch_begin && in_ch_end == o.in_ch_end &&
          psum_mode == o.psum_mode && psum == o.psum && mapping == o.mapping &&
-         flags == o.flags;
+         flags == o.flags && post == o.post;
+}
+
+bool PostOp::operator==(const PostOp& o) const {
+  return kind == o.kind && operand == o.operand && multiplier == o.multiplier &&
+         operand_multiplier == o.operand_multiplier && shift == o.shift && act == o.act &&
+         clip_min == o.clip_min && clip_max == o.clip_max;
 }
 
 bool Descriptor::operator==(const Descriptor& o) const {
@@ -81,6 +87,14 @@ const char* to_string(PostAct a) {
     case PostAct::kSigmoid: return "sigmoid";
     case PostAct::kHardSigmoid: return "hardsigmoid";
     case PostAct::kHardSwish: return "hardswish";
+  }
+  return "?";
+}
+
+const char* to_string(PostOpKind k) {
+  switch (k) {
+    case PostOpKind::kNone: return "none";
+    case PostOpKind::kAdd: return "add";
   }
   return "?";
 }
@@ -143,6 +157,7 @@ void check(const DescriptorList& list) {
                     " channel requantisations, expected one per tile channel (" +
                     std::to_string(o.ch_end - o.ch_begin) + ")");
       }
+      if (o.post.present() && !o.post.operand.present()) fail(d, "post-op without an operand");
     }
   }
 }

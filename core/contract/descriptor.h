@@ -24,7 +24,9 @@ namespace strider {
 // Version 3: OpDesc::channel_requant (per-output-channel requantisation of conv / fc).
 // Version 4: OpDesc::input_multiplier (the calibrated input scale of Softmax and GELU) and
 // OpDesc::input2_multiplier (Add operands at different scales).
-constexpr uint32_t kDescriptorFormatVersion = 4;
+// Version 5: OpDesc::post (an element-wise Add, and the activation after it, fused into a conv's
+// store path).
+constexpr uint32_t kDescriptorFormatVersion = 5;
 
 // Requantisation of an int32 value to int8: round_half_away(v x multiplier / 2^shift)
 // (core/contract/quant.h).
@@ -102,6 +104,22 @@ struct TensorRef {
   bool operator==(const TensorRef& o) const;
 };
 
+// A post-op the store path applies to an op's int8 result y before writing it. kAdd: out =
+// activate(requantize(y x multiplier + r x operand_multiplier, 1, shift), act, clip_min,
+// clip_max), r the operand's element at the same (channel, row, column) — exactly OpCode::kAdd's
+// arithmetic with y as its first operand — read from L2 by the store unit (model/l1/store_unit).
+enum class PostOpKind : uint8_t { kNone = 0, kAdd = 1 };
+
+struct PostOp {
+  PostOpKind kind = PostOpKind::kNone;
+  TensorRef operand;  // same shape as the op's output; a band buffer when spilled
+  int32_t multiplier = 0, operand_multiplier = 0, shift = 0;
+  PostAct act = PostAct::kNone;
+  int32_t clip_min = -128, clip_max = 127;
+  bool present() const { return kind != PostOpKind::kNone; }
+  bool operator==(const PostOp& o) const;
+};
+
 struct MoveDesc {
   MemSpace src_space = MemSpace::kDram, dst_space = MemSpace::kL2;
   uint64_t src_addr = 0, dst_addr = 0;
@@ -167,6 +185,7 @@ struct OpDesc {
   // activation only.
   static constexpr uint8_t kInputUnsigned = 8, kInput2Unsigned = 16, kOutputUnsigned = 32;
   uint8_t flags = 0;
+  PostOp post;  // conv only; applied to the requantised output (not to partial sums)
   bool operator==(const OpDesc& o) const;
 };
 
@@ -204,6 +223,7 @@ const char* to_string(MemSpace s);
 const char* to_string(DescKind k);
 const char* to_string(OpCode op);
 const char* to_string(PostAct a);
+const char* to_string(PostOpKind k);
 const char* to_string(Mapping m);
 const char* to_string(TensorRole r);
 

@@ -99,6 +99,13 @@ void put(ByteWriter& w, const OpDesc& o) {
     w.i32(q.multiplier);
     w.i32(q.shift);
   }
+  w.u<uint8_t>(uint8_t(o.post.kind));
+  if (!o.post.present()) return;
+  put(w, o.post.operand);
+  for (int32_t v : {o.post.multiplier, o.post.operand_multiplier, o.post.shift}) w.i32(v);
+  w.u<uint8_t>(uint8_t(o.post.act));
+  w.i32(o.post.clip_min);
+  w.i32(o.post.clip_max);
 }
 
 OpDesc get_op(ByteReader& r) {
@@ -140,6 +147,13 @@ OpDesc get_op(ByteReader& r) {
     q.multiplier = r.i32();
     q.shift = r.i32();
   }
+  o.post.kind = r.enumeration<PostOpKind>(2, "post-op");
+  if (!o.post.present()) return o;
+  o.post.operand = get_ref(r);
+  for (int32_t* v : {&o.post.multiplier, &o.post.operand_multiplier, &o.post.shift}) *v = r.i32();
+  o.post.act = r.enumeration<PostAct>(7, "post-op activation");
+  o.post.clip_min = r.i32();
+  o.post.clip_max = r.i32();
   return o;
 }
 

@@ -121,6 +121,13 @@ void emit_op(YAML::Emitter& e, const OpDesc& o) {
     }
     e << YAML::EndSeq;
   }
+  if (o.post.present()) {  // post_op, its operand, [multiplier, operand_multiplier, shift], act
+    e << YAML::Key << "post_op" << YAML::Value << to_string(o.post.kind);
+    emit_ref(e, "post_operand", o.post.operand);
+    emit_seq(e, "post_requant", o.post.multiplier, o.post.operand_multiplier, o.post.shift);
+    e << YAML::Key << "post_act" << YAML::Value << to_string(o.post.act);
+    emit_seq(e, "post_clip", o.post.clip_min, o.post.clip_max);
+  }
 }
 
 OpDesc parse_op(const YAML::Node& m) {
@@ -169,6 +176,14 @@ OpDesc parse_op(const YAML::Node& m) {
       }
       o.channel_requant.push_back({pair[0].as<int32_t>(), pair[1].as<int32_t>()});
     }
+  }
+  if (m["post_op"]) {
+    PostOp& p = o.post;
+    p.kind = parse_enum<PostOpKind>(m["post_op"], 2, to_string, "post_op");
+    p.operand = parse_ref(m, "post_operand");
+    parse_seq<int32_t>(m, "post_requant", {&p.multiplier, &p.operand_multiplier, &p.shift});
+    p.act = parse_enum<PostAct>(need(m, "post_act"), 7, to_string, "post_act");
+    parse_seq<int32_t>(m, "post_clip", {&p.clip_min, &p.clip_max});
   }
   return o;
 }

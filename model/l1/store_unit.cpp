@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/common/requant_row.h"
 #include "model/l2/l2_sram.h"
 
 namespace strider {
@@ -20,6 +21,8 @@ StoreUnit::StoreUnit(sc_core::sc_module_name name, const ClockDomain& clock, boo
       bytes_(stats.add("store.bytes", "output bytes written to L2")),
       discarded_(stats.add("store.discarded_outputs",
                            "positions computed across row ends and dropped")),
+      post_bytes_(stats.add("store.post_op_read_bytes",
+                            "post-op operand bytes read from L2 (residual Adds fused into convs)")),
       busy_flag_("busy") {
   SC_HAS_PROCESS(StoreUnit);
   SC_THREAD(run);
@@ -30,25 +33,42 @@ const TensorRef& StoreUnit::destination(const OpDesc& op) {
   return (op.psum_mode & OpDesc::kPsumWrite) ? op.psum : op.output;
 }
 
+bool StoreUnit::has_post_op(const OpDesc& op) {
+  return op.post.present() && !(op.psum_mode & OpDesc::kPsumWrite);
+}
+
 void StoreUnit::write_output(const TileToken& t) {
   const OpDesc& op = t.desc->op;
   const TensorRef& o = destination(op);
   const uint64_t row_bytes = uint64_t(o.w) * o.element_bytes;
+  const bool post = has_post_op(op);
+  const PostOp& p = op.post;
+  std::vector<int8_t> operand(post ? o.w : 0), row(post ? o.w : 0);
+  std::vector<int32_t> v(post ? o.w : 0);
   const int8_t* src = t.output.data();
   for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
     for (uint32_t y = op.row_begin; y < op.row_end; ++y, src += row_bytes) {
-      l2_.write(o.addr + o.offset(c, y, 0), src, row_bytes);  // o may be a band buffer
+      const int8_t* bytes = src;
+      if (post) {  // OpCode::kAdd's arithmetic with the conv's result as the first operand
+        l2_.read(p.operand.addr + p.operand.offset(c, y, 0), operand.data(), o.w);
+        for (uint32_t x = 0; x < o.w; ++x) {
+          v[x] = src[x] * p.multiplier + operand[x] * p.operand_multiplier;
+        }
+        requantize_row(v.data(), o.w, Requant{1, p.shift}, p.act, p.clip_min, p.clip_max,
+                       row.data());
+        bytes = row.data();
+      }
+      l2_.write(o.addr + o.offset(c, y, 0), bytes, row_bytes);  // o may be a band buffer
     }
   }
 }
 
-// The tile's L2 writes, piece by piece: one piece per output channel at the output's channel
+// The tile's L2 accesses to `o`, piece by piece: one piece per output channel at o's channel
 // stride, per group of positions (channels mapping) or for all the channel's valid outputs
 // (positions mapping), from the tile's first output element. Stall: queueing before the first
 // access plus every access's bank conflicts.
-Access StoreUnit::write_l2(const TileToken& t, uint64_t now) {
+Access StoreUnit::access_l2(const TileToken& t, const TensorRef& o, uint64_t now) {
   const OpDesc& op = t.desc->op;
-  const TensorRef& o = destination(op);
   const TileWork& w = t.work;
   const uint64_t element = w.valid_outputs ? w.output_bytes / w.valid_outputs : 1;
   const uint64_t addr = o.addr + o.offset(op.ch_begin, op.row_begin, 0);
@@ -85,10 +105,24 @@ void StoreUnit::run() {
     const uint64_t now = clock_.now();
     const TensorRef& o = destination(t.desc->op);
     busy_flag_.write(true);
-    const Access a = write_l2(t, now);
+    DescriptorRecord& r = record_.descriptors[t.desc->id];
+    Access a;
+    if (has_post_op(t.desc->op)) {  // the operand's read first, on the same port
+      const Access b = access_l2(t, t.desc->op.post.operand, now);
+      r.stall_l2_conflict += b.stall;
+      r.l2_bank_conflict_cycles += b.conflict;
+      r.l2_read_bytes += t.work.output_bytes;
+      post_bytes_ += t.work.output_bytes;
+      a = access_l2(t, o, now);
+      a.end = std::max(a.end, b.end);
+      // The write's wait for the read's port time is the read, not a stall.
+      const uint64_t read_port = b.end - l2_.latency(t.desc->op.post.operand.addr) - now - b.stall;
+      a.stall -= std::min(a.stall, read_port);
+    } else {
+      a = access_l2(t, o, now);
+    }
     const uint64_t end = std::max(a.end, t.neuron_end + 1 + l2_.latency(o.addr));
     if (functional_) write_output(t);
-    DescriptorRecord& r = record_.descriptors[t.desc->id];
     r.l2_write_bytes = t.work.output_bytes;
     r.discarded_outputs = t.work.discarded_outputs;
     r.stall_l2_conflict += a.stall;

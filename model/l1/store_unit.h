@@ -3,12 +3,20 @@
 // Models: the output iterator keeps the valid positions of each run and drops the extra ones the
 // input iterator computed across row ends (counted as discarded outputs); the store unit writes
 // the tile's output rows to L2 on the store port (planar, row by row) — or, for a tile over an
-// input-channel block, its int32 partial sums.
+// input-channel block, its int32 partial sums. A tile with a post-op Add (OpDesc::post, a
+// residual Add fused into its conv) first reads the operand's elements of the tile from L2 and
+// writes activate(requantize(y x m + r x m2, 1, shift)) instead of the conv's own y (OpCode::kAdd's
+// arithmetic, so the result is bit-identical to a separate Add).
 // Cycles: the L2 store-port transaction for the valid output bytes (incl. bank conflicts and
 // latency), started when the first run's results arrive, ending no earlier than one cycle after
-// the neurons' last result plus the L2 latency. The descriptor then retires.
+// the neurons' last result plus the L2 latency. The descriptor then retires. A post-op's operand
+// read is one more store-port transaction of the same bytes in the same pieces (at the operand's
+// channel stride), issued first, so the write queues behind it on the port (read-modify-write
+// through one port: a fused tile holds the store port for twice its output bytes plus both
+// transactions' bank conflicts); the integer add and activation are pipelined at the port's rate
+// and add no cycles.
 // Ports: in (LatencyFifo<TileToken>), retire (RetireChannel).
-// Stats: store.tiles, store.bytes, store.discarded_outputs.
+// Stats: store.tiles, store.bytes, store.discarded_outputs, store.post_op_read_bytes.
 // Observation (for waves.vcd and trace.json, never read by the model): busy_flag() is written
 // true when a tile's store starts and false when its L2 store-port transaction ends (an
 // sc_buffer: back-to-back tiles still notify at each start).
@@ -36,8 +44,10 @@ class StoreUnit : public sc_core::sc_module {
 
  private:
   void run();
-  Access write_l2(const TileToken& t, uint64_t now);
+  // The tile's store-port transaction over tensor `o` (the destination or a post-op operand).
+  Access access_l2(const TileToken& t, const TensorRef& o, uint64_t now);
   void write_output(const TileToken& t);
+  static bool has_post_op(const OpDesc& op);
   static const TensorRef& destination(const OpDesc& op);
   const ClockDomain& clock_;
   bool functional_;
@@ -48,6 +58,7 @@ class StoreUnit : public sc_core::sc_module {
   uint64_t& tiles_;
   uint64_t& bytes_;
   uint64_t& discarded_;
+  uint64_t& post_bytes_;
   sc_core::sc_buffer<bool> busy_flag_;
 };
 

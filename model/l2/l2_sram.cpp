@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/timing/l2_banks.h"
 #include "model/common/clock_domain.h"
 
 namespace strider {
@@ -24,23 +25,7 @@ L2Sram::L2Sram(const L2Config& cfg, bool functional, StatRegistry& stats)
                      "store-port cycles lost to L2 bank conflicts")} {}
 
 void L2Sram::bank_words(const L2Config& cfg, const AccessPattern& p, std::vector<uint64_t>& words) {
-  const uint64_t width = cfg.bank_width_bytes, banks = cfg.banks, span = width * banks;
-  words.assign(banks, 0);
-  // Adds `times` x the words of one piece at `addr`: whole rounds over every bank, then the
-  // remainder from the piece's first bank.
-  auto piece = [&](uint64_t addr, uint64_t times) {
-    const uint64_t first = addr / width, n = ceil_div(addr % width + p.bytes, width);
-    for (uint64_t i = 0; i < std::min(banks, n); ++i) {
-      words[(first + i) % banks] += times * (n / banks + (i < n % banks ? 1 : 0));
-    }
-  };
-  if (p.count == 0) return;
-  const uint64_t s = p.stride % span;
-  const uint64_t period = std::min(p.count, s == 0 ? 1 : span / std::gcd(s, span));
-  for (uint64_t i = 0; i < period; ++i) {
-    // Pieces i, i + period, ... start at the same word offset on the same bank.
-    piece(p.addr + i * p.stride, p.count / period + (i < p.count % period ? 1 : 0));
-  }
+  l2_bank_words(cfg, p.addr, p.bytes, p.count, p.stride, words);  // core/timing/l2_banks.h
 }
 
 Access L2Sram::access(int port, uint64_t addr, uint64_t bytes, uint64_t now) {

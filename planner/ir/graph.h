@@ -174,6 +174,18 @@ struct Node {
     return negative_slope.size() == 1 ? negative_slope[0] : negative_slope[size_t(channel)];
   }
 
+  // Conv: a residual Add fused into its post-op (planner/lower/legalise.h fuse_residual_adds):
+  // inputs[1] is the Add's other operand r, and the conv's int8 result y (its requantisation and
+  // activation applied) becomes activate(requantize(y x multiplier + r x operand_multiplier, 1,
+  // shift), act, clip_min, clip_max) — the Add's arithmetic (OpDesc::post).
+  struct ResidualAdd {
+    bool fused = false;
+    int32_t multiplier = 0, operand_multiplier = 0, shift = 0;
+    Activation act = Activation::kNone;
+    int32_t clip_min = -128, clip_max = 127;
+  };
+  ResidualAdd residual;
+
   // Split / Slice: channel ranges, one [begin, end) per output.
   std::vector<int64_t> channel_begin, channel_end;
   int shuffle_groups = 1;  // ChannelShuffle

@@ -61,6 +61,11 @@ bool Lowerer::band_fits(const Node& n, uint32_t rows, uint32_t cb) const {
     const uint64_t b_band = uint64_t(i1 - i0) * (y1 - y0) * b_w;
     if (b_band > in_bands_.slot_bytes) return false;
   }
+  // A fused residual Add's spilled operand: the tile's rows and channels, filled per tile.
+  if (n.residual.fused && layout_.tensor_spilled[n.inputs[1]] &&
+      out_band > in_bands_.slot_bytes) {
+    return false;
+  }
   const bool in_spilled = std::any_of(n.inputs.begin(), n.inputs.end(),
                                       [&](int t) { return bool(layout_.tensor_spilled[t]); });
   for (uint32_t r0 = 0; in_spilled && r0 < out_h; r0 += rows) {
@@ -78,7 +83,9 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
   auto in_bytes = [&](uint32_t r0, uint32_t rows, uint32_t c0, uint32_t cb) {
     return band_input_bytes(n, r0, rows, c0, cb);
   };
-  const bool b_spilled = n.op == OpType::kMatMul && layout_.tensor_spilled[n.inputs[1]];
+  // A spilled second MatMul operand, or a fused residual Add's operand, is filled per tile.
+  const bool b_spilled = (n.op == OpType::kMatMul || n.residual.fused) &&
+                         layout_.tensor_spilled[n.inputs[1]];
   auto fits = [&](uint32_t rows, uint32_t cb) { return band_fits(n, rows, cb); };
   uint32_t cb = n.weights >= 0 ? weight_block(n) : out_c;
   while (cb > 1 && !fits(1, cb)) cb = (cb + 1) / 2;
@@ -155,7 +162,7 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
     std::vector<uint32_t> used_slots;
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       const int t = n.inputs[k];
-      TensorRef& r = k == 0 ? d.op.input : d.op.input2;
+      TensorRef& r = k == 0 ? d.op.input : n.residual.fused ? d.op.post.operand : d.op.input2;
       if (!layout_.tensor_spilled[t]) continue;
       // With B refilled per tile, A is too: the two in-band slots alternate between them.
       const bool matmul_b = n.op == OpType::kMatMul && k == 1;
@@ -165,6 +172,7 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
         input_rows(n, r0, r1, &y0, &y1);
         input_channels(n, c0, c1, &i0, &i1);
         if (matmul_b) matmul_b_range(n, c0, c1, &i0, &i1, &y0, &y1);
+        if (k == 1 && n.residual.fused) y0 = r0, y1 = r1, i0 = c0, i1 = c1;  // the tile's own
         if (r.h == 1) y0 = 0, y1 = 1;  // broadcast operand
         if (r.c == 1) i0 = 0, i1 = 1;
         if (y1 == y0) {  // a band of padding only: fetch one row anyway (it is not read)

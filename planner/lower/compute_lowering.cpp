@@ -156,7 +156,13 @@ OpDesc Lowerer::base_op(const Node& n, bool placed) const {
   OpDesc b;
   b.op = op_code(n);
   b.input = tensor(n.inputs[0]);
-  if (n.inputs.size() > 1) b.input2 = tensor(n.inputs[1]);
+  if (n.inputs.size() > 1 && !n.residual.fused) b.input2 = tensor(n.inputs[1]);
+  if (n.residual.fused) {  // a residual Add fused into the store path
+    const Node::ResidualAdd& r = n.residual;
+    b.post = PostOp{PostOpKind::kAdd, tensor(n.inputs[1]), r.multiplier, r.operand_multiplier,
+                    r.shift, static_cast<PostAct>(static_cast<uint8_t>(r.act)), r.clip_min,
+                    r.clip_max};
+  }
   b.output = tensor(n.outputs[0]);
   if (!node_mapping_.empty()) b.mapping = node_mapping_[&n - g_.nodes.data()];
   b.kernel_h = static_cast<uint16_t>(n.op == OpType::kGlobalAvgPool ? b.input.h : n.kernel_h);
@@ -338,6 +344,7 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
       Descriptor di = i + 1 < images ? d : std::move(d);
       di.op.input = image_base[i].input;
       di.op.input2 = image_base[i].input2;
+      di.op.post.operand = image_base[i].post.operand;
       di.op.output = image_base[i].output;
       // The slot's last reader becomes this tile (the next writer of the slot waits for it).
       if (i > 0 && n.weights >= 0) staging_.last_user[slot] = -2 - static_cast<int>(slot);
@@ -415,7 +422,8 @@ void Lowerer::order_queues(Descriptor& d) {
 void Lowerer::record_queue_bytes(int q, const Descriptor& d) {
   const OpDesc& o = d.op;
   std::vector<OpBytes>& mine = queue_bytes_[q];
-  for (const TensorRef* t : {&o.input, &o.input2, &o.weights, &o.bias, &o.psum, &o.output}) {
+  for (const TensorRef* t :
+       {&o.input, &o.input2, &o.weights, &o.bias, &o.psum, &o.output, &o.post.operand}) {
     const std::pair<uint64_t, uint64_t> s = l2_span(*t);
     if (s.first == s.second) continue;
     bool merged = false;

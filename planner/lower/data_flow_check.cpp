@@ -254,6 +254,11 @@ class Checker {
       reads.push_back(whole(o.input, "op.input"));
     }
     if (o.input2.present()) reads.push_back(whole(o.input2, "op.input2"));
+    // A post-op's operand: the tile's own channels and rows (the store path reads it).
+    if (o.post.present() && !(o.psum_mode & OpDesc::kPsumWrite)) {
+      reads.push_back(
+          block(o.post.operand, o.ch_begin, o.ch_end, o.row_begin, o.row_end, "op.post.operand"));
+    }
     if (o.weights.present()) reads.push_back(whole(o.weights, "op.weights"));
     if (o.bias.present()) reads.push_back(whole(o.bias, "op.bias"));
     if ((o.psum_mode & OpDesc::kPsumRead) && o.psum.present())

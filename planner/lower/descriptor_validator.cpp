@@ -199,6 +199,45 @@ class Validator {
     return range(field, MemSpace::kL2, t.addr, extent(t)) && ok;
   }
 
+  // A post-op Add (conv only): its operand an int8 L2 tensor of the output's shape holding the
+  // tile's rows and channels, its multipliers those of an add.
+  void post_op(const OpDesc& o, bool out_ok) {
+    if (o.op != OpCode::kConv) {
+      fail("op.post", std::string("given for ") + to_string(o.op) + ", expected only for conv");
+      return;
+    }
+    const TensorRef& r = o.post.operand;
+    if (!tensor("op.post.operand", r, 1, true)) return;
+    if (out_ok && (r.c != o.output.c || r.h != o.output.h || r.w != o.output.w)) {
+      fail("op.post.operand", "shape " + shape(r) + ", expected op.output's " + shape(o.output));
+      return;
+    }
+    if (o.row_begin < r.first_row || o.row_end > uint64_t(r.first_row) + r.held_rows() ||
+        o.ch_begin < r.first_channel || o.ch_end > uint64_t(r.first_channel) + r.held_channels()) {
+      fail("op.post.operand", "holds rows [" + str(r.first_row) + ", " +
+                                  str(uint64_t(r.first_row) + r.held_rows()) + ") x channels [" +
+                                  str(r.first_channel) + ", " +
+                                  str(uint64_t(r.first_channel) + r.held_channels()) +
+                                  "), not the tile's rows [" + str(o.row_begin) + ", " +
+                                  str(o.row_end) + ") x channels [" + str(o.ch_begin) + ", " +
+                                  str(o.ch_end) + ")");
+    }
+    constexpr int32_t kMaxOperandMultiplier = int32_t{1} << 23;  // as for add
+    for (int32_t m : {o.post.multiplier, o.post.operand_multiplier}) {
+      if (m < 0 || m > kMaxOperandMultiplier) {
+        fail("op.post.multiplier", std::to_string(m) + ", expected an operand multiplier 0..2^23");
+        break;
+      }
+    }
+    if (o.post.shift < 0 || o.post.shift > 62) {
+      fail("op.post.shift", std::to_string(o.post.shift) + ", expected 0..62");
+    }
+    if (o.post.clip_min > o.post.clip_max) {
+      fail("op.post.clip_min", std::to_string(o.post.clip_min) + " exceeds clip_max " +
+                                   std::to_string(o.post.clip_max));
+    }
+  }
+
   void op(const OpDesc& o) {
     const bool in_ok = tensor("op.input", o.input, 1, true);
     const bool out_ok = tensor("op.output", o.output, 1, true);
@@ -292,6 +331,7 @@ class Validator {
       fail("op.requant_multiplier",
            std::to_string(o.requant_multiplier) + ", expected a positive multiplier");
     }
+    if (o.post.present()) post_op(o, out_ok);
     if (!in_ok || !out_ok) return;
 
     // The tile inside the output tensor's held rows and channels (check() bounds it by the shape).

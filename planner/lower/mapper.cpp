@@ -12,6 +12,7 @@
 
 #include "core/arch/dram_bandwidth.h"
 #include "core/arch/energy_presets.h"
+#include "core/timing/l2_banks.h"
 #include "core/timing/tile_work.h"
 #include "planner/lower/lowerer.h"
 
@@ -67,6 +68,23 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
       e.logic_leak_per_mm2_cycle * logic_mm2;
   const std::string& objective = arch_.lowering.objective;
   const uint64_t port = arch_.l2.port_bytes_per_cycle, align = arch_.l2.alignment_bytes;
+  // Bank conflicts of the channels mapping's operand gather and of its stored pieces, as the L2
+  // model charges them (core/timing/l2_banks.h) at the tensors' channel strides: on few banks
+  // the channel-plane pieces serialise (SCALE-Sim's one-bank small_cnn Conv3).
+  auto conflicts = [&](const PiecePattern* p, uint64_t element, uint64_t stride) {
+    uint64_t c = 0;
+    for (int k = 0; k < 2; ++k) {
+      c += l2_conflict_cycles(arch_.l2, 0, p[k].bytes * element, p[k].count, stride, p[k].repeats);
+    }
+    return c;
+  };
+  auto gather_conflicts = [&](const OpDesc& t, const TileWork& w) {
+    return conflicts(w.gather, 1, t.input.channel_stride);
+  };
+  auto store_conflicts = [&](const OpDesc& t, const TileWork& w) {
+    const uint64_t element = w.valid_outputs ? w.output_bytes / w.valid_outputs : 1;
+    return (t.post.present() ? 2 : 1) * conflicts(w.store, element, t.output.channel_stride);
+  };
   std::vector<Searched> searched;
 
   for (int idx : order) {
@@ -118,13 +136,17 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
       t.row_begin = r0, t.row_end = r1;
       t.ch_begin = c0, t.ch_end = c1;
       const TileWork w = compute_tile_work(t, arch_.l1, arch_.neurons);
+      // A fused residual Add reads its operand on the store port too (model/l1/store_unit.h).
+      const uint64_t stored = (t.post.present() ? 2 : 1) * w.output_bytes;
       const uint64_t cycles =
-          std::max({w.pipeline_cycles, cdiv(w.l2_read_bytes, port), cdiv(w.output_bytes, port)});
+          std::max({w.pipeline_cycles, cdiv(w.l2_read_bytes, port) + gather_conflicts(t, w),
+                    cdiv(stored, port) + store_conflicts(t, w)});
       const double pj = double(w.macs) * e.mac + double(w.acc_updates) * e.acc_update +
                         double(w.lb_write_bytes) * e.lb_write_per_byte +
                         double(w.lb_write_cycles) * e.lb_write_cycle +
                         double(w.kernel_bytes) * e.kernel_write_per_byte +
                         double(w.l2_read_bytes) * e.l2_read_per_byte +
+                        double(stored - w.output_bytes) * e.l2_read_per_byte +
                         double(w.output_bytes) * e.l2_write_per_byte + e.descriptor;
       return memo.emplace(key, std::make_pair(cycles, pj)).first->second;
     };

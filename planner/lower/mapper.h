@@ -17,7 +17,9 @@
 //
 // Cost of a candidate (exact and closed form, no simulation): per tile
 // max(fill pipeline, L2 load-port bytes / port width, store-port bytes / port width) from
-// compute_tile_work (the same closed form the units time themselves with), summed over the tiles;
+// compute_tile_work (the same closed form the units time themselves with) — each port's time plus
+// the bank conflicts of its pieces as the L2 model charges them (core/timing/l2_banks.h), a fused
+// residual Add's operand read on the store port — summed over the tiles;
 // the layer's DRAM bytes (weights staged once per band, for a banded layer per band and image
 // with images outside, plus its band fills and spills) at the DRAM's peak bandwidth; the layer's
 // predicted cycles are the larger of the two for a layer resident in L2 (its weights prefetch under

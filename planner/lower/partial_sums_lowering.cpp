@@ -33,6 +33,10 @@ void Lowerer::lower_partial_sums(const Node& n, uint32_t layer, const OpDesc& ba
   auto fits = [&](uint32_t rows, uint32_t c) {
     if (uint64_t(c) * rows * out_w * 4 > psums_.slot_bytes) return false;
     if (out_spilled && uint64_t(c) * rows * out_w > out_bands_.slot_bytes) return false;
+    if (n.residual.fused && layout_.tensor_spilled[n.inputs[1]] &&
+        uint64_t(c) * rows * out_w > in_bands_.slot_bytes) {
+      return false;
+    }
     for (uint32_t r0 = 0; r0 < out_h; r0 += rows) {
       if (uint64_t(ib) * rows_in(r0, std::min(rows, out_h - r0)) * in.w > in_bands_.slot_bytes) return false;
     }
@@ -86,9 +90,22 @@ void Lowerer::lower_partial_sums(const Node& n, uint32_t layer, const OpDesc& ba
           d.op.output = out_ref;
         }
         const bool spill = final && out_spilled;
+        // A fused residual Add applies to the final block's output only; its operand's tile is
+        // filled like an input block when spilled.
+        uint32_t post_slot = UINT32_MAX;
+        if (!final) {
+          d.op.post = PostOp();
+        } else if (n.residual.fused && layout_.tensor_spilled[n.inputs[1]]) {
+          d.deps.push_back(fill_band(layer, base.post.operand, last_desc_[n.inputs[1]], c0, c1,
+                                     r0, r1, &d.op.post.operand, &post_slot));
+        } else if (n.residual.fused) {
+          const std::vector<uint32_t>& p = last_desc_[n.inputs[1]];
+          d.deps.insert(d.deps.end(), p.begin(), p.end());
+        }
         stage_weights(n, layer, c0, c1, d, i0, i1);
         last = emit_tile(std::move(d), layer);
         in_bands_.last_user[slot] = int(last);
+        if (post_slot != UINT32_MAX) in_bands_.last_user[post_slot] = int(last);
         chain = {last};  // the next block reads these partial sums
         if (spill) spills.push_back(spill_band(layer, out_t, out_slot, c0, c1, r0, r1, last));
       }

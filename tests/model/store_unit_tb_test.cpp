@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "core/contract/quant.h"
 #include "model/l1/store_unit.h"
 #include "model/l2/l2_sram.h"
 #include "tests/model/unit_bench.h"
@@ -112,6 +113,54 @@ TEST(StoreUnitTb, SingleTileExactCycles) {
   // retire at 10 + 1 + 2 = 13.
   EXPECT_EQ(b.retired[0], 13u);
   EXPECT_EQ(b.record.descriptors[0].l2_write_bytes, 64u);
+}
+
+// A conv tile (channel 1 of the 4x8x8 output) with a residual Add fused into its store path: the
+// operand r sits compact (rows 8 bytes apart) at kResidual; out = relu(requantize(y x 3 + r x 5,
+// 1, 3)).
+constexpr uint64_t kResidual = 8192;
+struct FusedBench : Bench {
+  FusedBench(sc_core::sc_module_name n, Stimulus s) : Bench(n, std::move(s)) {
+    for (Descriptor& d : descriptors) {
+      d.op.op = OpCode::kConv;
+      d.op.post = PostOp{PostOpKind::kAdd, TensorRef{MemSpace::kL2, kResidual, 4, 8, 8, 8, 64, 1},
+                         3, 5, 3, PostAct::kRelu, -128, 127};
+    }
+    std::vector<int8_t> r(256);
+    for (int i = 0; i < 256; ++i) r[i] = int8_t(i % 41 - 20);  // -20 .. 20
+    l2.write(kResidual, r.data(), r.size());
+  }
+};
+
+TEST(StoreUnitTb, FusedAddTileExactCycles) {
+  Stimulus s = stimulus(2, 1);
+  s.tiles.resize(1), s.gaps = {0}, s.neuron_end = {3};
+  s.tiles[0].op.ch_begin = 1, s.tiles[0].op.ch_end = 2;
+  FusedBench b("bench", std::move(s));
+  sc_core::sc_start();
+  // Taken at 0. The operand read first on the store port: 64 B at 16 B/cycle = 4 cycles (8 bank
+  // words over 4 banks, 2 each, done by 2), port free at 4, data at 4 + 2 latency = 6. The write
+  // then queues on the port: 4..8 (each bank's 2 words after its 2 read ones, done by 6 <= 8),
+  // + 2 latency = 10. Neurons' last result at 3: 3 + 1 + 2 = 6 < 10, so it retires at 10 (the
+  // same tile unfused: 0..4 + 2 = 6). The write's wait for the read is not a conflict stall.
+  EXPECT_EQ(b.retired[0], 10u);
+  EXPECT_EQ(b.record.descriptors[0].stall_l2_conflict, 0u);
+  EXPECT_EQ(b.record.descriptors[0].l2_read_bytes, 64u);
+  EXPECT_EQ(b.record.descriptors[0].l2_write_bytes, 64u);
+  EXPECT_EQ(b.stats.get("store.post_op_read_bytes"), 64u);
+  // Channel 1, element (y, x) = i: y_i = int8(i) (the bench's tile 0 output), r = r[64 + i].
+  // E.g. i = 0: r = 64 % 41 - 20 = 3, 0 x 3 + 3 x 5 = 15, 15 / 8 = 1.875 -> 2; i = 30: r = 94 %
+  // 41 - 20 = -8, 30 x 3 - 8 x 5 = 50 -> 6.25 -> 6; i = 1: r = 4, 3 + 20 = 23 -> 2.875 -> 3.
+  std::vector<int8_t> got(128);
+  b.l2.read(kOut + 128, got.data(), got.size());
+  EXPECT_EQ(got[0], 2);
+  EXPECT_EQ(got[1], 3);
+  EXPECT_EQ(got[3 * 16 + 6], 6);  // i = 30: row 3, column 6
+  for (int i = 0; i < 64; ++i) {
+    const int8_t r = int8_t((64 + i) % 41 - 20);
+    const int8_t want = activate(requantize(i * 3 + r * 5, 1, 3), PostAct::kRelu, -128, 127);
+    ASSERT_EQ(got[(i / 8) * 16 + i % 8], want) << "element " << i;
+  }
 }
 
 }  // namespace

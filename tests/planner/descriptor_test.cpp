@@ -72,6 +72,30 @@ TEST(Descriptor, TextRoundTrip) {
   EXPECT_EQ(to_text(read_binary(ss, "mem")), text);
 }
 
+// Format 5: a residual Add fused into a conv's store path (OpDesc::post).
+TEST(Descriptor, PostOpRoundTripsAndIsChecked) {
+  DescriptorList l = sample();
+  OpDesc& o = l.descriptors[1].op;
+  o.post = PostOp{PostOpKind::kAdd, TensorRef{MemSpace::kL2, 0x9000, 16, 8, 8, 8, 64, 1}, 3, 5, 7,
+                  PostAct::kRelu, -128, 127};
+  std::stringstream ss;
+  write_binary(l, ss);
+  EXPECT_EQ(read_binary(ss, "mem"), l);
+  const std::string text = to_text(l);
+  EXPECT_NE(text.find("post_op: add, post_operand: [l2, 36864, 16, 8, 8, 8, 64, 1], post_requant: "
+                      "[3, 5, 7], post_act: relu, post_clip: [-128, 127]"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(read_text(text, "list.yaml"), l);
+  o.post.operand = TensorRef();
+  try {
+    check(l);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "descriptor 1: post-op without an operand");
+  }
+}
+
 TEST(Descriptor, ChannelRequantRoundTripsAndIsChecked) {
   DescriptorList l = sample();
   OpDesc& o = l.descriptors[1].op;
@@ -131,7 +155,7 @@ TEST(Descriptor, BadMagicAndVersion) {
     read_binary(v, "f.strd");
     FAIL();
   } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "f.strd: byte 4: format version 9, this build reads version 4");
+    EXPECT_STREQ(e.what(), "f.strd: byte 4: format version 9, this build reads version 5");
   }
 }
 

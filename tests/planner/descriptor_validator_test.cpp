@@ -336,3 +336,44 @@ TEST(DescriptorValidator, PadsLargerThanTheShapeAreRefused) {
 
 }  // namespace
 }  // namespace strider
+
+namespace strider {
+namespace {
+
+// tiny_cnn with its residual Add fused into conv2b (format 5's post-op).
+DescriptorList fused_list() {
+  Graph g = load_network(std::string(STRIDER_SOURCE_DIR) + "/configs/networks/tiny_cnn.yaml", 0, 0, 1);
+  fuse_activations(&g);
+  EXPECT_EQ(fuse_residual_adds(&g), 1);
+  return lower(g, planned().arch, LowerOptions()).list;
+}
+
+TEST(DescriptorValidator, PostOpOperandIsChecked) {
+  DescriptorList l = fused_list();
+  EXPECT_EQ(refusal(l), "(accepted)");
+  Descriptor* f = nullptr;
+  for (Descriptor& d : l.descriptors) {
+    if (d.kind == DescKind::kOp && d.op.post.present()) f = f ? f : &d;
+  }
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(l.layers[f->layer], "conv2b");
+  const std::string head = "t.strd: descriptor list refused: descriptor " + std::to_string(f->id) +
+                           " (layer 'conv2b', conv): ";
+  const TensorRef good = f->op.post.operand;
+  f->op.post.operand.addr = uint64_t{1} << 40;
+  EXPECT_EQ(refusal(l), head + "op.post.operand: l2 range [0x10000000000, 0x10000001000) ends "
+                               "past the l2 capacity of 1048576 bytes");
+  f->op.post.operand = good;
+  f->op.post.operand.h = 8;
+  EXPECT_EQ(refusal(l), head + "op.post.operand: shape 16x8x16, expected op.output's 16x16x16");
+  f->op.post.operand = good;
+  f->op.post.operand.space = MemSpace::kDram;
+  EXPECT_EQ(refusal(l), head + "op.post.operand: in dram, but the compute pipeline reads and "
+                               "writes only L2");
+  f->op.post.operand = good;
+  f->op.post.shift = 70;
+  EXPECT_EQ(refusal(l), head + "op.post.shift: 70, expected 0..62");
+}
+
+}  // namespace
+}  // namespace strider

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/arch/config_loader.h"
+#include "core/timing/l2_banks.h"
 #include "core/timing/tile_work.h"
 #include "planner/import/network_loader.h"
 #include "planner/lower/lowering.h"
@@ -122,6 +123,27 @@ TEST(Mapper, EnergyObjectiveNeverPredictsWorseThanAuto) {
     EXPECT_GT(r.predicted_cost, 0.0);
     EXPECT_LE(r.predicted_cost, r.auto_cost);
   }
+}
+
+// The bank-conflict term of the search's cost (core/timing/l2_banks.h, the L2 model's closed
+// form): the channels mapping's gather of SCALE-Sim's small_cnn Conv3 (ws_16x16.cfg: 16 banks x
+// 8 B, 64 B/cycle port) reads one 8-byte piece per input channel (32) for a group of 8 positions,
+// at the 16 x 16 = 256-byte channel stride: 256 % (16 x 8) = 0, so every piece is on one bank.
+TEST(Mapper, GatherOnOneBankCostsItsBankConflicts) {
+  L2Config l2;
+  l2.banks = 16, l2.bank_width_bytes = 8, l2.port_bytes_per_cycle = 64;
+  // 32 words on one bank against a port time of ceil(32 x 8 / 64) = 4 cycles: 28 lost.
+  EXPECT_EQ(l2_conflict_cycles(l2, 0, 8, 32, 256, 1), 28u);
+  EXPECT_EQ(l2_conflict_cycles(l2, 0, 8, 32, 256, 5), 5u * 28u);  // repeated: 160 - 20
+  // At a 264-byte stride the pieces walk the banks (264 / 8 = 33 words, 33 % 16 = 1): 2 words
+  // on each bank, within the 4 port cycles.
+  EXPECT_EQ(l2_conflict_cycles(l2, 0, 8, 32, 264, 1), 0u);
+  // Pieces back to back are one range: 256 B contiguous, 32 words over 16 banks, no conflict.
+  EXPECT_EQ(l2_conflict_cycles(l2, 0, 8, 32, 8, 1), 0u);
+  std::vector<uint64_t> words;
+  l2_bank_words(l2, 0, 8, 32, 256, words);
+  EXPECT_EQ(words[0], 32u);
+  EXPECT_EQ(std::count(words.begin(), words.end(), 0u), 15);
 }
 
 }  // namespace
