@@ -29,7 +29,9 @@ file(GLOB python_srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/python/*.cpp)
 # The SystemC-free parts of tb/ the module needs: run planning and what inspect reports.
 pybind11_add_module(strider_python MODULE ${python_srcs} ${CMAKE_SOURCE_DIR}/tb/run_plan.cpp
                     ${CMAKE_SOURCE_DIR}/tb/resource_limits.cpp
-                    ${CMAKE_SOURCE_DIR}/tb/network_summary.cpp)
+                    ${CMAKE_SOURCE_DIR}/tb/network_summary.cpp
+                    ${CMAKE_SOURCE_DIR}/tb/stage_progress.cpp
+                    ${CMAKE_SOURCE_DIR}/tb/progress_display.cpp)
 target_link_libraries(strider_python PRIVATE strider_planner strider_core
                       nlohmann_json::nlohmann_json)
 set_target_properties(strider_python PROPERTIES OUTPUT_NAME _strider
