@@ -97,7 +97,7 @@ Figures run(const std::string& net, const std::vector<std::string>& sets) {
 TEST(Fusion, FunctionalRunsMatchTheReferenceAndSaveCycles) {
   for (const auto& [net, layers] :
        {std::pair<const char*, uint64_t>{"resnet50", 56}, {"mobilenet_v2", 54}}) {
-    const Figures fused = run(net, {"sim.functional=true"});
+    const Figures fused = run(net, {"sim.functional=true", "arch.lowering.fuse=true"});
     const Figures plain = run(net, {"arch.lowering.fuse=false"});
     ASSERT_EQ(fused.status, 0) << fused.detail;
     ASSERT_EQ(plain.status, 0) << plain.detail;
