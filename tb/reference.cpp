@@ -33,8 +33,9 @@ PostAct post_act(const Node& n) {
 
 // Whether `n` writes its output as uint8 / reads input k as uint8 (core/contract/quant.h; a
 // softmax's and a MatMul's uint8 probabilities are their own case, below).
+// A conv with a fused residual Add: its own result (the Add's first operand) is signed int8.
 bool out_u8(const Graph& g, const Node& n) {
-  return n.op != OpType::kSoftmax && g.tensors[n.outputs[0]].is_unsigned;
+  return n.op != OpType::kSoftmax && !n.residual.fused && g.tensors[n.outputs[0]].is_unsigned;
 }
 bool in_u8(const Graph& g, const Node& n, size_t k) {
   return n.op != OpType::kMatMul && g.tensors[n.inputs[k]].is_unsigned;
@@ -200,14 +201,17 @@ void binary(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes
 
 // A residual Add fused into conv `n` (Node::residual), on the conv's result `y` in place: the
 // Add's arithmetic (binary() above) with y as the conv-side operand.
-void residual_add(const Node& n, const Bytes& r, Bytes& y) {
+void residual_add(const Graph& g, const Node& n, const Bytes& r, Bytes& y) {
   const Node::ResidualAdd& p = n.residual;
+  const bool ur = in_u8(g, n, 1);
   std::vector<int32_t> v(y.size());
-  for (size_t i = 0; i < y.size(); ++i) v[i] = y[i] * p.multiplier + r[i] * p.operand_multiplier;
+  for (size_t i = 0; i < y.size(); ++i) {
+    v[i] = y[i] * p.multiplier + byte_value(r[i], ur) * p.operand_multiplier;
+  }
   Node add;
   add.activation = p.act;
   requantize_row(v.data(), int64_t(v.size()), Requant{1, p.shift}, post_act(add), p.clip_min,
-                 p.clip_max, y.data());
+                 p.clip_max, y.data(), g.tensors[n.outputs[0]].is_unsigned);
 }
 
 // Softmax over each group of C / groups channels of every position with the integer exp of
@@ -320,7 +324,7 @@ void Reference::compute(const Node& n, const std::vector<const Bytes*>& in,
   switch (n.op) {
     case OpType::kConv:
       conv(g_, n, *in[0], out[0]);
-      if (n.residual.fused) residual_add(n, *in[1], out[0]);
+      if (n.residual.fused) residual_add(g_, n, *in[1], out[0]);
       break;
     case OpType::kFullyConnected: fully_connected(g_, n, *in[0], out[0]); break;
     case OpType::kMaxPool:

@@ -182,7 +182,8 @@ struct OpDesc {
   static constexpr uint8_t kUnsigned = 4;
   // Unsigned activations (core/contract/quant.h): op.input / op.input2 hold uint8 values, the
   // output is written as uint8 (zero point 0). Conv, fully connected, pools, add, mul and
-  // activation only.
+  // activation only. With a post-op (a fused residual Add) kInput2Unsigned names its operand and
+  // kOutputUnsigned the Add's output; the conv's own result is int8.
   static constexpr uint8_t kInputUnsigned = 8, kInput2Unsigned = 16, kOutputUnsigned = 32;
   uint8_t flags = 0;
   PostOp post;  // conv only; applied to the requantised output (not to partial sums)

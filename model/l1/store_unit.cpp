@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/common/requant_row.h"
+#include "core/contract/quant.h"
 #include "model/l2/l2_sram.h"
 
 namespace strider {
@@ -43,6 +44,8 @@ void StoreUnit::write_output(const TileToken& t) {
   const uint64_t row_bytes = uint64_t(o.w) * o.element_bytes;
   const bool post = has_post_op(op);
   const PostOp& p = op.post;
+  // uint8 operand / output (OpDesc::kInput2Unsigned / kOutputUnsigned); the conv's result is int8.
+  const bool operand_u8 = op.flags & OpDesc::kInput2Unsigned, out_u8 = op.flags & OpDesc::kOutputUnsigned;
   std::vector<int8_t> operand(post ? o.w : 0), row(post ? o.w : 0);
   std::vector<int32_t> v(post ? o.w : 0);
   const int8_t* src = t.output.data();
@@ -52,10 +55,10 @@ void StoreUnit::write_output(const TileToken& t) {
       if (post) {  // OpCode::kAdd's arithmetic with the conv's result as the first operand
         l2_.read(p.operand.addr + p.operand.offset(c, y, 0), operand.data(), o.w);
         for (uint32_t x = 0; x < o.w; ++x) {
-          v[x] = src[x] * p.multiplier + operand[x] * p.operand_multiplier;
+          v[x] = src[x] * p.multiplier + byte_value(operand[x], operand_u8) * p.operand_multiplier;
         }
         requantize_row(v.data(), o.w, Requant{1, p.shift}, p.act, p.clip_min, p.clip_max,
-                       row.data());
+                       row.data(), out_u8);
         bytes = row.data();
       }
       l2_.write(o.addr + o.offset(c, y, 0), bytes, row_bytes);  // o may be a band buffer

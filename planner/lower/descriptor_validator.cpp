@@ -277,8 +277,8 @@ class Validator {
     if ((o.flags & u8) && vector_op) {
       fail("op.flags", "unsigned activations (" + str(o.flags & u8) + ") given for " +
                            to_string(o.op) + ", expected only for conv, fc, pools, add, mul and activation");
-    } else if ((o.flags & OpDesc::kInput2Unsigned) && !o.input2.present()) {
-      fail("op.flags", "unsigned second input (16) given without op.input2");
+    } else if ((o.flags & OpDesc::kInput2Unsigned) && !o.input2.present() && !o.post.present()) {
+      fail("op.flags", "unsigned second input (16) given without op.input2 or a post-op operand");
     }
     const bool scaled_input = o.op == OpCode::kSoftmax || o.op == OpCode::kGelu;
     if (scaled_input && o.input_multiplier <= 0) {

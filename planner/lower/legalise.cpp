@@ -97,8 +97,10 @@ int fuse_residual_adds(Graph* g) {
       const int t = a.inputs[k], p = producer[t], other = producer[a.inputs[1 - k]];
       if (p < 0 || consumers[t].size() != 1 || is_output[t] || other >= p) continue;
       const Node& conv = g->nodes[p];
+      // The conv's own result stays int8 inside the fused op (OpDesc::kOutputUnsigned names the
+      // Add's output), so a conv whose output calibration made uint8 keeps its Add.
       if (conv.op != OpType::kConv || conv.outputs.size() != 1 || conv.inputs.size() != 1 ||
-          conv.residual.fused) {
+          conv.residual.fused || g->tensors[t].is_unsigned) {
         continue;
       }
       if (take < 0 || p > producer[a.inputs[take]]) take = k;

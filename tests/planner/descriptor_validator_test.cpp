@@ -192,7 +192,7 @@ TEST(DescriptorValidator, AddOperandMultipliersAreBounded) {
   c.op.flags = OpDesc::kInput2Unsigned;
   EXPECT_EQ(refusal(l), "t.strd: descriptor list refused: descriptor " + std::to_string(c.id) +
                             " (layer 'conv1', conv): op.flags: unsigned second input (16) given "
-                            "without op.input2");
+                            "without op.input2 or a post-op operand");
   c.op.flags = 0;
 }
 
