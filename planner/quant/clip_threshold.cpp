@@ -16,9 +16,9 @@ namespace strider {
 double best_threshold(std::vector<float> sample, double max) {
   if (sample.empty() || max <= 0) return max;
   const float lowest = float(max * 0.25);
-  const size_t low = size_t(std::partition(sample.begin(), sample.end(),
-                                           [&](float v) { return !(lowest < v); }) -
-                            sample.begin());
+  const size_t low =
+      size_t(std::partition(sample.begin(), sample.end(), [&](float v) { return !(lowest < v); }) -
+             sample.begin());
   std::sort(sample.begin() + low, sample.end());
   const size_t n = sample.size();
   std::vector<double> suffix(n + 1, 0.0), suffix_sq(n + 1, 0.0);  // sums over sample[i..n)
