@@ -19,6 +19,12 @@ threshold x 1.5 (quant.calibration.output_headroom; docs/planner.md has the meas
 
     /usr/bin/python3 scripts/compare_pytorch.py resnet18
     /usr/bin/python3 scripts/compare_pytorch.py mobilenet_v3_small --method mse --headroom 1 --calibration 4
+    /usr/bin/python3 scripts/compare_pytorch.py mobilenet_v3_small --seed 1 --per-image
+
+A pooled SQNR is dominated by the images with the most signal and noise: --per-image prints each
+image's SQNR, its relative RMS error (sqrt(noise / signal)), whether top-1 agrees and the float
+top-1's lead over its runner-up in units of the output's RMS error (below about 1 a disagreement
+is a near tie within the noise), and the fraction of its layers' values that clip.
 """
 import argparse
 import json
@@ -61,6 +67,10 @@ def preprocess(path, resize=256, crop=224):
     return np.ascontiguousarray(v.transpose(2, 0, 1), dtype=np.float32)
 
 
+def figure(v, fmt):
+    return "null" if v is None else fmt % v
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("model")
@@ -70,6 +80,8 @@ def main():
     ap.add_argument("--calibration", type=int, choices=(4, 15), default=15,
                     help="calibration photographs: the 4 colour ones, or all 15")
     ap.add_argument("--strider", default=os.path.join(os.path.dirname(__file__), "..", "build", "strider"))
+    ap.add_argument("--per-image", action="store_true",
+                    help="each image's output SQNR, relative error, top-1 margin over the noise, clipping")
     ap.add_argument("--keep", metavar="DIR", help="keep Strider's run folder (layers.csv, summary.json) in DIR")
     args = ap.parse_args()
     if args.keep and os.path.exists(args.keep):
@@ -114,19 +126,33 @@ def main():
         logits = [f for f in sorted(os.listdir(dump)) if f.endswith(".output.float.npy")
                   and np.load(os.path.join(dump, f)).size == ref.size]
         print("%s (torchvision initialisation, seed %d), method %s" % (args.model, args.seed, q["method"]))
+        files = {"calibration": calibration, "evaluation": EVALUATION}
         for name in ("calibration", "evaluation"):
             s = q[name]
             top1 = "" if s["top1_agreement"] is None else ", top-1 agrees on %d of %d" % (
                 s["top1_agree"], s["top1_total"])
-            sqnr = "null" if s["output_sqnr_db"] is None else "%.1f dB" % s["output_sqnr_db"]
-            print("  %-11s %d images: output SQNR %s%s; worst layer %s %s" % (
-                name, s["samples"], sqnr, top1, s["worst_layer"],
-                "" if s["worst_layer_sqnr_db"] is None else "%.1f dB" % s["worst_layer_sqnr_db"]))
+            print("  %-11s %d images: output SQNR %s (relative RMS error %s)%s; worst layer %s %s" % (
+                name, s["samples"], figure(s["output_sqnr_db"], "%.1f dB"),
+                figure(s["output_relative_error"], "%.3f"), top1, s["worst_layer"],
+                figure(s["worst_layer_sqnr_db"], "%.1f dB")))
             print("              PyTorch float top-1: %s" % list(sets[name].argmax(1)))
+            if args.per_image:
+                for f, p in zip(files[name], s["per_sample"]):
+                    print("    %-22s %8s  rel. error %6s  top-1 %-5s margin/noise %6s  clips %.2f %%" % (
+                        f, figure(p["output_sqnr_db"], "%.1f dB"),
+                        figure(p["output_relative_error"], "%.3f"), p.get("top1_agree", "-"),
+                        figure(p.get("top1_margin_over_noise"), "%.2f"),
+                        100 * p["clipped_fraction"]))
+            print("              largest float logit: %.3g" % float(np.abs(sets[name]).max()))
         diffs = [float(np.abs(np.load(os.path.join(dump, f)).reshape(-1) - ref).max()) for f in logits]
         if diffs:
             print("  Strider's float logits vs PyTorch's on calibration image 0: max |diff| %.2e"
-                  " (largest logit %.2f)" % (min(diffs), float(np.abs(ref).max())))
+                  " (largest logit %.3g)" % (min(diffs), float(np.abs(ref).max())))
+        for w in q["warnings"]:
+            for name in files:
+                for i, f in enumerate(files[name]):
+                    w = w.replace(os.path.join(tmp, name, "%02d.npy" % i), f)
+            print("  warning: " + w)
 
 
 if __name__ == "__main__":

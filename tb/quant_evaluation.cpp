@@ -37,9 +37,24 @@ int64_t top1(const std::vector<int8_t>& v, const TensorShape& s, int64_t b, bool
   return best;
 }
 
+double top1_margin(const std::vector<float>& v, const TensorShape& s, int64_t b) {
+  if (s.c < 2) return 0.0;
+  const float* p = &v[size_t(b * s.c)];
+  float first = std::max(p[0], p[1]), second = std::min(p[0], p[1]);
+  for (int64_t c = 2; c < s.c; ++c) {
+    if (p[c] > first) {
+      second = first;
+      first = p[c];
+    } else if (p[c] > second) {
+      second = p[c];
+    }
+  }
+  return double(first) - double(second);
+}
+
 SetFigures evaluate_set(const Graph& g, const Lowered& l, const ClipBounds& clip_bounds,
                         const std::vector<std::vector<float>>& samples, const std::string& name,
-                        const std::string& inputs) {
+                        const std::string& inputs, const std::vector<std::string>& names) {
   SetFigures f;
   f.name = name;
   f.inputs = inputs;
@@ -53,7 +68,11 @@ SetFigures evaluate_set(const Graph& g, const Lowered& l, const ClipBounds& clip
   const std::vector<char> logits = softmax_logits(g);  // masks are not counted
   const int in0 = g.inputs.at(0);
   const Tensor& x0 = g.tensors[size_t(in0)];
-  for (const std::vector<float>& sample : samples) {
+  for (size_t k = 0; k < samples.size(); ++k) {
+    const std::vector<float>& sample = samples[k];
+    SampleFigures one;
+    uint64_t most_clipped = 0;
+    if (k < names.size()) one.input = names[k];
     FloatReference fr(g, clip_bounds);
     Reference ir(g);
     std::vector<int8_t> q(sample.size());
@@ -74,20 +93,34 @@ SetFigures evaluate_set(const Graph& g, const Lowered& l, const ClipBounds& clip
       const int out = g.nodes[size_t(l.layer_node[layer])].outputs[0];
       const Tensor& t = g.tensors[size_t(out)];
       if (t.scale <= 0) continue;
-      f.layers[layer].add(fr.value(out), ir.value(out), t.scale, t.is_unsigned,
-                          logits[size_t(out)]);
+      Fidelity fl;
+      fl.add(fr.value(out), ir.value(out), t.scale, t.is_unsigned, logits[size_t(out)]);
+      f.layers[layer].merge(fl);
+      one.values += fl.values;
+      one.clipped += fl.saturated;
+      if (fl.saturated > most_clipped) {  // the layer clipping the most values
+        most_clipped = fl.saturated;
+        one.most_clipped_fraction = fl.saturated_fraction();
+        one.most_clipped_layer = int(layer);
+      }
     }
     for (int out : g.outputs) {
       const Tensor& t = g.tensors[size_t(out)];
       if (t.scale <= 0) continue;
-      f.output.add(fr.value(out), ir.value(out), t.scale, t.is_unsigned);
+      one.output.add(fr.value(out), ir.value(out), t.scale, t.is_unsigned);
       if (!f.classifier) continue;
       for (int64_t b = 0; b < std::max<int64_t>(t.shape.n, 1); ++b) {
-        ++f.top1_total;
-        f.top1_agree +=
+        const double margin = top1_margin(fr.value(out), t.shape, b);
+        one.top1_margin = one.top1_total == 0 ? margin : std::min(one.top1_margin, margin);
+        ++one.top1_total;
+        one.top1_agree +=
             top1(fr.value(out), t.shape, b) == top1(ir.value(out), t.shape, b, t.is_unsigned);
       }
     }
+    f.output.merge(one.output);
+    f.top1_total += one.top1_total;
+    f.top1_agree += one.top1_agree;
+    f.per_sample.push_back(std::move(one));
   }
   return f;
 }

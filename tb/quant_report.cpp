@@ -1,5 +1,6 @@
 #include "tb/quant_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
@@ -43,12 +44,40 @@ int worst_of(const std::vector<Fidelity>& layers) {
   return worst;
 }
 
+// RMS error over RMS signal of the float reference, sqrt(noise / signal): the SQNR as a
+// fraction (25 dB: 0.056); null when the float signal is (near) zero.
+nlohmann::ordered_json relative_error(const Fidelity& f) {
+  if (!f.defined()) return nullptr;
+  return std::sqrt(f.noise / f.signal);
+}
+
+nlohmann::ordered_json sample_json(const RunResult& r, const SampleFigures& s, bool classifier) {
+  nlohmann::ordered_json j;
+  j["input"] = s.input;
+  j["output_sqnr_db"] = db(s.output.sqnr_db());
+  j["output_relative_error"] = relative_error(s.output);
+  if (classifier) {
+    j["top1_agree"] = s.top1_agree == s.top1_total;
+    // The float top-1's lead over its runner-up in units of the output's RMS error: below about
+    // 1 the two are within the noise and a disagreement says little.
+    const double noise_rms =
+        s.output.values ? std::sqrt(s.output.noise / double(s.output.values)) : 0;
+    j["top1_margin_over_noise"] = db(noise_rms > 0 ? s.top1_margin / noise_rms : NAN);
+  }
+  j["clipped_fraction"] = s.clipped_fraction();
+  j["most_clipped_layer"] =
+      s.most_clipped_layer < 0 ? "" : r.lowered.list.layers[size_t(s.most_clipped_layer)];
+  j["most_clipped_fraction"] = s.most_clipped_fraction;
+  return j;
+}
+
 nlohmann::ordered_json set_json(const RunResult& r, const SetFigures& f) {
   nlohmann::ordered_json j;
   j["inputs"] = f.inputs;
   j["samples"] = f.samples;
   j["output_sqnr_db"] = db(f.output.sqnr_db());
   if (!std::isfinite(f.output.sqnr_db())) j["output_sqnr_note"] = f.output.undefined_reason();
+  j["output_relative_error"] = relative_error(f.output);
   if (f.classifier) {
     j["top1_agreement"] = f.top1_agreement();
     j["top1_agree"] = f.top1_agree;
@@ -61,6 +90,9 @@ nlohmann::ordered_json set_json(const RunResult& r, const SetFigures& f) {
   j["worst_layer_sqnr_db"] =
       w < 0 ? nlohmann::ordered_json(nullptr) : db(f.layers[size_t(w)].sqnr_db());
   j["worst_layer_why"] = w < 0 ? "" : f.layers[size_t(w)].why();
+  j["per_sample"] = nlohmann::ordered_json::array();
+  for (const SampleFigures& s : f.per_sample)
+    j["per_sample"].push_back(sample_json(r, s, f.classifier));
   return j;
 }
 
@@ -84,6 +116,36 @@ std::vector<std::string> quant_warnings(const RunResult& r) {
   if (zero > 0) {
     w.push_back("quant: " + std::to_string(zero) +
                 " layer(s) have a (near) zero float output and no SQNR, first '" + first + "'");
+  }
+  // A held-out sample whose layers clip far more than the calibration set's (at least
+  // kUncovered of its values, and twice the calibration set's fraction): its activations
+  // exceed the calibration ranges, and its error grows layer by layer.
+  constexpr double kUncovered = 0.005;
+  uint64_t cal_values = 0, cal_clipped = 0;
+  for (const SetFigures& f : r.quant.sets) {
+    if (f.name != "calibration") continue;
+    for (const SampleFigures& s : f.per_sample) {
+      cal_values += s.values;
+      cal_clipped += s.clipped;
+    }
+  }
+  const double cal = cal_values ? double(cal_clipped) / double(cal_values) : 0.0;
+  for (const SetFigures& f : r.quant.sets) {
+    if (f.name != "evaluation") continue;
+    for (size_t i = 0; i < f.per_sample.size(); ++i) {
+      const SampleFigures& s = f.per_sample[i];
+      if (s.clipped_fraction() < std::max(kUncovered, 2 * cal)) continue;
+      std::ostringstream os;
+      os << std::fixed << std::setprecision(2) << "quant: evaluation sample " << i + 1;
+      if (!s.input.empty()) os << " (" << s.input << ")";
+      os << " clips " << 100 * s.clipped_fraction() << " % of its layers' values (" << 100 * cal
+         << " % on the calibration set; most in '"
+         << r.lowered.list.layers[size_t(s.most_clipped_layer)] << "', "
+         << 100 * s.most_clipped_fraction << " %): its activations exceed the calibration "
+         << "ranges, so its output SQNR is " << std::setprecision(1) << s.output.sqnr_db()
+         << " dB; calibrate on inputs like it";
+      w.push_back(os.str());
+    }
   }
   return w;
 }

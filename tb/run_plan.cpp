@@ -56,11 +56,12 @@ Graph load_checked(const RunConfig& cfg, size_t k, QuantInfo* quant, std::ostrea
     if (g.inputs.empty() && files) throw std::runtime_error(net.path + ": quant: the network has no input to calibrate on");
     if (!qo.calibration.inputs.empty()) {
       co.inputs = load_input_set(qo.calibration, g.tensors[size_t(g.inputs[0])], qo.preprocess,
-                                 "quant.calibration.inputs");
+                                 "quant.calibration.inputs", &quant->calibration_files);
     }
     if (!qo.evaluation.inputs.empty()) {
       quant->evaluation_samples = load_input_set(qo.evaluation, g.tensors[size_t(g.inputs[0])],
-                                                 qo.preprocess, "quant.evaluation.inputs");
+                                                 qo.preprocess, "quant.evaluation.inputs",
+                                                 &quant->evaluation_files);
       quant->evaluation_inputs = qo.evaluation.inputs;
     }
     co.progress = stages.stage("calibration");

@@ -37,6 +37,7 @@ struct QuantInfo {
   ClipBounds clip_bounds;          // calibrate()'s, for float passes after calibration
   // The samples of graph input 0 (calibration_inputs.h): calibration (files only) and evaluation.
   std::vector<std::vector<float>> calibration_samples, evaluation_samples;
+  std::vector<std::string> calibration_files, evaluation_files;  // each sample's first file
   std::string evaluation_inputs;
   // After a functional run: the figures per input set (calibration first, then evaluation).
   std::vector<SetFigures> sets;

@@ -230,7 +230,8 @@ std::vector<float> load_input(const std::string& path, int64_t c, int64_t h, int
 }
 
 std::vector<std::vector<float>> load_input_set(const InputSet& set, const Tensor& t,
-                                               const Preprocess& p, const std::string& key) {
+                                               const Preprocess& p, const std::string& key,
+                                               std::vector<std::string>* names) {
   const std::vector<std::string> files = input_files(set, key);
   const size_t batch = size_t(std::max<int64_t>(t.shape.n, 1));
   if (files.size() < batch) {
@@ -247,6 +248,7 @@ std::vector<std::vector<float>> load_input_set(const InputSet& set, const Tensor
       s.insert(s.end(), one.begin(), one.end());
     }
     samples.push_back(std::move(s));
+    if (names) names->push_back(files[i]);
   }
   return samples;
 }

@@ -31,8 +31,10 @@ std::vector<float> load_input(const std::string& path, int64_t c, int64_t h, int
                               const Preprocess& p, const std::string& key);
 
 // The samples of `set` for graph input `t` (each t.shape.elements() floats: N files per sample
-// for a batch of N); throws when fewer than N files are given.
+// for a batch of N); throws when fewer than N files are given. `names`, when given, receives each
+// sample's first file.
 std::vector<std::vector<float>> load_input_set(const InputSet& set, const Tensor& t,
-                                               const Preprocess& p, const std::string& key);
+                                               const Preprocess& p, const std::string& key,
+                                               std::vector<std::string>* names = nullptr);
 
 }  // namespace strider

@@ -1,6 +1,5 @@
 // Calibration and evaluation on the user's inputs (planner/quant/calibration_inputs.h, run keys
-// quant.calibration / quant.evaluation / quant.preprocess) and the threshold methods
-// (calibrator.h choose_threshold) on hand-made distributions. Real photographs come from
+// quant.calibration / quant.evaluation / quant.preprocess). Real photographs come from
 // Debian's python3-skimage (skimage/data); the tests that need them skip naming the package.
 #include <gtest/gtest.h>
 #include <stb_image_write.h>
@@ -16,7 +15,6 @@
 #include <vector>
 
 #include "planner/quant/calibration_inputs.h"
-#include "planner/quant/calibrator.h"
 #include "tests/e2e/report_util.h"
 
 namespace strider {
@@ -125,49 +123,6 @@ TEST(QuantInputs, ImagePreprocessing) {
       0u);
 }
 
-// The methods on hand-made samples (|x| values).
-TEST(QuantInputs, ThresholdMethods) {
-  CalibrationOptions opt;
-  std::vector<float> s;
-  for (int i = 1; i <= 100; ++i) s.push_back(float(i));
-  opt.method = "minmax";
-  EXPECT_EQ(choose_threshold(s, 100, opt, 127), 100.0);
-  // Nearest rank: the ceil(0.9 x 100) = 90th smallest.
-  opt.method = "percentile";
-  opt.percentile = 90;
-  EXPECT_EQ(choose_threshold(s, 100, opt, 127), 90.0);
-  opt.percentile = 99.99;  // ceil(99.99) = 100th: the max
-  EXPECT_EQ(choose_threshold(s, 100, opt, 127), 100.0);
-  // mse: 999 values 1 and one 100. T = 100 (nothing clipped): rounding 1000 (100 / 127)^2 / 12 =
-  // 51.67; T = 99.21875 (step 95 of 96 from 25 to 100): clip 0.78125^2 = 0.61 plus rounding
-  // 999 (99.21875 / 127)^2 / 12 = 50.81: 51.42, the least (step 94, 98.4375: 52.46).
-  std::vector<float> m(999, 1.0f);
-  m.push_back(100.0f);
-  opt.method = "mse";
-  EXPECT_EQ(choose_threshold(m, 100, opt, 127), 99.21875);
-  // entropy: values all equal to the max: every i < 2048 keeps no value in its first i bins (no
-  // candidate): T = the max.
-  opt.method = "entropy";
-  EXPECT_EQ(choose_threshold(std::vector<float>(100, 2.0f), 2.0, opt, 127), 2.0);
-  // 10000 values in bin 10 and one outlier at 1000 (bin 2047): at i = 2048 the last level
-  // (bins 2032..2047) holds the outlier alone and level 0 bin 10 alone, Q = P: KL 0; every
-  // smaller i folds the outlier into bin i - 1, where Q is 1e-4: KL > 0. T = 1000.
-  std::vector<float> e(10000, float(10.5 * 1000.0 / 2048));
-  e.push_back(1000.0f);
-  EXPECT_EQ(choose_threshold(e, 1000, opt, 127), 1000.0);
-  // Bins 0..126 holding 1 (even) and 99 (odd) values, and the outlier: at i = 128 every level
-  // is one bin, Q = the histogram, and only the folded outlier differs: KL = (6301 / 6302)
-  // ln(6301.0001 / 6302) + (1 / 6302) ln((1 / 6302) / (1e-4 / 6301.0001)) = 1.3e-3 (i = 129 the
-  // same, a tie); from i = 130 levels of two bins average a 1 with a 99 (KL about 0.6 per such
-  // level) and at 2048 levels of 16 bins do: T = 128 x 1000 / 2048 = 62.5, the outlier clipped.
-  std::vector<float> c;
-  for (int k = 0; k < 127; ++k) {
-    for (int n = 0; n < (k % 2 ? 99 : 1); ++n) c.push_back(float((k + 0.5) * 1000.0 / 2048));
-  }
-  c.push_back(1000.0f);
-  EXPECT_EQ(choose_threshold(c, 1000, opt, 127), 62.5);
-}
-
 // A functional run calibrated on photographs and evaluated on others: both sets in summary.json
 // and layers.csv, the method recorded, the figure no longer in-sample.
 TEST(QuantInputs, RunWithCalibrationAndEvaluationPhotos) {
@@ -198,6 +153,17 @@ TEST(QuantInputs, RunWithCalibrationAndEvaluationPhotos) {
   EXPECT_EQ(q["evaluation"]["samples"], 1);
   EXPECT_EQ(q["evaluation"]["top1_total"], 1);
   EXPECT_TRUE(q["evaluation"]["output_sqnr_db"].is_number());
+  // Per sample, named by its file (the first 3 of c*.png by name: camera, cell,
+  // checker_bilevel); one held-out sample: its figures are the set's.
+  ASSERT_EQ(q["calibration"]["per_sample"].size(), 3u);
+  EXPECT_EQ(q["calibration"]["per_sample"][0]["input"], kSkimage + "camera.png");
+  EXPECT_EQ(q["calibration"]["per_sample"][2]["input"], kSkimage + "checker_bilevel.png");
+  const nlohmann::json& one = q["evaluation"]["per_sample"];
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0]["input"], kSkimage + "astronaut.png");
+  EXPECT_EQ(one[0]["output_sqnr_db"], q["evaluation"]["output_sqnr_db"]);
+  EXPECT_EQ(one[0]["output_relative_error"], q["evaluation"]["output_relative_error"]);
+  EXPECT_EQ(one[0]["top1_agree"], q["evaluation"]["top1_agree"] == 1);
   EXPECT_NE(out.str().find("held-out         output SQNR"), std::string::npos) << out.str();
   int eval_rows = 0;
   for (const auto& row : read_csv(dir.file("layers.csv")).rows)
