@@ -138,23 +138,23 @@ TEST(QuantReport, PerSampleFiguresAndAnUncoveredSample) {
   cal.per_sample[0].values = 100;
   eval.name = "evaluation";
   eval.classifier = true;
-  SampleFigures a, b;
-  a.input = "a.npy";
-  a.output.add({1.0f, -1.0f}, {60, -60}, 1.0 / 64);
-  a.values = 200;
-  a.clipped = 2;
-  a.most_clipped_layer = 1;
-  a.most_clipped_fraction = 0.02;
-  a.top1_total = a.top1_agree = 1;
-  a.top1_margin = 2.0;
-  b.input = "b.npy";
-  b.output = a.output;
-  b.values = 250;
-  b.clipped = 1;
-  b.most_clipped_layer = 0;
-  b.most_clipped_fraction = 0.01;
-  b.top1_total = 1;
-  b.top1_margin = 2.0;
+  // input, values, clipped, the most clipped layer and its fraction, top-1 agreement (margin 2)
+  const auto sample = [](const std::string& input, uint64_t values, uint64_t clipped, int layer,
+                         double fraction, bool agree) {
+    SampleFigures f;
+    f.input = input;
+    f.output.add({1.0f, -1.0f}, {60, -60}, 1.0 / 64);
+    f.values = values;
+    f.clipped = clipped;
+    f.most_clipped_layer = layer;
+    f.most_clipped_fraction = fraction;
+    f.top1_total = 1;
+    f.top1_agree = agree;
+    f.top1_margin = 2.0;
+    return f;
+  };
+  const SampleFigures a = sample("a.npy", 200, 2, 1, 0.02, true);
+  const SampleFigures b = sample("b.npy", 250, 1, 0, 0.01, false);
   eval.per_sample = {a, b};
   r.quant.sets = {cal, eval};
   const nlohmann::ordered_json j = quant_json(r);
