@@ -37,6 +37,10 @@ void vector_element_ops(const OpDesc& op, ActionCounts& c) {
   } else if (op.op == OpCode::kLayerNorm) {
     c.vector_reduces += 2 * read, c.vector_macs += 2 * read + elements;
     c.vector_divides += elements + positions;
+  } else if (op.op == OpCode::kInstanceNorm) {  // over all positions of each channel
+    const uint64_t all = uint64_t(op.ch_end - op.ch_begin) * op.input.h * op.input.w;
+    c.vector_reduces += 2 * all, c.vector_macs += 2 * all + elements;
+    c.vector_divides += elements + (op.ch_end - op.ch_begin);
   } else if (op.op == OpCode::kGelu) {
     c.vector_exps += elements, c.vector_macs += elements;
   }

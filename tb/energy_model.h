@@ -49,6 +49,8 @@
 //                    LayerNorm reduce 2R (sum, sum of squares), mac 2R (centre, square) + E
 //                              (x gamma + beta), divide E + P (normalise; a square root per
 //                              position)
+//                    InstanceNorm as LayerNorm with R every position of the tile's C channels
+//                              and a square root per channel: divide E + C
 //                    GELU      exp E (the erf table), mac E (x Phi(x))
 // Time-proportional terms, per unit:
 //   <unit>_clock   flip-flops (unit_flops) x clocked cycles x clock energy per flop; with

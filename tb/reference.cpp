@@ -283,6 +283,31 @@ void layernorm(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
   }
 }
 
+// InstanceNorm of every channel over its positions (the LayerNorm arithmetic of
+// core/contract/vector_math.h with D = H x W), x gamma + beta; one image.
+void instancenorm(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
+  const Dims s(g.tensors[n.inputs[0]].shape);
+  const Bytes& gamma = g.tensors[n.weights].data;
+  const std::vector<int32_t>* beta = n.bias >= 0 ? &g.tensors[n.bias].bias : nullptr;
+  const int64_t np = s.plane();
+  std::vector<int64_t> d(static_cast<size_t>(np));
+  for (int64_t c = 0; c < s.c; ++c) {
+    const int8_t* x = &in[size_t(c * np)];
+    int64_t sum = 0;
+    for (int64_t p = 0; p < np; ++p) sum += x[p];
+    uint64_t sq = 0;
+    for (int64_t p = 0; p < np; ++p) {
+      d[p] = np * x[p] - sum;
+      sq += uint64_t(d[p] * d[p]);
+    }
+    const uint64_t r = layernorm_root(sq, uint64_t(np), n.input_multiplier);
+    for (int64_t p = 0; p < np; ++p) {
+      const int32_t acc = layernorm_value(d[p], r) * gamma[c] + (beta ? (*beta)[c] : 0);
+      out[size_t(c * np + p)] = saturate8(requantize(acc, n.requant_multiplier, n.requant_shift));
+    }
+  }
+}
+
 }  // namespace
 
 Reference::Reference(const Graph& g) : g_(g), values_(g.tensors.size()) {}
@@ -349,6 +374,7 @@ void Reference::compute(const Node& n, const std::vector<const Bytes*>& in,
     case OpType::kSoftmax: softmax(g_, n, *in[0], out[0]); break;
     case OpType::kMatMul: matmul(g_, n, *in[0], *in[1], out[0]); break;
     case OpType::kLayerNorm: layernorm(g_, n, *in[0], out[0]); break;
+    case OpType::kInstanceNorm: instancenorm(g_, n, *in[0], out[0]); break;
     case OpType::kGelu:
       for (size_t i = 0; i < out[0].size(); ++i) {
         out[0][i] = gelu((*in[0])[i], n.input_multiplier, n.requant_multiplier, n.requant_shift);

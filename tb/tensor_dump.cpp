@@ -55,6 +55,14 @@ nlohmann::json numerics(const Graph& g, const Node& n) {
         "y = round_half_away_from_zero(256 d / r) (0 when r = 0), out = "
         "saturate_int8(requant(y gamma + beta))";
   }
+  if (n.op == OpType::kInstanceNorm) {
+    j["epsilon"] = n.epsilon;
+    j["epsilon_code"] = n.input_multiplier;
+    j["instancenorm"] =
+        "per channel over its N = H x W positions: the layernorm formula with D = N (s = sum(q), "
+        "d = N q - s, r = isqrt(floor(sum(d^2) / N) + E), E = N^2 epsilon / s_in^2), gamma and "
+        "beta of the channel";
+  }
   if (n.op == OpType::kSoftmax) {
     j["softmax"] =
         "per position and channel group: d = q - max(q), e = exp_q15(d) (core/contract/vector_math.h: "

@@ -74,6 +74,7 @@ const char* to_string(OpCode op) {
     case OpCode::kMatMul: return "matmul";
     case OpCode::kLayerNorm: return "layernorm";
     case OpCode::kGelu: return "gelu";
+    case OpCode::kInstanceNorm: return "instancenorm";
   }
   return "?";
 }

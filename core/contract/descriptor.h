@@ -26,7 +26,8 @@ namespace strider {
 // OpDesc::input2_multiplier (Add operands at different scales).
 // Version 5: OpDesc::post (an element-wise Add, and the activation after it, fused into a conv's
 // store path).
-constexpr uint32_t kDescriptorFormatVersion = 5;
+// Version 6: op code kInstanceNorm (vector unit).
+constexpr uint32_t kDescriptorFormatVersion = 6;
 
 // Requantisation of an int32 value to int8: round_half_away(v x multiplier / 2^shift)
 // (core/contract/quant.h).
@@ -62,11 +63,16 @@ enum class OpCode : uint8_t {
   kLayerNorm = 10,      // vector unit: over the channels of each position, x gamma + beta
   kGelu = 11,           // vector unit: element-wise x Phi(x), the input at the scale
                         // input_multiplier gives, requantised by requant (vector_math.h)
+  // Vector unit: each channel over all the positions (rows x width) of one image, x gamma + beta
+  // (the LayerNorm arithmetic of vector_math.h with D = rows x width); a tile reads every row of
+  // its channels and writes rows [row_begin, row_end).
+  kInstanceNorm = 12,
 };
 
 // Ops executed by the vector unit instead of the neuron array.
 inline bool is_vector_op(OpCode op) {
-  return op == OpCode::kSoftmax || op == OpCode::kLayerNorm || op == OpCode::kGelu;
+  return op == OpCode::kSoftmax || op == OpCode::kLayerNorm || op == OpCode::kGelu ||
+         op == OpCode::kInstanceNorm;
 }
 
 // How a tile is laid onto the neuron array (core/timing/tile_work.h). kPositions: consecutive output

@@ -110,7 +110,7 @@ void put(ByteWriter& w, const OpDesc& o) {
 
 OpDesc get_op(ByteReader& r) {
   OpDesc o;
-  o.op = r.enumeration<OpCode>(12, "op code");
+  o.op = r.enumeration<OpCode>(13, "op code");
   for (TensorRef* t : {&o.input, &o.input2, &o.weights, &o.bias, &o.output}) *t = get_ref(r);
   for (uint16_t* v : {&o.kernel_h, &o.kernel_w, &o.stride_h, &o.stride_w, &o.pad_top, &o.pad_left,
                       &o.pad_bottom, &o.pad_right, &o.dilation_h, &o.dilation_w}) {

@@ -132,7 +132,7 @@ void emit_op(YAML::Emitter& e, const OpDesc& o) {
 
 OpDesc parse_op(const YAML::Node& m) {
   OpDesc o;
-  o.op = parse_enum<OpCode>(need(m, "op"), 12, to_string, "op");
+  o.op = parse_enum<OpCode>(need(m, "op"), 13, to_string, "op");
   o.input = parse_ref(m, "input");
   o.input2 = parse_ref(m, "input2");
   o.weights = parse_ref(m, "weights");

@@ -30,6 +30,10 @@
 // (layernorm_epsilon_code; code 0: no epsilon). A huge epsilon makes r huge and y 0: the
 // output is beta, as ONNX says. The reciprocal square root is the integer square root followed
 // by one division per element.
+// InstanceNorm: the same arithmetic over the N = H x W positions of one channel instead of the D
+// channels of one position (D := N, E = N^2 eps / s_in^2). |d_i| <= 255 N, so sum d_i^2 <=
+// 255^2 N^3 < 2^64 for N <= kMaxInstanceNormPositions = 2^16 (65025 x 2^48 = 1.83e19); larger
+// planes are refused (planner and validator).
 // erf_q16(z): erf(z / 2^16) in Q16 for z >= 0 (Q16), Abramowitz & Stegun 7.1.27:
 // 1 - 1 / (1 + a1 z + a2 z^2 + a3 z^3 + a4 z^4)^4, a = 0.278393, 0.230389, 0.000972, 0.078108
 // (18245, 15099, 64, 5119 in Q16); absolute error below 5e-4 plus rounding. z is clamped to 4
@@ -118,6 +122,9 @@ inline uint64_t isqrt(uint64_t v) {
 
 // The scale of the normalised value y before gamma: 1 / 2^kLayerNormFracBits.
 constexpr int kLayerNormFracBits = 8;
+
+// Most positions per channel an InstanceNorm sums over (the bound above).
+constexpr uint64_t kMaxInstanceNormPositions = uint64_t{1} << 16;
 
 // E of an epsilon code (see above): (code & 0xffffff) << (code >> 24), exponent clamped to 38.
 inline uint64_t layernorm_epsilon_term(int32_t code) {

@@ -328,6 +328,7 @@ TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronCon
     case OpCode::kSoftmax:
     case OpCode::kLayerNorm:  // vector-unit ops (model/vector) never reach the neuron array
     case OpCode::kGelu:
+    case OpCode::kInstanceNorm:
       stream_op(w, b, op, l1, nc);
       break;
   }

@@ -340,6 +340,7 @@ std::vector<int8_t> TileCompute::compute(const OpDesc& op, const TimedMemory& l2
     case OpCode::kSoftmax:  // vector-unit ops (model/vector) never reach the neurons
     case OpCode::kLayerNorm:
     case OpCode::kGelu:
+    case OpCode::kInstanceNorm:
       throw std::logic_error(std::string("compute_tile: ") + to_string(op.op) +
                              " runs on the vector unit");
   }

@@ -93,6 +93,38 @@ void layernorm(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out
   }
 }
 
+// Each channel over every position of the input (all its rows: the validator checks the band
+// holds them), writing the tile's rows.
+void instancenorm(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
+  const Reader in(op.input, l2), gamma(op.weights, l2), beta(op.bias, l2);
+  const uint32_t h = op.input.h, w = op.input.w;
+  const uint64_t n = uint64_t(h) * w;
+  std::vector<int64_t> dv(n);
+  for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
+    int64_t s = 0;
+    for (uint32_t y = 0; y < h; ++y)
+      for (uint32_t x = 0; x < w; ++x) s += in.at(c, y, x);
+    uint64_t sq = 0;
+    for (uint32_t y = 0; y < h; ++y) {
+      for (uint32_t x = 0; x < w; ++x) {
+        int64_t& d = dv[uint64_t(y) * w + x];
+        d = int64_t(n) * in.at(c, y, x) - s;
+        sq += uint64_t(d * d);
+      }
+    }
+    const uint64_t r = layernorm_root(sq, n, op.input_multiplier);
+    const int32_t g = gamma.at(c - op.ch_begin, 0, 0);
+    const int32_t b = op.bias.present() ? beta.bias(c - op.ch_begin) : 0;
+    for (uint32_t y = op.row_begin; y < op.row_end; ++y) {
+      for (uint32_t x = 0; x < w; ++x) {
+        const int32_t acc = layernorm_value(dv[uint64_t(y) * w + x], r) * g + b;
+        out[tile_index(op, c, y, x)] =
+            saturate8(requantize(acc, op.requant_multiplier, op.requant_shift));
+      }
+    }
+  }
+}
+
 void gelu_tile(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
   const Reader in(op.input, l2);
   for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
@@ -116,11 +148,17 @@ VectorWork vector_work(const OpDesc& op, const VectorConfig& cfg) {
   } else if (op.op == OpCode::kLayerNorm) {
     cycles = cfg.layernorm_cycles, passes = cfg.layernorm_passes, read_channels = op.input.c;
   }
-  w.read_bytes = read_channels * positions;
-  if (op.op == OpCode::kLayerNorm) w.read_bytes += channels * (1 + (op.bias.present() ? 4 : 0));
-  // Softmax and LayerNorm pass over every input element of the positions (max / mean and sums),
-  // the last pass writes the tile's elements; all passes are costed over the read elements.
-  w.compute_cycles = passes * cdiv(read_channels * positions, cfg.lanes) * cycles;
+  // InstanceNorm reads every position of its channels (all rows), whatever rows it writes.
+  const bool instance = op.op == OpCode::kInstanceNorm;
+  const uint64_t read_positions = instance ? uint64_t(op.input.h) * op.input.w : positions;
+  if (instance) cycles = cfg.layernorm_cycles, passes = cfg.layernorm_passes;
+  w.read_bytes = read_channels * read_positions;
+  if (op.op == OpCode::kLayerNorm || instance) {
+    w.read_bytes += channels * (1 + (op.bias.present() ? 4 : 0));
+  }
+  // Softmax and the norms pass over every input element they read (max / mean and sums), the
+  // last pass writes the tile's elements; all passes are costed over the read elements.
+  w.compute_cycles = passes * cdiv(read_channels * read_positions, cfg.lanes) * cycles;
   return w;
 }
 
@@ -129,6 +167,7 @@ std::vector<int8_t> compute_vector_tile(const OpDesc& op, const TimedMemory& l2)
                           op.output.w);
   if (op.op == OpCode::kSoftmax) softmax(op, l2, out);
   if (op.op == OpCode::kLayerNorm) layernorm(op, l2, out);
+  if (op.op == OpCode::kInstanceNorm) instancenorm(op, l2, out);
   if (op.op == OpCode::kGelu) gelu_tile(op, l2, out);
   return out;
 }
@@ -145,7 +184,7 @@ VectorUnit::VectorUnit(sc_core::sc_module_name name, const VectorConfig& cfg,
       in_(in),
       retire_(retire),
       record_(record),
-      tiles_(stats.add("vector.tiles", "vector-unit tiles (softmax, layernorm, gelu)")),
+      tiles_(stats.add("vector.tiles", "vector-unit tiles (softmax, layernorm, gelu, instancenorm)")),
       busy_(stats.add("vector.busy_cycles", "cycles the vector unit was computing")),
       elements_(stats.add("vector.elements", "elements the vector unit produced")) {
   SC_HAS_PROCESS(VectorUnit);

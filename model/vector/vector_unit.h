@@ -1,6 +1,7 @@
 // VectorUnit: the DNN module's vector unit for the functions the neurons' post-ops cannot do:
 // Softmax (over each group of channels of a position, optionally causal), LayerNorm (over the
-// channels of a position, times gamma plus beta, requantised) and GELU (element-wise).
+// channels of a position, times gamma plus beta, requantised), InstanceNorm (the same over the
+// positions of each channel) and GELU (element-wise).
 //
 // How descriptors reach it: the controller keeps a third in-order issue queue for operation
 // descriptors whose op code is a vector op (is_vector_op in core/contract/descriptor.h) and issues its
@@ -11,10 +12,11 @@
 //
 // Cycles, per tile of E = channels x rows x width elements (all channels of the input for
 // Softmax and LayerNorm): compute = passes x ceil(E / vector.lanes) x cycles_per_element of the
-// op (`vector.softmax_*`, `vector.layernorm_*`, `vector.gelu_*`). The L2 read of the input
-// (and, for LayerNorm, gamma and beta) starts at issue; computing streams behind it, so the
-// results are ready at max(read end, issue + compute); the L2 write of the E output bytes starts
-// then and the descriptor retires when it ends.
+// op (`vector.softmax_*`, `vector.layernorm_*`, `vector.gelu_*`; InstanceNorm takes LayerNorm's
+// keys, its passes over the tile's channels x all H x W input positions, whatever rows it
+// writes). The L2 read of the input (and, for the norms, gamma and beta) starts at issue;
+// computing streams behind it, so the results are ready at max(read end, issue + compute); the
+// L2 write of the E output bytes starts then and the descriptor retires when it ends.
 // Functional mode: the integer arithmetic of core/contract/vector_math.h on the bytes in L2; timing is
 // identical with it on or off.
 // Ports: in (LatencyFifo<const Descriptor*>), retire (RetireChannel); memory: L2 (TimedMemory).

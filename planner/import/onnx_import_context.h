@@ -175,6 +175,7 @@ void import_reduce_mean(Importer& im);
 void import_gemm(Importer& im);
 void import_matmul(Importer& im);
 void import_batchnorm(Importer& im);
+void import_instance_norm(Importer& im);  // onnx_ops_norm.cpp
 void import_activation(Importer& im);
 void import_leaky_relu(Importer& im);  // LeakyRelu, PRelu: onnx_ops_activation.cpp
 void import_prelu(Importer& im);

@@ -11,6 +11,7 @@
 #include "core/common/input_file.h"
 #include "onnx/version_converter/convert.h"
 #include "planner/import/onnx_import_context.h"
+#include "planner/import/onnx_newer_opsets.h"
 #include "planner/import/onnx_qoperator.h"
 #include "planner/import/onnx_token_view.h"
 
@@ -60,6 +61,7 @@ const std::map<std::string, Handler>& handlers() {
       {"HardSigmoid", import_activation},
       {"HardSwish", import_activation},
       {"Identity", import_alias},
+      {"InstanceNormalization", import_instance_norm},
       {"LeakyRelu", import_leaky_relu},
       {"MatMul", import_matmul},
       {"MaxPool", [](Importer& im) { import_pool(im, true); }},
@@ -290,9 +292,18 @@ Graph Importer::run() {
     graph_.warnings.push_back(path_ + ": converted from opset " + std::to_string(from) +
                               " to opset 11 by ONNX's version converter");
   }
+  if (opset_ >= 18 && opset_ <= 21) {
+    // Newer than this ONNX library: imported as opset 17 when no operator changed since.
+    check_unchanged_since_17(model.graph(), opset_, path_);
+    source_opset_ = opset_;
+    graph_.warnings.push_back(path_ + ": opset " + std::to_string(opset_) +
+                              " imported as opset 17 (none of its operators changed after 17)");
+    opset_ = 17;
+  }
   if (opset_ < 1 || opset_ > 17) {
     throw std::runtime_error(path_ + ": opset " + std::to_string(opset_) +
-                             " is not supported (1 to 17; 1 to 10 are converted to 11)");
+                             " is not supported (1 to 21; 1 to 10 are converted to 11, 18 to 21 "
+                             "import as 17 when none of their operators changed after 17)");
   }
   expand_qoperator(model.mutable_graph(), path_);
   const onnx::GraphProto& g = model.graph();

@@ -1,4 +1,4 @@
-// ONNX importer: reads an ONNX model (opsets 1 to 17) with Debian's libonnx protobuf classes
+// ONNX importer: reads an ONNX model (opsets 1 to 21) with Debian's libonnx protobuf classes
 // and builds the graph IR, inferring every shape itself (infer_output_shapes).
 //
 // - Values are activations (tensors of the IR), constants (initializers, Constant nodes and
@@ -36,7 +36,8 @@ struct OnnxInputDims {
 
 // A symbolic dim of a graph input that `dims` does not give is an error naming the input, the
 // dim and the key that would give it. Models of opsets 1 to 10 are upgraded to opset 11 by ONNX's
-// own version converter first (Graph::warnings says so); opsets 11 to 17 import as they are.
+// own version converter first (Graph::warnings says so); opsets 11 to 17 import as they are;
+// opsets 18 to 21 as 17 when none of their operators changed after 17 (onnx_newer_opsets.h).
 // `progress`: called with k of N after each of the N ONNX nodes (core/common/progress.h).
 Graph import_onnx(const std::string& path, const OnnxInputDims& dims,
                   const ProgressFn& progress = {});

@@ -132,6 +132,8 @@ const char* to_string(OpType op) {
       return "layernorm";
     case OpType::kGelu:
       return "gelu";
+    case OpType::kInstanceNorm:
+      return "instancenorm";
     case OpType::kGather:
       return "gather";
   }
@@ -172,6 +174,11 @@ bool parse_activation(const std::string& s, Activation* out) {
 }
 
 bool is_view_op(OpType op) { return op == OpType::kReshape; }
+
+int64_t norm_length(const Graph& g, const Node& n) {
+  const TensorShape& s = g.tensors[n.inputs[0]].shape;
+  return n.op == OpType::kInstanceNorm ? s.h * s.w : s.c;
+}
 
 namespace {
 
@@ -233,8 +240,8 @@ void validate(const Graph& g) {
         fail(n, "output '" + g.tensors[t].name + "' is already produced elsewhere");
       }
     }
-    const bool needs_weights = n.op == OpType::kConv || n.op == OpType::kFullyConnected ||
-                               n.op == OpType::kLayerNorm;
+    const bool needs_weights =
+        n.op == OpType::kConv || n.op == OpType::kFullyConnected || is_norm(n.op);
     if (needs_weights && n.weights < 0) fail(n, "has no weights");
     if (!needs_weights && (n.weights >= 0 || n.bias >= 0)) fail(n, "has weights or bias");
     if (n.weights >= 0) {

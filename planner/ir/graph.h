@@ -51,6 +51,8 @@ enum class OpType : uint8_t {
   kLayerNorm,  // over the channels of each position, then x gamma (weights, int8 per channel)
                // + beta (bias, int32), requantised
   kGelu,       // x * Phi(x), element-wise, requantised to the output scale
+  kInstanceNorm,  // each channel over the H x W positions of its image (ONNX
+                  // InstanceNormalization), then x gamma + beta like kLayerNorm; vector unit
   kGather,     // data movement: a fresh tensor (Node::gather_shape) whose elements are copied
                // from the input as the 2-D blocks Node::gather lists (each image alike); every
                // output element is written by exactly one block. Swin's window partition /
@@ -152,7 +154,8 @@ struct Node {
   // the integer units of D^2 var (layernorm_epsilon_code of `epsilon` at the input scale); 0 for
   // other ops.
   int32_t input_multiplier = 0;
-  // LayerNorm: ONNX's epsilon, added to the variance (finite, > 0; checked at import).
+  // LayerNorm / InstanceNorm: ONNX's epsilon, added to the variance (finite, > 0; checked at
+  // import).
   double epsilon = 0;
   // Add: the second operand's multiplier, requant_multiplier the first's (OpDesc::kAdd): set
   // equal by materialise_parameters (operands at one scale) and per operand by calibration.
@@ -253,6 +256,12 @@ bool parse_activation(const std::string& s, Activation* out);
 
 // True for ops that only re-interpret their input's memory (no data movement).
 bool is_view_op(OpType op);
+
+// LayerNorm and InstanceNorm: normalise then x gamma (weights) + beta (bias) on the vector unit.
+inline bool is_norm(OpType op) { return op == OpType::kLayerNorm || op == OpType::kInstanceNorm; }
+// The values a norm's mean and variance run over: the channels (LayerNorm) or the H x W
+// positions of a channel (InstanceNorm); the D of core/contract/vector_math.h.
+int64_t norm_length(const Graph& g, const Node& n);
 
 // Output shape of a node given its input shapes; throws std::runtime_error naming the node on
 // inconsistent inputs. Used by importers and by validate().

@@ -79,8 +79,8 @@ void materialise_parameters(Graph* g, uint64_t seed) {
   // The weights first, each tensor from its own seed, on up to 2 threads (the same bytes on any).
   std::vector<int> unfilled;
   for (const Node& n : g->nodes) {
-    const bool weighted = n.op == OpType::kConv || n.op == OpType::kFullyConnected ||
-                          n.op == OpType::kLayerNorm;
+    const bool weighted =
+        n.op == OpType::kConv || n.op == OpType::kFullyConnected || is_norm(n.op);
     if (weighted && n.weights >= 0 && g->tensors.at(n.weights).data.empty() &&
         std::find(unfilled.begin(), unfilled.end(), n.weights) == unfilled.end()) {
       unfilled.push_back(n.weights);
@@ -91,10 +91,9 @@ void materialise_parameters(Graph* g, uint64_t seed) {
   for (Node& n : g->nodes) {
     if (n.input_multiplier == 0 && n.op == OpType::kSoftmax) n.input_multiplier = kNominalSoftmaxMultiplier;
     if (n.input_multiplier == 0 && n.op == OpType::kGelu) n.input_multiplier = kNominalGeluMultiplier;
-    if (n.op == OpType::kLayerNorm && n.input_multiplier == 0 && !n.inputs.empty()) {
+    if (is_norm(n.op) && n.input_multiplier == 0 && !n.inputs.empty()) {
       // The epsilon at the nominal input scale 1/16 (calibration sets it at the calibrated one).
-      n.input_multiplier =
-          layernorm_epsilon_code(g->tensors[n.inputs[0]].shape.c, n.epsilon, 1.0 / 16);
+      n.input_multiplier = layernorm_epsilon_code(norm_length(*g, n), n.epsilon, 1.0 / 16);
     }
     if (n.input2_multiplier == 0 && n.op == OpType::kAdd) n.input2_multiplier = n.requant_multiplier;
     if (n.op == OpType::kMatMul) {
@@ -102,7 +101,7 @@ void materialise_parameters(Graph* g, uint64_t seed) {
       choose_requant(1.0 / (std::sqrt(k) * kNominalRms), &n);
       continue;
     }
-    if (n.op == OpType::kLayerNorm && n.weights >= 0) {
+    if (is_norm(n.op) && n.weights >= 0) {
       Tensor& w = g->tensors.at(n.weights);
       if (w.data.empty()) fill_weights(&w, seed);
       // The normalised value has RMS 1, 2^kLayerNormFracBits in the integer LayerNorm.

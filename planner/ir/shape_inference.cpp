@@ -293,7 +293,8 @@ std::vector<TensorShape> infer_output_shapes(const Graph& g, const Node& n) {
     case OpType::kGelu:
       expect_inputs(n, 1);
       return {input_shape(g, n, 0)};
-    case OpType::kLayerNorm: {
+    case OpType::kLayerNorm:
+    case OpType::kInstanceNorm: {
       expect_inputs(n, 1);
       const TensorShape& in = input_shape(g, n, 0);
       const TensorShape& w = weight_shape(g, n);

@@ -109,6 +109,25 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
   }
   uint32_t rows = band_rows(n, base0);
   while (rows > 1 && !fits(rows, cb)) rows = (rows + 1) / 2;
+  // A spilled output leaves as one piece per channel of each band (channel-planar): a band
+  // narrower than a DMA burst makes each piece a burst of its own (Transformer_short's Embedding,
+  // 512 rows x 1 column x 33,708 channels: one-byte pieces, 34.5 B moved per output byte). Then
+  // fewer channels of more rows: the block halves until a band holds a burst per channel. (Not
+  // when the mapping search fixed the node's block or rows.)
+  const size_t idx = size_t(&n - g_.nodes.data());
+  const bool searched = (idx < node_block_.size() && node_block_[idx] != 0) ||
+                        (idx < node_rows_.size() && node_rows_[idx] != 0);
+  const uint32_t out_w = std::max<uint32_t>(1, base0.output.w);
+  const uint32_t burst_rows = std::min(out_h, (arch_.dma.burst_bytes + out_w - 1) / out_w);
+  if (out_spilled && !searched && rows < burst_rows && band_rows(n, base0) >= burst_rows) {
+    uint32_t narrow = cb;
+    while (narrow > 1 && !fits(burst_rows, narrow)) narrow = (narrow + 1) / 2;
+    if (fits(burst_rows, narrow)) {
+      cb = narrow;
+      rows = band_rows(n, base0);
+      while (rows > burst_rows && !fits(rows, cb)) rows = std::max(burst_rows, (rows + 1) / 2);
+    }
+  }
 
   // The two orders' DRAM bytes (see the header).
   const uint64_t bands = (out_h + rows - 1) / rows, blocks = (out_c + cb - 1) / cb;

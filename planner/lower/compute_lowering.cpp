@@ -29,6 +29,7 @@ OpCode op_code(const Node& n) {
     case OpType::kMatMul: return OpCode::kMatMul;
     case OpType::kLayerNorm: return OpCode::kLayerNorm;
     case OpType::kGelu: return OpCode::kGelu;
+    case OpType::kInstanceNorm: return OpCode::kInstanceNorm;
     default:
       throw std::runtime_error("node '" + n.name + "': op " + to_string(n.op) +
                                " cannot be lowered to the compute pipeline");
@@ -109,6 +110,7 @@ void Lowerer::input_rows(const Node& n, uint32_t r0, uint32_t r1, uint32_t* y0, 
     }
     case OpType::kGlobalAvgPool:
     case OpType::kFullyConnected:
+    case OpType::kInstanceNorm:  // the statistics run over every row of a channel
       *y0 = 0, *y1 = static_cast<uint32_t>(h);
       return;
     default:

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/common/saturating.h"
+#include "core/contract/vector_math.h"
 #include "planner/lower/data_flow_check.h"
 
 namespace strider {
@@ -238,6 +239,32 @@ class Validator {
     }
   }
 
+  // An instance norm: input and output of one shape, every row of the tile's channels in the
+  // input (the statistics are over all positions: no row band), gamma for each tile channel, at
+  // most kMaxInstanceNormPositions positions (the 64-bit sums of vector_math.h).
+  void instance_norm(const OpDesc& o) {
+    const TensorRef& in = o.input;
+    if (in.c != o.output.c || in.h != o.output.h || in.w != o.output.w) {
+      fail("op.output", "shape " + shape(o.output) + ", expected op.input's " + shape(in));
+    } else if (uint64_t(in.h) * in.w > kMaxInstanceNormPositions) {
+      fail("op.input", str(uint64_t(in.h) * in.w) + " positions per channel, at most " +
+                           str(kMaxInstanceNormPositions) + " (the integer sums of instancenorm)");
+    } else if (in.first_row != 0 || in.held_rows() != in.h) {
+      fail("op.input", "holds rows [" + str(in.first_row) + ", " +
+                           str(uint64_t(in.first_row) + in.held_rows()) + ") of " + str(in.h) +
+                           ": instancenorm reads every row of its channels (no row band)");
+    } else if (o.ch_begin < in.first_channel ||
+               o.ch_end > uint64_t(in.first_channel) + in.held_channels()) {
+      fail("op.input", "holds channels [" + str(in.first_channel) + ", " +
+                           str(uint64_t(in.first_channel) + in.held_channels()) +
+                           "), not the tile's [" + str(o.ch_begin) + ", " + str(o.ch_end) + ")");
+    }
+    if (!o.weights.present() || o.weights.c < o.ch_end - o.ch_begin) {
+      fail("op.weights", "holds " + str(o.weights.c) + " channels of gamma, expected the tile's " +
+                             str(o.ch_end - o.ch_begin));
+    }
+  }
+
   void op(const OpDesc& o) {
     const bool in_ok = tensor("op.input", o.input, 1, true);
     const bool out_ok = tensor("op.output", o.output, 1, true);
@@ -272,8 +299,7 @@ class Validator {
                            ", expected only for softmax (output) and matmul (input)");
     }
     const uint8_t u8 = OpDesc::kInputUnsigned | OpDesc::kInput2Unsigned | OpDesc::kOutputUnsigned;
-    const bool vector_op = o.op == OpCode::kSoftmax || o.op == OpCode::kLayerNorm ||
-                           o.op == OpCode::kGelu || o.op == OpCode::kMatMul;
+    const bool vector_op = is_vector_op(o.op) || o.op == OpCode::kMatMul;
     if ((o.flags & u8) && vector_op) {
       fail("op.flags", "unsigned activations (" + str(o.flags & u8) + ") given for " +
                            to_string(o.op) + ", expected only for conv, fc, pools, add, mul and activation");
@@ -281,16 +307,17 @@ class Validator {
       fail("op.flags", "unsigned second input (16) given without op.input2 or a post-op operand");
     }
     const bool scaled_input = o.op == OpCode::kSoftmax || o.op == OpCode::kGelu;
+    const bool norm = o.op == OpCode::kLayerNorm || o.op == OpCode::kInstanceNorm;
     if (scaled_input && o.input_multiplier <= 0) {
       fail("op.input_multiplier", std::to_string(o.input_multiplier) + ", expected the input scale in Q24 (> 0) for " +
                                       to_string(o.op));
-    } else if (o.op == OpCode::kLayerNorm && o.input_multiplier < 0) {
-      fail("op.input_multiplier", std::to_string(o.input_multiplier) +
-                                      ", expected a layernorm epsilon code >= 0 (vector_math.h)");
-    } else if (!scaled_input && o.op != OpCode::kLayerNorm && o.input_multiplier != 0) {
+    } else if (norm && o.input_multiplier < 0) {
+      fail("op.input_multiplier", std::to_string(o.input_multiplier) + ", expected a " +
+                                      to_string(o.op) + " epsilon code >= 0 (vector_math.h)");
+    } else if (!scaled_input && !norm && o.input_multiplier != 0) {
       fail("op.input_multiplier", std::to_string(o.input_multiplier) + " given for " + to_string(o.op) +
                                       ", expected 0 (only softmax and gelu take an input scale, "
-                                      "layernorm its epsilon)");
+                                      "layernorm and instancenorm their epsilon)");
     }
     if (o.op == OpCode::kAdd) {
       // a x m + b x m2 of int8 operands stays inside int32.
@@ -359,6 +386,7 @@ class Validator {
       fail("op.psum_mode", str(o.psum_mode) + " without an input-channel block (in_ch_end 0)");
     }
 
+    if (o.op == OpCode::kInstanceNorm) instance_norm(o);
     // Matrix multiplies of activations and the vector unit's ops address token views (heads as
     // groups, strided operands): their addresses, ranges and dependencies are checked above; the
     // window and kernel rules below are the convolutions'.

@@ -65,7 +65,7 @@ class ScaleGroups {
   std::vector<double> fixed_;
 };
 
-// LayerNorm's gamma and beta: one scale for the whole gamma, as the vector unit requantises
+// LayerNorm's (and InstanceNorm's) gamma and beta: one scale for the whole gamma, as the vector unit requantises
 // y x gamma + beta (y at kLayerNormScale) with one multiplier. Float gamma: max |gamma| / 127; random int8
 // gamma: 1 / rms, so the float gamma has RMS 1. A beta without float data is int32 x the
 // accumulator scale gamma_scale / 16.
@@ -99,7 +99,7 @@ void prepare_layernorm(Graph* g, const Node& n) {
 void prepare_parameters(Graph* g) {
   for (const Node& n : g->nodes) {
     if (n.weights < 0) continue;
-    if (n.op == OpType::kLayerNorm) {
+    if (is_norm(n.op)) {
       prepare_layernorm(g, n);
       continue;
     }
@@ -276,7 +276,7 @@ void mark_unsigned_activations(Graph* g, const std::vector<double>& imported,
           (view || (pool && !lut_activation(a))) && !n.inputs.empty() &&
           groups.find(t) == groups.find(n.inputs[0]);
       if (!(non_negative && n.op != OpType::kSoftmax && n.op != OpType::kMatMul &&
-            n.op != OpType::kLayerNorm && n.op != OpType::kGelu) &&
+            !is_norm(n.op) && n.op != OpType::kGelu) &&
           !shares_input_group) {
         refuse(t);
       }
@@ -372,9 +372,10 @@ void apply_scales(Graph* g) {
       case OpType::kMatMul:
         m = s_in * g->tensors[n.inputs[1]].scale / div;
         break;
-      case OpType::kLayerNorm: {  // y (at kLayerNormScale) x gamma + beta
+      case OpType::kLayerNorm:
+      case OpType::kInstanceNorm: {  // y (at kLayerNormScale) x gamma + beta
         const double s_acc = kLayerNormScale * g->tensors[n.weights].scale;
-        n.input_multiplier = layernorm_epsilon_code(g->tensors[n.inputs[0]].shape.c, n.epsilon, s_in);
+        n.input_multiplier = layernorm_epsilon_code(norm_length(*g, n), n.epsilon, s_in);
         m = s_acc / div;
         if (n.bias >= 0) {
           Tensor& b = g->tensors[n.bias];

@@ -203,6 +203,26 @@ void layernorm(const Graph& g, const Node& n, const float* gamma, const Floats& 
   }
 }
 
+// InstanceNorm of every channel over its positions, (x - mean) / sqrt(var + epsilon) (population
+// variance, ONNX's epsilon), x gamma + beta (one image: for_each_image runs the batch).
+void instancenorm(const Graph& g, const Node& n, const float* gamma, const Floats& in,
+                  Floats& out) {
+  const Dims s(g.tensors[n.inputs[0]].shape);
+  const Floats* beta = n.bias >= 0 ? &params(g, n, n.bias, "bias") : nullptr;
+  for (int64_t c = 0; c < s.c; ++c) {
+    const float* x = &in[size_t(c * s.plane())];
+    double sum = 0, sum_sq = 0;
+    for (int64_t p = 0; p < s.plane(); ++p) sum += x[p];
+    const double mean = sum / double(s.plane());
+    for (int64_t p = 0; p < s.plane(); ++p) sum_sq += (x[p] - mean) * (x[p] - mean);
+    const double sd = std::sqrt(sum_sq / double(s.plane()) + n.epsilon);
+    const double b = beta ? (*beta)[size_t(c)] : 0.0;
+    for (int64_t p = 0; p < s.plane(); ++p) {
+      out[size_t(c * s.plane() + p)] = float((sd > 0 ? (x[p] - mean) / sd : 0.0) * gamma[c] + b);
+    }
+  }
+}
+
 // GELU in its erf form: x Phi(x) = x (1 + erf(x / sqrt 2)) / 2.
 void gelu(const Floats& in, Floats& out) {
   for (size_t i = 0; i < in.size(); ++i) {
@@ -326,6 +346,9 @@ void FloatReference::compute(const Node& n, const std::vector<const Floats*>& in
     case OpType::kGelu:
       gelu(*in[0], out[0]);
       break;
+    case OpType::kInstanceNorm:
+      instancenorm(g_, n, node_weights_, *in[0], out[0]);
+      break;
     case OpType::kConcat:
     case OpType::kReshape:
     case OpType::kSplit:
@@ -347,8 +370,8 @@ void FloatReference::run_node(const Node& n) {
     in.push_back(&values_[t]);
   }
   // The float weights once per node (batch images share them).
-  const bool weighted = n.op == OpType::kConv || n.op == OpType::kFullyConnected ||
-                        n.op == OpType::kLayerNorm;
+  const bool weighted =
+      n.op == OpType::kConv || n.op == OpType::kFullyConnected || is_norm(n.op);
   node_weights_ = weighted ? weights_of(n) : nullptr;
   std::vector<Floats> out;
   for (int t : n.outputs) out.emplace_back(size_t(g_.tensors[t].shape.elements()), 0.0f);

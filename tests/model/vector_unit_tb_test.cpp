@@ -169,6 +169,46 @@ TEST(VectorUnitTb, LayerNormExactCycles) {
   EXPECT_EQ(b.outputs[0], expected(b.descriptors[0].op, x, g, bias));
 }
 
+// An InstanceNorm tile over channels [2, 6) of an 8 x 4 x 2 tensor (C x H x W) writing rows
+// [1, 3): each channel's statistics over all 8 of its positions (vector_math.h with D = 8).
+TEST(VectorUnitTb, InstanceNormExactCyclesReadsEveryRow) {
+  Descriptor d;
+  d.kind = DescKind::kOp;
+  d.op.op = OpCode::kInstanceNorm;
+  d.op.input = TensorRef{MemSpace::kL2, kIn, 8, 4, 2, 2, 8, 1};
+  d.op.output = TensorRef{MemSpace::kL2, kOut, 8, 4, 2, 2, 8, 1};
+  d.op.ch_begin = 2, d.op.ch_end = 6, d.op.row_begin = 1, d.op.row_end = 3;
+  d.op.weights = TensorRef{MemSpace::kL2, kGamma, 4, 1, 1, 1, 1, 1};  // the tile's gamma
+  d.op.bias = TensorRef{MemSpace::kL2, kBeta, 4, 1, 1, 4, 4, 4};
+  d.op.requant_multiplier = 3, d.op.requant_shift = 6;
+  d.op.input_multiplier = 3277;  // E = 8^2 x 0.05 / (1/32)^2 = 3276.8
+  Bench b("bench", {d}, {0});
+  std::mt19937 rng(5);
+  std::vector<int8_t> x, g;
+  std::vector<int32_t> bias;
+  fill_inputs(b.l2, rng, &x, &g, &bias);
+  sc_core::sc_start();
+  // Reads 4 channels x all 8 positions = 32 B + 4 gamma + 4 x 4 beta = 52 B: ceil(52 / 16) + 2
+  // = 6. Compute 3 passes x ceil(32 / 4) x 1 = 24 > 6. Writes E = 4 channels x 2 rows x 2 = 16 B
+  // from 24: ceil(16 / 16) + 2 = 3, retires at 27.
+  EXPECT_EQ(b.retired[0], 27u);
+  EXPECT_EQ(b.stats.get("vector.busy_cycles"), 24u);
+  EXPECT_EQ(b.stats.get("vector.elements"), 16u);
+  std::vector<int8_t> want(64, 0);  // rows other than [1, 3) and channels 0, 1, 6, 7 untouched
+  for (uint32_t c = 2; c < 6; ++c) {
+    int64_t s = 0;
+    for (uint32_t p = 0; p < 8; ++p) s += x[c * 8 + p];
+    uint64_t sq = 0;
+    for (uint32_t p = 0; p < 8; ++p) sq += uint64_t((8 * x[c * 8 + p] - s) * (8 * x[c * 8 + p] - s));
+    const uint64_t r = isqrt(sq / 8 + 3277);
+    for (uint32_t p = 2; p < 6; ++p) {  // rows 1 and 2, two columns each
+      const int32_t v = layernorm_value(8 * x[c * 8 + p] - s, r);
+      want[c * 8 + p] = saturate8(requantize(v * g[c - 2] + bias[c - 2], 3, 6));
+    }
+  }
+  EXPECT_EQ(b.outputs[0], want);
+}
+
 TEST(VectorUnitTb, CausalSoftmaxExactCyclesAndMask) {
   Bench b("bench", {tile(0, OpCode::kSoftmax, 8, 4, 2, true)}, {0});
   std::mt19937 rng(3);

@@ -123,7 +123,8 @@ TEST(DescriptorValidator, InputMultiplierOnlyForSoftmaxAndGelu) {
   c.op.input_multiplier = 741455;
   EXPECT_EQ(refusal(l), "t.strd: descriptor list refused: descriptor " + std::to_string(c.id) +
                             " (layer 'conv1', conv): op.input_multiplier: 741455 given for conv, "
-                            "expected 0 (only softmax and gelu take an input scale, layernorm its epsilon)");
+                            "expected 0 (only softmax and gelu take an input scale, layernorm and "
+                            "instancenorm their epsilon)");
   Graph g = load_network(std::string(STRIDER_SOURCE_DIR) + "/tests/e2e/data/tiny_bert.onnx", 0, 0, 1);
   materialise_parameters(&g, 1);
   fuse_activations(&g);
