@@ -52,7 +52,11 @@ for e in json.load(open(os.path.join(d, 'index.json'))):
         x = F.pad(x, (p['left'], p['right'], p['top'], p['bottom']))
         acc = F.conv2d(x, torch.tensor(w, dtype=torch.float64), torch.tensor(b, dtype=torch.float64),
                        stride=j['stride'], dilation=j['dilation'], groups=j['groups']).numpy().round().astype(np.int64)
-        ref = act(channel_rq(j, acc, (1, -1, 1, 1)), j, u8)
+        ref = act(channel_rq(j, acc, (1, -1, 1, 1)), j, u8 and 'residual' not in j)
+        if 'residual' in j:  # a fused residual Add on the conv's int8 result (JSON residual)
+            r = j['residual']
+            v = ref * r['multiplier'] + ins[1] * r['operand_multiplier']
+            ref = act(rq(v, 1, r['shift']), dict(r, layer=j['layer']), u8)
     elif op == 'fc':
         w = np.load(os.path.join(d, j['weights']['file'])).astype(np.int64)
         b = np.load(os.path.join(d, j['bias']['file'])).astype(np.int64)

@@ -33,9 +33,9 @@ PostAct post_act(const Node& n) {
 
 // Whether `n` writes its output as uint8 / reads input k as uint8 (core/contract/quant.h; a
 // softmax's and a MatMul's uint8 probabilities are their own case, below).
-// A conv with a fused residual Add: its own result (the Add's first operand) is signed int8.
 bool out_u8(const Graph& g, const Node& n) {
-  return n.op != OpType::kSoftmax && !n.residual.fused && g.tensors[n.outputs[0]].is_unsigned;
+  return n.op != OpType::kSoftmax &&
+         result_u8(g.tensors[n.outputs[0]].is_unsigned, n.residual.fused);
 }
 bool in_u8(const Graph& g, const Node& n, size_t k) {
   return n.op != OpType::kMatMul && g.tensors[n.inputs[k]].is_unsigned;

@@ -187,6 +187,16 @@ void dump_tensors(const Graph& g, const Lowered& lowered, const FunctionalCheck&
     if (n.op == OpType::kSoftmax) j["causal"] = n.causal;  // row y sees channels n <= y of a group
     j["activation"] = to_string(n.activation);
     j["clip"] = {n.clip_min, n.clip_max};
+    if (n.residual.fused) {  // a residual Add fused into the conv (Node::residual): input 1
+      const Node::ResidualAdd& r = n.residual;
+      j["residual"] = {{"multiplier", r.multiplier},
+                       {"operand_multiplier", r.operand_multiplier},
+                       {"shift", r.shift},
+                       {"activation", to_string(r.act)},
+                       {"clip", {r.clip_min, r.clip_max}},
+                       {"formula", "out = act(round_half_away_from_zero((y * multiplier + input1 * "
+                                   "operand_multiplier) / 2^shift)), y the conv's int8 result"}};
+    }
     j["activation_scale"] = kActivationScale;
     j["quant"] = numerics(g, n);
     j["inputs"] = nlohmann::json::array();

@@ -94,7 +94,7 @@ struct LoweringConfig {
   uint64_t weight_slot_bytes = 0;    // one weight-staging slot; 0: L2 size / 32
   // A conv whose only consumer is an element-wise Add writes the Add's result through its
   // store path (OpDesc::post; planner/lower/legalise.h fuse_residual_adds).
-  bool fuse = false;  // opt-in this release (docs/planner.md, fusion)
+  bool fuse = true;  // false: every Add runs as its own layer (docs/planner.md, fusion)
 };
 
 // Energy and area (core/arch/energy_presets.cpp has every preset number and its source). Every

@@ -108,7 +108,7 @@ void emit_arch_fields(YAML::Emitter& e, const ArchConfig& a) {
     e << YAML::Key << "objective" << YAML::Value << a.lowering.objective;
   }
   e << YAML::Key << "weight_slot_bytes" << YAML::Value << a.lowering.weight_slot_bytes;
-  if (a.lowering.fuse) e << YAML::Key << "fuse" << YAML::Value << true;  // default: false
+  if (!a.lowering.fuse) e << YAML::Key << "fuse" << YAML::Value << false;  // default: true
   e << YAML::EndMap;
 
   e << YAML::Key << "energy" << YAML::Value << YAML::BeginMap;

@@ -77,6 +77,12 @@ inline int8_t saturate_out(int32_t v, bool u8) {
 // The value a stored byte holds: uint8_t(b) for an unsigned tensor, else int8 b.
 inline int32_t byte_value(int8_t b, bool u8) { return u8 ? int32_t(uint8_t(b)) : int32_t(b); }
 
+// Whether an op's own result is uint8: its output is (`output_u8`, OpDesc::kOutputUnsigned) and
+// no residual Add is fused after it. With a fused Add (OpDesc::post, Node::residual) the flag
+// names the Add's output; the conv's own result, the Add's first operand, stays int8, so
+// fuse_residual_adds leaves a conv whose output is uint8 unfused.
+inline bool result_u8(bool output_u8, bool fused_add) { return output_u8 && !fused_add; }
+
 inline int32_t round_away(double x) { return static_cast<int32_t>(x < 0 ? -std::floor(-x + 0.5) : std::floor(x + 0.5)); }
 
 // Applies the fused activation to an already requantised value and saturates to int8 (uint8

@@ -44,8 +44,10 @@ void StoreUnit::write_output(const TileToken& t) {
   const uint64_t row_bytes = uint64_t(o.w) * o.element_bytes;
   const bool post = has_post_op(op);
   const PostOp& p = op.post;
-  // uint8 operand / output (OpDesc::kInput2Unsigned / kOutputUnsigned); the conv's result is int8.
+  // uint8 operand / output (OpDesc::kInput2Unsigned / kOutputUnsigned); the conv's own result
+  // is int8 under a post-op (result_u8).
   const bool operand_u8 = op.flags & OpDesc::kInput2Unsigned, out_u8 = op.flags & OpDesc::kOutputUnsigned;
+  const bool conv_u8 = result_u8(out_u8, post);
   std::vector<int8_t> operand(post ? o.w : 0), row(post ? o.w : 0);
   std::vector<int32_t> v(post ? o.w : 0);
   const int8_t* src = t.output.data();
@@ -55,7 +57,8 @@ void StoreUnit::write_output(const TileToken& t) {
       if (post) {  // OpCode::kAdd's arithmetic with the conv's result as the first operand
         l2_.read(p.operand.addr + p.operand.offset(c, y, 0), operand.data(), o.w);
         for (uint32_t x = 0; x < o.w; ++x) {
-          v[x] = src[x] * p.multiplier + byte_value(operand[x], operand_u8) * p.operand_multiplier;
+          v[x] = byte_value(src[x], conv_u8) * p.multiplier +
+                 byte_value(operand[x], operand_u8) * p.operand_multiplier;
         }
         requantize_row(v.data(), o.w, Requant{1, p.shift}, p.act, p.clip_min, p.clip_max,
                        row.data(), out_u8);

@@ -59,10 +59,8 @@ int32_t div_round_away(int64_t num, int64_t den) {
 }
 
 bool input_u8(const OpDesc& op) { return op.flags & OpDesc::kInputUnsigned; }
-// With a fused residual Add the flag names the stored (Add's) output; the conv's own result,
-// the Add's first operand, is signed int8 (fuse_residual_adds fuses only such convs).
 bool output_u8(const OpDesc& op) {
-  return !op.post.present() && (op.flags & OpDesc::kOutputUnsigned);
+  return result_u8(op.flags & OpDesc::kOutputUnsigned, op.post.present());
 }
 
 int8_t finish(const OpDesc& op, int32_t v) {

@@ -149,8 +149,8 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
   const uint64_t group = in_bands_.last_user.size();
   const uint64_t grouped = bands * ((images + group - 1) / group) * w + images * fill;
   BatchOrder order = BatchOrder::kOutside;
-  if (images > 1 && n.weights >= 0 && !b_spilled) {
-    if (inside < outside) order = BatchOrder::kInside;
+  if (images > 1 && n.weights >= 0) {  // a spilled second operand: image after image
+    if (inside < outside && !b_spilled) order = BatchOrder::kInside;
     const bool one_input = n.inputs.size() == 1 && !channel_local(n) && group > 1;
     if (one_input && grouped < std::min(inside, outside)) order = BatchOrder::kGrouped;
     out_.layers[layer].batch_order = to_string(order);

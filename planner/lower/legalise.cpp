@@ -29,8 +29,25 @@ std::vector<char> output_flags(const Graph& g) {
   return is_output;
 }
 
-// Drops the nodes marked in `removed`, keeping the others' order.
-void remove_nodes(Graph* g, const std::vector<char>& removed) {
+// What a fold sees of the graph before it: each tensor's producer (a fold that moves an output
+// updates it), consumers and graph-output flag.
+struct Uses {
+  std::vector<int> producer;
+  std::vector<std::vector<int>> consumers;
+  std::vector<char> is_output;
+};
+
+// The one walker of both fusions: one pass in node order (linear in the graph); `fold(node,
+// uses)` folds the node into an earlier one and returns true, or leaves it and returns false.
+// The folded nodes are dropped afterwards, the others keep their order. Returns how many.
+template <typename Fold>
+int fold_nodes(Graph* g, Fold fold) {
+  Uses uses{g->producers(), g->consumers(), output_flags(*g)};
+  std::vector<char> removed(g->nodes.size(), 0);
+  int folded = 0;
+  for (size_t i = 0; i < g->nodes.size(); ++i) {
+    if (fold(g->nodes[i], uses)) removed[i] = 1, ++folded;
+  }
   size_t kept = 0;
   for (size_t i = 0; i < g->nodes.size(); ++i) {
     if (!removed[i]) {
@@ -39,63 +56,49 @@ void remove_nodes(Graph* g, const std::vector<char>& removed) {
     }
   }
   g->nodes.resize(kept);
+  return folded;
 }
 
 }  // namespace
 
 int fuse_activations(Graph* g) {
-  // One pass in node order (linear in the graph): a fused activation's output is thereafter
-  // produced by its producer, which now carries an activation and so takes no second one.
-  std::vector<int> producer = g->producers();
-  const std::vector<std::vector<int>> consumers = g->consumers();
-  const std::vector<char> is_output = output_flags(*g);
-  std::vector<char> removed(g->nodes.size(), 0);
-  int fused = 0;
-  for (size_t i = 0; i < g->nodes.size(); ++i) {
-    const Node& a = g->nodes[i];
+  // A fused activation's output is thereafter produced by its producer, which now carries an
+  // activation and so takes no second one.
+  return fold_nodes(g, [g](const Node& a, Uses& u) {
     // Only an identity requantisation folds exactly: the producer's own requantisation stays.
     // LeakyRelu / PRelu keep their node (their slope is a requantisation of their own).
     if (a.op != OpType::kActivation || a.inputs.size() != 1 || a.outputs.size() != 1 ||
         a.requant_multiplier != 1 || a.requant_shift != 0 || !a.negative_slope.empty()) {
-      continue;
+      return false;
     }
-    const int t = a.inputs[0], p = producer[t];
-    if (p < 0 || consumers[t].size() != 1 || is_output[t]) continue;
+    const int t = a.inputs[0], p = u.producer[t];
+    if (p < 0 || u.consumers[t].size() != 1 || u.is_output[t]) return false;
     Node& prod = g->nodes[p];
     if (!can_take_activation(prod.op) || prod.activation != Activation::kNone ||
         prod.outputs.size() != 1) {
-      continue;
+      return false;
     }
     prod.activation = a.activation;
     prod.clip_min = a.clip_min;
     prod.clip_max = a.clip_max;
     prod.outputs[0] = a.outputs[0];  // the producer now writes the activation's output
-    producer[a.outputs[0]] = p;
-    removed[i] = 1;
-    ++fused;
-  }
-  remove_nodes(g, removed);
-  return fused;
+    u.producer[a.outputs[0]] = p;
+    return true;
+  });
 }
 
 int fuse_residual_adds(Graph* g) {
-  const std::vector<int> producer = g->producers();
-  const std::vector<std::vector<int>> consumers = g->consumers();
-  const std::vector<char> is_output = output_flags(*g);
-  std::vector<char> removed(g->nodes.size(), 0);
-  int fused = 0;
-  for (size_t i = 0; i < g->nodes.size(); ++i) {
-    const Node& a = g->nodes[i];
+  return fold_nodes(g, [g](const Node& a, const Uses& u) {
     if (a.op != OpType::kAdd || a.inputs.size() != 2 || a.outputs.size() != 1 ||
         a.inputs[0] == a.inputs[1]) {
-      continue;
+      return false;
     }
     const TensorShape& out = g->tensors[a.outputs[0]].shape;
-    if (g->tensors[a.inputs[0]].shape != out || g->tensors[a.inputs[1]].shape != out) continue;
+    if (g->tensors[a.inputs[0]].shape != out || g->tensors[a.inputs[1]].shape != out) return false;
     int take = -1;  // the Add's operand whose conv takes it
     for (int k = 0; k < 2; ++k) {
-      const int t = a.inputs[k], p = producer[t], other = producer[a.inputs[1 - k]];
-      if (p < 0 || consumers[t].size() != 1 || is_output[t] || other >= p) continue;
+      const int t = a.inputs[k], p = u.producer[t], other = u.producer[a.inputs[1 - k]];
+      if (p < 0 || u.consumers[t].size() != 1 || u.is_output[t] || other >= p) continue;
       const Node& conv = g->nodes[p];
       // The conv's own result stays int8 inside the fused op (OpDesc::kOutputUnsigned names the
       // Add's output), so a conv whose output calibration made uint8 keeps its Add.
@@ -103,10 +106,10 @@ int fuse_residual_adds(Graph* g) {
           conv.residual.fused || g->tensors[t].is_unsigned) {
         continue;
       }
-      if (take < 0 || p > producer[a.inputs[take]]) take = k;
+      if (take < 0 || p > u.producer[a.inputs[take]]) take = k;
     }
-    if (take < 0) continue;
-    Node& conv = g->nodes[producer[a.inputs[take]]];
+    if (take < 0) return false;
+    Node& conv = g->nodes[u.producer[a.inputs[take]]];
     conv.inputs.push_back(a.inputs[1 - take]);
     conv.residual.fused = true;
     conv.residual.multiplier = take == 0 ? a.requant_multiplier : a.input2_multiplier;
@@ -116,11 +119,8 @@ int fuse_residual_adds(Graph* g) {
     conv.residual.clip_min = a.clip_min;
     conv.residual.clip_max = a.clip_max;
     conv.outputs[0] = a.outputs[0];  // the conv now writes the Add's output
-    removed[i] = 1;
-    ++fused;
-  }
-  remove_nodes(g, removed);
-  return fused;
+    return true;
+  });
 }
 
 }  // namespace strider

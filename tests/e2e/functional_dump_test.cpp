@@ -62,7 +62,7 @@ TEST(FunctionalDump, DefaultRunDumpsEveryComputeLayer) {
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), 0);
   const nlohmann::json index = nlohmann::json::parse(slurp(dir / "t" / "index.json"));
-  ASSERT_EQ(index.size(), 9u);  // tiny_cnn's compute layers
+  ASSERT_EQ(index.size(), 8u);  // tiny_cnn's compute layers (add1 fused into conv2b)
   EXPECT_EQ(index[0]["layer"], "conv1");
   const nlohmann::json j = nlohmann::json::parse(slurp(dir / "t" / "dw3.json"));
   EXPECT_EQ(j["op"], "conv");
@@ -82,7 +82,12 @@ TEST(FunctionalDump, DefaultRunDumpsEveryComputeLayer) {
   EXPECT_EQ(data_bytes("conv1.weights.npy"), 16u * 27);
   EXPECT_EQ(data_bytes("conv1.bias.npy"), 16u * 4);
   EXPECT_EQ(data_bytes("conv1.output.npy"), 16u * 32 * 32);
-  EXPECT_TRUE(fs::exists(dir / "t" / "add1.input1.npy"));  // both operands of the residual add
+  // add1 is fused into conv2b: its other operand is conv2b's input 1, its arithmetic in the JSON.
+  EXPECT_TRUE(fs::exists(dir / "t" / "conv2b.input1.npy"));
+  EXPECT_FALSE(fs::exists(dir / "t" / "add1.json"));
+  const nlohmann::json c = nlohmann::json::parse(slurp(dir / "t" / "conv2b.json"));
+  EXPECT_EQ(c["residual"]["activation"], "relu");
+  EXPECT_GT(c["residual"]["operand_multiplier"].get<int>(), 0);
   EXPECT_FALSE(fs::exists(dir / "t" / "pool1.weights.npy"));
   fs::remove_all(dir);
 }

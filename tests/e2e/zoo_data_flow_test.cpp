@@ -76,7 +76,7 @@ TEST(PlanCheck, ValidatesWithoutSimulating) {
       o.out, std::regex("\n  checked      structure, limits and data flow in [0-9]+\\.[0-9]{3} s "
                         "of processor time\n")))
       << o.out;
-  EXPECT_NE(o.out.find("\n  descriptors  26 over 11 layers\n"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\n  descriptors  25 over 10 layers\n"), std::string::npos) << o.out;
 }
 
 }  // namespace
