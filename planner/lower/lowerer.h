@@ -106,8 +106,8 @@ class Lowerer {
   uint32_t fill_band(uint32_t layer, const TensorRef& r, std::vector<uint32_t> deps, uint32_t i0,
                      uint32_t i1, uint32_t y0, uint32_t y1, TensorRef* band, uint32_t* slot);
   uint32_t band_output(Descriptor& d);
-  uint32_t spill_band(uint32_t layer, int out_t, uint32_t slot, uint32_t c0, uint32_t c1,
-                      uint32_t r0, uint32_t r1, uint32_t tile);
+  uint32_t spill_band(uint32_t layer, const TensorRef& home, uint32_t slot, uint32_t c0,
+                      uint32_t c1, uint32_t r0, uint32_t r1, uint32_t tile);
   // batch_segments.cpp: schedule steps [s0, s1] image after image.
   void lower_segment(const std::vector<int>& order, size_t s0, size_t s1);
   // The image ref() addresses in a tensor holding every image.
