@@ -208,6 +208,8 @@ Descriptor Lowerer::op_tile(const Node& n, uint32_t layer, const OpDesc& base, u
   d.op = base;
   d.op.row_begin = r0, d.op.row_end = r1;
   set_tile_channels(n, c0, c1, &d.op);
+  const size_t i = &n - g_.nodes.data();
+  if (i < node_tail_from_.size() && c0 >= node_tail_from_[i]) d.op.mapping = node_tail_[i];
   return d;
 }
 

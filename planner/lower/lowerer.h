@@ -151,6 +151,10 @@ class Lowerer {
   std::vector<SlotRing> node_staging_;        // per node: its weight slots (a scratch buffer)
   std::vector<Mapping> node_mapping_;         // per node: how its tiles use the neuron array
   std::vector<uint32_t> node_block_, node_rows_;  // per node: the search's choice; 0: default
+  // per node: the mapping of its channels from node_tail_from_ on (the search's partial last
+  // block; UINT32_MAX: none)
+  std::vector<Mapping> node_tail_;
+  std::vector<uint32_t> node_tail_from_;
   std::vector<std::vector<uint32_t>> step_fence_;  // per step: retire these before its memory is reused
   int64_t current_step_ = 0;
   uint64_t w_dram_ = 0, b_dram_ = 0;  // current node's weights and biases in DRAM
