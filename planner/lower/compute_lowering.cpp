@@ -210,6 +210,8 @@ Descriptor Lowerer::op_tile(const Node& n, uint32_t layer, const OpDesc& base, u
   d.op = base;
   d.op.row_begin = r0, d.op.row_end = r1;
   set_tile_channels(n, c0, c1, &d.op);
+  const size_t i = &n - g_.nodes.data();
+  if (i < node_tail_from_.size() && c0 >= node_tail_from_[i]) d.op.mapping = node_tail_[i];
   return d;
 }
 
@@ -476,10 +478,10 @@ uint32_t Lowerer::band_output(Descriptor& d) {
   return slot;
 }
 
-// The spill move of an out-band slot written by `tile` to the output's home in DRAM.
-uint32_t Lowerer::spill_band(uint32_t layer, int out_t, uint32_t slot, uint32_t c0, uint32_t c1,
-                             uint32_t r0, uint32_t r1, uint32_t tile) {
-  const TensorRef home = ref(out_t);
+// The spill move of an out-band slot written by `tile` to `home`, the output of the tile's image
+// in DRAM.
+uint32_t Lowerer::spill_band(uint32_t layer, const TensorRef& home, uint32_t slot, uint32_t c0,
+                             uint32_t c1, uint32_t r0, uint32_t r1, uint32_t tile) {
   const uint32_t row_bytes = (r1 - r0) * home.w;
   const uint32_t spill = move(layer, MemSpace::kL2, out_bands_.addr(slot), MemSpace::kDram,
                               home.addr + home.offset(c0, r0, 0), c1 - c0, row_bytes, row_bytes,

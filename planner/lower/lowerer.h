@@ -106,8 +106,8 @@ class Lowerer {
   uint32_t fill_band(uint32_t layer, const TensorRef& r, std::vector<uint32_t> deps, uint32_t i0,
                      uint32_t i1, uint32_t y0, uint32_t y1, TensorRef* band, uint32_t* slot);
   uint32_t band_output(Descriptor& d);
-  uint32_t spill_band(uint32_t layer, int out_t, uint32_t slot, uint32_t c0, uint32_t c1,
-                      uint32_t r0, uint32_t r1, uint32_t tile);
+  uint32_t spill_band(uint32_t layer, const TensorRef& home, uint32_t slot, uint32_t c0,
+                      uint32_t c1, uint32_t r0, uint32_t r1, uint32_t tile);
   // batch_segments.cpp: schedule steps [s0, s1] image after image.
   void lower_segment(const std::vector<int>& order, size_t s0, size_t s1);
   // The image ref() addresses in a tensor holding every image.
@@ -151,6 +151,10 @@ class Lowerer {
   std::vector<SlotRing> node_staging_;        // per node: its weight slots (a scratch buffer)
   std::vector<Mapping> node_mapping_;         // per node: how its tiles use the neuron array
   std::vector<uint32_t> node_block_, node_rows_;  // per node: the search's choice; 0: default
+  // per node: the mapping of its channels from node_tail_from_ on (the search's partial last
+  // block; UINT32_MAX: none)
+  std::vector<Mapping> node_tail_;
+  std::vector<uint32_t> node_tail_from_;
   std::vector<std::vector<uint32_t>> step_fence_;  // per step: retire these before its memory is reused
   int64_t current_step_ = 0;
   uint64_t w_dram_ = 0, b_dram_ = 0;  // current node's weights and biases in DRAM

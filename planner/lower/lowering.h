@@ -89,7 +89,8 @@ struct LayerReport {
 // `auto` would have taken, and how many candidates the search costed.
 struct MappingRow {
   uint32_t layer = 0;           // index into Lowered::layers
-  std::string mapping;          // positions | channels
+  std::string mapping;          // positions | channels | im2col, or `M+positions` (the partial
+                                // last channel block in positions)
   uint32_t block = 0;           // output channels per tile
   uint32_t rows = 0;            // output rows per band
   uint64_t predicted_cycles = 0;

@@ -25,6 +25,8 @@ uint64_t align_up(uint64_t v, uint64_t a) { return cdiv(v, a) * a; }
 struct Candidate {
   Mapping mapping = Mapping::kPositions;
   uint32_t block = 0, rows = 0;
+  Mapping tail = Mapping::kPositions;  // the last, partial channel block's (== mapping: none)
+  bool split() const { return tail != mapping; }
 };
 
 struct Cost {
@@ -40,8 +42,13 @@ struct Searched {
 
 std::string name(Mapping m) { return to_string(m); }
 
+// `channels+positions`: the full channel blocks in the first, the partial last one in the second.
+std::string mapping_name(const Candidate& c) {
+  return c.split() ? name(c.mapping) + "+" + name(c.tail) : name(c.mapping);
+}
+
 std::string describe(const Candidate& c) {
-  return name(c.mapping) + "/" + std::to_string(c.block) + "/" + std::to_string(c.rows);
+  return mapping_name(c) + "/" + std::to_string(c.block) + "/" + std::to_string(c.rows);
 }
 
 // Every distinct band height of `h` rows: ceil(h / bands) for bands = 1..h, tallest first.
@@ -60,6 +67,8 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
   const auto t0 = std::chrono::steady_clock::now();
   node_block_.assign(g_.nodes.size(), 0);
   node_rows_.assign(g_.nodes.size(), 0);
+  node_tail_.assign(g_.nodes.size(), Mapping::kPositions);
+  node_tail_from_.assign(g_.nodes.size(), UINT32_MAX);
   const ActionEnergy e = action_energy(arch_);
   double logic_mm2 = 0;
   for (const auto& [unit, mm2] : unit_logic_area_mm2(arch_)) logic_mm2 += mm2;
@@ -156,8 +165,9 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
       double pj = 0;
       for (uint32_t r0 = 0; r0 < out_h; r0 += c.rows) {
         for (uint32_t c0 = 0; c0 < out_c; c0 += c.block) {
-          const auto [cy, tp] = tile_cost(c.mapping, r0, std::min(out_h, r0 + c.rows), c0,
-                                          std::min(out_c, c0 + c.block));
+          const Mapping m = c0 + c.block > out_c ? c.tail : c.mapping;
+          const auto [cy, tp] =
+              tile_cost(m, r0, std::min(out_h, r0 + c.rows), c0, std::min(out_c, c0 + c.block));
           compute += cy, pj += tp;
         }
       }
@@ -194,7 +204,7 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
 
     // auto's choice, cut as the lowering cuts it.
     Candidate a;
-    a.mapping = node_mapping_[size_t(idx)];
+    a.mapping = a.tail = node_mapping_[size_t(idx)];
     {
       OpDesc op = op0;
       op.mapping = a.mapping;
@@ -225,10 +235,17 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
       for (uint32_t b : blocks) {
         for (uint32_t r : heights) {
           if (memo.size() >= kMaxTileCosts) break;
-          const Candidate c{m, b, r};
-          if (c.mapping == a.mapping && c.block == a.block && c.rows == a.rows) continue;
           if (banded && !band_fits(n, r, b)) continue;
-          node.costed.emplace_back(c, cost_of(c));
+          const Candidate c{m, b, r, m};
+          if (c.mapping != a.mapping || c.block != a.block || c.rows != a.rows) {
+            node.costed.emplace_back(c, cost_of(c));
+          }
+          // A partial last block of channels on neurons leaves neurons idle: that block in
+          // positions instead (its positions on the neurons).
+          if (m != Mapping::kPositions && out_c % b != 0 && memo.size() < kMaxTileCosts) {
+            node.costed.emplace_back(Candidate{m, b, r, Mapping::kPositions},
+                                     cost_of(Candidate{m, b, r, Mapping::kPositions}));
+          }
         }
       }
     }
@@ -269,9 +286,14 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
     node_mapping_[size_t(s.idx)] = chosen.mapping;
     node_block_[size_t(s.idx)] = chosen.block;
     node_rows_[size_t(s.idx)] = chosen.rows;
+    node_tail_[size_t(s.idx)] = chosen.tail;
+    if (chosen.split()) {
+      const uint32_t out_c = uint32_t(g_.tensors[g_.nodes[size_t(s.idx)].outputs[0]].shape.c);
+      node_tail_from_[size_t(s.idx)] = out_c / chosen.block * chosen.block;
+    }
     MappingRow row;
     row.layer = uint32_t(s.idx);  // the node for now; run() turns it into the layer
-    row.mapping = name(chosen.mapping);
+    row.mapping = mapping_name(chosen);
     row.block = chosen.block;
     row.rows = chosen.rows;
     row.predicted_cycles = cost.cycles;

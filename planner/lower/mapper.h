@@ -10,6 +10,11 @@
 //             holds, the slot's capacity itself and the whole layer when it fits;
 //   rows      output rows per band: every distinct band count (rows = ceil(H / bands)), for a
 //             layer with a tensor in DRAM only those whose bands fit the band buffers.
+//   tail      with channels / im2col and a block that does not divide the output channels, the
+//             partial last block either in the same mapping (idle neurons) or in positions
+//             (`channels+positions` in mapping.csv; the lowering gives those tiles that mapping,
+//             Lowerer::op_tile): mobilenet_v2's 14 x 14 projections, 196 positions and 96
+//             channels, leave a tail on 64 neurons either way, split they do not.
 // `auto`'s choice, cut as the lowering would cut it, is costed first; a candidate replaces the
 // best so far only when strictly cheaper and more than kMinGain (1 %) cheaper than auto's, so the
 // search never predicts worse than `auto`, leaves it only where the model is sure, and the order

@@ -107,7 +107,9 @@ void Lowerer::lower_partial_sums(const Node& n, uint32_t layer, const OpDesc& ba
         in_bands_.last_user[slot] = int(last);
         if (post_slot != UINT32_MAX) in_bands_.last_user[post_slot] = int(last);
         chain = {last};  // the next block reads these partial sums
-        if (spill) spills.push_back(spill_band(layer, out_t, out_slot, c0, c1, r0, r1, last));
+        if (spill) {
+          spills.push_back(spill_band(layer, ref(out_t), out_slot, c0, c1, r0, r1, last));
+        }
       }
       psums_.last_user[ps] = int(last);
     }

@@ -146,5 +146,42 @@ TEST(Mapper, GatherOnOneBankCostsItsBankConflicts) {
   EXPECT_EQ(std::count(words.begin(), words.end(), 0u), 15);
 }
 
+// A partial last channel block (planner/lower/mapper.h, `M+positions`): mobilenet_v2's
+// features.12 conv.2 (1x1, 576 -> 96 channels at 14 x 14 = 196 positions) on the seed (64
+// neurons, 16 accumulators, 4 MACs per neuron and cycle: a 576-element reduction is 144 cycles
+// per position or channel). Its 32 KiB staging slot holds 56 channels' weights (56 x 576 =
+// 32,256 B, plus biases), so `channels` runs 56 of 64 neurons and then 40, and `positions` 4 runs
+// of 64 positions for 196 (the last 4 of 64 busy): 55,296 neuron cycles either way (positions:
+// 4 runs x 96 channels x 144). Split: channels 0-55 on the neurons (one run, 196 positions x
+// 144 = 28,224 cycles), channels 56-95 in positions (4 runs x 40 x 144 = 23,040): 51,264.
+TEST(Mapper, PartialLastChannelBlockRunsInPositions) {
+  ArchConfig arch = load_arch(kDir + "/configs/arch/seed.yaml");
+  arch.lowering.mapping = "search";
+  const Graph g = load_network(kDir + "/configs/networks/mobilenet_v2.onnx", 0, 0, 1);
+  const Lowered s = lower(g, arch, LowerOptions());
+  const std::string name = "/features/features.12/conv/conv.2/Conv";
+  const auto row = std::find_if(s.mapping.begin(), s.mapping.end(), [&](const MappingRow& r) {
+    return s.layers.at(r.layer).name == name;
+  });
+  ASSERT_NE(row, s.mapping.end());
+  EXPECT_EQ(row->mapping, "channels+positions");
+  EXPECT_EQ(row->block, 56u);
+  EXPECT_EQ(row->rows, 14u);
+  uint64_t compute = 0;
+  std::vector<std::pair<Mapping, uint32_t>> tiles;
+  for (const Descriptor& d : s.list.descriptors) {
+    if (d.kind != DescKind::kOp || d.layer != row->layer) continue;
+    tiles.emplace_back(d.op.mapping, d.op.ch_end - d.op.ch_begin);
+    compute += compute_tile_work(d.op, arch.l1, arch.neurons).compute_cycles;
+  }
+  const std::vector<std::pair<Mapping, uint32_t>> want = {{Mapping::kChannels, 56},
+                                                          {Mapping::kPositions, 40}};
+  EXPECT_EQ(tiles, want);
+  EXPECT_EQ(compute, 196u * 144 + 4u * 40 * 144);  // 51,264
+  // The layer's predicted cycles are at least its neuron cycles and beat auto's.
+  EXPECT_GE(row->predicted_cycles, compute);
+  EXPECT_LT(row->predicted_cycles, row->auto_cycles);
+}
+
 }  // namespace
 }  // namespace strider
