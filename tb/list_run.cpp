@@ -38,7 +38,8 @@ void derive_l2_plan(Lowered& l) {
       const MoveDesc& m = d.move;
       const uint64_t rows = m.rows - 1;
       if (m.src_space == MemSpace::kL2) touch(m.src_addr, rows * m.src_stride + m.row_bytes, d.layer);
-      if (m.dst_space == MemSpace::kL2) touch(m.dst_addr, rows * m.dst_stride + m.row_bytes, d.layer);
+      if (m.dst_space == MemSpace::kL2)
+        touch(m.dst_addr, rows * m.dst_stride + m.dst_row_span(), d.layer);
       continue;
     }
     const OpDesc& o = d.op;

@@ -17,7 +17,7 @@ bool TensorRef::operator==(const TensorRef& o) const {
 bool MoveDesc::operator==(const MoveDesc& o) const {
   return src_space == o.src_space && dst_space == o.dst_space && src_addr == o.src_addr &&
          dst_addr == o.dst_addr && rows == o.rows && row_bytes == o.row_bytes &&
-         src_stride == o.src_stride && dst_stride == o.dst_stride;
+         src_stride == o.src_stride && dst_stride == o.dst_stride && dst_step == o.dst_step;
 }
 
 bool OpDesc::operator==(const OpDesc& o) const {
@@ -140,8 +140,9 @@ void check(const DescriptorList& list) {
     }
     if (d.kind == DescKind::kMove) {
       if (d.move.rows == 0 || d.move.row_bytes == 0) fail(d, "move of zero bytes");
-      if (d.move.rows > 1 && (d.move.src_stride < d.move.row_bytes ||
-                              d.move.dst_stride < d.move.row_bytes)) {
+      if (d.move.dst_step == 0) fail(d, "move dst_step 0 (expected 1 or more)");
+      if (d.move.rows > 1 &&
+          (d.move.src_stride < d.move.row_bytes || d.move.dst_stride < d.move.dst_row_span())) {
         fail(d, "2-D move with a stride smaller than its row");
       }
     } else {

@@ -27,7 +27,8 @@ namespace strider {
 // Version 5: OpDesc::post (an element-wise Add, and the activation after it, fused into a conv's
 // store path).
 // Version 6: op code kInstanceNorm (vector unit).
-constexpr uint32_t kDescriptorFormatVersion = 6;
+// Version 7: MoveDesc::dst_step (a destination row scattered to every dst_step-th byte).
+constexpr uint32_t kDescriptorFormatVersion = 7;
 
 // Requantisation of an int32 value to int8: round_half_away(v x multiplier / 2^shift)
 // (core/contract/quant.h).
@@ -131,7 +132,16 @@ struct MoveDesc {
   uint64_t src_addr = 0, dst_addr = 0;
   uint32_t rows = 1, row_bytes = 0;
   uint32_t src_stride = 0, dst_stride = 0;  // bytes between row starts
+  // Bytes between consecutive bytes of a destination row: 1 writes the row contiguously; s > 1
+  // scatters it, byte i of row r going to dst_addr + r x dst_stride + i x s (one phase of a
+  // nearest upsample or of a transposed conv's interleave), the bytes in between untouched
+  // (byte-masked writes). Rows of a 2-D move do not overlap: dst_stride >= dst_row_span().
+  uint32_t dst_step = 1;
   uint64_t bytes() const { return uint64_t(rows) * row_bytes; }
+  // Bytes from the first to the last byte a destination row writes.
+  uint64_t dst_row_span() const {
+    return row_bytes == 0 ? 0 : uint64_t(row_bytes - 1) * dst_step + 1;
+  }
   bool operator==(const MoveDesc& o) const;
 };
 

@@ -56,6 +56,7 @@ void put(ByteWriter& w, const MoveDesc& m) {
   w.u<uint32_t>(m.row_bytes);
   w.u<uint32_t>(m.src_stride);
   w.u<uint32_t>(m.dst_stride);
+  w.u<uint32_t>(m.dst_step);
 }
 
 MoveDesc get_move(ByteReader& r) {
@@ -68,6 +69,7 @@ MoveDesc get_move(ByteReader& r) {
   m.row_bytes = r.u<uint32_t>();
   m.src_stride = r.u<uint32_t>();
   m.dst_stride = r.u<uint32_t>();
+  m.dst_step = r.u<uint32_t>();
   return m;
 }
 

@@ -45,15 +45,22 @@ void Dma::update_busy() {
   }
 }
 
-uint64_t Dma::dram_bus_bytes(const MoveDesc& m, uint32_t burst_bytes) {
-  return uint64_t(m.rows) * ceil_div(m.row_bytes, burst_bytes) * burst_bytes;
+uint64_t Dma::dram_bus_bytes(const MoveDesc& m, uint32_t burst_bytes, bool dst) {
+  return uint64_t(m.rows) * ceil_div(dst ? m.dst_row_span() : m.row_bytes, burst_bytes) *
+         burst_bytes;
 }
 
 void Dma::copy(const MoveDesc& m) {
   std::vector<int8_t> row(m.row_bytes);
   for (uint32_t r = 0; r < m.rows; ++r) {
     space(m.src_space).read(m.src_addr + uint64_t(r) * m.src_stride, row.data(), m.row_bytes);
-    space(m.dst_space).write(m.dst_addr + uint64_t(r) * m.dst_stride, row.data(), m.row_bytes);
+    const uint64_t dst = m.dst_addr + uint64_t(r) * m.dst_stride;
+    if (m.dst_step == 1) {
+      space(m.dst_space).write(dst, row.data(), m.row_bytes);
+      continue;
+    }
+    for (uint32_t i = 0; i < m.row_bytes; ++i)
+      space(m.dst_space).write(dst + uint64_t(i) * m.dst_step, &row[i], 1);
   }
 }
 
@@ -78,12 +85,14 @@ void Dma::run() {
     job.t0 = t0;
     job.src = job.dst = Access{};
     auto l2_side = [&](uint64_t addr, bool write) {
-      // One range, or one piece per row at the row stride (a 2-D move).
+      // One range, or one piece per row at the row stride (a 2-D move); a destination row with a
+      // step is written as the whole span of bank words it touches (byte-masked).
       const uint32_t stride = write ? m.dst_stride : m.src_stride;
-      if (m.rows <= 1 || stride == m.row_bytes) return l2_.access(L2Sram::kDma, addr, m.bytes(), t0);
+      const uint64_t row = write ? m.dst_row_span() : m.row_bytes;
+      if (m.rows <= 1 || stride == row) return l2_.access(L2Sram::kDma, addr, m.rows * row, t0);
       AccessPattern p;
       p.addr = addr;
-      p.bytes = m.row_bytes;
+      p.bytes = row;
       p.count = m.rows;
       p.stride = stride;
       return l2_.access_pattern(L2Sram::kDma, p, t0);
@@ -94,7 +103,7 @@ void Dma::run() {
         out = l2_side(addr, write);
       } else if (!dram_.queued()) {
         out = dram_.access(write ? Dram::kWrite : Dram::kRead, addr,
-                           dram_bus_bytes(m, cfg_.burst_bytes), t0);
+                           dram_bus_bytes(m, cfg_.burst_bytes, write), t0);
       }
     };
     now_side(m.src_space, m.src_addr, false, job.src);
@@ -113,11 +122,11 @@ void Dma::engine(size_t c) {
     const MoveDesc& m = job.d->move;
     clock_.wait_until(job.t0);
     if (m.src_space == MemSpace::kDram && dram_.queued())
-      job.src =
-          dram_.transfer(Dram::kRead, m.src_addr, dram_bus_bytes(m, cfg_.burst_bytes), clock_);
+      job.src = dram_.transfer(Dram::kRead, m.src_addr, dram_bus_bytes(m, cfg_.burst_bytes, false),
+                               clock_);
     if (m.dst_space == MemSpace::kDram && dram_.queued())
-      job.dst =
-          dram_.transfer(Dram::kWrite, m.dst_addr, dram_bus_bytes(m, cfg_.burst_bytes), clock_);
+      job.dst = dram_.transfer(Dram::kWrite, m.dst_addr, dram_bus_bytes(m, cfg_.burst_bytes, true),
+                               clock_);
     const uint64_t end = std::max(job.src.end, job.dst.end);
     clock_.wait_until(end);
     DescriptorRecord& r = record_.descriptors[job.d->id];
@@ -126,9 +135,9 @@ void Dma::engine(size_t c) {
     r.channel = static_cast<int>(c);
     r.start = job.start;
     (m.src_space == MemSpace::kDram ? r.dram_read_bytes : r.l2_read_bytes) +=
-        m.src_space == MemSpace::kDram ? dram_bus_bytes(m, cfg_.burst_bytes) : m.bytes();
+        m.src_space == MemSpace::kDram ? dram_bus_bytes(m, cfg_.burst_bytes, false) : m.bytes();
     (m.dst_space == MemSpace::kDram ? r.dram_write_bytes : r.l2_write_bytes) +=
-        m.dst_space == MemSpace::kDram ? dram_bus_bytes(m, cfg_.burst_bytes) : m.bytes();
+        m.dst_space == MemSpace::kDram ? dram_bus_bytes(m, cfg_.burst_bytes, true) : m.bytes();
     const Access& dram_side = m.src_space == MemSpace::kDram ? job.src : job.dst;
     const Access& l2_side = m.src_space == MemSpace::kL2 ? job.src : job.dst;
     if (m.src_space == MemSpace::kDram || m.dst_space == MemSpace::kDram) {

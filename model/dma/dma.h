@@ -5,7 +5,11 @@
 // reads its source and writes its destination as one streamed transaction on each side; DRAM is
 // read and written in whole bursts of `dma.burst_bytes` per row (the partial last burst of a row
 // still costs a whole burst). The DRAM thus sees up to `dma.channels` requests outstanding, which
-// its controller schedules together (Dram::transfer).
+// its controller schedules together (Dram::transfer). A move with dst_step s > 1 scatters each
+// row to every s-th destination byte (an upsample's or an interleave's phase): it reads the
+// source row as usual and writes the row's span ((row_bytes - 1) x s + 1 bytes) with byte masks,
+// so the L2 charges every bank word the span touches (the other phases' bytes kept) and DRAM
+// every burst of it; one move thus carries a whole row of a phase, not one element per row.
 // Cycles: setup = `dma.setup_cycles` + (rows - 1) x `dma.row_setup_cycles`; the source and
 // destination accesses start after setup and the move retires when both have ended (each side's
 // cycles come from Dram / L2Sram, including their queueing and bank conflicts; the L2 side is
@@ -41,8 +45,9 @@ class Dma : public sc_core::sc_module {
       bool functional, Dram& dram, TimedMemory& l2, LatencyFifo<const Descriptor*>& in,
       RetireChannel& retire, RunRecord& record, StatRegistry& stats);
 
-  // Bytes a move occupies on the DRAM bus: every row rounded up to whole bursts.
-  static uint64_t dram_bus_bytes(const MoveDesc& m, uint32_t burst_bytes);
+  // Bytes a move occupies on the DRAM bus: every row (the destination's: its span) rounded up to
+  // whole bursts.
+  static uint64_t dram_bus_bytes(const MoveDesc& m, uint32_t burst_bytes, bool dst);
 
   size_t channels() const { return channel_busy_.size(); }
   const sc_core::sc_signal<bool>& channel_busy(size_t ch) const { return channel_busy_[ch]; }

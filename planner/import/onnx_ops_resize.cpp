@@ -31,6 +31,95 @@
 namespace strider {
 namespace onnx_import {
 
+namespace {
+
+// The smallest period p of `off` whose step off[i + p] - off[i] is one constant *step >= 1 for
+// every i; off.size() when there is none.
+int64_t period(const std::vector<int64_t>& off, int64_t* step) {
+  const int64_t n = int64_t(off.size());
+  for (int64_t p = 1; p < n; ++p) {
+    *step = off[size_t(p)] - off[0];
+    bool ok = *step >= 1;
+    for (int64_t i = 0; ok && i + p < n; ++i) ok = off[size_t(i + p)] - off[size_t(i)] == *step;
+    if (ok) return p;
+  }
+  *step = 0;
+  return n;
+}
+
+// One phase of an axis for the strided cut: `count` output indices from `first`, `every` apart,
+// reading input offsets `step` apart.
+struct Phase {
+  int64_t first = 0, count = 1, every = 1, step = 0;
+};
+
+// An axis as phases: the smallest period with a constant step >= 1 of the run [lo, hi) that
+// gives the fewest phases, trimming at most one index at each end (the replicated border of the
+// bilinear's copy), each trimmed index a phase of its own. Empty when no run has a period.
+std::vector<Phase> axis_phases(const std::vector<int64_t>& off) {
+  const int64_t n = int64_t(off.size());
+  std::vector<Phase> best;
+  for (int64_t lo = 0; lo <= 1; ++lo) {
+    for (int64_t hi = n; hi >= n - 1; --hi) {
+      if (hi - lo < 2) continue;
+      const std::vector<int64_t> core(off.begin() + lo, off.begin() + hi);
+      int64_t step = 0;
+      const int64_t p = period(core, &step);
+      if (p >= hi - lo) continue;
+      std::vector<Phase> out;
+      if (lo == 1) out.push_back(Phase{0, 1, 1, 0});
+      for (int64_t ph = 0; ph < p; ++ph)
+        out.push_back(Phase{lo + ph, (hi - lo - ph + p - 1) / p, p, step});
+      if (hi == n - 1) out.push_back(Phase{n - 1, 1, 1, 0});
+      if (best.empty() || out.size() < best.size()) best = std::move(out);
+    }
+  }
+  return best;
+}
+
+// The strided cut: per row phase and column phase (axis_phases) one block of the phase's rows,
+// each row read contiguously (its columns' step is 1) and written to every `every`-th output
+// element (GatherBlock::dst_step); all channels in one block when their planes continue the
+// rows' strides (a single row: always). Empty when an axis has no phases or a column phase
+// reads non-consecutive elements.
+std::vector<GatherBlock> strided_blocks(int64_t channels, int64_t in_plane,
+                                        const std::vector<int64_t>& row_off,
+                                        const std::vector<int64_t>& col_off) {
+  const int64_t ow = int64_t(col_off.size()), plane = int64_t(row_off.size()) * ow;
+  const std::vector<Phase> rows = axis_phases(row_off), cols = axis_phases(col_off);
+  if (rows.empty() || cols.empty()) return {};
+  std::vector<GatherBlock> out;
+  for (const Phase& r : rows) {
+    for (const Phase& c : cols) {
+      if (c.count > 1 && c.step != 1) return {};
+      GatherBlock b;
+      b.rows = r.count, b.row_len = c.count;
+      b.src = row_off[size_t(r.first)] + col_off[size_t(c.first)], b.dst = r.first * ow + c.first;
+      b.src_stride = b.rows > 1 ? r.step : 0, b.dst_stride = b.rows > 1 ? r.every * ow : 0;
+      b.dst_step = c.count > 1 ? c.every : 1;
+      if (b.rows > 1 && b.src_stride < b.row_len) return {};
+      const bool merge =
+          channels > 1 &&
+          (b.rows == 1 || (b.rows * r.step == in_plane && b.rows * r.every * ow == plane));
+      if (merge) {
+        b.src_stride = b.rows == 1 ? in_plane : r.step;
+        b.dst_stride = b.rows == 1 ? plane : r.every * ow;
+        b.rows *= channels;
+        out.push_back(b);
+        continue;
+      }
+      for (int64_t ch = 0; ch < channels; ++ch) {
+        GatherBlock bc = b;
+        bc.src += ch * in_plane, bc.dst += ch * plane;
+        out.push_back(bc);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<GatherBlock> resample_blocks(int64_t channels, int64_t in_plane,
                                          const std::vector<int64_t>& row_off,
                                          const std::vector<int64_t>& col_off) {
@@ -49,15 +138,11 @@ std::vector<GatherBlock> resample_blocks(int64_t channels, int64_t in_plane,
       x += len;
     }
   }
+  std::vector<GatherBlock> strided = strided_blocks(channels, in_plane, row_off, col_off);
+  if (!strided.empty() && strided.size() < runs.size()) runs = std::move(strided);
   // The smallest period p with a constant source step d >= 1 between columns p apart.
-  int64_t p = 1, d = 0;
-  for (; p < ow; ++p) {
-    d = col_off[size_t(p)] - col_off[0];
-    bool ok = d >= 1;
-    for (int64_t x = 0; ok && x + p < ow; ++x)
-      ok = col_off[size_t(x + p)] - col_off[size_t(x)] == d;
-    if (ok) break;
-  }
+  int64_t d = 0;
+  const int64_t p = period(col_off, &d);
   if (p >= ow || channels * oh * p >= int64_t(runs.size())) return runs;
   std::vector<GatherBlock> phased;
   for (int64_t c = 0; c < channels; ++c) {

@@ -61,14 +61,19 @@ enum class OpType : uint8_t {
 
 // One 2-D block of a kGather, in elements of one image (planar CHW offsets): `rows` rows of
 // `row_len` elements, row r read at src + r x src_stride and written at dst + r x dst_stride
-// (with several rows, both strides at least row_len: the DMA's 2-D move).
+// (with several rows, the source stride at least row_len and the destination stride at least
+// the row's span dst_span(): the DMA's 2-D move).
 struct GatherBlock {
   int64_t src = 0, dst = 0;
   int64_t rows = 1, row_len = 0;
   int64_t src_stride = 0, dst_stride = 0;
+  // Elements between consecutive elements of an output row (MoveDesc::dst_step): element i of
+  // row r is written at dst + r x dst_stride + i x dst_step.
+  int64_t dst_step = 1;
+  int64_t dst_span() const { return (row_len - 1) * dst_step + 1; }
   bool operator==(const GatherBlock& o) const {
     return src == o.src && dst == o.dst && rows == o.rows && row_len == o.row_len &&
-           src_stride == o.src_stride && dst_stride == o.dst_stride;
+           src_stride == o.src_stride && dst_stride == o.dst_stride && dst_step == o.dst_step;
   }
 };
 

@@ -218,23 +218,27 @@ TensorShape gather_output(const Graph& g, const Node& n) {
   std::vector<char> written(static_cast<size_t>(out_size), 0);
   for (size_t k = 0; k < n.gather.size(); ++k) {
     const GatherBlock& b = n.gather[k];
-    const auto last = [&](int64_t base, int64_t stride) {
-      return base + (b.rows - 1) * stride + b.row_len - 1;
+    const auto last = [&](int64_t base, int64_t stride, int64_t span) {
+      return base + (b.rows - 1) * stride + span - 1;
     };
-    if (b.rows < 1 || b.row_len < 1 || b.src < 0 || b.dst < 0 ||
-        (b.rows > 1 && (b.src_stride < b.row_len || b.dst_stride < b.row_len)) || last(b.src, b.src_stride) >= in_size ||
-        last(b.dst, b.dst_stride) >= out_size) {
+    if (b.rows < 1 || b.row_len < 1 || b.src < 0 || b.dst < 0 || b.dst_step < 1 ||
+        (b.rows > 1 && (b.src_stride < b.row_len || b.dst_stride < b.dst_span())) ||
+        last(b.src, b.src_stride, b.row_len) >= in_size ||
+        last(b.dst, b.dst_stride, b.dst_span()) >= out_size) {
       fail(n, "gather block " + std::to_string(k) + " (src " + std::to_string(b.src) + ", dst " +
                   std::to_string(b.dst) + ", " + std::to_string(b.rows) + " x " +
                   std::to_string(b.row_len) + ", strides " + std::to_string(b.src_stride) + " / " +
-                  std::to_string(b.dst_stride) + ") is outside input " + to_string(in) +
-                  " or output " + to_string(out));
+                  std::to_string(b.dst_stride) +
+                  (b.dst_step != 1 ? ", step " + std::to_string(b.dst_step) : std::string()) +
+                  ") is outside input " + to_string(in) + " or output " + to_string(out));
     }
     for (int64_t r = 0; r < b.rows; ++r) {
       for (int64_t i = 0; i < b.row_len; ++i) {
-        char& w = written[static_cast<size_t>(b.dst + r * b.dst_stride + i)];
-        if (w) fail(n, "gather block " + std::to_string(k) + " writes output element " +
-                           std::to_string(b.dst + r * b.dst_stride + i) + " a second time");
+        const int64_t e = b.dst + r * b.dst_stride + i * b.dst_step;
+        char& w = written[static_cast<size_t>(e)];
+        if (w)
+          fail(n, "gather block " + std::to_string(k) + " writes output element " +
+                      std::to_string(e) + " a second time");
         w = 1;
       }
     }

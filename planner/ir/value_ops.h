@@ -90,8 +90,10 @@ bool move_values(const Graph& g, const Node& n, const std::vector<const std::vec
     case OpType::kGather:
       for (const GatherBlock& b : n.gather) {
         for (int64_t r = 0; r < b.rows; ++r) {
-          std::copy_n(in[0]->begin() + b.src + r * b.src_stride, b.row_len,
-                      out[0].begin() + b.dst + r * b.dst_stride);
+          for (int64_t i = 0; i < b.row_len; ++i) {
+            out[0][size_t(b.dst + r * b.dst_stride + i * b.dst_step)] =
+                (*in[0])[size_t(b.src + r * b.src_stride + i)];
+          }
         }
       }
       return true;

@@ -205,14 +205,22 @@ class Checker {
   Access whole(const TensorRef& t, const char* field) { return block(t, 0, t.c, 0, t.h, field); }
 
   // `rows` rows of a move's side.
+  // `rows` rows of a move's side; step > 1: each row's bytes `step` apart (MoveDesc::dst_step).
   Access rows(MemSpace space, uint64_t addr, uint32_t rows, uint32_t stride, uint32_t row_bytes,
-              const char* field) {
-    if (too_many(space, Pieces::count(rows, stride, row_bytes))) {
-      return bounding(space, addr,
-                      saturating_add(saturating_mul(uint64_t(rows) - 1, stride), row_bytes), field);
+              const char* field, uint32_t step = 1) {
+    const uint64_t span = uint64_t(row_bytes - 1) * step + 1;
+    const uint64_t pieces =
+        step > 1 ? uint64_t(rows) * row_bytes : Pieces::count(rows, stride, row_bytes);
+    if (too_many(space, pieces)) {
+      return bounding(space, addr, saturating_add(saturating_mul(uint64_t(rows) - 1, stride), span),
+                      field);
     }
     Pieces p(pieces_);
-    p.runs(addr, rows, stride, row_bytes);
+    if (step > 1) {
+      for (uint64_t r = 0; r < rows; ++r) p.runs(addr + r * stride, row_bytes, step, 1);
+    } else {
+      p.runs(addr, rows, stride, row_bytes);
+    }
     return p.done(space, field);
   }
 
@@ -234,7 +242,7 @@ class Checker {
       const MoveDesc& m = d.move;
       reads.push_back(rows(m.src_space, m.src_addr, m.rows, m.src_stride, m.row_bytes, "move.src"));
       writes.push_back(
-          rows(m.dst_space, m.dst_addr, m.rows, m.dst_stride, m.row_bytes, "move.dst"));
+          rows(m.dst_space, m.dst_addr, m.rows, m.dst_stride, m.row_bytes, "move.dst", m.dst_step));
       return;
     }
     const OpDesc& o = d.op;

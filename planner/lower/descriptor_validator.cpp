@@ -100,10 +100,15 @@ class Validator {
         fail("move.rows", "move of zero bytes (" + str(m.rows) + " rows of " + str(m.row_bytes) + ")");
         return false;
       }
-      if (m.rows > 1 && (m.src_stride < m.row_bytes || m.dst_stride < m.row_bytes)) {
+      if (m.dst_step == 0) {
+        fail("move.dst_step", "0: a destination row's bytes must be 1 or more apart");
+        return false;
+      }
+      if (m.rows > 1 && (m.src_stride < m.row_bytes || m.dst_stride < m.dst_row_span())) {
         fail("move.src_stride", "2-D move with a stride (" + str(m.src_stride) + ", " +
                                     str(m.dst_stride) + ") smaller than its row of " +
-                                    str(m.row_bytes) + " bytes");
+                                    str(m.row_bytes) + " bytes (" + str(m.dst_row_span()) +
+                                    " at the destination)");
         return false;
       }
       return ok;
@@ -147,12 +152,12 @@ class Validator {
   }
 
   void move(const MoveDesc& m) {
-    // check() guarantees rows and row_bytes > 0 and strides >= row_bytes for 2-D moves.
-    const auto extent = [&](uint32_t stride) {
-      return saturating_add(saturating_mul(m.rows - 1, stride), m.row_bytes);
+    // check() guarantees rows and row_bytes > 0 and strides >= the row for 2-D moves.
+    const auto extent = [&](uint32_t stride, uint64_t span) {
+      return saturating_add(saturating_mul(m.rows - 1, stride), span);
     };
-    range("move.src", m.src_space, m.src_addr, extent(m.src_stride));
-    range("move.dst", m.dst_space, m.dst_addr, extent(m.dst_stride));
+    range("move.src", m.src_space, m.src_addr, extent(m.src_stride, m.row_bytes));
+    range("move.dst", m.dst_space, m.dst_addr, extent(m.dst_stride, m.dst_row_span()));
     move_bytes_ = saturating_add(move_bytes_, m.bytes());
   }
 

@@ -57,7 +57,7 @@ class Lowerer {
   uint32_t emit(Descriptor d);
   uint32_t move(uint32_t layer, MemSpace src, uint64_t src_addr, MemSpace dst, uint64_t dst_addr,
                 uint32_t rows, uint32_t row_bytes, uint32_t src_stride, uint32_t dst_stride,
-                std::vector<uint32_t> deps);
+                std::vector<uint32_t> deps, uint32_t dst_step = 1);
   std::vector<uint32_t> input_deps(const Node& n) const;
   void lower_step(int idx);  // one schedule step (of image seg_image_ inside a segment)
   bool io_move(int t, const std::string& kind, std::vector<std::pair<int, uint64_t>>* list,

@@ -104,12 +104,13 @@ void Lowerer::after_ops(std::vector<uint32_t>* deps, bool with_readers) const {
 
 uint32_t Lowerer::move(uint32_t layer, MemSpace src, uint64_t src_addr, MemSpace dst,
                        uint64_t dst_addr, uint32_t rows, uint32_t row_bytes, uint32_t src_stride,
-                       uint32_t dst_stride, std::vector<uint32_t> deps) {
+                       uint32_t dst_stride, std::vector<uint32_t> deps, uint32_t dst_step) {
   Descriptor d;
   d.kind = DescKind::kMove;
   d.layer = layer;
   d.deps = std::move(deps);
   d.move = MoveDesc{src, dst, src_addr, dst_addr, rows, row_bytes, src_stride, dst_stride};
+  d.move.dst_step = dst_step;
   return emit(std::move(d));
 }
 
@@ -234,12 +235,12 @@ void Lowerer::lower_gather(const Node& n, uint32_t layer) {
   after_ops(&deps);
   for (int64_t i = 0; i < g_.tensors[out_t].shape.n; ++i) {
     for (const GatherBlock& b : n.gather) {
-      done.push_back(move(layer, src, layout_.tensor_addr[in_t] + i * in_image + uint64_t(b.src),
-                          dst, layout_.tensor_addr[out_t] + i * out_image + uint64_t(b.dst),
-                          uint32_t(b.rows), uint32_t(b.row_len),
-                          uint32_t(b.rows > 1 ? b.src_stride : 0),
-                          uint32_t(b.rows > 1 ? b.dst_stride : 0),
-                          done.empty() ? deps : std::vector<uint32_t>{done.front()}));
+      done.push_back(
+          move(layer, src, layout_.tensor_addr[in_t] + i * in_image + uint64_t(b.src), dst,
+               layout_.tensor_addr[out_t] + i * out_image + uint64_t(b.dst), uint32_t(b.rows),
+               uint32_t(b.row_len), uint32_t(b.rows > 1 ? b.src_stride : 0),
+               uint32_t(b.rows > 1 ? b.dst_stride : 0),
+               done.empty() ? deps : std::vector<uint32_t>{done.front()}, uint32_t(b.dst_step)));
     }
     out_.layers[layer].copy_bytes += out_image;
   }

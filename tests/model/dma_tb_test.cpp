@@ -105,6 +105,73 @@ TEST(DmaTb, TwoDimensionalMovesExactCycles) {
   }
 }
 
+Descriptor stepped(uint32_t id, uint64_t src_addr, uint64_t dst_addr, uint32_t rows,
+                   uint32_t row_bytes, uint32_t src_stride, uint32_t dst_stride) {
+  Descriptor d = move(id, MemSpace::kL2, src_addr, MemSpace::kL2, dst_addr, rows, row_bytes,
+                      src_stride, dst_stride);
+  d.move.dst_step = 2;
+  return d;
+}
+
+// A nearest x2 upsample of a 2 x 4 plane (L2 0) into 4 x 8 (L2 256) as the importer cuts it
+// (onnx_resample.h, strided): per row phase py and column phase px one move of the 2 input
+// rows, each row's 4 bytes read contiguously and written to every 2nd byte of output row
+// 2 y + py (dst 256 + 8 py + px, rows 16 apart, dst_step 2).
+TEST(DmaTb, RepeatedGatherMoveWithADstStepExactCycles) {
+  std::vector<Descriptor> m = {stepped(0, 0, 256, 2, 4, 4, 16), stepped(1, 0, 257, 2, 4, 4, 16),
+                               stepped(2, 0, 264, 2, 4, 4, 16), stepped(3, 0, 265, 2, 4, 4, 16)};
+  Bench b("bench", tiny(), m, {0, 0, 0, 0});
+  std::vector<int8_t> src(8);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = int8_t(i * 5 + 1);
+  b.l2->write(0, src.data(), src.size());
+  sc_core::sc_start();
+  // tiny: one channel, setup 4 + 1 extra row = 5; L2 4 banks x 8 B, 16 B/cycle, latency 2.
+  // Move 0 at 0, t0 5: the source rows are back to back, 8 B = 1 port cycle (bank 0) 5..6, end
+  // 6 + 2 = 8; the destination is 2 pieces of span (4 - 1) x 2 + 1 = 7 B, 16 apart: words 32
+  // (bank 0) and 34 (bank 2), 2 words x 8 B = 1 port cycle, after the read on the DMA port
+  // 6..7, end 9. Retires at 9 = max(8, 9). Moves 1-3 alike, each 9 later (the port and banks
+  // are free again by their t0): 18, 27, 36. The phased cut instead moved 1 element per row:
+  // 8 moves (one per output row and column phase) of 4 rows, 4 + 3 = 7 setup cycles each.
+  EXPECT_EQ(b.retired, (std::vector<uint64_t>{9, 18, 27, 36}));
+  EXPECT_EQ(b.record.descriptors[3].l2_write_bytes, 8u);  // payload: 2 rows x 4 B
+  std::vector<int8_t> out(32);
+  b.l2->read(256, out.data(), out.size());
+  for (int y = 0; y < 4; ++y) {
+    for (int x = 0; x < 8; ++x) EXPECT_EQ(out[size_t(y * 8 + x)], src[size_t((y / 2) * 4 + x / 2)]);
+  }
+}
+
+// A transposed conv's interleave (stride 2, 1 output channel): the stacked sub-convolutions'
+// phase (a, b) is channel 2 a + b, a 2 x 8 plane at L2 16 (2 a + b); output (2 q + a, 2 r + b)
+// of the 4 x 16 output at L2 256 is its element (q, r). One move per phase: 2 rows of 8 bytes,
+// read 8 apart (contiguous), written to every 2nd byte from 256 + 16 a + b, rows 32 apart.
+TEST(DmaTb, InterleaveMovesWithADstStepExactCycles) {
+  std::vector<Descriptor> m = {stepped(0, 0, 256, 2, 8, 8, 32), stepped(1, 16, 257, 2, 8, 8, 32),
+                               stepped(2, 32, 272, 2, 8, 8, 32), stepped(3, 48, 273, 2, 8, 8, 32)};
+  Bench b("bench", tiny(), m, {0, 0, 0, 0});
+  std::vector<int8_t> src(64);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = int8_t(i * 3 - 90);
+  b.l2->write(0, src.data(), src.size());
+  sc_core::sc_start();
+  // Move 0 at 0, t0 = 0 + 4 + 1 = 5: the 16 source bytes are one range, words 0-1 (banks 0, 1),
+  // 1 port cycle 5..6, end 8; the destination is 2 pieces of span 7 x 2 + 1 = 15 B, 32 apart:
+  // words 32-33 and 36-37 (banks 0, 1, 0, 1), 4 words x 8 B = 2 port cycles 6..8 (banks 0 and 1
+  // 2 words each, free at 6), end 10. Move 1 at 10, t0 15: read words 2-3 15..16 (end 18),
+  // write words 32-33, 36-37 16..18, end 20. Moves 2 and 3 (destination words 34-35, 38-39):
+  // 30 and 40. The phased cut: one move per output row and column phase, 8 of 8 rows x 1 byte
+  // (4 + 7 = 11 setup cycles each).
+  EXPECT_EQ(b.retired, (std::vector<uint64_t>{10, 20, 30, 40}));
+  std::vector<int8_t> out(64);
+  b.l2->read(256, out.data(), out.size());
+  for (int y = 0; y < 4; ++y) {
+    for (int x = 0; x < 16; ++x) {
+      const int phase = (y % 2) * 2 + x % 2;
+      EXPECT_EQ(out[size_t(y * 16 + x)], src[size_t(phase * 16 + (y / 2) * 8 + x / 2)])
+          << y << "," << x;
+    }
+  }
+}
+
 // The L2 side of a move: one range when its rows are back to back, else one piece per row at
 // the row stride (model/l2 charges the pieces' banks).
 Access l2_side(L2Sram& l2, const MoveDesc& mv, uint64_t addr, uint32_t stride, uint64_t t0) {
@@ -157,7 +224,8 @@ TEST(DmaTb, RandomMovesOnTwoChannelsUnderBackPressure) {
     const uint64_t t0 = start + 4 + (mv.rows - 1);
     auto side = [&](MemSpace s, uint64_t addr, bool write) {
       return s == MemSpace::kDram
-                 ? ref_dram.access(write ? Dram::kWrite : Dram::kRead, addr, Dma::dram_bus_bytes(mv, 16), t0)
+                 ? ref_dram.access(write ? Dram::kWrite : Dram::kRead, addr,
+                                   Dma::dram_bus_bytes(mv, 16, write), t0)
                  : l2_side(ref_l2, mv, addr, write ? mv.dst_stride : mv.src_stride, t0);
     };
     const Access src = side(mv.src_space, mv.src_addr, false);

@@ -119,6 +119,34 @@ TEST(Descriptor, ChannelRequantRoundTripsAndIsChecked) {
   }
 }
 
+// Format 7: a move whose destination rows are scattered to every dst_step-th byte.
+TEST(Descriptor, DstStepRoundTripsAndIsChecked) {
+  DescriptorList l = sample();
+  MoveDesc& m = l.descriptors[0].move;
+  m.src_space = MemSpace::kL2;
+  m.rows = 3, m.row_bytes = 512, m.src_stride = 512, m.dst_stride = 2048, m.dst_step = 2;
+  EXPECT_EQ(m.dst_row_span(), 1023u);  // (512 - 1) x 2 + 1
+  std::stringstream ss;
+  write_binary(l, ss);
+  EXPECT_EQ(read_binary(ss, "mem"), l);
+  const std::string text = to_text(l);
+  EXPECT_NE(text.find("strides: [512, 2048], dst_step: 2}"), std::string::npos) << text;
+  EXPECT_EQ(read_text(text, "list.yaml"), l);
+  check(l);
+  const auto refusal = [&] {
+    try {
+      check(l);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  m.dst_stride = 1022;  // rows 1023 bytes long at the destination would overlap
+  EXPECT_EQ(refusal(), "descriptor 0: 2-D move with a stride smaller than its row");
+  m.dst_stride = 2048, m.dst_step = 0;
+  EXPECT_EQ(refusal(), "descriptor 0: move dst_step 0 (expected 1 or more)");
+}
+
 TEST(Descriptor, TruncatedBinaryNamesTheOffset) {
   std::stringstream ss;
   write_binary(sample(), ss);
@@ -155,7 +183,7 @@ TEST(Descriptor, BadMagicAndVersion) {
     read_binary(v, "f.strd");
     FAIL();
   } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "f.strd: byte 4: format version 9, this build reads version 6");
+    EXPECT_STREQ(e.what(), "f.strd: byte 4: format version 9, this build reads version 7");
   }
 }
 

@@ -67,6 +67,22 @@ TEST(DescriptorValidator, OneTebibyteDmaIsRefused) {
             "ends past the l2 capacity of 1048576 bytes");
 }
 
+TEST(DescriptorValidator, BadDstStepIsRefusedNamingTheDescriptor) {
+  DescriptorList l = planned().list;
+  Descriptor& m = first(l, DescKind::kMove);
+  m.move.dst_step = 0;
+  EXPECT_EQ(refusal(l),
+            "t.strd: descriptor list refused: descriptor 0 (layer 'input:x', move): "
+            "move.dst_step: 0: a destination row's bytes must be 1 or more apart");
+  // A step of 2 on a 2-D move whose rows are dst_stride apart: the rows' spans overlap.
+  m.move.rows = 2, m.move.row_bytes = 8, m.move.src_stride = 8, m.move.dst_stride = 8;
+  m.move.dst_step = 2;
+  EXPECT_EQ(refusal(l),
+            "t.strd: descriptor list refused: descriptor 0 (layer 'input:x', move): "
+            "move.src_stride: 2-D move with a stride (8, 8) smaller than its row of 8 bytes (15 "
+            "at the destination)");
+}
+
 TEST(DescriptorValidator, WrappingDramAddressAndFarL2AddressAreRefused) {
   DescriptorList l = planned().list;
   Descriptor& m = first(l, DescKind::kMove);

@@ -98,23 +98,19 @@ std::vector<float> ramp(size_t n) {
   return x;
 }
 
-TEST(ImportResize, NearestX2IsAGatherOfPhasedBlocks) {
+TEST(ImportResize, NearestX2IsAGatherOfStridedBlocks) {
   const Graph g = import_onnx_bytes(resize_model(2, 3, 4, 2, 2, "nearest", "asymmetric"), "m");
   ASSERT_EQ(g.nodes.size(), 1u);
   const Node& n = g.nodes[0];
   EXPECT_EQ(n.op, OpType::kGather);
   EXPECT_EQ(g.tensors[n.outputs[0]].shape, (TensorShape{1, 2, 6, 8}));
-  // One block per channel, output row and column phase: 2 x 6 x 2 = 24 blocks of 4 rows (the
-  // input columns) of 1 element, written every 2nd output column; one block per output pixel
-  // across the channels would take 6 x 8 = 48.
-  ASSERT_EQ(n.gather.size(), 24u);
-  const GatherBlock& b = n.gather[3];  // channel 0, output row 1, phase 1: input row 0
-  EXPECT_EQ(b.src, 0);
-  EXPECT_EQ(b.dst, 1 * 8 + 1);
-  EXPECT_EQ(b.rows, 4);
-  EXPECT_EQ(b.row_len, 1);
-  EXPECT_EQ(b.src_stride, 1);
-  EXPECT_EQ(b.dst_stride, 2);
+  // One block per row phase and column phase: 2 x 2 = 4 blocks, each the 2 x 3 input rows
+  // (both channels: 3 rows of 4 continue into the next channel's plane of 12, 3 output rows 16
+  // apart into the next plane of 48) of 4 elements read contiguously and written to every 2nd
+  // output column. The phased cut would take 2 x 6 x 2 = 24 blocks, one per pixel 48.
+  ASSERT_EQ(n.gather.size(), 4u);
+  // Row phase 1, column phase 1: from input (0, 0) to output (1, 1), 6 rows of 4.
+  EXPECT_EQ(n.gather[3], (GatherBlock{0, 1 * 8 + 1, 6, 4, 4, 16, 2}));
   const std::vector<float> x = ramp(2 * 3 * 4), y = run_float(g, x);
   ASSERT_EQ(y.size(), 2u * 6 * 8);
   for (int c = 0; c < 2; ++c) {
@@ -140,6 +136,19 @@ TEST(ImportResize, BilinearX2IsAGatherAndAFixedPointDepthwiseConv) {
   EXPECT_EQ(g.nodes[0].op, OpType::kGather);
   // The nearest x2 copy with one replicated element on each side: (8 + 2) x (10 + 2).
   EXPECT_EQ(g.tensors[g.nodes[0].outputs[0]].shape, (TensorShape{1, 3, 10, 12}));
+  // Strided blocks: each axis is its border index, 2 phases of the x2 copy between, and the
+  // other border (4 phases); the 2 x 4 blocks of the 2 border rows take the 3 channels as their
+  // rows, the 2 x 4 of the inner phases (4 rows of 5 continue into the next plane of 20, but 4
+  // rows 24 apart do not reach the next copy plane of 120) one per channel: 8 + 24 = 32 moves,
+  // against 10 x 8 = 80 runs of consecutive columns per row across the channels.
+  const std::vector<GatherBlock>& blocks = g.nodes[0].gather;
+  ASSERT_EQ(blocks.size(), 32u);
+  EXPECT_EQ(blocks[0].rows, 3);  // copy row 0, column 0: input (0, 0) of each channel
+  EXPECT_EQ(blocks[0].src_stride, 20);
+  EXPECT_EQ(blocks[0].dst_stride, 120);
+  // The phases from copy row 1 and column 1, channel 0: input (0, 0) to copy (1, 1), 4 rows of
+  // 5 elements, written every 2nd column of every 2nd row.
+  EXPECT_EQ(blocks[4 + 3 * 1 + 0], (GatherBlock{0, 1 * 12 + 1, 4, 5, 5, 24, 2}));
   const Node& conv = g.nodes[1];
   EXPECT_EQ(conv.op, OpType::kConv);
   EXPECT_EQ(conv.groups, 3);
