@@ -74,8 +74,17 @@ Access L2Sram::access_pattern(int port, const AccessPattern& pattern, uint64_t n
 }
 
 uint64_t L2Sram::reserve(Calendar& c, uint64_t start, uint64_t words) {
-  std::vector<std::pair<uint64_t, uint64_t>> placed;
   uint64_t t = std::max(start, c.floor);
+  // Nothing reserved after t (the usual case): the words follow at once.
+  if (c.busy.empty() || c.busy.back().second <= t) {
+    if (!c.busy.empty() && c.busy.back().second == t) {
+      c.busy.back().second = t + words;
+    } else {
+      c.busy.push_back({t, t + words});
+    }
+    return t + words;
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> placed;
   auto it = std::upper_bound(c.busy.begin(), c.busy.end(), t,
                              [](uint64_t v, const std::pair<uint64_t, uint64_t>& b) {
                                return v < b.second;
