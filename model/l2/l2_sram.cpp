@@ -13,7 +13,7 @@ namespace strider {
 L2Sram::L2Sram(const L2Config& cfg, bool functional, StatRegistry& stats)
     : cfg_(cfg),
       data_(functional ? cfg.size_bytes : 0),
-      bank_free_(cfg.banks, 0),
+      banks_(cfg.banks),
       port_bytes_{&stats.add("l2.dma_bytes", "bytes moved through the L2 DMA port"),
                   &stats.add("l2.load_bytes", "bytes read through the L2 load port"),
                   &stats.add("l2.store_bytes", "bytes written through the L2 store port")},
@@ -52,8 +52,15 @@ Access L2Sram::access_pattern(int port, const AccessPattern& pattern, uint64_t n
   uint64_t finish = start + port_time;
   for (uint64_t bank = 0; bank < words.size(); ++bank) {
     if (words[bank] == 0) continue;
-    bank_free_[bank] = std::max(start, bank_free_[bank]) + words[bank];
-    finish = std::max(finish, bank_free_[bank]);
+    Calendar& c = banks_[bank];
+    // Fold what lies far behind this access, or beyond the newest intervals, into the floor.
+    size_t old = 0;
+    while (old < c.busy.size() && (c.busy[old].second + kCalendarLag <= start ||
+                                   c.busy.size() - old > kCalendarIntervals)) {
+      c.floor = std::max(c.floor, c.busy[old++].second);
+    }
+    c.busy.erase(c.busy.begin(), c.busy.begin() + old);
+    finish = std::max(finish, reserve(c, start, words[bank]));
   }
   port_free_[port] = finish;
   a.start = start;
@@ -64,6 +71,50 @@ Access L2Sram::access_pattern(int port, const AccessPattern& pattern, uint64_t n
   *bank_conflicts_[port] += a.conflict;
   *port_bytes_[port] += p.total_bytes();
   return a;
+}
+
+uint64_t L2Sram::reserve(Calendar& c, uint64_t start, uint64_t words) {
+  uint64_t t = std::max(start, c.floor);
+  // Nothing reserved after t (the usual case): the words follow at once.
+  if (c.busy.empty() || c.busy.back().second <= t) {
+    if (!c.busy.empty() && c.busy.back().second == t) {
+      c.busy.back().second = t + words;
+    } else {
+      c.busy.push_back({t, t + words});
+    }
+    return t + words;
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> placed;
+  auto it = std::upper_bound(c.busy.begin(), c.busy.end(), t,
+                             [](uint64_t v, const std::pair<uint64_t, uint64_t>& b) {
+                               return v < b.second;
+                             });  // the first interval ending after t
+  for (; words > 0 && it != c.busy.end(); ++it) {
+    if (it->first > t) {
+      const uint64_t n = std::min(words, it->first - t);
+      placed.push_back({t, t + n});
+      words -= n;
+    }
+    t = std::max(t, it->second);
+  }
+  if (words > 0) placed.push_back({t, t + words});
+  const uint64_t last = placed.back().second;
+  // Merge the placed cycles into the calendar, joining intervals that touch.
+  std::vector<std::pair<uint64_t, uint64_t>> merged;
+  merged.reserve(c.busy.size() + placed.size());
+  auto a = c.busy.begin();
+  auto b = placed.begin();
+  while (a != c.busy.end() || b != placed.end()) {
+    const auto& next =
+        (b == placed.end() || (a != c.busy.end() && a->first < b->first)) ? *a++ : *b++;
+    if (!merged.empty() && merged.back().second >= next.first) {
+      merged.back().second = std::max(merged.back().second, next.second);
+    } else {
+      merged.push_back(next);
+    }
+  }
+  c.busy.swap(merged);
+  return last;
 }
 
 void L2Sram::read(uint64_t addr, int8_t* dst, uint64_t n) const {

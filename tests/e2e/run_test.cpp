@@ -34,7 +34,7 @@ nlohmann::json summary(const std::string& dir) {
 // before the DMA channels' requests shared the DRAM controller's queue (FR-FCFS across requests);
 // 8141 before the positions mapping's input row pieces went through the L2 banks one by one;
 // 8154 before idle DRAM ranks entered power-down (a request after an idle gap waits tXP).
-constexpr uint64_t kDefaultCycles = 8067;
+constexpr uint64_t kDefaultCycles = 7780;
 
 TEST(Run, DefaultRunCyclesAndSummaryKeys) {
   const std::string out = scratch("default");
@@ -42,7 +42,7 @@ TEST(Run, DefaultRunCyclesAndSummaryKeys) {
   ASSERT_EQ(dispatch({"run", kDir + "/configs/runs/default.yaml", "--out", out}, so, se), 0) << se.str();
   const nlohmann::json s = summary(out);
   EXPECT_EQ(s["cycles"].get<uint64_t>(), kDefaultCycles);
-  EXPECT_NE(so.str().find("cycles           8067"), std::string::npos) << so.str();
+  EXPECT_NE(so.str().find("cycles           7780"), std::string::npos) << so.str();
   for (const char* key : {"cycles", "seconds_at_clock", "macs", "utilization", "wall_seconds",
                           "simulated_cycles_per_second"}) {
     EXPECT_TRUE(s.contains(key)) << key;
