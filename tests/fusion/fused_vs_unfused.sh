@@ -9,9 +9,9 @@
 # spills fills it per tile from DRAM (resnet50_twice, layer2.1's conv3: 67,584 + 917,504 DRAM
 # bytes for conv + Add, 1,318,912 fused), which the plan's savings elsewhere outweigh.
 # Known exceptions (measured; the test fails if one stops being worse, so the list stays true):
-# convnext_tiny (+0.45 % cycles: the second pointwise conv of each stage-1 block, fused, reads its
-# residual operand spilled to DRAM, filled per tile, 2.4 -> 4.5 MB of DRAM for the layer) and swin_t (+3.7 %: the
-# memory plan without the convs' outputs spills other tensors, 12 MB more DRAM). Fusion chosen per
+# convnext_tiny (+2.7 % cycles: the second pointwise conv of each stage-1 block, fused, reads its
+# residual operand spilled to DRAM, filled per tile, 2.4 -> 4.5 MB of DRAM for the layer) and
+# swin_t (+2.2 %: the memory plan without the convs' outputs spills other tensors, 9 MB more DRAM). Fusion chosen per
 # layer against the memory plan is the next step (docs/planner.md).
 # usage: fused_vs_unfused.sh STRIDER REPO_ROOT [RUN_NAME...]   (default: every run file)
 set -euo pipefail
