@@ -15,14 +15,7 @@
 # layer against the memory plan is the next step (docs/planner.md).
 # usage: fused_vs_unfused.sh STRIDER REPO_ROOT [RUN_NAME...]   (default: every run file)
 set -euo pipefail
-strider=$1
-root=$2
-shift 2
-runs=()
-for name in "$@"; do runs+=("$root/configs/runs/$name.yaml"); done
-(( ${#runs[@]} )) || runs=("$root"/configs/runs/*.yaml)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/../lib/run_files.sh"
 sets=(--set sim.trace=false --set sim.functional=false)
 [[ -n "${MAPPING:-}" ]] && sets+=(--set "arch.lowering.mapping=$MAPPING")
 fail=0

@@ -6,14 +6,7 @@
 # mapping.csv and layers.csv must be byte-identical (deterministic search).
 # usage: search_vs_auto.sh STRIDER REPO_ROOT [RUN_NAME...]   (default: every run file)
 set -euo pipefail
-strider=$1
-root=$2
-shift 2
-runs=()
-for name in "$@"; do runs+=("$root/configs/runs/$name.yaml"); done
-(( ${#runs[@]} )) || runs=("$root"/configs/runs/*.yaml)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/../lib/run_files.sh"
 cycles() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cycles"])' "$1"; }
 fail=0
 for run in "${runs[@]}"; do
