@@ -20,6 +20,7 @@
 #include "planner/lower/descriptor_validator.h"
 #include "tb/run_harness.h"
 #include "tests/e2e/child_run.h"
+#include "tests/lib/error_text.h"
 
 namespace strider {
 namespace {
@@ -101,12 +102,7 @@ std::string write_model(const ModelSpec& s, const std::string& tag) {
 
 std::string import_error(const ModelSpec& s, const std::string& tag) {
   const std::string path = write_model(s, tag);
-  std::string what = "no error";
-  try {
-    import_onnx(path);
-  } catch (const std::runtime_error& e) {
-    what = e.what();
-  }
+  const std::string what = error_text([&] { import_onnx(path); });
   std::filesystem::remove(path);
   return what.substr(what.find(": ") + 2);  // after the file name
 }

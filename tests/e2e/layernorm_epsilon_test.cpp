@@ -22,6 +22,7 @@
 #include "planner/quant/calibrator.h"
 #include "planner/quant/float_reference.h"
 #include "tb/reference.h"
+#include "tests/lib/error_text.h"
 
 namespace strider {
 namespace {
@@ -58,12 +59,7 @@ std::string block_with(float eps, bool set_eps = true) {
 }
 
 std::string error_of(const std::string& path) {
-  try {
-    import_onnx(path);
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "no error";
+  return error_text([&] { import_onnx(path); });
 }
 
 struct LayerNormRun {

@@ -11,6 +11,7 @@
 #include "planner/import/onnx_importer.h"
 #include "planner/ir/graph.h"
 #include "tests/planner/import_test_util.h"
+#include "tests/lib/error_text.h"
 
 namespace strider {
 namespace {
@@ -19,12 +20,7 @@ const std::string kData = std::string(STRIDER_SOURCE_DIR) + "/tests/planner/data
 const std::string kNets = std::string(STRIDER_SOURCE_DIR) + "/configs/networks/";
 
 std::string error_of(const std::string& path) {
-  try {
-    import_onnx(path);
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "no error";
+  return error_text([&] { import_onnx(path); });
 }
 
 // tests/planner/data/make_onnx_fixtures.py nhwc_block: x [1, 4, 3, 5] -> Transpose [0, 2, 3, 1]

@@ -14,6 +14,7 @@
 
 #include "planner/import/onnx_importer.h"
 #include "planner/import/onnx_newer_opsets.h"
+#include "tests/lib/error_text.h"
 
 namespace strider {
 namespace {
@@ -89,12 +90,7 @@ std::string write_model(int opset, const std::string& last = "GlobalAveragePool"
 }
 
 std::string error_of(const std::string& path) {
-  std::string what = "no error";
-  try {
-    import_onnx(path);
-  } catch (const std::runtime_error& e) {
-    what = e.what();
-  }
+  const std::string what = error_text([&] { import_onnx(path); });
   std::filesystem::remove(path);
   return what;
 }

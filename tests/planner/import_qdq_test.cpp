@@ -17,6 +17,7 @@
 #include "planner/quant/calibrator.h"
 #include "core/contract/quant.h"
 #include "tests/planner/import_test_util.h"
+#include "tests/lib/error_text.h"
 
 namespace strider {
 namespace {
@@ -272,13 +273,8 @@ TEST(ImportQdq, DatapathFixedScaleWinsOverAnImportedOne) {
 
 std::string error_of(const std::string& file) {
   const std::string path = kData + file + ".onnx";
-  try {
-    import_onnx(path);
-  } catch (const std::runtime_error& e) {
-    const std::string what = e.what();
-    return what.rfind(path + ": ", 0) == 0 ? what.substr(path.size() + 2) : what;
-  }
-  return "no error";
+  const std::string what = error_text([&] { import_onnx(path); });
+  return what.rfind(path + ": ", 0) == 0 ? what.substr(path.size() + 2) : what;
 }
 
 TEST(ImportQdq, ErrorsNameTheNodeTheValueAndTheSymmetricInt8Datapath) {

@@ -13,6 +13,7 @@
 #include "planner/import/onnx_importer.h"
 #include "planner/ir/graph.h"
 #include "planner/quant/float_reference.h"
+#include "tests/lib/error_text.h"
 
 namespace strider {
 namespace {
@@ -26,12 +27,7 @@ std::vector<std::string> ops(const Graph& g) {
 }
 
 std::string error_of(const std::string& net) {
-  try {
-    import_onnx(kData + net);
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "no error";
+  return error_text([&] { import_onnx(kData + net); });
 }
 
 TEST(ImportRectifiers, TorchOpset9And10LeakyReluAndPRelu) {

@@ -6,6 +6,7 @@
 
 #include "planner/import/network_loader.h"
 #include "planner/import/scalesim_csv.h"
+#include "tests/lib/error_text.h"
 
 namespace strider {
 namespace {
@@ -17,12 +18,7 @@ std::string write_file(const std::string& name, const std::string& text) {
 }
 
 std::string error_of(const std::string& path) {
-  try {
-    import_scalesim_csv(path);
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "no error";
+  return error_text([&] { import_scalesim_csv(path); });
 }
 
 int64_t total_macs(const Graph& g) {

@@ -16,6 +16,7 @@
 #include "planner/import/onnx_importer.h"
 #include "planner/ir/graph.h"
 #include "planner/quant/float_reference.h"
+#include "tests/lib/error_text.h"
 
 namespace strider {
 namespace {
@@ -182,12 +183,7 @@ TEST(ImportResize, BilinearX2IsAGatherAndAFixedPointDepthwiseConv) {
 }
 
 std::string refusal(const std::string& model) {
-  try {
-    import_onnx_bytes(model, "m.onnx");
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "imported";
+  return error_text([&] { import_onnx_bytes(model, "m.onnx"); });
 }
 
 TEST(ImportResize, RefusalsNameTheNodeAndTheAttribute) {

@@ -8,6 +8,7 @@
 #include "planner/import/network_loader.h"
 #include "planner/import/yaml_network.h"
 #include "tests/planner/import_test_util.h"
+#include "tests/lib/error_text.h"
 
 namespace strider {
 namespace {
@@ -31,12 +32,7 @@ std::string net(const std::string& layers, const std::string& outputs = "") {
 }
 
 std::string error_of(const std::string& path) {
-  try {
-    import_yaml_network(path);
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "no error";
+  return error_text([&] { import_yaml_network(path); });
 }
 
 std::string out_shape(const Graph& g, const std::string& name, size_t k = 0) {
