@@ -3,7 +3,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
+#include <set>
 #include <stdexcept>
 
 #include "planner/import/network_loader.h"
@@ -19,7 +21,7 @@ namespace strider {
 namespace {
 
 // Imports network k of the run, refusing absurd sizes before its weights are materialised, and
-// fuses its activations into their producers.
+// fuses its activations into their producers (its residual Adds: plan_networks).
 Graph load_checked(const RunConfig& cfg, size_t k, QuantInfo* quant, std::ostream& warnings,
                    StageProgress& stages) {
   const NetworkSpec& net = cfg.networks[k];
@@ -76,8 +78,22 @@ Graph load_checked(const RunConfig& cfg, size_t k, QuantInfo* quant, std::ostrea
     quant->calibration_samples = std::move(co.inputs);
     for (size_t i = before; i < g.warnings.size(); ++i) warnings << "warning: " << g.warnings[i] << "\n";
   }
-  if (cfg.arch.lowering.fuse) fuse_residual_adds(&g);  // after calibration: the Add's scales
-  return g;
+  return g;  // residual Adds are fused by plan_networks (after calibration: the Add's scales)
+}
+
+// The run's graph from its networks' unfused graphs: each network's residual Adds fused but those
+// in `keep` (none fused when `keep` is null), several networks merged into one (their order in
+// `order`).
+Graph assemble(const std::vector<Graph>& nets, const std::vector<std::string>& names,
+               const RunConfig& cfg, const std::set<std::string>* keep, std::vector<int>* order) {
+  std::vector<Graph> fused = nets;
+  for (size_t k = 0; k < fused.size() && keep; ++k) {
+    fuse_residual_adds(&fused[k], *keep, nets.size() > 1 ? names[k] + "/" : "");
+  }
+  if (fused.size() == 1) return std::move(fused[0]);
+  MergedNetworks m = merge_networks(fused, names, cfg.planner.schedule, cfg.execution);
+  *order = std::move(m.order);
+  return std::move(m.graph);
 }
 
 }  // namespace
@@ -93,26 +109,59 @@ PlannedRun plan_networks(const RunConfig& cfg, std::ostream& warnings) {
   opt.segment_choice = cfg.planner.image_segments;
   // Progress lines only on a terminal, and only when the warnings go to it.
   StageProgress stages(warnings, &warnings == &std::cerr && isatty(STDERR_FILENO));
-  if (cfg.networks.size() == 1) {
-    r.graph = load_checked(cfg, 0, &r.quant, warnings, stages);
-  } else {
-    std::vector<Graph> nets;
-    std::vector<std::string> names;
-    for (size_t k = 0; k < cfg.networks.size(); ++k) {
-      nets.push_back(load_checked(cfg, k, &r.quant, warnings, stages));
-      names.push_back(cfg.networks[k].name);
-    }
-    opt.progress = stages.stage("planning");
-    for (size_t k = 0; k < nets.size(); ++k) {
-      const Lowered alone = lower_within_limits(cfg, nets[k], cfg.arch, opt, ResourceLimits(), k);
-      r.models.push_back({names[k], alone.arena_bytes, alone.weights_stored_bytes});
-    }
-    MergedNetworks m = merge_networks(nets, names, cfg.planner.schedule, cfg.execution);
-    r.graph = std::move(m.graph);
-    opt.order = std::move(m.order);
+  std::vector<Graph> nets;
+  std::vector<std::string> names;
+  for (size_t k = 0; k < cfg.networks.size(); ++k) {
+    nets.push_back(load_checked(cfg, k, &r.quant, warnings, stages));
+    names.push_back(cfg.networks[k].name);
   }
-  if (cfg.networks.size() == 1) opt.progress = stages.stage("planning");
+  opt.progress = stages.stage("planning");
+  // Fusion per layer, decided with the memory plan. Three plans are candidates: every residual
+  // Add fused; those Adds whose fused conv reads its operand spilled to DRAM per tile unfused
+  // (convnext_tiny stage 1); when the first plan spills anything and the second did not lose,
+  // none fused (swin_t: the fused plan spills attention tensors the unfused one keeps in L2). The
+  // plan moving the fewest DRAM bytes is kept, the earlier on a tie (resnet50: 54.3 MB fused
+  // against 59.8 MB with its spilled residuals unfused, the simulated cycles in the same order).
+  std::set<std::string> keep;
+  const std::set<std::string>* fuse = cfg.arch.lowering.fuse ? &keep : nullptr;
+  r.graph = assemble(nets, names, cfg, fuse, &opt.order);
   r.lowered = lower_within_limits(cfg, r.graph, cfg.arch, opt);
+  if (fuse) {
+    const std::vector<bool> spilled = r.lowered.tensor_spilled;
+    uint64_t best = dram_move_bytes(r.lowered.list);
+    // Plans the candidate with `keep_adds` unfused (null: none fused); keeps it if it moves less.
+    auto try_plan = [&](const std::set<std::string>* keep_adds) {
+      std::vector<int> order;
+      Graph g = assemble(nets, names, cfg, keep_adds, &order);
+      LowerOptions o = opt;
+      o.order = order;
+      Lowered l = lower_within_limits(cfg, g, cfg.arch, o);
+      const uint64_t bytes = dram_move_bytes(l.list);
+      if (bytes >= best) return;
+      best = bytes;
+      r.graph = std::move(g), r.lowered = std::move(l), opt.order = std::move(order);
+      fuse = keep_adds;
+    };
+    std::set<std::string> refused = residuals_read_from_dram(r.graph, spilled);
+    if (!refused.empty()) try_plan(&refused);
+    // The unfused plan only where leaving the spilled residuals separate did not already lose
+    // (resnet50: two lowerings, not three; the lowering is most of the planning time).
+    if (std::find(spilled.begin(), spilled.end(), true) != spilled.end() &&
+        (refused.empty() || fuse == &refused)) {
+      try_plan(nullptr);
+    }
+    if (fuse) keep = *fuse, fuse = &keep;
+  }
+  if (nets.size() > 1) {
+    for (size_t k = 0; k < nets.size(); ++k) {
+      Graph alone = nets[k];
+      if (fuse) fuse_residual_adds(&alone, *fuse, names[k] + "/");
+      LowerOptions alone_opt = opt;
+      alone_opt.order.clear();
+      const Lowered l = lower_within_limits(cfg, alone, cfg.arch, alone_opt, ResourceLimits(), k);
+      r.models.push_back({names[k], l.arena_bytes, l.weights_stored_bytes});
+    }
+  }
   stages.finish();
   r.stage_seconds = stages.times();
   check_descriptor_limits(cfg, r.lowered.list);

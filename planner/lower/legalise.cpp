@@ -87,10 +87,10 @@ int fuse_activations(Graph* g) {
   });
 }
 
-int fuse_residual_adds(Graph* g) {
-  return fold_nodes(g, [g](const Node& a, const Uses& u) {
+int fuse_residual_adds(Graph* g, const std::set<std::string>& keep, const std::string& prefix) {
+  return fold_nodes(g, [&](const Node& a, const Uses& u) {
     if (a.op != OpType::kAdd || a.inputs.size() != 2 || a.outputs.size() != 1 ||
-        a.inputs[0] == a.inputs[1]) {
+        a.inputs[0] == a.inputs[1] || keep.count(prefix + g->tensors[a.outputs[0]].name)) {
       return false;
     }
     const TensorShape& out = g->tensors[a.outputs[0]].shape;
@@ -121,6 +121,29 @@ int fuse_residual_adds(Graph* g) {
     conv.outputs[0] = a.outputs[0];  // the conv now writes the Add's output
     return true;
   });
+}
+
+std::set<std::string> residuals_read_from_dram(const Graph& g,
+                                               const std::vector<bool>& tensor_spilled) {
+  std::set<std::string> names;
+  for (const Node& n : g.nodes) {
+    if (n.residual.fused && n.inputs.size() > 1 && size_t(n.inputs[1]) < tensor_spilled.size() &&
+        tensor_spilled[size_t(n.inputs[1])]) {
+      names.insert(g.tensors[size_t(n.outputs[0])].name);
+    }
+  }
+  return names;
+}
+
+uint64_t dram_move_bytes(const DescriptorList& list) {
+  uint64_t bytes = 0;
+  for (const Descriptor& d : list.descriptors) {
+    if (d.kind == DescKind::kMove &&
+        (d.move.src_space == MemSpace::kDram || d.move.dst_space == MemSpace::kDram)) {
+      bytes += d.move.bytes();
+    }
+  }
+  return bytes;
 }
 
 }  // namespace strider

@@ -3,6 +3,12 @@
 // that producer, which then applies it in its post-op pipeline: one layer, no tensor in between.
 #pragma once
 
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/contract/descriptor.h"
 #include "planner/ir/graph.h"
 
 namespace strider {
@@ -15,7 +21,19 @@ int fuse_activations(Graph* g);
 // the Add's other operand as inputs[1] and writes the Add's output; the Add and the conv's own
 // output tensor go. The other operand must come from before the conv in node order (or be a
 // graph input); of two convs feeding one Add the later one takes it. Run after calibration (the
-// scales are the Add's). Returns how many Adds were fused.
-int fuse_residual_adds(Graph* g);
+// scales are the Add's). An Add whose output tensor is named `prefix` + a name in `keep` stays
+// unfused (the per-layer choice below). Returns how many Adds were fused.
+int fuse_residual_adds(Graph* g, const std::set<std::string>& keep = {},
+                       const std::string& prefix = "");
+
+// Fusion per layer against the memory plan (tb/run_plan.cpp): the fused convs of `g` whose
+// residual operand the plan of `g` spilled (`tensor_spilled`, per tensor) read it per tile from
+// DRAM, where the unfused Add reads it once (convnext_tiny stage 1, block.5: 2.1 -> 4.1 MB of
+// DRAM for the conv); returns their output tensors' names (the Adds' outputs) for `keep`.
+std::set<std::string> residuals_read_from_dram(const Graph& g,
+                                               const std::vector<bool>& tensor_spilled);
+
+// Bytes a descriptor list moves to or from DRAM (weights, input, output, spills and fills).
+uint64_t dram_move_bytes(const DescriptorList& list);
 
 }  // namespace strider

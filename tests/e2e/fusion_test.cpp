@@ -5,14 +5,19 @@
 // with 0 mismatches and take fewer cycles than with `lowering.fuse: false`.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "core/arch/config_loader.h"
 #include "planner/import/network_loader.h"
 #include "planner/lower/legalise.h"
 #include "planner/quant/calibrator.h"
 #include "tb/functional_check.h"
 #include "tb/reference.h"
+#include "tb/run_plan.h"
 #include "tests/e2e/child_run.h"
 
 namespace strider {
@@ -47,6 +52,61 @@ TEST(Fusion, TheZoosResidualAddsFuse) {
     }
     EXPECT_EQ(fused, adds) << net;
     EXPECT_EQ(fuse_residual_adds(&g), 0) << net;  // nothing left to fuse
+  }
+}
+
+// Fusion per layer (tb/run_plan.cpp): an Add named in `keep` stays; the fused convs reading a
+// spilled operand are named by their output (the Add's); DRAM move bytes sum moves to or from DRAM.
+TEST(Fusion, KeptAddsStayAndSpilledResidualsAreNamed) {
+  Graph g = calibrated("configs/networks/tiny_cnn.yaml");
+  std::string add_out;
+  for (const Node& n : g.nodes) {
+    if (n.op == OpType::kAdd) add_out = g.tensors[size_t(n.outputs[0])].name;
+  }
+  ASSERT_FALSE(add_out.empty());
+  Graph kept = g;
+  EXPECT_EQ(fuse_residual_adds(&kept, {add_out}), 0);
+  EXPECT_EQ(fuse_residual_adds(&kept, {"net/" + add_out}, "net/"), 0);  // prefixed: merged runs
+  ASSERT_EQ(fuse_residual_adds(&g), 1);
+  const Node* conv = nullptr;
+  for (const Node& n : g.nodes) {
+    if (n.residual.fused) conv = &n;
+  }
+  ASSERT_NE(conv, nullptr);
+  std::vector<bool> spilled(g.tensors.size(), false);
+  EXPECT_TRUE(residuals_read_from_dram(g, spilled).empty());
+  spilled[size_t(conv->inputs[0])] = true;  // its input spilled: not the residual operand
+  EXPECT_TRUE(residuals_read_from_dram(g, spilled).empty());
+  spilled[size_t(conv->inputs[1])] = true;
+  EXPECT_EQ(residuals_read_from_dram(g, spilled), std::set<std::string>{add_out});
+
+  DescriptorList list;
+  Descriptor fill, spill, local, op;
+  fill.kind = spill.kind = local.kind = DescKind::kMove;
+  fill.move.rows = 3, fill.move.row_bytes = 100;  // DRAM -> L2: 300
+  spill.move.src_space = MemSpace::kL2, spill.move.dst_space = MemSpace::kDram;
+  spill.move.row_bytes = 64;  // 1 row: 64
+  local.move.src_space = local.move.dst_space = MemSpace::kL2;
+  local.move.row_bytes = 1000;  // L2 -> L2: not counted
+  op.kind = DescKind::kOp;
+  list.descriptors = {fill, spill, local, op};
+  EXPECT_EQ(dram_move_bytes(list), 300u + 64u);
+}
+
+// The run's choice: convnext_tiny's three stage-1 Adds, whose fused conv would read its residual
+// operand spilled per tile, stay separate and its other 15 fuse; resnet50 fuses all 16 (its plan
+// with the spilled-operand Adds unfused moves more DRAM bytes).
+TEST(Fusion, RunsChooseFusionPerLayerWithThePlan) {
+  for (const auto& [net, fused_want, adds_want] :
+       {std::tuple<const char*, int, int>{"convnext_tiny", 15, 3}, {"resnet50", 16, 0}}) {
+    RunConfig cfg = load_run(source(std::string("configs/runs/") + net + ".yaml"));
+    cfg.sim.functional = false;
+    std::ostringstream warnings;
+    const PlannedRun r = plan_networks(cfg, warnings);
+    int fused = 0, adds = 0;
+    for (const Node& n : r.graph.nodes) fused += n.residual.fused, adds += n.op == OpType::kAdd;
+    EXPECT_EQ(fused, fused_want) << net;
+    EXPECT_EQ(adds, adds_want) << net;
   }
 }
 

@@ -8,11 +8,9 @@
 # Fused layers worse on their own are listed, not failed: a conv whose residual operand the plan
 # spills fills it per tile from DRAM (resnet50_twice, layer2.1's conv3: 67,584 + 917,504 DRAM
 # bytes for conv + Add, 1,318,912 fused), which the plan's savings elsewhere outweigh.
-# Known exceptions (measured; the test fails if one stops being worse, so the list stays true):
-# convnext_tiny (+2.7 % cycles: the second pointwise conv of each stage-1 block, fused, reads its
-# residual operand spilled to DRAM, filled per tile, 2.4 -> 4.5 MB of DRAM for the layer) and
-# swin_t (+2.2 %: the memory plan without the convs' outputs spills other tensors, 9 MB more DRAM). Fusion chosen per
-# layer against the memory plan is the next step (docs/planner.md).
+# No exceptions: the run's fusion is chosen per layer against the memory plan (tb/run_plan.cpp:
+# convnext_tiny's stage-1 Adds whose fused conv would read its residual operand spilled per tile
+# stay unfused; swin_t's plan is kept unfused, the fused one spilling 9 MB more).
 # usage: fused_vs_unfused.sh STRIDER REPO_ROOT [RUN_NAME...]   (default: every run file)
 set -euo pipefail
 source "$(dirname "$0")/../lib/run_files.sh"
@@ -29,7 +27,6 @@ for run in "${runs[@]}"; do
   /usr/bin/python3 - "$net" "$tmp/$net.false" "$tmp/$net.true" <<'PY' || fail=1
 import csv, json, sys
 net, plain, fused = sys.argv[1:]
-known_worse = {"convnext_tiny", "swin_t"}
 def total(d):
     s = json.load(open(d + "/summary.json"))
     return {"cycles": s["cycles"], "dram_bytes": s["dram"]["read_bytes"] + s["dram"]["write_bytes"],
@@ -56,7 +53,7 @@ print(f"{net}: {len(pairs)} Adds fused; total " +
       ", ".join(f"{k} {a[k]} -> {b[k]}" for k in keys) + "; fused layers " +
       ", ".join(f"{k} {v[0]} -> {v[1]}" for k, v in sums.items()))
 ok = not bad
-tag = "known:" if net in known_worse else "FAIL"
+tag = "FAIL"
 if bad:
     print(f"FAIL {net}: layers gone without a conv before them that took them: {bad[:5]}")
 for k in keys:
@@ -68,12 +65,6 @@ worse = [f["layer"] for c, x, f in pairs
          if any(int(f[k]) > int(c[k]) + int(x[k]) for k in keys)]
 if worse:  # reported, not failed: fused layers whose residual operand spills (docs/planner.md)
     print(f"{net}: {len(worse)} of {len(pairs)} fused layers worse on their own: {worse[:3]}")
-if net in known_worse:
-    if ok:
-        print(f"FAIL {net}: listed as made worse by fusion but is not: take it off the list")
-    else:
-        print(f"{net}: made worse by fusion, as known (above)")
-    ok = not ok
 sys.exit(0 if ok else 1)
 PY
 done
