@@ -76,7 +76,11 @@ Graph load_checked(const RunConfig& cfg, size_t k, QuantInfo* quant, std::ostrea
     quant->calibration_samples = std::move(co.inputs);
     for (size_t i = before; i < g.warnings.size(); ++i) warnings << "warning: " << g.warnings[i] << "\n";
   }
-  if (cfg.arch.lowering.fuse) fuse_residual_adds(&g);  // after calibration: the Add's scales
+  if (cfg.arch.lowering.fuse) {  // after calibration: the Add's scales
+    // The input sets' float passes need the unfused graph (QuantInfo::float_graph).
+    auto unfused = files && cfg.sim.functional ? std::make_shared<const Graph>(g) : nullptr;
+    if (fuse_residual_adds(&g) > 0) quant->float_graph = std::move(unfused);
+  }
   return g;
 }
 
