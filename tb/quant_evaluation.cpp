@@ -52,7 +52,8 @@ double top1_margin(const std::vector<float>& v, const TensorShape& s, int64_t b)
   return double(first) - double(second);
 }
 
-SetFigures evaluate_set(const Graph& g, const Lowered& l, const ClipBounds& clip_bounds,
+SetFigures evaluate_set(const Graph& g, const Graph& float_graph, const Lowered& l,
+                        const ClipBounds& clip_bounds,
                         const std::vector<std::vector<float>>& samples, const std::string& name,
                         const std::string& inputs, const std::vector<std::string>& names) {
   SetFigures f;
@@ -73,7 +74,7 @@ SetFigures evaluate_set(const Graph& g, const Lowered& l, const ClipBounds& clip
     SampleFigures one;
     uint64_t most_clipped = 0;
     if (k < names.size()) one.input = names[k];
-    FloatReference fr(g, clip_bounds);
+    FloatReference fr(float_graph, clip_bounds);
     Reference ir(g);
     std::vector<int8_t> q(sample.size());
     for (size_t i = 0; i < q.size(); ++i) {

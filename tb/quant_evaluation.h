@@ -64,8 +64,12 @@ double top1_margin(const std::vector<float>& values, const TensorShape& s, int64
 
 // The figures of `samples` (each graph input 0's shape.elements() floats; `names[i]` names
 // sample i when given); graph inputs after the first take their calibration values
-// (Tensor::float_data, Tensor::data).
-SetFigures evaluate_set(const Graph& g, const Lowered& l, const ClipBounds& clip_bounds,
+// (Tensor::float_data, Tensor::data). `float_graph` is the float network: the graph as
+// calibrated, before fuse_residual_adds (whose nodes clip_bounds indexes; a fused conv's node
+// holds the Add's activation, which the float pass would not apply), with `g`'s tensors; `g`
+// itself when nothing was fused.
+SetFigures evaluate_set(const Graph& g, const Graph& float_graph, const Lowered& l,
+                        const ClipBounds& clip_bounds,
                         const std::vector<std::vector<float>>& samples, const std::string& name,
                         const std::string& inputs, const std::vector<std::string>& names = {});
 

@@ -21,6 +21,7 @@ namespace {
 void measure_sets(RunResult& r, const FunctionalCheck& check) {
   QuantInfo& q = r.quant;
   q.sets.clear();
+  const Graph& float_graph = q.float_graph ? *q.float_graph : r.graph;
   if (q.calibration_samples.empty()) {
     SetFigures f;
     f.name = "calibration";
@@ -40,14 +41,14 @@ void measure_sets(RunResult& r, const FunctionalCheck& check) {
     }
     q.sets.push_back(std::move(f));
   } else {
-    q.sets.push_back(evaluate_set(r.graph, r.lowered, q.clip_bounds, q.calibration_samples,
-                                  "calibration", q.calibration_inputs, q.calibration_files));
+    q.sets.push_back(evaluate_set(r.graph, float_graph, r.lowered, q.clip_bounds,
+                                  q.calibration_samples, "calibration", q.calibration_inputs, q.calibration_files));
     r.layer_fidelity = q.sets.back().layers;
     r.output_fidelity = q.sets.back().output;
   }
   if (!q.evaluation_samples.empty()) {
-    q.sets.push_back(evaluate_set(r.graph, r.lowered, q.clip_bounds, q.evaluation_samples,
-                                  "evaluation", q.evaluation_inputs, q.evaluation_files));
+    q.sets.push_back(evaluate_set(r.graph, float_graph, r.lowered, q.clip_bounds,
+                                  q.evaluation_samples, "evaluation", q.evaluation_inputs, q.evaluation_files));
   }
 }
 

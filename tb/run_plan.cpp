@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <memory>
 #include <set>
 #include <stdexcept>
 
@@ -151,6 +152,13 @@ PlannedRun plan_networks(const RunConfig& cfg, std::ostream& warnings) {
       try_plan(nullptr);
     }
     if (fuse) keep = *fuse, fuse = &keep;
+  }
+  // The input sets' float passes run the graph as calibrated, before fusion folded Adds into
+  // convs (QuantInfo::float_graph; input sets apply to a run of one network).
+  const QuantOptions& qo = cfg.quant;
+  if (cfg.sim.functional && (!qo.calibration.inputs.empty() || !qo.evaluation.inputs.empty()) &&
+      r.graph.nodes.size() != nets[0].nodes.size()) {
+    r.quant.float_graph = std::make_shared<const Graph>(nets[0]);
   }
   if (nets.size() > 1) {
     for (size_t k = 0; k < nets.size(); ++k) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -35,6 +36,9 @@ struct QuantInfo {
   std::string calibration_inputs;  // the files' pattern (empty: synthetic)
   std::string method;              // Graph::calibration_method
   ClipBounds clip_bounds;          // calibrate()'s, for float passes after calibration
+  // The graph as calibrated when fuse_residual_adds then folded Adds into convs and input sets
+  // are evaluated: the float network for those passes (clip_bounds indexes its nodes).
+  std::shared_ptr<const Graph> float_graph;
   // The samples of graph input 0 (calibration_inputs.h): calibration (files only) and evaluation.
   std::vector<std::vector<float>> calibration_samples, evaluation_samples;
   std::vector<std::string> calibration_files, evaluation_files;  // each sample's first file

@@ -46,9 +46,11 @@ nlohmann::json numerics(const Graph& g, const Node& n) {
   }
   if (n.op == OpType::kMul) j["operands"] = "v = a * b at input_scales[0] x input_scales[1]";
   if (n.op == OpType::kSoftmax || n.op == OpType::kGelu) j["input_multiplier"] = n.input_multiplier;
-  if (n.op == OpType::kLayerNorm) {
+  if (is_norm(n.op)) {
     j["epsilon"] = n.epsilon;
     j["epsilon_code"] = n.input_multiplier;
+  }
+  if (n.op == OpType::kLayerNorm) {
     j["layernorm"] =
         "per position over the D channels: s = sum(q), d = D q - s, r = isqrt(floor(sum(d^2) / D) "
         "+ E) with E = (epsilon_code & 0xffffff) << (epsilon_code >> 24) (D^2 epsilon / s_in^2), "
@@ -56,8 +58,6 @@ nlohmann::json numerics(const Graph& g, const Node& n) {
         "saturate_int8(requant(y gamma + beta))";
   }
   if (n.op == OpType::kInstanceNorm) {
-    j["epsilon"] = n.epsilon;
-    j["epsilon_code"] = n.input_multiplier;
     j["instancenorm"] =
         "per channel over its N = H x W positions: the layernorm formula with D = N (s = sum(q), "
         "d = N q - s, r = isqrt(floor(sum(d^2) / N) + E), E = N^2 epsilon / s_in^2), gamma and "

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "planner/quant/calibration_inputs.h"
+#include "tests/e2e/child_run.h"
 #include "tests/e2e/report_util.h"
 
 namespace strider {
@@ -169,6 +170,54 @@ TEST(QuantInputs, RunWithCalibrationAndEvaluationPhotos) {
   for (const auto& row : read_csv(dir.file("layers.csv")).rows)
     eval_rows += !row.at("eval_sqnr_db").empty();
   EXPECT_EQ(eval_rows, j["functional"]["checked_tensors"].get<int>());
+}
+
+// A residual Add fused into its conv (lowering.fuse, the default) changes no value: the input
+// sets' figures are the unfused run's, to the bit. Their float pass runs the graph as
+// calibrated (QuantInfo::float_graph): on the fused graph it missed the Add and its ReLU
+// (tiny_cnn's conv2b takes add1) and read Clip bounds by shifted node indices.
+TEST(QuantInputs, FusedResidualsMeasureAsUnfused) {
+  Scratch dir("quant_fused");
+  fs::create_directories(dir.str() + "/cal");
+  fs::create_directories(dir.str() + "/eval");
+  for (int k = 0; k < 3; ++k) {  // smooth, a different phase and amplitude per sample
+    std::vector<float> v(3 * 32 * 32);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = float((1 + 0.4 * k) * std::sin(0.05 * i + k));
+    write_npy(dir.str() + (k < 2 ? "/cal/" : "/eval/") + std::to_string(k) + ".npy",
+              "(3, 32, 32)", v);
+  }
+  nlohmann::json q[2];
+  for (int fuse = 0; fuse < 2; ++fuse) {
+    const std::string out = dir.file(fuse ? "fused" : "plain");
+    const std::vector<std::string> args = {
+        "run", kDefaultRun, "--out", out, "--set", "sim.functional=true",
+        "--set", std::string("arch.lowering.fuse=") + (fuse ? "true" : "false"),
+        "--set", "quant.calibration.inputs=" + dir.str() + "/cal",
+        "--set", "quant.evaluation.inputs=" + dir.str() + "/eval"};
+    struct Exit {
+      int status;
+    };
+    const Exit done = in_child<Exit>([&](Exit& x) {  // one simulation per process
+      std::ostringstream o, e;
+      x.status = dispatch(args, o, e);
+    });
+    ASSERT_EQ(done.status, 0);
+    const nlohmann::json j = read_json(out + "/summary.json");
+    EXPECT_EQ(j["functional"]["mismatches"], 0);
+    EXPECT_EQ(j["functional"]["checked_tensors"], fuse ? 8 : 9);  // add1 folded into conv2b
+    q[fuse] = j["quant"];
+  }
+  for (const char* set : {"calibration", "evaluation"}) {
+    const nlohmann::json &a = q[0][set], &b = q[1][set];
+    ASSERT_TRUE(a["output_sqnr_db"].is_number()) << set;
+    EXPECT_EQ(a["output_sqnr_db"], b["output_sqnr_db"]) << set;
+    EXPECT_EQ(a["top1_agree"], b["top1_agree"]) << set;
+    ASSERT_EQ(a["per_sample"].size(), b["per_sample"].size()) << set;
+    // (clipped_fraction differs: it counts the measured layers' values, and conv2b's own
+    // result is no layer's output once fused)
+    for (size_t i = 0; i < a["per_sample"].size(); ++i)
+      EXPECT_EQ(a["per_sample"][i]["output_sqnr_db"], b["per_sample"][i]["output_sqnr_db"]);
+  }
 }
 
 TEST(QuantInputs, ConfigErrorsNameTheKey) {
