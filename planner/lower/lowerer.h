@@ -20,6 +20,9 @@ struct SlotRing {
   uint64_t base = 0, slot_bytes = 0;
   std::vector<int> last_user;
   uint32_t next = 0;
+  // Weight staging: the schedule steps before its own during which the memory plan keeps the ring
+  // free, so its first fills may start once the step before them retired (1: the previous step).
+  uint32_t lead_steps = 1;
   uint32_t take() {
     const uint32_t s = next;
     next = (next + 1) % last_user.size();
