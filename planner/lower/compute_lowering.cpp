@@ -341,6 +341,7 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
     Descriptor d =
         op_tile(n, layer, base, r0, std::min(out_h, r0 + rows), c0, std::min(out_c, c0 + block));
     d.deps = input_deps(n);
+    row_deps(n, r0, std::min(out_h, r0 + rows), &d.deps);  // a graph input loading in chunks
     if (n.weights >= 0) stage_weights(n, layer, d.op.ch_begin, d.op.ch_end, d);
     // The slot stage_weights just filled (the ring's previous one).
     const size_t ring = staging_.last_user.size();
