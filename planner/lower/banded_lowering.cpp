@@ -193,6 +193,7 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
                   bool stage, uint32_t slot) {
     Descriptor d = op_tile(n, layer, base, r0, r1, c0, c1);
     d.deps = producers;
+    row_deps(n, r0, r1, &d.deps);  // a graph input loading in chunks
     std::vector<uint32_t> used_slots;
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       const int t = n.inputs[k];

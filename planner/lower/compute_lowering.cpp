@@ -267,10 +267,12 @@ void Lowerer::stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t
   const uint64_t w_l2 = staging_.addr(slot);
   const uint64_t b_l2 = w_l2 + align_up(ch * block, arch_.l2.alignment_bytes);
   // The slot was last read by this layer's earlier tile; before that, its memory may have held
-  // data of any step up to two back (the weights prefetch during the previous layer).
+  // data of any step before the ring's lead steps (the weights prefetch during them; inside an
+  // image segment, during the previous step only).
   std::vector<uint32_t> war = staging_.war(slot);
-  if (staging_.last_user[slot] < 0 && current_step_ >= 2) {
-    const std::vector<uint32_t>& fence = step_fence_[current_step_ - 2];
+  const int64_t lead = in_segment_ ? 1 : int64_t(staging_.lead_steps);
+  if (staging_.last_user[slot] < 0 && current_step_ >= lead + 1) {
+    const std::vector<uint32_t>& fence = step_fence_[size_t(current_step_ - lead - 1)];
     war.insert(war.end(), fence.begin(), fence.end());
   }
   d.deps.push_back(move(layer, MemSpace::kDram, w_dram_ + c0 * per + skip, MemSpace::kL2, w_l2,
@@ -339,6 +341,7 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
     Descriptor d =
         op_tile(n, layer, base, r0, std::min(out_h, r0 + rows), c0, std::min(out_c, c0 + block));
     d.deps = input_deps(n);
+    row_deps(n, r0, std::min(out_h, r0 + rows), &d.deps);  // a graph input loading in chunks
     if (n.weights >= 0) stage_weights(n, layer, d.op.ch_begin, d.op.ch_end, d);
     // The slot stage_weights just filled (the ring's previous one).
     const size_t ring = staging_.last_user.size();

@@ -20,6 +20,9 @@ struct SlotRing {
   uint64_t base = 0, slot_bytes = 0;
   std::vector<int> last_user;
   uint32_t next = 0;
+  // Weight staging: the schedule steps before its own during which the memory plan keeps the ring
+  // free, so its first fills may start once the step before them retired (1: the previous step).
+  uint32_t lead_steps = 1;
   uint32_t take() {
     const uint32_t s = next;
     next = (next + 1) % last_user.size();
@@ -62,7 +65,13 @@ class Lowerer {
   void lower_step(int idx);  // one schedule step (of image seg_image_ inside a segment)
   bool io_move(int t, const std::string& kind, std::vector<std::pair<int, uint64_t>>* list,
                uint32_t* layer, uint64_t* dram, uint64_t* bytes);
-  void load_input(int tensor);
+  // lazy: a conv or pool reads the input first; its load is cut into row chunks that its tiles'
+  // row_deps emit as they need them (the rest after the step).
+  void load_input(int tensor, bool lazy = false);
+  // Adds to `deps` the chunks of node n's lazily loaded first input that output rows [r0, r1)
+  // read, emitting those not yet emitted (before the tile's weight moves).
+  void row_deps(const Node& n, uint32_t r0, uint32_t r1, std::vector<uint32_t>* deps);
+  void emit_chunks(int tensor, uint32_t rows);  // the chunks of input rows [0, rows)
   void store_output(int tensor);
   void lower_view(const Node& n, int idx);
   void lower_shuffle(const Node& n, uint32_t layer);
@@ -136,6 +145,14 @@ class Lowerer {
   // vector unit) follow it in order, and the next op of the other queue waits for it
   // (owed_readers_: the two queues run side by side).
   std::vector<uint32_t> pending_readers_;
+  // A graph input loaded in row chunks (load_input, lazy): the load's layer, DRAM address, fence
+  // and the chunks emitted so far.
+  struct ChunkedInput {
+    uint32_t layer = 0, rows_per_chunk = 0, emitted_rows = 0;
+    uint64_t dram = 0;
+    std::vector<uint32_t> fence, chunks;
+  };
+  std::unordered_map<int, ChunkedInput> chunked_;
   int owed_readers_[2] = {-1, -1};  // per queue: the other queue's op that took readers
   // Per issue queue, the L2 bytes its ops read or wrote that the other queue's ops are not yet
   // known to follow: an op overwriting them waits for the latest such op (emit_tile), as the two

@@ -2,8 +2,9 @@
 // holes it leaves, and (only when activations must spill to DRAM) row-band buffers at the top.
 //
 // Each layer with weights asks for one scratch buffer of two staging slots (double buffering),
-// live from the previous step (its weights prefetch while the previous layer computes) to its own;
-// it is latency-critical, so it prefers the L2 fast region. When the holes are not enough the
+// live from the step of the previous layer with weights (its weights prefetch while that layer
+// and the weightless steps after it compute; place_staging) to its own; it is latency-critical,
+// so it prefers the L2 fast region. When the holes are not enough the
 // scratch planner grows the heap; the activations are then planned into less room (spilling if
 // they must) until activations and scratch fit together.
 #include <algorithm>
@@ -19,6 +20,8 @@ constexpr uint32_t kStagingSlots = 2;  // weights: double buffered
 constexpr uint32_t kMaxBatchBandSlots = 4;
 constexpr uint32_t kOutBandSlots = 2;
 constexpr uint32_t kPsumSlots = 2;
+constexpr int64_t kMaxLeadSteps = 8;  // weight prefetch: at most this many steps ahead
+constexpr int kLeadRounds = 4;        // placements trying the longer leads where they fit
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
@@ -115,8 +118,13 @@ uint64_t Lowerer::place_staging(const std::vector<int>& order, uint64_t heap) {
     plan.offsets.push_back(static_cast<int64_t>(b.offset));
     plan.height = std::max<int64_t>(plan.height, int64_t(b.offset + b.size));
   }
-  std::vector<memory::ScratchRequest> reqs;
+  // Each layer's slots live from the step of the layer with weights before it (at most
+  // kMaxLeadSteps back; at least the previous step), so its first weights prefetch while that
+  // layer and the weightless steps between them (pools, adds, the muls of a squeeze-excitation)
+  // run, where L2 has room for them.
+  std::vector<memory::ScratchRequest> reqs, near;
   std::vector<int> req_node;
+  int64_t prev_weighted = -1;
   for (size_t s = 0; s < order.size(); ++s) {
     const Node& n = g_.nodes[order[s]];
     if (n.weights < 0) continue;
@@ -127,12 +135,38 @@ uint64_t Lowerer::place_staging(const std::vector<int>& order, uint64_t heap) {
     r.size = static_cast<int64_t>(staging_bytes(n));
     r.latency_critical = true;
     r.alignment = static_cast<int64_t>(align);
+    near.push_back(r);
+    const int64_t from = std::min<int64_t>(
+        r.step, std::max<int64_t>({prev_weighted, int64_t(s) - kMaxLeadSteps, 0}));
+    r.steps += r.step - from;
+    r.step = from;
     reqs.push_back(r);
     req_node.push_back(order[s]);
+    prev_weighted = int64_t(s);
   }
   memory::ScratchOptions opt;
   opt.fast_bytes = static_cast<int64_t>(arch_.l2.fast_region_bytes);
-  const memory::ScratchPlacement p = memory::place_scratch(acts, plan, plan.height, reqs, opt);
+  memory::ScratchPlacement p = memory::place_scratch(acts, plan, plan.height, reqs, opt);
+  // Where the slots do not fit beside the activations, the layers whose slots landed outside the
+  // activations' heap take the one-step lead, for a few rounds; then the one-step lead everywhere
+  // if that needs less.
+  for (int round = 0; round < kLeadRounds && uint64_t(p.heap_bytes) > heap; ++round) {
+    bool reverted = false;
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      const bool grown = p.offsets[i] < p.grow_bottom ||
+                         p.offsets[i] + reqs[i].size > p.grow_bottom + plan.height;
+      if (grown && reqs[i].step != near[i].step) reqs[i] = near[i], reverted = true;
+    }
+    if (!reverted) break;
+    p = memory::place_scratch(acts, plan, plan.height, reqs, opt);
+  }
+  if (uint64_t(p.heap_bytes) > heap) {
+    memory::ScratchPlacement q = memory::place_scratch(acts, plan, plan.height, near, opt);
+    if (q.heap_bytes < p.heap_bytes) {
+      p = std::move(q);
+      reqs = near;
+    }
+  }
   if (uint64_t(p.heap_bytes) > heap) return uint64_t(p.heap_bytes) - heap;
   // Growth at the bottom moved every activation in L2 up by grow_bottom.
   const uint64_t shift = uint64_t(p.grow_bottom);
@@ -152,6 +186,7 @@ uint64_t Lowerer::place_staging(const std::vector<int>& order, uint64_t heap) {
     ring.base = uint64_t(p.offsets[i]);
     ring.slot_bytes = uint64_t(reqs[i].size) / kStagingSlots;
     ring.last_user.assign(kStagingSlots, -1);
+    ring.lead_steps = uint32_t(reqs[i].steps - 1);
     height = std::max(height, ring.base + uint64_t(reqs[i].size));
     out_.plan.push_back({reqs[i].id, "scratch", ring.base, uint64_t(reqs[i].size), reqs[i].step,
                          reqs[i].step + reqs[i].steps - 1});

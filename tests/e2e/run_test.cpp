@@ -29,12 +29,14 @@ nlohmann::json summary(const std::string& dir) {
 
 // The default run's cycle count, pinned: any change to the model's timing, the lowering or the
 // planner that moves it must update this figure deliberately (and the regression goldens).
-// On the JEDEC LPDDR4-3200 model (7900 on the flat 16 B/cycle pipe, dram.model: simple), add1
+// On the JEDEC LPDDR4-3200 model (7790 on the flat 16 B/cycle pipe, dram.model: simple), add1
 // fused into conv2b's store path (8161 with lowering.fuse: false, add1 its own layer); 8132
 // before the DMA channels' requests shared the DRAM controller's queue (FR-FCFS across requests);
 // 8141 before the positions mapping's input row pieces went through the L2 banks one by one;
 // 8154 before idle DRAM ranks entered power-down (a request after an idle gap waits tXP).
-constexpr uint64_t kDefaultCycles = 7780;
+// 7780 before each layer's first weights could load from the step of the layer with weights
+// before it (conv2a's during conv1 instead of pool1, whose L2 reads they slowed by 18 cycles).
+constexpr uint64_t kDefaultCycles = 7762;
 
 TEST(Run, DefaultRunCyclesAndSummaryKeys) {
   const std::string out = scratch("default");
@@ -42,7 +44,7 @@ TEST(Run, DefaultRunCyclesAndSummaryKeys) {
   ASSERT_EQ(dispatch({"run", kDir + "/configs/runs/default.yaml", "--out", out}, so, se), 0) << se.str();
   const nlohmann::json s = summary(out);
   EXPECT_EQ(s["cycles"].get<uint64_t>(), kDefaultCycles);
-  EXPECT_NE(so.str().find("cycles           7780"), std::string::npos) << so.str();
+  EXPECT_NE(so.str().find("cycles           7762"), std::string::npos) << so.str();
   for (const char* key : {"cycles", "seconds_at_clock", "macs", "utilization", "wall_seconds",
                           "simulated_cycles_per_second"}) {
     EXPECT_TRUE(s.contains(key)) << key;

@@ -306,27 +306,23 @@ TEST(DescriptorValidator, OpWithoutItsLoadDependenciesIsRefused) {
   EXPECT_EQ(refusal(l), "(accepted)");
 }
 
-// A move that overwrites a weight slot the previous conv still reads (its fence removed).
+// A move that overwrites memory an earlier layer still reads (its fence removed). conv3's
+// staging lives from conv2b's step (3; the layer with weights before it) to its own (5), so its
+// weights prefetch while conv2b and add1 run, after the fence of step 2 (conv2a, descriptor 10).
 TEST(DescriptorValidator, OverwriteOfABufferStillReadIsRefused) {
   DescriptorList l = planned().list;
-  Descriptor& m = l.descriptors[15];  // conv3's weights into conv2b's slot (12288) after conv2b
+  Descriptor& m = l.descriptors[15];  // conv3's weights (2,304 B at 12928 = 0x3280) after conv2a
   ASSERT_EQ(m.kind, DescKind::kMove);
-  ASSERT_EQ(m.move.dst_addr, 12288u);
-  ASSERT_EQ(m.deps, (std::vector<uint32_t>{13}));
+  ASSERT_EQ(m.move.dst_addr, 12928u);
+  ASSERT_EQ(m.deps, (std::vector<uint32_t>{10}));
   m.deps.clear();
-  // conv2b's weights (16 x 16 at 0x3000, move 11) and bias (move 12 at 0x3100), read by conv 13;
-  // beyond them conv1's output (written by conv 3, read by maxpool 7).
+  // Its slot lies in conv1's output (16 x 32 x 32 at 0x1000, written by conv 3, read by the
+  // maxpool tiles 4-7, the last of them 7), dead since step 1.
   EXPECT_EQ(refusal(l),
-            "t.strd: descriptor list refused: 5 problems:\n"
-            "  descriptor 15 (layer 'conv3', move): move.dst: overwrites l2 [0x3000, 0x3100) "
-            "written by descriptor 11 (move) without depending on it (write after write)\n"
-            "  descriptor 15 (layer 'conv3', move): move.dst: overwrites l2 [0x3000, 0x3100) read "
-            "by descriptor 13 (conv) without depending on it (write after read)\n"
-            "  descriptor 15 (layer 'conv3', move): move.dst: overwrites l2 [0x3100, 0x3140) "
-            "written by descriptor 12 (move) without depending on it (write after write)\n"
-            "  descriptor 15 (layer 'conv3', move): move.dst: overwrites l2 [0x3140, 0x3900) "
+            "t.strd: descriptor list refused: 2 problems:\n"
+            "  descriptor 15 (layer 'conv3', move): move.dst: overwrites l2 [0x3280, 0x3b80) "
             "written by descriptor 3 (conv) without depending on it (write after write)\n"
-            "  descriptor 15 (layer 'conv3', move): move.dst: overwrites l2 [0x3140, 0x3900) read "
+            "  descriptor 15 (layer 'conv3', move): move.dst: overwrites l2 [0x3280, 0x3b80) read "
             "by descriptor 7 (maxpool) without depending on it (write after read)");
 }
 

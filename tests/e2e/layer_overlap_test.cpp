@@ -1,0 +1,136 @@
+// Layer-to-layer overlap in the lowering, with the cycles on the flat DRAM pipe:
+// - weight prefetch ahead of the previous step (planner/lower/memory_layout.cpp place_staging): a
+//   layer's staging slots live from the step of the layer with weights before it, so its first
+//   weights load while that layer and the weightless steps after it run, not only during the
+//   step before its own;
+// - a graph input read by a conv in row bands loads in row chunks (planner/lower/lowering.cpp
+//   load_input), each tile after the chunks its rows need, not after the whole input.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "model/top/top.h"
+#include "planner/import/network_loader.h"
+#include "planner/lower/legalise.h"
+#include "planner/lower/lowering.h"
+
+namespace strider {
+namespace {
+
+Lowered lowered(const std::string& network, const ArchConfig& arch) {
+  Graph g = load_network(std::string(STRIDER_SOURCE_DIR) + "/tests/e2e/data/" + network, 0, 0, 1);
+  fuse_activations(&g);
+  return lower(g, arch, LowerOptions());
+}
+
+const PlannedBuffer& row(const Lowered& l, const std::string& name) {
+  for (const PlannedBuffer& b : l.plan) {
+    if (b.tensor == name) return b;
+  }
+  throw std::runtime_error("no plan row " + name);
+}
+
+// x (8 x 16 x 16) -> a: conv 3x3, 16 channels (step 0) -> p: max pool 2x2 (step 1) -> b: conv
+// 1x1, 256 channels (step 2), on the seed with the flat DRAM pipe (dram.model: simple: 16 B per
+// cycle, 100 cycles latency; DMA setup 8 cycles).
+TEST(WeightPrefetch, NextWeightedLayerLoadsDuringTheOneBefore) {
+  ArchConfig arch;
+  arch.dram.model = "simple";
+  Graph g = load_network(std::string(STRIDER_SOURCE_DIR) + "/tests/e2e/data/prefetch_chain.yaml", 0,
+                         0, 1);
+  fuse_activations(&g);
+  const Lowered l = lower(g, arch, LowerOptions());
+  // b's slots (2 x (16 x 256 + 4 x 256) = 10,240 B) live from a's step: steps 0-2 (the one-step
+  // lead: 1-2), beside a's slots (step 0).
+  EXPECT_EQ(row(l, "staging:b").first, 0);
+  EXPECT_EQ(row(l, "staging:b").last, 2);
+  EXPECT_EQ(row(l, "staging:b").size, 10240u);
+  EXPECT_EQ(row(l, "staging:a").first, 0);
+  const std::vector<Descriptor>& d = l.list.descriptors;
+  ASSERT_EQ(d.size(),
+            9u);  // x; a's weights, biases, tile; p's tile; b's weights, biases, tile; out
+  ASSERT_EQ(d[5].kind, DescKind::kMove);
+  EXPECT_EQ(d[5].move.bytes(), 4096u);
+  EXPECT_EQ(d[6].move.bytes(), 1024u);
+  // The ring is free since step 0, so nothing fences its first fill (it waited for a's tile, 3).
+  EXPECT_TRUE(d[5].deps.empty());
+  EXPECT_TRUE(d[6].deps.empty());
+  EXPECT_EQ(d[7].deps, (std::vector<uint32_t>{4, 5, 6}));
+
+  SimOptions sim;
+  StatRegistry stats;
+  RunRecord rec;
+  Top top("top", arch, sim, l.list, stats, rec);
+  // a's weight move ends at 457 on channel 1 and its bias move at 497 on channel 0 (the bus is
+  // idle from 397). b's weights take channel 1 at 457: setup to 465, 4096 / 16 = 256 bus cycles
+  // to 721, + 100 latency = 821; its biases channel 0 at 497: setup to 505, the bus free at 721,
+  // 64 cycles to 785, + 100 = 885. Both land while a computes (498-2039). b starts one dispatch
+  // cycle after p ends (2308): 2309, and runs its 1,051 cycles to 3360; the output's 16 KiB:
+  // 3361 + 8 + 1024 + 100 = 4493. With the one-step lead b's moves waited for a's tile (2039):
+  // weights 2040 + 8 + 256 + 100 = 2404, biases behind them on the bus 2468, b from 2469 to 3520,
+  // and p, sharing the L2 with those moves, ended at 2348: 4653 cycles in all.
+  EXPECT_EQ(top.run(), 4493u);
+  EXPECT_EQ(rec.descriptors[5].start, 457u);
+  EXPECT_EQ(rec.descriptors[5].end, 821u);
+  EXPECT_EQ(rec.descriptors[6].start, 497u);
+  EXPECT_EQ(rec.descriptors[6].end, 885u);
+  EXPECT_EQ(rec.descriptors[3].end, 2039u);
+  EXPECT_EQ(rec.descriptors[4].end, 2308u);
+  EXPECT_EQ(rec.descriptors[7].start, 2309u);
+  EXPECT_EQ(rec.descriptors[7].end, 3360u);
+}
+
+// x (8 x 64 x 64 = 32 KiB) -> a: conv 3x3 stride 2, 8 channels, on the seed with the flat DRAM
+// pipe: a's 32 x 32 output rows take 64 / 32 = 2 rows per tile, 16 tiles, tile k reading input
+// rows [4k - 1, 4k + 3); the input loads in 8 chunks of 8 rows (every channel's: 8 rows of 512 B
+// at the 4,096 B plane stride).
+TEST(ChunkedInput, FirstTileStartsOnTheFirstRows) {
+  ArchConfig arch;
+  arch.dram.model = "simple";
+  const Lowered l = lowered("chunked_input.yaml", arch);
+  const std::vector<Descriptor>& d = l.list.descriptors;
+  std::vector<uint32_t> chunks, tiles;
+  for (const Descriptor& e : d) {
+    if (e.kind == DescKind::kOp) tiles.push_back(e.id);
+    if (e.kind == DescKind::kMove && l.list.layers[e.layer] == "input:x") chunks.push_back(e.id);
+  }
+  ASSERT_EQ(chunks.size(), 8u);
+  ASSERT_EQ(tiles.size(), 16u);
+  for (uint32_t k = 0; k < 8; ++k) {
+    const MoveDesc& m = d[chunks[k]].move;
+    EXPECT_EQ(m.rows, 8u);
+    EXPECT_EQ(m.row_bytes, 512u);  // 8 rows of 64 B
+    EXPECT_EQ(m.src_stride, 4096u);
+    EXPECT_EQ(m.dst_addr, d[chunks[0]].move.dst_addr + k * 512u);
+  }
+  // Each chunk is emitted before the first tile that reads it: chunk 0 first, then a's first
+  // weights and biases and tile 0 (rows 0-2: chunk 0 only); tile 1 (rows 3-6) needs chunk 0
+  // only too; tile 2 (rows 7-10) chunks 0 and 1.
+  EXPECT_EQ(chunks[0], 0u);
+  EXPECT_EQ(d[tiles[0]].deps, (std::vector<uint32_t>{0, 1, 2}));
+  EXPECT_EQ(d[tiles[1]].deps, (std::vector<uint32_t>{0, 4, 5}));
+  EXPECT_EQ(chunks[1], 7u);
+  EXPECT_EQ(d[tiles[2]].deps.front(), 0u);
+  EXPECT_EQ(d[tiles[2]].deps[1], 7u);
+
+  SimOptions sim;
+  StatRegistry stats;
+  RunRecord rec;
+  Top top("top", arch, sim, l.list, stats, rec);
+  const uint64_t cycles = top.run();
+  // Chunk 0 on channel 0 from 149: setup 8 + 7 rows x 1 = 164, 4,096 / 16 = 256 bus cycles to
+  // 420, + 100 latency = 520. a's 576 B of weights on channel 1 from 149: setup to 157, the bus
+  // free at 420, 36 cycles to 456, + 100 = 556. Its 32 B of biases (one 64 B burst) on channel 0
+  // at 520: 528, 4 bus cycles, + 100 = 632; tile 0 one dispatch cycle later, 633. The whole
+  // input in one move took 157 + 2,048 + 100 = 2305 and tile 0 started at 2418; the run is
+  // DRAM-bound (the input, 16 tiles' staged weights, the output), 5,787 cycles then.
+  EXPECT_EQ(rec.descriptors[0].end, 520u);
+  EXPECT_EQ(rec.descriptors[1].end, 556u);
+  EXPECT_EQ(rec.descriptors[2].end, 632u);
+  EXPECT_EQ(rec.descriptors[tiles[0]].start, 633u);
+  EXPECT_EQ(cycles, 5479u);
+}
+
+}  // namespace
+}  // namespace strider
