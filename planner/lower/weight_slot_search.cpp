@@ -20,9 +20,7 @@ uint64_t predicted_plan_cycles(const Lowered& l, const ArchConfig& arch) {
   }
   uint64_t other = 0;
   for (size_t i = 0; i < l.layers.size(); ++i) {
-    if (searched[i]) continue;
-    const LayerReport& r = l.layers[i];
-    other += r.weight_bytes + r.input_bytes + r.output_bytes + r.fill_bytes + r.spill_bytes;
+    if (!searched[i]) other += dram_bytes(l.layers[i]);
   }
   return cycles + dram_peak_cycles(arch, other);
 }
