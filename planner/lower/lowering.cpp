@@ -413,11 +413,13 @@ Lowered Lowerer::run() {
   return std::move(out_);
 }
 
+uint64_t dram_bytes(const LayerReport& r) {
+  return r.weight_bytes + r.input_bytes + r.output_bytes + r.fill_bytes + r.spill_bytes;
+}
+
 uint64_t dram_bytes(const Lowered& l) {
   uint64_t b = 0;
-  for (const LayerReport& r : l.layers) {
-    b += r.weight_bytes + r.input_bytes + r.output_bytes + r.fill_bytes + r.spill_bytes;
-  }
+  for (const LayerReport& r : l.layers) b += dram_bytes(r);
   return b;
 }
 

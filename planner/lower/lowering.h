@@ -153,6 +153,7 @@ struct Lowered {
   double planner_seconds = 0;
   std::vector<MappingRow> mapping;   // `lowering.mapping: search`: one row per searched layer
   double search_seconds = 0;         // the mapping search's share of planner_seconds
+  uint64_t weight_slot_bytes = 0;    // the weight-staging slot lowered with (searched or given)
 };
 
 // Throws std::runtime_error naming the node, tensor and sizes when the graph cannot be lowered
