@@ -223,8 +223,7 @@ Lowered lower(const Graph& g, const ArchConfig& arch, const LowerOptions& opt) {
     return search_weight_slot(g, arch, opt, lower_plan);
   }
   Lowered l = lower_plan(g, arch, opt);
-  l.weight_slot_bytes =
-      arch.lowering.weight_slot_bytes ? arch.lowering.weight_slot_bytes : arch.l2.size_bytes / 32;
+  l.weight_slot_bytes = weight_slot_bytes(arch);
   return l;
 }
 

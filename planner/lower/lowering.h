@@ -124,6 +124,13 @@ struct DramImage {
   std::vector<std::pair<int, uint64_t>> outputs; // graph output tensor id -> DRAM address
 };
 
+// The weight-staging slot `arch` lowers with: `lowering.weight_slot_bytes`, or L2 / 32 when it is
+// 0 (the default, and what `mapping: search` starts its slot search from).
+inline uint64_t weight_slot_bytes(const ArchConfig& arch) {
+  return arch.lowering.weight_slot_bytes ? arch.lowering.weight_slot_bytes
+                                         : arch.l2.size_bytes / 32;
+}
+
 struct Lowered {
   DescriptorList list;
   std::vector<LayerReport> layers;   // index = DescriptorList layer index

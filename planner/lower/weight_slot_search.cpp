@@ -29,7 +29,7 @@ Lowered search_weight_slot(const Graph& g, const ArchConfig& arch, const LowerOp
                            const LowerAt& lower_at) {
   const uint64_t l2 = arch.l2.size_bytes;
   ArchConfig a = arch;
-  a.lowering.weight_slot_bytes = l2 / 32;
+  a.lowering.weight_slot_bytes = weight_slot_bytes(arch);  // the default, L2 / 32
   Lowered best = lower_at(g, a, opt);  // the default: its errors are the run's
   best.weight_slot_bytes = a.lowering.weight_slot_bytes;
   uint64_t best_cycles = predicted_plan_cycles(best, arch);
