@@ -93,7 +93,11 @@ void DramSystem::advance(uint64_t horizon) {
       free_released();
     } else {
       std::swap(channels_, saved_channels_);
-      for (auto& [req, state] : saved_requests_) *req = state;
+      for (auto& [req, state] : saved_requests_) {
+        const bool released = req->released;  // (its owner may have released it meanwhile)
+        *req = state;
+        req->released = released;
+      }
       free_released();
     }
   }

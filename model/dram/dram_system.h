@@ -86,7 +86,8 @@ class DramSystem {
   std::vector<DramChannel> channels_;
   void free_released();
   std::deque<DramRequestState> requests_;
-  // The saved state of a speculation: the channels, and the requests unfinished then.
+  // The saved state of a speculation: the channels, and the requests unfinished then (restored
+  // but for `released`: an owner may release a request during the speculation).
   bool speculating_ = false;
   std::vector<DramChannel> saved_channels_;
   std::vector<std::pair<DramRequestState*, DramRequestState>> saved_requests_;
