@@ -5,7 +5,7 @@
 namespace strider {
 
 DramChannel::DramChannel(const DramSpec& spec, const DramPolicy& policy, uint32_t index)
-    : spec_(spec),
+    : spec_(&spec),
       policy_(policy),
       index_(index),
       banks_per_rank_(spec.banks_per_rank()),
@@ -81,12 +81,12 @@ uint64_t DramChannel::earliest(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t
 }
 
 DramChannel::PowerDown DramChannel::pending_powerdown(uint32_t rank) const {
-  if (spec_.powerdown_idle == 0) return {};
-  const uint64_t entry = std::max(rank_last_[rank] + spec_.powerdown_idle, rank_quiet_[rank]);
+  if (spec_->powerdown_idle == 0) return {};
+  const uint64_t entry = std::max(rank_last_[rank] + spec_->powerdown_idle, rank_quiet_[rank]);
   uint64_t trigger = refresh_due_[rank];
   if (!rank_arrivals_[rank].empty()) trigger = std::min(trigger, *rank_arrivals_[rank].begin());
   if (trigger <= entry) return {};
-  return {entry, std::max(trigger, entry + spec_.powerdown_min)};
+  return {entry, std::max(trigger, entry + spec_->powerdown_min)};
 }
 
 // A stay [p.entry, min(p.exit, until)); the rank's banks are as its last command left them.
@@ -101,15 +101,15 @@ void DramChannel::record_powerdown(uint32_t rank, const PowerDown& p, uint64_t u
 
 void DramChannel::issue(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint32_t row,
                         uint64_t t, bool bus) {
-  if (bus && spec_.powerdown_idle > 0) {  // (an auto-precharge belongs to its column command)
+  if (bus && spec_->powerdown_idle > 0) {  // (an auto-precharge belongs to its column command)
     const PowerDown p = pending_powerdown(rank);
     if (p.valid() && t >= p.entry) record_powerdown(rank, p, kNever);
   }
   rank_last_[rank] = std::max(rank_last_[rank], t);
   uint64_t quiet = t;
-  if (cmd == DramCmd::kRd) quiet += spec_.read_latency;
-  if (cmd == DramCmd::kWr) quiet += spec_.write_latency;
-  if (cmd == DramCmd::kRef || cmd == DramCmd::kRefpb) quiet += spec_.refresh_cycles;
+  if (cmd == DramCmd::kRd) quiet += spec_->read_latency;
+  if (cmd == DramCmd::kWr) quiet += spec_->write_latency;
+  if (cmd == DramCmd::kRef || cmd == DramCmd::kRefpb) quiet += spec_->refresh_cycles;
   rank_quiet_[rank] = std::max(rank_quiet_[rank], quiet);
   const bool whole_rank = rank_command(cmd);
   for (const DramConstraint& c : by_first_[static_cast<int>(cmd)]) {
@@ -148,19 +148,19 @@ void DramChannel::issue(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, 
                 open_row_.begin() + size_t(rank + 1) * banks_per_rank_, -1);
       break;
     case DramCmd::kRef:
-      refresh_due_[rank] += spec_.refresh_interval;
-      stats_.refresh_cycles += spec_.refresh_cycles;
+      refresh_due_[rank] += spec_->refresh_interval;
+      stats_.refresh_cycles += spec_->refresh_cycles;
       break;
     case DramCmd::kRefpb:  // the rank's next bank in turn
-      refresh_due_[rank] += spec_.refresh_interval;
-      stats_.refresh_cycles += spec_.refresh_cycles;
+      refresh_due_[rank] += spec_->refresh_interval;
+      stats_.refresh_cycles += spec_->refresh_cycles;
       refresh_bank_[rank] =
           rank * banks_per_rank_ + (bank + 1 - rank * banks_per_rank_) % banks_per_rank_;
       break;
     default:
       break;
   }
-  if (bus) bus_free_ = t + spec_.command_cycles[static_cast<int>(cmd)];
+  if (bus) bus_free_ = t + spec_->command_cycles[static_cast<int>(cmd)];
   last_command_ = std::max(last_command_, t);
   ++stats_.commands[static_cast<int>(cmd)];
   if (log_) log_->push_back({t, cmd, rank, bank, row});
@@ -210,7 +210,7 @@ bool DramChannel::rank_open(uint32_t rank) const {
 
 void DramChannel::column_moved(DramSegment& s, uint64_t t) {
   DramRequestState& rq = *s.req;
-  const uint64_t data_end = t + (s.write ? spec_.write_latency : spec_.read_latency);
+  const uint64_t data_end = t + (s.write ? spec_->write_latency : spec_->read_latency);
   rq.end = std::max(rq.end, data_end);
   stats_.last_data = std::max(stats_.last_data, data_end);
   --rq.bursts_left;
@@ -315,7 +315,7 @@ bool DramChannel::step(uint64_t horizon) {
   for (uint32_t r = 0; r < refresh_due_.size(); ++r) {
     if (refresh_due_[r] > best.t) continue;
     const uint32_t b = refresh_bank_[r];
-    const DramCmd cmd = spec_.per_bank_refresh
+    const DramCmd cmd = spec_->per_bank_refresh
                             ? (open_row_[b] >= 0 ? DramCmd::kPre : DramCmd::kRefpb)
                         : rank_open(r) ? DramCmd::kPrea
                                        : DramCmd::kRef;
@@ -325,7 +325,7 @@ bool DramChannel::step(uint64_t horizon) {
   }
   if (best.t >= horizon) return false;  // (kNever: cannot happen with work queued)
   if (best.index < 0) {
-    const uint32_t b = spec_.per_bank_refresh ? best.bank : 0;  // (all-bank: rank commands)
+    const uint32_t b = spec_->per_bank_refresh ? best.bank : 0;  // (all-bank: rank commands)
     issue(best.cmd, uint32_t(-1 - best.index), b / banks_per_group_, b, 0, best.t, true);
     return true;
   }

@@ -162,9 +162,9 @@ class DramChannel {
   };
   PowerDown pending_powerdown(uint32_t rank) const;
   uint64_t awake(uint32_t rank) const {
-    if (spec_.powerdown_idle == 0) return 0;
+    if (spec_->powerdown_idle == 0) return 0;
     const PowerDown p = pending_powerdown(rank);
-    return p.valid() ? p.exit + spec_.powerdown_exit : 0;
+    return p.valid() ? p.exit + spec_->powerdown_exit : 0;
   }
   void record_powerdown(uint32_t rank, const PowerDown& p, uint64_t until);
   // Residency: a rank's pending (cycle, change in open banks) events, summed up to its last one.
@@ -182,7 +182,7 @@ class DramChannel {
     return next_[static_cast<int>(s)][inst * kDramCmdCount + static_cast<int>(c)];
   }
 
-  const DramSpec& spec_;
+  const DramSpec* spec_;  // (a pointer: DramSystem copy-assigns channels to save a speculation)
   DramPolicy policy_;
   uint32_t index_;  // channel within the system
   uint32_t banks_per_rank_, banks_per_group_, groups_per_rank_;
@@ -207,7 +207,7 @@ class DramChannel {
   std::vector<uint32_t> refresh_bank_;  // per rank: the bank its next REFPB refreshes (flat)
   // Whether the rank's due refresh keeps commands off `bank`.
   bool refresh_blocks(uint32_t rank, uint32_t bank) const {
-    return !spec_.per_bank_refresh || bank == refresh_bank_[rank];
+    return !spec_->per_bank_refresh || bank == refresh_bank_[rank];
   }
   uint64_t bus_free_ = 0;              // command bus
   uint64_t last_command_ = 0;

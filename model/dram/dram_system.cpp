@@ -93,9 +93,10 @@ void DramSystem::advance(uint64_t horizon) {
       free_released();
     } else {
       std::swap(channels_, saved_channels_);
-      for (auto& [req, state] : saved_requests_) {
+      for (size_t i = 0; i < saved_count_; ++i) {
+        DramRequestState* req = saved_requests_[i].first;
         const bool released = req->released;  // (its owner may have released it meanwhile)
-        *req = state;
+        *req = saved_requests_[i].second;
         req->released = released;
       }
       free_released();
@@ -106,11 +107,15 @@ void DramSystem::advance(uint64_t horizon) {
 
 void DramSystem::speculate() {
   speculating_ = true;
-  saved_channels_.clear();
-  for (const DramChannel& c : channels_) saved_channels_.push_back(c);
-  saved_requests_.clear();
+  // Copy-assigned into the previous save's storage (one speculation per arrival: allocating
+  // fresh queues, windows and request states each time was most of the DRAM model's cost).
+  saved_channels_ = channels_;  // (element-wise DramChannel::operator=)
+  saved_count_ = 0;
   for (DramRequestState& r : requests_) {
-    if (r.bursts_left > 0) saved_requests_.emplace_back(&r, r);
+    if (r.bursts_left == 0) continue;
+    if (saved_count_ == saved_requests_.size()) saved_requests_.emplace_back();
+    saved_requests_[saved_count_].first = &r;
+    saved_requests_[saved_count_++].second = r;
   }
   drain();
 }

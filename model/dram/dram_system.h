@@ -91,6 +91,7 @@ class DramSystem {
   bool speculating_ = false;
   std::vector<DramChannel> saved_channels_;
   std::vector<std::pair<DramRequestState*, DramRequestState>> saved_requests_;
+  size_t saved_count_ = 0;  // saved_requests_ in use (the rest: storage kept for the next one)
   std::vector<uint32_t> shift_, bits_;  // per DramField: position and width above the offset
   uint32_t offset_bits_ = 0;
 };
