@@ -118,7 +118,8 @@ TEST(DramIncremental, ALaterRequestGoesBetweenTheBurstsOfAnEarlierOne) {
 // is never freed and every later speculation walks it (resnet50 at 128 KiB: 150,000 live states
 // and 66 s instead of 8).
 TEST(DramIncremental, AReleaseDuringASpeculationSurvivesItsRollback) {
-  DramSystem sys(test::small_dram_spec(), DramPolicy{});
+  const DramSpec spec = test::small_dram_spec();  // (DramSystem keeps a reference)
+  DramSystem sys(spec, DramPolicy{});
   DramRequestState* a = sys.submit(0, addr(0, 0, 0), 4 * 64, false);
   sys.speculate();
   EXPECT_EQ(a->end, 42u);  // alone (ALaterRequestGoesBetweenTheBurstsOfAnEarlierOne)
