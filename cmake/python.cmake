@@ -28,6 +28,7 @@ set(python_dir ${CMAKE_BINARY_DIR}/python/strider)
 file(GLOB python_srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/python/*.cpp)
 # The SystemC-free parts of tb/ the module needs: run planning and what inspect reports.
 pybind11_add_module(strider_python MODULE ${python_srcs} ${CMAKE_SOURCE_DIR}/tb/run_plan.cpp
+                    ${CMAKE_SOURCE_DIR}/tb/fusion_planner.cpp
                     ${CMAKE_SOURCE_DIR}/tb/resource_limits.cpp
                     ${CMAKE_SOURCE_DIR}/tb/network_summary.cpp
                     ${CMAKE_SOURCE_DIR}/tb/stage_progress.cpp

@@ -4,7 +4,8 @@
 # times (default 3) and prints each run's wall time and CPU time (user + system), their medians,
 # the simulated cycles and the functional check figures (on a loaded machine the CPU time is the
 # steadier figure). Exit status 1 when a run fails, finds mismatches, or the median is
-# over LIMIT seconds (default 1, the target of issue 18; it was 60 for issue 7).
+# over LIMIT seconds (default 1, the target of issues 18 and 28; it was 60 for issue 7). Set
+# STRIDER_THREADS=1 to time it on one thread (the same outputs: core/common/parallel_for.h).
 # Usage: scripts/bench_functional.sh [RUNS]
 #   STRIDER (default build/strider)  the binary to time
 #   LIMIT   (default 1)              seconds the median wall time must stay under

@@ -7,8 +7,8 @@
 // the planner spilled); the memory cannot be reused before that, as the tensor's consumers have
 // not finished. The plain C++ Reference computes the whole network, layer by layer, on a thread
 // of its own started by preload() (it reads only the graph and the inputs, so it overlaps the
-// simulation), and measures the fidelity there too; after the run finish() waits for it and
-// compares every captured layer output byte for byte.
+// simulation; with default_threads() 1, in finish()), and measures the fidelity there too; after
+// the run finish() waits for it and compares every captured layer output byte for byte.
 //
 // Inputs of a calibrated graph (planner/quant/calibrator.h) are its quantised calibration image
 // (Tensor::data); the fidelity of every captured layer's reference output against the float
@@ -44,7 +44,7 @@ class FunctionalCheck {
   // RMS the requantisation is chosen for) from splitmix64 seeded with seed ^ FNV-1a(name).
   static std::vector<int8_t> input_bytes(const Tensor& t, uint64_t seed);
 
-  // Writes weights, biases and graph inputs to DRAM, and starts the reference.
+  // Writes weights, biases and graph inputs to DRAM, and starts the reference (on a thread).
   void preload(TimedMemory& dram);
   ~FunctionalCheck();
   FunctionalCheck(const FunctionalCheck&) = delete;

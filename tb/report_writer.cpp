@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iomanip>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "core/arch/config_writer.h"
 #include "core/arch/energy_tables.h"
 #include "core/common/csv.h"
+#include "core/common/parallel_for.h"
 #include "tb/dram_figures.h"
 #include "tb/output_dir.h"
 #include "tb/plan_tables.h"
@@ -299,7 +301,21 @@ void write_memory_plan(const Lowered& l, const std::string& path) {
 
 void write_reports(const RunResult& r, const RunSummary& s, OutputDir& out,
                    const UnitTimeline* timeline) {
-  // Each file is written whole under a temporary name and renamed into place.
+  // Each file is written whole under a temporary name and renamed into place. trace.json, the
+  // largest (0.04 s of functional resnet50's 0.05 s of reports), on a second thread when there is
+  // one (default_threads()), beside the others; committed last as before.
+  std::future<void> trace;
+  if (r.config.sim.trace) {
+    const std::string path = out.temp("trace.json");
+    const auto write = [&r, &s, timeline, path] {
+      write_trace(r, s, timeline, path, r.config.sim.trace_max_slices);
+    };
+    if (default_threads() > 1) {
+      trace = std::async(std::launch::async, write);
+    } else {
+      write();
+    }
+  }
   open(out.temp("summary.json"))
       << summary_json(r, s).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   out.commit("summary.json");
@@ -332,7 +348,7 @@ void write_reports(const RunResult& r, const RunSummary& s, OutputDir& out,
   open(out.temp("effective_config.yaml")) << effective_yaml(r.config);
   out.commit("effective_config.yaml");
   if (r.config.sim.trace) {
-    write_trace(r, s, timeline, out.temp("trace.json"), r.config.sim.trace_max_slices);
+    if (trace.valid()) trace.get();  // its error, if any, rethrown here
     out.commit("trace.json");
   }
 }

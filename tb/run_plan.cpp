@@ -6,14 +6,13 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
-#include <set>
 #include <stdexcept>
 
 #include "planner/import/network_loader.h"
-#include "planner/lower/legalise.h"
-#include "planner/lower/network_merge.h"
 #include "planner/quant/calibration_inputs.h"
 #include "planner/quant/calibrator.h"
+#include "planner/lower/legalise.h"
+#include "tb/fusion_planner.h"
 #include "tb/resource_limits.h"
 #include "tb/stage_progress.h"
 
@@ -82,21 +81,6 @@ Graph load_checked(const RunConfig& cfg, size_t k, QuantInfo* quant, std::ostrea
   return g;  // residual Adds are fused by plan_networks (after calibration: the Add's scales)
 }
 
-// The run's graph from its networks' unfused graphs: each network's residual Adds fused but those
-// in `keep` (none fused when `keep` is null), several networks merged into one (their order in
-// `order`).
-Graph assemble(const std::vector<Graph>& nets, const std::vector<std::string>& names,
-               const RunConfig& cfg, const std::set<std::string>* keep, std::vector<int>* order) {
-  std::vector<Graph> fused = nets;
-  for (size_t k = 0; k < fused.size() && keep; ++k) {
-    fuse_residual_adds(&fused[k], *keep, nets.size() > 1 ? names[k] + "/" : "");
-  }
-  if (fused.size() == 1) return std::move(fused[0]);
-  MergedNetworks m = merge_networks(fused, names, cfg.planner.schedule, cfg.execution);
-  *order = std::move(m.order);
-  return std::move(m.graph);
-}
-
 }  // namespace
 
 PlannedRun plan_networks(const RunConfig& cfg, std::ostream& warnings) {
@@ -117,59 +101,25 @@ PlannedRun plan_networks(const RunConfig& cfg, std::ostream& warnings) {
     names.push_back(cfg.networks[k].name);
   }
   opt.progress = stages.stage("planning");
-  // Fusion per layer, decided with the memory plan. Three plans are candidates: every residual
-  // Add fused; those Adds whose fused conv reads its operand spilled to DRAM per tile unfused
-  // (convnext_tiny stage 1); when the first plan spills anything and the second did not lose,
-  // none fused (swin_t: the fused plan spills attention tensors the unfused one keeps in L2). The
-  // plan moving the fewest DRAM bytes is kept, the earlier on a tie (resnet50: 54.3 MB fused
-  // against 59.8 MB with its spilled residuals unfused, the simulated cycles in the same order).
-  std::set<std::string> keep;
-  const std::set<std::string>* fuse = cfg.arch.lowering.fuse ? &keep : nullptr;
-  r.graph = assemble(nets, names, cfg, fuse, &opt.order);
-  r.lowered = lower_within_limits(cfg, r.graph, cfg.arch, opt);
-  if (fuse) {
-    const std::vector<bool> spilled = r.lowered.tensor_spilled;
-    uint64_t best = dram_move_bytes(r.lowered.list);
-    // Plans the candidate with `keep_adds` unfused (null: none fused); keeps it if it moves less.
-    auto try_plan = [&](const std::set<std::string>* keep_adds) {
-      std::vector<int> order;
-      Graph g = assemble(nets, names, cfg, keep_adds, &order);
-      LowerOptions o = opt;
-      o.order = order;
-      Lowered l = lower_within_limits(cfg, g, cfg.arch, o);
-      const uint64_t bytes = dram_move_bytes(l.list);
-      if (bytes >= best) return;
-      best = bytes;
-      r.graph = std::move(g), r.lowered = std::move(l), opt.order = std::move(order);
-      fuse = keep_adds;
-    };
-    std::set<std::string> refused = residuals_read_from_dram(r.graph, spilled);
-    if (!refused.empty()) try_plan(&refused);
-    // The unfused plan only where leaving the spilled residuals separate did not already lose
-    // (resnet50: two lowerings, not three; the lowering is most of the planning time).
-    if (std::find(spilled.begin(), spilled.end(), true) != spilled.end() &&
-        (refused.empty() || fuse == &refused)) {
-      try_plan(nullptr);
-    }
-    if (fuse) keep = *fuse, fuse = &keep;
-  }
+  // Fusion per layer, decided with the memory plan (tb/fusion_planner.h).
+  FusionPlanner planner(std::move(nets), names, cfg, opt);
+  FusionCandidate chosen = planner.choose();
   // The input sets' float passes run the graph as calibrated, before fusion folded Adds into
   // convs (QuantInfo::float_graph; input sets apply to a run of one network).
   const QuantOptions& qo = cfg.quant;
   if (cfg.sim.functional && (!qo.calibration.inputs.empty() || !qo.evaluation.inputs.empty()) &&
-      r.graph.nodes.size() != nets[0].nodes.size()) {
-    r.quant.float_graph = std::make_shared<const Graph>(nets[0]);
+      chosen.graph.nodes.size() != planner.network_nodes(0)) {
+    r.quant.float_graph = std::make_shared<const Graph>(planner.network(0));
   }
-  if (nets.size() > 1) {
-    for (size_t k = 0; k < nets.size(); ++k) {
-      Graph alone = nets[k];
-      if (fuse) fuse_residual_adds(&alone, *fuse, names[k] + "/");
-      LowerOptions alone_opt = opt;
-      alone_opt.order.clear();
-      const Lowered l = lower_within_limits(cfg, alone, cfg.arch, alone_opt, ResourceLimits(), k);
+  if (planner.networks() > 1) {
+    for (size_t k = 0; k < planner.networks(); ++k) {
+      const Lowered l = planner.lower_alone(k, chosen.keep);
       r.models.push_back({names[k], l.arena_bytes, l.weights_stored_bytes});
     }
   }
+  planner.adopt(chosen);
+  r.graph = std::move(chosen.graph);
+  r.lowered = std::move(chosen.lowered);
   stages.finish();
   r.stage_seconds = stages.times();
   check_descriptor_limits(cfg, r.lowered.list);

@@ -1,15 +1,34 @@
 // ParallelFor: runs f(i) for every i in [0, count) on up to `threads` threads (the caller's
 // thread included), each thread taking the next index until none is left. Which thread runs
 // which index varies from run to run: f(i) must write only what index i owns, so that results
-// do not depend on the thread count.
+// do not depend on the thread count. default_threads(): how many threads Strider's passes use.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
 namespace strider {
+
+// The machine's cores, at most 2 (CI's); the environment variable STRIDER_THREADS (1 to 64)
+// overrides it, 1 running every pass on the caller's thread. Outputs are the same at any count.
+// Throws std::runtime_error on a STRIDER_THREADS that is not such a number.
+inline int default_threads() {
+  if (const char* e = std::getenv("STRIDER_THREADS")) {
+    char* end = nullptr;
+    const long n = std::strtol(e, &end, 10);
+    if (end == e || *end != '\0' || n < 1 || n > 64) {
+      throw std::runtime_error(std::string("STRIDER_THREADS: '") + e +
+                               "', expected a whole number from 1 to 64");
+    }
+    return int(n);
+  }
+  return int(std::clamp(std::thread::hardware_concurrency(), 1u, 2u));
+}
 
 template <typename F>
 void parallel_for(int count, int threads, F f) {

@@ -13,7 +13,6 @@
 // MatMuls writes uint8 probabilities.
 #include <algorithm>
 #include <cmath>
-#include <thread>
 #include <vector>
 
 #include "core/common/hash.h"
@@ -86,8 +85,7 @@ void materialise_parameters(Graph* g, uint64_t seed) {
       unfilled.push_back(n.weights);
     }
   }
-  const int threads = int(std::clamp(std::thread::hardware_concurrency(), 1u, 2u));
-  parallel_for(int(unfilled.size()), threads, [&](int i) { fill_weights(&g->tensors[unfilled[i]], seed); });
+  parallel_for(int(unfilled.size()), default_threads(), [&](int i) { fill_weights(&g->tensors[unfilled[i]], seed); });
   for (Node& n : g->nodes) {
     if (n.input_multiplier == 0 && n.op == OpType::kSoftmax) n.input_multiplier = kNominalSoftmaxMultiplier;
     if (n.input_multiplier == 0 && n.op == OpType::kGelu) n.input_multiplier = kNominalGeluMultiplier;

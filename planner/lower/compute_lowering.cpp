@@ -3,6 +3,7 @@
 // DRAM is read through in-band buffers (a fill move per band) and written through out-band
 // buffers (a spill move per tile), so any layer runs with any L2 size down to one output row.
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <utility>
 
@@ -13,6 +14,21 @@ namespace strider {
 namespace {
 
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// A blob's content hash for store_blob's index: 8 bytes a step, each mixed down into the low bits
+// the index's buckets use (the byte-wise FNV-1a took 0.03 s per lowering of resnet50's 25 MB).
+// Equal bytes hash equal; store_blob compares the bytes of equal hashes.
+uint64_t blob_hash(const std::vector<int8_t>& bytes) {
+  uint64_t h = kFnv1aBasis ^ bytes.size();
+  size_t i = 0;
+  for (; i + 8 <= bytes.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, bytes.data() + i, 8);
+    h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 32;
+  }
+  return fnv1a64_bytes(bytes.data() + i, bytes.size() - i, h);
+}
 
 OpCode op_code(const Node& n) {
   switch (n.op) {
@@ -226,8 +242,7 @@ void Lowerer::set_tile_channels(const Node& n, uint32_t c0, uint32_t c1, OpDesc*
 // A layer's weights and biases in DRAM. Identical parameters (same bytes, found by content hash
 // and then compared) are stored once, across the layers of one network and across networks.
 uint64_t Lowerer::store_blob(std::vector<int8_t> bytes) {
-  uint64_t h = fnv1a64_bytes(bytes.data(), bytes.size());
-  h ^= bytes.size();
+  const uint64_t h = blob_hash(bytes);
   out_.weights_total_bytes += bytes.size();
   auto range = blob_index_.equal_range(h);
   for (auto it = range.first; it != range.second; ++it) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/common/hash.h"
+#include "core/common/parallel_for.h"
 #include "planner/quant/fidelity.h"
 #include "planner/quant/clip_threshold.h"
 #include "planner/quant/float_reference.h"
@@ -478,6 +479,19 @@ ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
       group_values[groups.find(int(t))] += uint64_t(g->tensors[t].shape.elements());
   }
   const uint64_t per_image = std::max<uint64_t>(1024, 65536 / uint64_t(images));
+  {  // Each sample's size, at most, reserved (no reallocation while the images are sampled).
+    std::vector<uint64_t> sampled(g->tensors.size(), 0);
+    for (size_t t = 0; t < g->tensors.size(); ++t) {
+      const int r = groups.find(int(t));
+      if (g->tensors[t].kind != TensorKind::kActivation || groups.fixed(int(t)) != 0.0 ||
+          group_imported[size_t(r)] != 0.0) {
+        continue;
+      }
+      const uint64_t stride = std::max<uint64_t>(1, group_values[size_t(r)] / per_image);
+      sampled[size_t(r)] += (uint64_t(g->tensors[t].shape.elements()) + stride - 1) / stride;
+    }
+    for (size_t r = 0; r < sampled.size(); ++r) samples[r].reserve(sampled[r] * uint64_t(images));
+  }
   for (int image = 0; image < images; ++image) {
     FloatReference ref(*g, clip_bounds);
     // A graph input with float values of its own is a constant (Swin's attention mask).
@@ -532,20 +546,35 @@ ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
   for (const Node& n : g->nodes) {
     if (n.op == OpType::kGlobalAvgPool) holds_output[size_t(groups.find(n.outputs[0]))] = 1;
   }
+  // The groups' thresholds, each from its own sample (on default_threads(): the same values on
+  // any), at the first member's levels.
+  std::vector<int> sampled_groups, levels;
+  std::vector<double> threshold(g->tensors.size(), 0.0);
+  std::vector<char> listed(g->tensors.size(), 0);
+  for (size_t t = 0; t < g->tensors.size(); ++t) {
+    const int r = groups.find(int(t));
+    if (g->tensors[t].kind != TensorKind::kActivation || samples[r].empty() || listed[r]) continue;
+    listed[r] = 1;
+    sampled_groups.push_back(r);
+    levels.push_back(g->tensors[t].is_unsigned ? 255 : 127);
+  }
+  parallel_for(int(sampled_groups.size()), default_threads(), [&](int i) {
+    const size_t r = size_t(sampled_groups[size_t(i)]);
+    threshold[r] = choose_threshold(std::move(samples[r]), group_max[r], opt, levels[size_t(i)]);
+  });
   for (size_t t = 0; t < g->tensors.size(); ++t) {
     Tensor& x = g->tensors[t];
     if (x.kind != TensorKind::kActivation) continue;
     const int r = groups.find(int(t));
-    if (!samples[r].empty()) {
-      group_max[r] = choose_threshold(std::move(samples[r]), group_max[r], opt,
-                                      x.is_unsigned ? 255 : 127);
+    if (listed[r]) {
+      listed[r] = 0;
+      group_max[r] = threshold[r];
       if (holds_output[size_t(r)]) group_max[r] *= opt.output_headroom;
       // A masked logit saturates to -128; its exp must vanish, not weigh e^(-128 s) against the
       // row's largest: at s > 1 / (8 log2 e) the integer exp (exp_q15) of a difference of -128
       // or less is exactly 0 (-128 s log2 e < -16). swin_t's shifted blocks: logits within
       // +-2 gave s = 2 / 127, a masked pair weighed e^-2 and the softmax read 4.8 dB.
       if (has_mask[size_t(r)]) group_max[r] = std::max(group_max[r], 127 * kMaskedScale);
-      samples[r].clear();
     }
     const double fixed = groups.fixed(int(t)), m = group_max[r];
     x.scale = fixed != 0.0                       ? fixed

@@ -244,9 +244,7 @@ const float* float_weights(const Tensor& w, std::vector<float>& scratch) {
   return scratch.data();
 }
 
-int default_float_threads() {
-  return int(std::clamp(std::thread::hardware_concurrency(), 1u, 2u));
-}
+int default_float_threads() { return default_threads(); }
 
 FloatReference::FloatReference(const Graph& g, std::vector<std::pair<float, float>> clip_bounds,
                                int threads)

@@ -33,7 +33,7 @@ const float* float_weights(const Tensor& w, std::vector<float>& scratch);
 class FloatReference {
  public:
   // clip_bounds[i]: the real [min, max] of node i's kClip activation (ignored for other nodes).
-  // threads: at most this many threads per convolution; 0: the CPU's (at most 2).
+  // threads: at most this many threads per convolution; 0: default_threads() (parallel_for.h).
   FloatReference(const Graph& g, std::vector<std::pair<float, float>> clip_bounds, int threads = 0);
 
   // Sets a graph input (shape.elements() values, CHW); throws naming the tensor on a bad size.

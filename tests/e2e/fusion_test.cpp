@@ -2,7 +2,8 @@
 // fuse_residual_adds, OpDesc::post, model/l1/store_unit.h): the zoo's residual Adds fuse (resnet50
 // 16, mobilenet_v2 10); the fused graph's reference gives byte for byte the unfused graph's values
 // on calibrated scales; functional runs of resnet50 and mobilenet_v2 fused match the reference
-// with 0 mismatches and take fewer cycles than with `lowering.fuse: false`.
+// with 0 mismatches and take fewer cycles than with `lowering.fuse: false`; the fusion candidates
+// (tb/fusion_planner.h) lower with lent payloads as graphs holding their own.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -14,9 +15,12 @@
 #include "core/arch/config_loader.h"
 #include "planner/import/network_loader.h"
 #include "planner/lower/legalise.h"
+#include "planner/lower/network_merge.h"
 #include "planner/quant/calibrator.h"
 #include "tb/functional_check.h"
+#include "tb/fusion_planner.h"
 #include "tb/reference.h"
+#include "tb/resource_limits.h"
 #include "tb/run_plan.h"
 #include "tests/e2e/child_run.h"
 
@@ -167,6 +171,104 @@ TEST(Fusion, FunctionalRunsMatchTheReferenceAndSaveCycles) {
     EXPECT_EQ(plain.fused_tiles, 0u) << net;
     EXPECT_LT(fused.cycles, plain.cycles) << net;
   }
+}
+
+// FusionPlanner (tb/fusion_planner.h): candidates lowered with the networks' payloads lent give
+// the lists, DRAM images and tensors of graphs holding their own (one network and two merged),
+// and lending leaves the planner as it was.
+LowerOptions options(const RunConfig& cfg) {
+  LowerOptions opt;
+  opt.allocator = cfg.planner.allocator;
+  opt.schedule = cfg.planner.schedule;
+  opt.time_limit_s = cfg.planner.time_limit_s;
+  opt.segment_choice = cfg.planner.image_segments;
+  return opt;
+}
+
+void expect_same_lowering(const Lowered& got, const Lowered& want, const std::string& what) {
+  EXPECT_TRUE(got.list == want.list) << what;
+  ASSERT_EQ(got.dram.blobs.size(), want.dram.blobs.size()) << what;
+  for (size_t i = 0; i < got.dram.blobs.size(); ++i) {
+    EXPECT_EQ(got.dram.blobs[i].addr, want.dram.blobs[i].addr) << what << " blob " << i;
+    EXPECT_TRUE(got.dram.blobs[i].bytes == want.dram.blobs[i].bytes) << what << " blob " << i;
+  }
+  EXPECT_EQ(got.tensor_addr, want.tensor_addr) << what;
+  EXPECT_EQ(got.tensor_spilled, want.tensor_spilled) << what;
+  EXPECT_EQ(got.weights_stored_bytes, want.weights_stored_bytes) << what;
+}
+
+void expect_same_tensors(const Graph& got, const Graph& want) {
+  ASSERT_EQ(got.tensors.size(), want.tensors.size());
+  for (size_t t = 0; t < got.tensors.size(); ++t) {
+    const Tensor &a = got.tensors[t], &b = want.tensors[t];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_TRUE(a.data == b.data && a.bias == b.bias && a.float_data == b.float_data) << a.name;
+  }
+}
+
+TEST(FusionPlanner, LentPayloadsLowerAsGraphsHoldingTheirOwn) {
+  const RunConfig cfg = load_run(source("configs/runs/resnet50.yaml"));
+  const Graph net = calibrated("configs/networks/resnet50.onnx");
+  Graph owned = net;
+  ASSERT_EQ(fuse_residual_adds(&owned), 16);
+  const Lowered want = lower_within_limits(cfg, owned, cfg.arch, options(cfg));
+
+  FusionPlanner planner({net}, {"resnet50"}, cfg, options(cfg));
+  FusionCandidate c = planner.plan(std::set<std::string>());
+  expect_same_lowering(c.lowered, want, "first");
+  EXPECT_EQ(c.dram_bytes, dram_move_bytes(want.list));
+  EXPECT_TRUE(c.graph.tensors[size_t(c.graph.nodes[0].weights)].data.empty());  // lent back
+  // The payloads came back: a second plan is the same, and network(0) is the network.
+  expect_same_lowering(planner.plan(std::set<std::string>()).lowered, want, "second");
+  expect_same_tensors(planner.network(0), net);
+  planner.adopt(c);
+  expect_same_tensors(c.graph, owned);
+}
+
+TEST(FusionPlanner, MergedNetworksBorrowTheirPayloadsAtTheirOffsets) {
+  RunConfig cfg = load_run(source("configs/runs/default.yaml"));
+  const Graph a = calibrated("configs/networks/tiny_cnn.yaml");
+  const Graph b = calibrated("configs/networks/mobilenet_v1.yaml");
+  const std::vector<std::string> names = {"a", "b"};
+  std::vector<Graph> fused = {a, b};
+  for (size_t k = 0; k < fused.size(); ++k) fuse_residual_adds(&fused[k], {}, names[k] + "/");
+  MergedNetworks m = merge_networks(fused, names, cfg.planner.schedule, cfg.execution);
+  LowerOptions opt = options(cfg);
+  opt.order = m.order;
+  const Lowered want = lower_within_limits(cfg, m.graph, cfg.arch, opt);
+
+  FusionPlanner planner({a, b}, names, cfg, options(cfg));
+  FusionCandidate c = planner.plan(std::set<std::string>());
+  EXPECT_EQ(c.order, m.order);
+  expect_same_lowering(c.lowered, want, "merged");
+  // Network b alone, fused as the candidate: its payloads at offset 0.
+  Graph alone = b;
+  fuse_residual_adds(&alone, {}, "b/");
+  LowerOptions alone_opt = options(cfg);
+  expect_same_lowering(planner.lower_alone(1, std::set<std::string>()),
+                       lower_within_limits(cfg, alone, cfg.arch, alone_opt), "b alone");
+  planner.adopt(c);
+  expect_same_tensors(c.graph, m.graph);
+}
+
+// resnet50: the plan with every Add fused spills residual operands some fused convs then read per
+// tile; leaving those Adds separate moves more DRAM bytes, so every Add stays fused (the run's
+// choice, Fusion.RunsChooseFusionPerLayerWithThePlan).
+TEST(FusionPlanner, Resnet50KeepsEveryAddFusedForFewerDramBytes) {
+  RunConfig cfg = load_run(source("configs/runs/resnet50.yaml"));
+  FusionPlanner planner({calibrated("configs/networks/resnet50.onnx")}, {"resnet50"}, cfg,
+                        options(cfg));
+  const FusionCandidate all = planner.plan(std::set<std::string>());
+  const std::set<std::string> refused =
+      residuals_read_from_dram(all.graph, all.lowered.tensor_spilled);
+  ASSERT_FALSE(refused.empty());
+  const FusionCandidate separate = planner.plan(refused);
+  EXPECT_GT(separate.dram_bytes, all.dram_bytes);
+  const FusionCandidate chosen = planner.choose();
+  ASSERT_TRUE(chosen.keep.has_value());
+  EXPECT_TRUE(chosen.keep->empty());
+  EXPECT_EQ(chosen.dram_bytes, all.dram_bytes);
+  EXPECT_TRUE(chosen.lowered.list == all.lowered.list);
 }
 
 }  // namespace
