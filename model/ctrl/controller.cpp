@@ -57,9 +57,11 @@ void Controller::issue(std::deque<uint32_t>& queue, LatencyFifo<const Descriptor
 
 void Controller::run() {
   const size_t n = list_.descriptors.size();
-  size_t next = 0, batch_end = 0, retired = 0;
-  bool fetching = false;
-  uint64_t fetch_done = 0, last_retire = clock_.now();
+  size_t next = 0, retired = 0;
+  // The descriptors read but not yet decoded, each with the cycle its decode ends; the cycle the
+  // last burst of the reads in flight arrives; the cycle the decoder frees.
+  std::deque<std::pair<size_t, uint64_t>> decoding;
+  uint64_t reads_done = 0, decode_free = 0, last_retire = clock_.now();
   while (retired < n) {
     uint32_t id;
     while (retire_.nb_take(&id)) {
@@ -70,25 +72,26 @@ void Controller::run() {
       if (retire_observer_) retire_observer_(id);
     }
     const uint64_t now = clock_.now();
-    if (fetching && now >= fetch_done) {
-      for (size_t i = next; i < batch_end; ++i) {
-        const Descriptor& d = list_.descriptors[i];
-        record_.descriptors[i].fetched = now;
-        (d.kind == DescKind::kMove ? moves_ : is_vector_op(d.op.op) ? vector_ops_ : ops_)
-            .push_back(d.id);
-      }
-      next = batch_end;
-      fetching = false;
+    while (!decoding.empty() && decoding.front().second <= now) {
+      const Descriptor& d = list_.descriptors[decoding.front().first];
+      record_.descriptors[d.id].fetched = decoding.front().second;
+      (d.kind == DescKind::kMove ? moves_ : is_vector_op(d.op.op) ? vector_ops_ : ops_)
+          .push_back(d.id);
+      decoding.pop_front();
     }
-    const size_t window = moves_.size() + ops_.size() + vector_ops_.size();
-    if (!fetching && next < n && window < cfg_.prefetch_depth) {
-      // One DRAM read for the batch, then each descriptor is decoded in turn.
+    const size_t window = moves_.size() + ops_.size() + vector_ops_.size() + decoding.size();
+    if (next < n && now >= reads_done && window < cfg_.prefetch_depth) {
+      // A batch of k descriptors is read as k back-to-back bursts of descriptor_bytes (the DRAM
+      // pipelines them); each is decoded as soon as its own burst has arrived and the decoder
+      // is free, so the first descriptor issues after one burst, not after the whole batch.
       const size_t k = std::min<size_t>(cfg_.prefetch_depth - window, n - next);
-      Access a =
-          dram_.access(0, kListBase + next * cfg_.descriptor_bytes, k * cfg_.descriptor_bytes, now);
-      fetch_done = a.end + k * cfg_.decode_cycles;
-      batch_end = next + k;
-      fetching = true;
+      for (size_t i = 0; i < k; ++i, ++next) {
+        const Access a =
+            dram_.access(0, kListBase + next * cfg_.descriptor_bytes, cfg_.descriptor_bytes, now);
+        decode_free = std::max(decode_free, a.end) + cfg_.decode_cycles;
+        decoding.emplace_back(next, decode_free);
+        reads_done = std::max(reads_done, a.end);
+      }
       ++batches_;
     }
     issue(moves_, to_dma_);
@@ -101,8 +104,12 @@ void Controller::run() {
     const uint64_t deadline = saturating_add(last_retire, watchdog_cycles_);
     const uint64_t now_cycles = clock_.now();
     uint64_t wait_cycles = deadline > now_cycles ? deadline - now_cycles : watchdog_cycles_;
-    if (fetching) {
-      wait_cycles = std::min(wait_cycles, fetch_done > now_cycles ? fetch_done - now_cycles : 0);
+    if (!decoding.empty()) {
+      const uint64_t t = decoding.front().second;
+      wait_cycles = std::min(wait_cycles, t > now_cycles ? t - now_cycles : 0);
+    }
+    if (next < n && reads_done > now_cycles) {
+      wait_cycles = std::min(wait_cycles, reads_done - now_cycles);
     }
     sc_core::wait(clock_.cycles(std::min(wait_cycles, kMaxWaitCycles)),
                   retire_.event() | to_dma_.data_read_event() | to_compute_.data_read_event() |

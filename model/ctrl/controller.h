@@ -8,8 +8,13 @@
 // messages from the DMA and the store unit; the end of the run when the last descriptor retires;
 // a watchdog that reports a deadlock with the stuck descriptors when nothing retires for
 // `sim.watchdog_cycles`.
-// Cycles: a fetch of k descriptors is one DRAM read of k x `controller.descriptor_bytes` plus
-// k x `controller.decode_cycles`; an issue takes `controller.dispatch_cycles` to reach its unit.
+// Cycles: a fetch of k descriptors is k back-to-back DRAM reads of `controller.descriptor_bytes`
+// (one burst each, requested together, so the DRAM pipelines them); descriptor i is decoded in
+// `controller.decode_cycles` once its own burst has arrived and descriptor i-1 is decoded, and
+// joins its issue queue then (decode streams behind the reads: the first descriptor of the list
+// issues after one burst, not after the whole batch). The next batch is requested once the last
+// burst of the previous one has arrived. An issue takes `controller.dispatch_cycles` to reach
+// its unit.
 // Ports: to_dma, to_compute, to_vector (LatencyFifo<const Descriptor*>), retire (RetireChannel).
 // Stats: controller.fetch_batches, controller.descriptors, controller.dep_wait_cycles.
 // Observer: set_retire_observer() registers a testbench callback called with each descriptor id

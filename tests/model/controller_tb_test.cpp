@@ -93,15 +93,19 @@ TEST(ControllerTb, FencesExactCycles) {
            desc(3, DescKind::kOp, {1, 2})},
           1, 0);
   sc_core::sc_start();
-  // One fetch of 4 x 64 B = 256 B at 8 B/cycle = 32 + 20 latency = 52, + 4 x 1 decode = 56.
-  // Move 0 dispatched at 56, taken at 57, retires at 67; move 2 dispatched when the DMA took 0
-  // (57), taken at 58, retires 68. Op 1 waits for 0: dispatched 67, taken 68, retires 88. Op 3
-  // waits for 1 and 2: dispatched 88, taken 89, retires 109 = the end of the run.
-  EXPECT_EQ(b.taken, (std::vector<uint64_t>{57, 68, 58, 89}));
-  EXPECT_EQ(b.observed, (std::vector<uint64_t>{67, 88, 68, 109}));
-  EXPECT_EQ(b.record.cycles, 109u);
-  EXPECT_EQ(b.record.descriptors[3].fetched, 56u);
-  EXPECT_EQ(b.record.descriptors[3].ready, 88u);
+  // One batch of 4 reads of 64 B, requested together at 0: the bus carries read i over
+  // [8i, 8i + 8) (64 B at 8 B/cycle), so it ends at 8i + 8 + 20 latency = 28, 36, 44, 52; each
+  // is decoded in 1 cycle behind its own burst: descriptors ready at 29, 37, 45, 53.
+  // Move 0 dispatched at 29, taken at 30, retires at 40. Op 1 waits for 0: dispatched 40, taken
+  // 41, retires 61. Move 2 decoded at 45, taken 46, retires 56. Op 3 (decoded 53) waits for 1
+  // and 2: dispatched 61, taken 62, retires 82 = the end of the run (109 when the batch was
+  // decoded only after its last burst: 52 + 4 x 1 = 56 for every descriptor).
+  EXPECT_EQ(b.taken, (std::vector<uint64_t>{30, 41, 46, 62}));
+  EXPECT_EQ(b.observed, (std::vector<uint64_t>{40, 61, 56, 82}));
+  EXPECT_EQ(b.record.cycles, 82u);
+  EXPECT_EQ(b.record.descriptors[0].fetched, 29u);
+  EXPECT_EQ(b.record.descriptors[3].fetched, 53u);
+  EXPECT_EQ(b.record.descriptors[3].ready, 61u);
   EXPECT_EQ(b.stats.get("controller.fetch_batches"), 1u);
 }
 
@@ -146,18 +150,18 @@ TEST(ControllerTb, RandomListUnderRandomBackPressure) {
 // dependency does not hold back an independent neuron op behind it.
 TEST(ControllerTb, VectorOpsIssueToTheVectorUnit) {
   std::vector<Descriptor> d = {desc(0, DescKind::kMove, {}), desc(1, DescKind::kOp, {0}),
-                               desc(2, DescKind::kOp, {}), desc(3, DescKind::kOp, {})};
-  d[1].op.op = OpCode::kLayerNorm;
-  d[3].op.op = OpCode::kGelu;
+                               desc(2, DescKind::kOp, {1}), desc(3, DescKind::kOp, {})};
+  d[2].op.op = OpCode::kLayerNorm;
   Bench b("bench", d, 1, 0);
   sc_core::sc_start();
-  EXPECT_EQ(b.compute_order, (std::vector<uint32_t>{2}));
-  EXPECT_EQ(b.vector_order, (std::vector<uint32_t>{1, 3}));
+  EXPECT_EQ(b.compute_order, (std::vector<uint32_t>{1, 3}));
+  EXPECT_EQ(b.vector_order, (std::vector<uint32_t>{2}));
   EXPECT_EQ(b.dma_order, (std::vector<uint32_t>{0}));
-  // Fetch ends at 56 (as above). Move 0: dispatched 56, taken 57, retires 67. Op 2 (compute)
-  // issues at 56 and is taken at 57 although vector op 1 waits for move 0: dispatched 67, taken 68.
-  // Vector op 3 queues behind op 1 (in order): dispatched when op 1 was taken (68), taken 69.
-  EXPECT_EQ(b.taken, (std::vector<uint64_t>{57, 68, 57, 69}));
+  // Decodes end at 29, 37, 45, 53 (as above). Move 0: dispatched 29, taken 30, retires 40. Op 1
+  // waits for it: dispatched 40, taken 41, retires 61. Vector op 2 (decoded 45) waits for op 1:
+  // dispatched 61, taken 62. Op 3 (compute, decoded 53) is taken at 54 although the vector op
+  // before it in the list still waits: its queue is not held back by the vector unit's.
+  EXPECT_EQ(b.taken, (std::vector<uint64_t>{30, 41, 62, 54}));
 }
 
 }  // namespace
