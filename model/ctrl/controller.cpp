@@ -14,6 +14,7 @@ constexpr uint64_t kMaxWaitCycles = uint64_t{1} << 32;
 Controller::Controller(sc_core::sc_module_name name, const ControllerConfig& cfg,
                        const ClockDomain& clock, const DescriptorList& list,
                        uint64_t watchdog_cycles, TimedMemory& dram,
+                       uint64_t descriptor_transfer_cycles,
                        LatencyFifo<const Descriptor*>& to_dma,
                        LatencyFifo<const Descriptor*>& to_compute,
                        LatencyFifo<const Descriptor*>& to_vector, RetireChannel& retire,
@@ -24,6 +25,7 @@ Controller::Controller(sc_core::sc_module_name name, const ControllerConfig& cfg
       list_(list),
       watchdog_cycles_(watchdog_cycles),
       dram_(dram),
+      descriptor_transfer_cycles_(descriptor_transfer_cycles),
       to_dma_(to_dma),
       to_compute_(to_compute),
       to_vector_(to_vector),
@@ -81,17 +83,20 @@ void Controller::run() {
     }
     const size_t window = moves_.size() + ops_.size() + vector_ops_.size() + decoding.size();
     if (next < n && now >= reads_done && window < cfg_.prefetch_depth) {
-      // A batch of k descriptors is read as k back-to-back bursts of descriptor_bytes (the DRAM
-      // pipelines them); each is decoded as soon as its own burst has arrived and the decoder
-      // is free, so the first descriptor issues after one burst, not after the whole batch.
+      // One DRAM read for a batch of k descriptors; each is decoded as soon as its own bytes
+      // have arrived and the decoder is free, so the first issues before the batch's last byte.
       const size_t k = std::min<size_t>(cfg_.prefetch_depth - window, n - next);
+      const Access a =
+          dram_.access(0, kListBase + next * cfg_.descriptor_bytes, k * cfg_.descriptor_bytes, now);
       for (size_t i = 0; i < k; ++i, ++next) {
-        const Access a =
-            dram_.access(0, kListBase + next * cfg_.descriptor_bytes, cfg_.descriptor_bytes, now);
-        decode_free = std::max(decode_free, a.end) + cfg_.decode_cycles;
+        // The read streams at the DRAM's peak rate and ends at a.end: descriptor i's bytes are
+        // in (k - 1 - i) descriptor transfers earlier, not before the read started.
+        const uint64_t later = (k - 1 - i) * descriptor_transfer_cycles_;
+        const uint64_t arrived = std::max(a.start, a.end > later ? a.end - later : 0);
+        decode_free = std::max(decode_free, arrived) + cfg_.decode_cycles;
         decoding.emplace_back(next, decode_free);
-        reads_done = std::max(reads_done, a.end);
       }
+      reads_done = a.end;
       ++batches_;
     }
     issue(moves_, to_dma_);

@@ -8,13 +8,13 @@
 // messages from the DMA and the store unit; the end of the run when the last descriptor retires;
 // a watchdog that reports a deadlock with the stuck descriptors when nothing retires for
 // `sim.watchdog_cycles`.
-// Cycles: a fetch of k descriptors is k back-to-back DRAM reads of `controller.descriptor_bytes`
-// (one burst each, requested together, so the DRAM pipelines them); descriptor i is decoded in
-// `controller.decode_cycles` once its own burst has arrived and descriptor i-1 is decoded, and
-// joins its issue queue then (decode streams behind the reads: the first descriptor of the list
-// issues after one burst, not after the whole batch). The next batch is requested once the last
-// burst of the previous one has arrived. An issue takes `controller.dispatch_cycles` to reach
-// its unit.
+// Cycles: a fetch of k descriptors is one DRAM read of k x `controller.descriptor_bytes`, which
+// streams at the DRAM's peak rate: descriptor i's bytes are in (k - 1 - i) x T before the read's
+// end (T = `descriptor_transfer_cycles`, one descriptor at the peak rate; never before the read
+// started). Decode streams behind it: descriptor i is decoded in `controller.decode_cycles` once
+// its bytes are in and descriptor i-1 is decoded, and joins its issue queue then, so the first
+// descriptor of the list issues before the batch's last byte. The next batch is requested once
+// the previous read has ended. An issue takes `controller.dispatch_cycles` to reach its unit.
 // Ports: to_dma, to_compute, to_vector (LatencyFifo<const Descriptor*>), retire (RetireChannel).
 // Stats: controller.fetch_batches, controller.descriptors, controller.dep_wait_cycles.
 // Observer: set_retire_observer() registers a testbench callback called with each descriptor id
@@ -43,6 +43,7 @@ class Controller : public sc_core::sc_module {
  public:
   Controller(sc_core::sc_module_name name, const ControllerConfig& cfg, const ClockDomain& clock,
              const DescriptorList& list, uint64_t watchdog_cycles, TimedMemory& dram,
+             uint64_t descriptor_transfer_cycles,
              LatencyFifo<const Descriptor*>& to_dma, LatencyFifo<const Descriptor*>& to_compute,
              LatencyFifo<const Descriptor*>& to_vector, RetireChannel& retire, RunRecord& record,
              StatRegistry& stats);
@@ -64,6 +65,7 @@ class Controller : public sc_core::sc_module {
   const DescriptorList& list_;
   uint64_t watchdog_cycles_;
   TimedMemory& dram_;
+  uint64_t descriptor_transfer_cycles_;  // one descriptor's bytes at the DRAM's peak rate
   LatencyFifo<const Descriptor*>& to_dma_;
   LatencyFifo<const Descriptor*>& to_compute_;
   LatencyFifo<const Descriptor*>& to_vector_;

@@ -64,7 +64,8 @@ struct Bench : sc_core::sc_module {
     taken.assign(list.descriptors.size(), 0);
     observed.assign(list.descriptors.size(), 0);
     record.descriptors.resize(list.descriptors.size());
-    ctrl = std::make_unique<Controller>("ctrl", arch.controller, clock, list, 1000000, dram,
+    // One 64 B descriptor at the flat pipe's 8 B/cycle: 8 cycles.
+    ctrl = std::make_unique<Controller>("ctrl", arch.controller, clock, list, 1000000, dram, 8,
                                         to_dma, to_compute, to_vector, retire, record, stats);
     ctrl->set_retire_observer([this](uint32_t id) { observed[id] = clock.now(); });
     SC_HAS_PROCESS(Bench);
@@ -93,9 +94,9 @@ TEST(ControllerTb, FencesExactCycles) {
            desc(3, DescKind::kOp, {1, 2})},
           1, 0);
   sc_core::sc_start();
-  // One batch of 4 reads of 64 B, requested together at 0: the bus carries read i over
-  // [8i, 8i + 8) (64 B at 8 B/cycle), so it ends at 8i + 8 + 20 latency = 28, 36, 44, 52; each
-  // is decoded in 1 cycle behind its own burst: descriptors ready at 29, 37, 45, 53.
+  // One fetch of 4 x 64 B = 256 B at 8 B/cycle = 32 + 20 latency: ends at 52; descriptor i's
+  // 64 B are in (3 - i) x 8 cycles earlier: 28, 36, 44, 52, each decoded in 1 cycle behind its
+  // bytes: descriptors ready at 29, 37, 45, 53.
   // Move 0 dispatched at 29, taken at 30, retires at 40. Op 1 waits for 0: dispatched 40, taken
   // 41, retires 61. Move 2 decoded at 45, taken 46, retires 56. Op 3 (decoded 53) waits for 1
   // and 2: dispatched 61, taken 62, retires 82 = the end of the run (109 when the batch was
