@@ -76,7 +76,7 @@ void Dma::run() {
     }
     clock_.wait_until(*ch);
     const uint64_t start = clock_.now();
-    const uint64_t t0 = start + cfg_.setup_cycles + uint64_t(m.rows - 1) * cfg_.row_setup_cycles;
+    const uint64_t t0 = start + cfg_.setup_cycles;
     // The L2 side is reserved now (as every L2 requester reserves its port on issue); the DRAM
     // side (jedec) is queued at t0 by the channel's engine, which waits for both.
     Job& job = jobs_[size_t(ch - channel_free_.begin())];
@@ -127,7 +127,9 @@ void Dma::engine(size_t c) {
     if (m.dst_space == MemSpace::kDram && dram_.queued())
       job.dst = dram_.transfer(Dram::kWrite, m.dst_addr, dram_bus_bytes(m, cfg_.burst_bytes, true),
                                clock_);
-    const uint64_t end = std::max(job.src.end, job.dst.end);
+    // The rows' addresses are generated behind the first one, while the data streams.
+    const uint64_t rows_out = job.t0 + uint64_t(m.rows - 1) * cfg_.row_setup_cycles;
+    const uint64_t end = std::max({job.src.end, job.dst.end, rows_out});
     clock_.wait_until(end);
     DescriptorRecord& r = record_.descriptors[job.d->id];
     r.unit = Unit::kDma;

@@ -10,8 +10,11 @@
 // source row as usual and writes the row's span ((row_bytes - 1) x s + 1 bytes) with byte masks,
 // so the L2 charges every bank word the span touches (the other phases' bytes kept) and DRAM
 // every burst of it; one move thus carries a whole row of a phase, not one element per row.
-// Cycles: setup = `dma.setup_cycles` + (rows - 1) x `dma.row_setup_cycles`; the source and
-// destination accesses start after setup and the move retires when both have ended (each side's
+// Cycles: setup = `dma.setup_cycles`; the source and destination accesses start after it. The
+// address of each further row of a 2-D move (`dma.row_setup_cycles` each: the stride add) is
+// generated while the previous rows stream, so it costs cycles only when the rows are shorter
+// than their address generation: the move retires when both sides have ended and the last
+// row's address is out, at max(side ends, t0 + (rows - 1) x row_setup_cycles) (each side's
 // cycles come from Dram / L2Sram, including their queueing and bank conflicts; the L2 side is
 // reserved when the move starts, the DRAM request queued at the end of setup; the flat pipe of
 // dram.model: simple is reserved when the move starts, in dispatch order).
