@@ -44,16 +44,32 @@ bool Controller::ready(const Descriptor& d) const {
   return std::all_of(d.deps.begin(), d.deps.end(), [&](uint32_t dep) { return retired_[dep]; });
 }
 
+void Controller::dispatch(const Descriptor& d, LatencyFifo<const Descriptor*>& unit) {
+  DescriptorRecord& r = record_.descriptors[d.id];
+  r.ready = r.fetched;
+  for (uint32_t dep : d.deps) r.ready = std::max(r.ready, record_.descriptors[dep].end);
+  dep_wait_ += r.ready - r.fetched;
+  unit.write(&d, clock_.cycles(cfg_.dispatch_cycles));
+  ++descriptors_;
+}
+
 void Controller::issue(std::deque<uint32_t>& queue, LatencyFifo<const Descriptor*>& unit) {
   while (!queue.empty() && !unit.full() && ready(list_.descriptors[queue.front()])) {
-    const Descriptor& d = list_.descriptors[queue.front()];
-    DescriptorRecord& r = record_.descriptors[d.id];
-    r.ready = r.fetched;
-    for (uint32_t dep : d.deps) r.ready = std::max(r.ready, record_.descriptors[dep].end);
-    dep_wait_ += r.ready - r.fetched;
-    unit.write(&d, clock_.cycles(cfg_.dispatch_cycles));
-    ++descriptors_;
+    dispatch(list_.descriptors[queue.front()], unit);
     queue.pop_front();
+  }
+}
+
+void Controller::issue_moves() {
+  while (!to_dma_.full()) {
+    std::deque<uint32_t>* from = nullptr;
+    for (std::deque<uint32_t>* q : {&loads_, &stores_}) {
+      if (q->empty() || !ready(list_.descriptors[q->front()])) continue;
+      if (from == nullptr || q->front() < from->front()) from = q;
+    }
+    if (from == nullptr) return;
+    dispatch(list_.descriptors[from->front()], to_dma_);
+    from->pop_front();
   }
 }
 
@@ -77,11 +93,14 @@ void Controller::run() {
     while (!decoding.empty() && decoding.front().second <= now) {
       const Descriptor& d = list_.descriptors[decoding.front().first];
       record_.descriptors[d.id].fetched = decoding.front().second;
-      (d.kind == DescKind::kMove ? moves_ : is_vector_op(d.op.op) ? vector_ops_ : ops_)
+      (d.kind == DescKind::kMove ? (d.move.dst_space == MemSpace::kDram ? stores_ : loads_)
+       : is_vector_op(d.op.op)    ? vector_ops_
+                                  : ops_)
           .push_back(d.id);
       decoding.pop_front();
     }
-    const size_t window = moves_.size() + ops_.size() + vector_ops_.size() + decoding.size();
+    const size_t window =
+        loads_.size() + stores_.size() + ops_.size() + vector_ops_.size() + decoding.size();
     if (next < n && now >= reads_done && window < cfg_.prefetch_depth) {
       // One DRAM read for a batch of k descriptors; each is decoded as soon as its own bytes
       // have arrived and the decoder is free, so the first issues before the batch's last byte.
@@ -99,7 +118,7 @@ void Controller::run() {
       reads_done = a.end;
       ++batches_;
     }
-    issue(moves_, to_dma_);
+    issue_moves();
     issue(ops_, to_compute_);
     issue(vector_ops_, to_vector_);
     if (retired == n) break;
@@ -133,7 +152,7 @@ void Controller::report_deadlock() {
   std::ostringstream os;
   os << "deadlock: no descriptor retired for " << watchdog_cycles_ << " cycles (at cycle "
      << clock_.now() << ")";
-  for (const std::deque<uint32_t>* q : {&moves_, &ops_, &vector_ops_}) {
+  for (const std::deque<uint32_t>* q : {&loads_, &stores_, &ops_, &vector_ops_}) {
     if (q->empty()) continue;
     const Descriptor& d = list_.descriptors[q->front()];
     os << "\n  " << to_string(d.kind) << " queue head: descriptor " << d.id << " (layer "

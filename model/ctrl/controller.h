@@ -1,13 +1,17 @@
 // Controller: the layer-descriptor controller.
 //
 // Models: prefetch of the descriptor list from DRAM in batches that keep at most
-// `controller.prefetch_depth` descriptors fetched but not yet issued; decode; three in-order issue
-// queues (moves to the DMA, operations to the compute pipeline, vector ops — Softmax, LayerNorm,
-// GELU, see is_vector_op — to the vector unit) whose heads issue as soon as every
-// descriptor in `deps` has retired (dependency fences), so the pipelines overlap; retirement
-// messages from the DMA and the store unit; the end of the run when the last descriptor retires;
-// a watchdog that reports a deadlock with the stuck descriptors when nothing retires for
-// `sim.watchdog_cycles`.
+// `controller.prefetch_depth` descriptors fetched but not yet issued; decode; four in-order issue
+// queues whose heads issue as soon as every descriptor in `deps` has retired (dependency
+// fences): operations to the compute pipeline, vector ops (Softmax, LayerNorm, GELU, see
+// is_vector_op) to the vector unit, and two for the DMA — stores (moves to DRAM: graph
+// outputs, spills) and loads (every other move: weights, fills, graph inputs, copies) —, the
+// DMA taking the older of the two ready heads. So a store waiting for the tile it writes back
+// does not hold back the next layer's weight prefetch (the DMA completes moves out of order on
+// its channels anyway; every ordering between moves is a dependency). The pipelines overlap;
+// retirement messages from the DMA and the store unit; the end of the run when the last
+// descriptor retires; a watchdog that reports a deadlock with the stuck descriptors when nothing
+// retires for `sim.watchdog_cycles`.
 // Cycles: a fetch of k descriptors is one DRAM read of k x `controller.descriptor_bytes`, which
 // streams at the DRAM's peak rate: descriptor i's bytes are in (k - 1 - i) x T before the read's
 // end (T = `descriptor_transfer_cycles`, one descriptor at the peak rate; never before the read
@@ -57,7 +61,9 @@ class Controller : public sc_core::sc_module {
  private:
   void run();
   bool ready(const Descriptor& d) const;
+  void dispatch(const Descriptor& d, LatencyFifo<const Descriptor*>& unit);
   void issue(std::deque<uint32_t>& queue, LatencyFifo<const Descriptor*>& unit);
+  void issue_moves();  // the older ready head of loads_ and stores_, while the DMA has room
   void report_deadlock();
 
   const ControllerConfig& cfg_;
@@ -72,7 +78,7 @@ class Controller : public sc_core::sc_module {
   RetireChannel& retire_;
   RunRecord& record_;
   std::vector<bool> retired_;
-  std::deque<uint32_t> moves_, ops_, vector_ops_;
+  std::deque<uint32_t> loads_, stores_, ops_, vector_ops_;
   std::function<void(uint32_t)> retire_observer_;
   uint64_t& batches_;
   uint64_t& descriptors_;
