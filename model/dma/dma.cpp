@@ -21,6 +21,7 @@ Dma::Dma(sc_core::sc_module_name name, const DmaConfig& cfg, const ClockDomain& 
       retire_(retire),
       record_(record),
       channel_free_(cfg.channels, 0),
+      setup_free_(cfg.channels, 0),
       jobs_(cfg.channels),
       channel_busy_("channel_busy", cfg.channels),
       busy_change_("busy_change"),
@@ -67,6 +68,7 @@ void Dma::copy(const MoveDesc& m) {
 void Dma::run() {
   for (;;) {
     const Descriptor* d = in_.read();
+    const uint64_t arrived = clock_.now();
     const MoveDesc& m = d->move;
     // The channel that freed first; every channel busy: the input stalls until one frees.
     auto ch = std::min_element(channel_free_.begin(), channel_free_.end());
@@ -75,13 +77,19 @@ void Dma::run() {
       ch = std::min_element(channel_free_.begin(), channel_free_.end());
     }
     clock_.wait_until(*ch);
-    const uint64_t start = clock_.now();
-    const uint64_t t0 = start + cfg_.setup_cycles;
+    const size_t c = size_t(ch - channel_free_.begin());
+    // The channel is programmed for the move (setup) while its previous move still transfers,
+    // from the later of the move's arrival and the end of the previous move's own setup (one
+    // register set waiting behind the active one); the transfer starts once both are done.
+    const uint64_t start = std::max(arrived, setup_free_[c]);
+    const uint64_t t0 = std::max(start + cfg_.setup_cycles, clock_.now());
+    setup_free_[c] = t0;
     // The L2 side is reserved now (as every L2 requester reserves its port on issue); the DRAM
     // side (jedec) is queued at t0 by the channel's engine, which waits for both.
-    Job& job = jobs_[size_t(ch - channel_free_.begin())];
+    Job& job = jobs_[c];
     job.d = d;
     job.start = start;
+    job.busy_from = clock_.now();  // the channel's previous move has ended
     job.t0 = t0;
     job.src = job.dst = Access{};
     auto l2_side = [&](uint64_t addr, bool write) {
@@ -151,7 +159,7 @@ void Dma::engine(size_t c) {
     r.l2_bank_conflict_cycles = l2_side.conflict;
     ++moves_;
     bytes_ += m.bytes();
-    busy_ += end - job.start;
+    busy_ += end - job.busy_from;
     channel_free_[c] = end;
     busy_change_.notify(sc_core::SC_ZERO_TIME);
     freed_.notify();
