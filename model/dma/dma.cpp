@@ -88,7 +88,6 @@ void Dma::run() {
     // side (jedec) is queued at t0 by the channel's engine, which waits for both.
     Job& job = jobs_[c];
     job.d = d;
-    job.start = start;
     job.busy_from = clock_.now();  // the channel's previous move has ended
     job.t0 = t0;
     job.src = job.dst = Access{};
@@ -143,7 +142,9 @@ void Dma::engine(size_t c) {
     r.unit = Unit::kDma;
     r.is_move = true;
     r.channel = static_cast<int>(c);
-    r.start = job.start;
+    // Its slice on the channel: from when it took the channel (its setup, made while the
+    // previous move transferred, is hidden), so a channel's moves never overlap.
+    r.start = job.busy_from;
     (m.src_space == MemSpace::kDram ? r.dram_read_bytes : r.l2_read_bytes) +=
         m.src_space == MemSpace::kDram ? dram_bus_bytes(m, cfg_.burst_bytes, false) : m.bytes();
     (m.dst_space == MemSpace::kDram ? r.dram_write_bytes : r.l2_write_bytes) +=

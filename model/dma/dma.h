@@ -63,8 +63,8 @@ class Dma : public sc_core::sc_module {
   static constexpr uint64_t kBusy = UINT64_MAX;  // channel_free_ of a channel with a move
   struct Job {
     const Descriptor* d = nullptr;
-    uint64_t start = 0, t0 = 0;  // the move's start (its setup's) and the end of its setup
-    uint64_t busy_from = 0;      // the cycle the channel's previous move had ended
+    uint64_t t0 = 0;         // the end of the move's setup, when its sides start
+    uint64_t busy_from = 0;  // when it took the channel (the channel's previous move had ended)
     Access src, dst;
     sc_core::sc_event go;  // a move was handed to the engine
   };

@@ -93,7 +93,7 @@ TEST(DmaTb, TwoDimensionalMovesExactCycles) {
   // 62; DRAM 2 x 48 B = 96 bus bytes = 12 cycles -> 54 + 20 + 12 = 86.
   // (With the row addresses before the data and each setup after the previous move: 43, 61, 98.)
   EXPECT_EQ(b.retired, (std::vector<uint64_t>{40, 54, 86}));
-  EXPECT_EQ(b.record.descriptors[1].start, 4u);
+  EXPECT_EQ(b.record.descriptors[1].start, 40u);  // it took the channel when move 0 ended
   EXPECT_EQ(b.record.descriptors[2].dram_write_bytes, 96u);
   // Functional: row r of the DRAM source (40 bytes apart) lands in L2 32 bytes apart (the 8-byte
   // gaps stay zero), the 96 bytes from 256 are copied to 1024 and come back to DRAM as 2 rows of
@@ -246,7 +246,7 @@ TEST(DmaTb, RandomMovesOnTwoChannelsUnderBackPressure) {
     *ch = std::max({src.end, dst.end, t0 + (mv.rows - 1)});
     prev_assigned = assigned;
     EXPECT_EQ(b.accepted[d.id], accepted) << "move " << d.id;
-    EXPECT_EQ(b.record.descriptors[d.id].start, start) << "move " << d.id;
+    EXPECT_EQ(b.record.descriptors[d.id].start, assigned) << "move " << d.id;
     EXPECT_EQ(b.record.descriptors[d.id].channel, ch - channel_free.begin()) << "move " << d.id;
     EXPECT_EQ(b.retired[d.id], *ch) << "move " << d.id;
     copy_2d(mv, dram_model, l2_model);
