@@ -21,6 +21,7 @@ Dma::Dma(sc_core::sc_module_name name, const DmaConfig& cfg, const ClockDomain& 
       retire_(retire),
       record_(record),
       channel_free_(cfg.channels, 0),
+      setup_free_(cfg.channels, 0),
       jobs_(cfg.channels),
       channel_busy_("channel_busy", cfg.channels),
       busy_change_("busy_change"),
@@ -67,6 +68,7 @@ void Dma::copy(const MoveDesc& m) {
 void Dma::run() {
   for (;;) {
     const Descriptor* d = in_.read();
+    const uint64_t arrived = clock_.now();
     const MoveDesc& m = d->move;
     // The channel that freed first; every channel busy: the input stalls until one frees.
     auto ch = std::min_element(channel_free_.begin(), channel_free_.end());
@@ -75,13 +77,18 @@ void Dma::run() {
       ch = std::min_element(channel_free_.begin(), channel_free_.end());
     }
     clock_.wait_until(*ch);
-    const uint64_t start = clock_.now();
-    const uint64_t t0 = start + cfg_.setup_cycles + uint64_t(m.rows - 1) * cfg_.row_setup_cycles;
+    const size_t c = size_t(ch - channel_free_.begin());
+    // The channel is programmed for the move (setup) while its previous move still transfers,
+    // from the later of the move's arrival and the end of the previous move's own setup (one
+    // register set waiting behind the active one); the transfer starts once both are done.
+    const uint64_t start = std::max(arrived, setup_free_[c]);
+    const uint64_t t0 = std::max(start + cfg_.setup_cycles, clock_.now());
+    setup_free_[c] = t0;
     // The L2 side is reserved now (as every L2 requester reserves its port on issue); the DRAM
     // side (jedec) is queued at t0 by the channel's engine, which waits for both.
-    Job& job = jobs_[size_t(ch - channel_free_.begin())];
+    Job& job = jobs_[c];
     job.d = d;
-    job.start = start;
+    job.busy_from = clock_.now();  // the channel's previous move has ended
     job.t0 = t0;
     job.src = job.dst = Access{};
     auto l2_side = [&](uint64_t addr, bool write) {
@@ -127,13 +134,17 @@ void Dma::engine(size_t c) {
     if (m.dst_space == MemSpace::kDram && dram_.queued())
       job.dst = dram_.transfer(Dram::kWrite, m.dst_addr, dram_bus_bytes(m, cfg_.burst_bytes, true),
                                clock_);
-    const uint64_t end = std::max(job.src.end, job.dst.end);
+    // The rows' addresses are generated behind the first one, while the data streams.
+    const uint64_t rows_out = job.t0 + uint64_t(m.rows - 1) * cfg_.row_setup_cycles;
+    const uint64_t end = std::max({job.src.end, job.dst.end, rows_out});
     clock_.wait_until(end);
     DescriptorRecord& r = record_.descriptors[job.d->id];
     r.unit = Unit::kDma;
     r.is_move = true;
     r.channel = static_cast<int>(c);
-    r.start = job.start;
+    // Its slice on the channel: from when it took the channel (its setup, made while the
+    // previous move transferred, is hidden), so a channel's moves never overlap.
+    r.start = job.busy_from;
     (m.src_space == MemSpace::kDram ? r.dram_read_bytes : r.l2_read_bytes) +=
         m.src_space == MemSpace::kDram ? dram_bus_bytes(m, cfg_.burst_bytes, false) : m.bytes();
     (m.dst_space == MemSpace::kDram ? r.dram_write_bytes : r.l2_write_bytes) +=
@@ -149,7 +160,7 @@ void Dma::engine(size_t c) {
     r.l2_bank_conflict_cycles = l2_side.conflict;
     ++moves_;
     bytes_ += m.bytes();
-    busy_ += end - job.start;
+    busy_ += end - job.busy_from;
     channel_free_[c] = end;
     busy_change_.notify(sc_core::SC_ZERO_TIME);
     freed_.notify();

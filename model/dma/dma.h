@@ -1,6 +1,6 @@
 // Dma: executes move descriptors DRAM<->L2 and L2<->L2, 1-D and 2-D.
 //
-// Models: `dma.channels` channels, each an engine (a SystemC thread) with one move in flight; a
+// Models: `dma.channels` channels, each an engine (a SystemC thread) with one move transferring; a
 // move takes the channel that freed first (the unit stalls its input when all are busy). A move
 // reads its source and writes its destination as one streamed transaction on each side; DRAM is
 // read and written in whole bursts of `dma.burst_bytes` per row (the partial last burst of a row
@@ -10,11 +10,18 @@
 // source row as usual and writes the row's span ((row_bytes - 1) x s + 1 bytes) with byte masks,
 // so the L2 charges every bank word the span touches (the other phases' bytes kept) and DRAM
 // every burst of it; one move thus carries a whole row of a phase, not one element per row.
-// Cycles: setup = `dma.setup_cycles` + (rows - 1) x `dma.row_setup_cycles`; the source and
-// destination accesses start after setup and the move retires when both have ended (each side's
+// Cycles: setup = `dma.setup_cycles` (channel programming), made while the channel's previous
+// move still transfers (a second register set: from the later of the move's arrival and the end
+// of the previous move's setup), so back-to-back moves on a channel cost max(setup, transfer)
+// each rather than their sum; a move takes the channel that frees first. The source and
+// destination accesses start at t0 = max(setup end, the channel's previous move's end). The
+// address of each further row of a 2-D move (`dma.row_setup_cycles` each: the stride add) is
+// generated while the previous rows stream, so it costs cycles only when the rows are shorter
+// than their address generation: the move retires when both sides have ended and the last
+// row's address is out, at max(side ends, t0 + (rows - 1) x row_setup_cycles) (each side's
 // cycles come from Dram / L2Sram, including their queueing and bank conflicts; the L2 side is
-// reserved when the move starts, the DRAM request queued at the end of setup; the flat pipe of
-// dram.model: simple is reserved when the move starts, in dispatch order).
+// reserved when the move gets its channel, the DRAM request queued at t0; the flat pipe of
+// dram.model: simple is reserved when the move gets its channel, in dispatch order).
 // Ports: in (LatencyFifo<const Descriptor*>), retire (RetireChannel); memories by the
 // TimedMemory interface.
 // Stats: dma.moves, dma.bytes, dma.busy_cycles.
@@ -56,7 +63,8 @@ class Dma : public sc_core::sc_module {
   static constexpr uint64_t kBusy = UINT64_MAX;  // channel_free_ of a channel with a move
   struct Job {
     const Descriptor* d = nullptr;
-    uint64_t start = 0, t0 = 0;  // the move's start and the end of its setup
+    uint64_t t0 = 0;         // the end of the move's setup, when its sides start
+    uint64_t busy_from = 0;  // when it took the channel (the channel's previous move had ended)
     Access src, dst;
     sc_core::sc_event go;  // a move was handed to the engine
   };
@@ -77,6 +85,7 @@ class Dma : public sc_core::sc_module {
   RetireChannel& retire_;
   RunRecord& record_;
   std::vector<uint64_t> channel_free_;  // cycle each channel freed; kBusy while it holds a move
+  std::vector<uint64_t> setup_free_;    // cycle each channel can be programmed for its next move
   std::deque<Job> jobs_;  // per channel (a deque: Job holds an sc_event, which cannot move)
   sc_core::sc_event freed_;  // an engine finished its move
   sc_core::sc_vector<sc_core::sc_signal<bool>> channel_busy_;

@@ -1,5 +1,7 @@
 #include "model/top/top.h"
 
+#include "core/arch/dram_bandwidth.h"
+
 namespace strider {
 
 Top::Top(sc_core::sc_module_name name, const ArchConfig& arch, const SimOptions& sim,
@@ -15,8 +17,9 @@ Top::Top(sc_core::sc_module_name name, const ArchConfig& arch, const SimOptions&
       lb_("line_buffer", 1),
       out_("neuron_out", 1),
       retire_("retire"),
-      controller_("controller", arch.controller, clock_, list, sim.watchdog_cycles, dram_, to_dma_,
-                  to_compute_, to_vector_, retire_, record, stats),
+      controller_("controller", arch.controller, clock_, list, sim.watchdog_cycles, dram_,
+                  dram_peak_cycles(arch, arch.controller.descriptor_bytes), to_dma_, to_compute_,
+                  to_vector_, retire_, record, stats),
       dma_("dma", arch.dma, clock_, sim.functional, dram_, l2_, to_dma_, retire_, record, stats),
       load_("load_unit", arch, clock_, l2_, to_compute_, lb_, record, stats),
       neurons_("neurons", arch.neurons, clock_, sim.functional, l2_, lb_, out_, record, stats),

@@ -62,23 +62,27 @@ TEST(WeightPrefetch, NextWeightedLayerLoadsDuringTheOneBefore) {
   StatRegistry stats;
   RunRecord rec;
   Top top("top", arch, sim, l.list, stats, rec);
-  // a's weight move ends at 457 on channel 1 and its bias move at 497 on channel 0 (the bus is
-  // idle from 397). b's weights take channel 1 at 457: setup to 465, 4096 / 16 = 256 bus cycles
-  // to 721, + 100 latency = 821; its biases channel 0 at 497: setup to 505, the bus free at 721,
-  // 64 cycles to 785, + 100 = 885. Both land while a computes (498-2039). b starts one dispatch
-  // cycle after p ends (2308): 2309, and runs its 1,051 cycles to 3360; the output's 16 KiB:
-  // 3361 + 8 + 1024 + 100 = 4493. With the one-step lead b's moves waited for a's tile (2039):
-  // weights 2040 + 8 + 256 + 100 = 2404, biases behind them on the bus 2468, b from 2469 to 3520,
-  // and p, sharing the L2 with those moves, ended at 2348: 4653 cycles in all.
-  EXPECT_EQ(top.run(), 4493u);
-  EXPECT_EQ(rec.descriptors[5].start, 457u);
-  EXPECT_EQ(rec.descriptors[5].end, 821u);
-  EXPECT_EQ(rec.descriptors[6].start, 497u);
-  EXPECT_EQ(rec.descriptors[6].end, 885u);
-  EXPECT_EQ(rec.descriptors[3].end, 2039u);
-  EXPECT_EQ(rec.descriptors[4].end, 2308u);
-  EXPECT_EQ(rec.descriptors[7].start, 2309u);
-  EXPECT_EQ(rec.descriptors[7].end, 3360u);
+  // The first 8 descriptors are one fetch (512 B = 32 bus cycles + 100 = 132); descriptor i's
+  // 64 B are in at 104 + 4i and decoded 2 cycles later. x's move on channel 0 from 107: setup to
+  // 115, 2048 / 16 = 128 bus cycles to 243, + 100 = 343; a's weights on channel 1 from 111:
+  // setup to 119, the bus free at 243, 72 cycles to 315, + 100 = 415; a's biases are set up on
+  // channel 0 while x's move transfers and start when it ends, 343: 4 cycles, + 100 = 447.
+  // b's weights are set up on channel 1 from 343 and start when a's weights end, 415: 4096 / 16
+  // = 256 bus cycles to 671, + 100 = 771; its biases on channel 0 from 415 start at 447, the bus
+  // free at 671, 64 cycles to 735, + 100 = 835. Both land while a computes (448-1989). b starts
+  // one dispatch cycle after p ends (2258): 2259, and runs its 1,051 cycles to 3310; the
+  // output's 16 KiB: 3311 + 8 + 1024 + 100 = 4443 (4493 with the batch decoded after its last
+  // byte and each move set up after the previous one). With the one-step lead b's moves waited
+  // for a's tile: 4653 cycles in all then.
+  EXPECT_EQ(top.run(), 4443u);
+  EXPECT_EQ(rec.descriptors[5].start, 415u);  // took channel 1 when a's weights ended
+  EXPECT_EQ(rec.descriptors[5].end, 771u);
+  EXPECT_EQ(rec.descriptors[6].start, 447u);
+  EXPECT_EQ(rec.descriptors[6].end, 835u);
+  EXPECT_EQ(rec.descriptors[3].end, 1989u);
+  EXPECT_EQ(rec.descriptors[4].end, 2258u);
+  EXPECT_EQ(rec.descriptors[7].start, 2259u);
+  EXPECT_EQ(rec.descriptors[7].end, 3310u);
 }
 
 // x (8 x 64 x 64 = 32 KiB) -> a: conv 3x3 stride 2, 8 channels, on the seed with the flat DRAM
@@ -119,17 +123,19 @@ TEST(ChunkedInput, FirstTileStartsOnTheFirstRows) {
   RunRecord rec;
   Top top("top", arch, sim, l.list, stats, rec);
   const uint64_t cycles = top.run();
-  // Chunk 0 on channel 0 from 149: setup 8 + 7 rows x 1 = 164, 4,096 / 16 = 256 bus cycles to
-  // 420, + 100 latency = 520. a's 576 B of weights on channel 1 from 149: setup to 157, the bus
-  // free at 420, 36 cycles to 456, + 100 = 556. Its 32 B of biases (one 64 B burst) on channel 0
-  // at 520: 528, 4 bus cycles, + 100 = 632; tile 0 one dispatch cycle later, 633. The whole
-  // input in one move took 157 + 2,048 + 100 = 2305 and tile 0 started at 2418; the run is
-  // DRAM-bound (the input, 16 tiles' staged weights, the output), 5,787 cycles then.
-  EXPECT_EQ(rec.descriptors[0].end, 520u);
-  EXPECT_EQ(rec.descriptors[1].end, 556u);
-  EXPECT_EQ(rec.descriptors[2].end, 632u);
-  EXPECT_EQ(rec.descriptors[tiles[0]].start, 633u);
-  EXPECT_EQ(cycles, 5479u);
+  // Descriptor i of the first fetch is decoded at 106 + 4i (as above). Chunk 0 on channel 0 from
+  // 107: setup to 115 (its 7 further rows' addresses made while rows stream), 4,096 / 16 = 256
+  // bus cycles to 371, + 100 latency = 471. a's 576 B of weights on channel 1 from 111: setup to
+  // 119, the bus free at 371, 36 cycles to 407, + 100 = 507. Its 32 B of biases (one 64 B burst)
+  // are set up on channel 0 from 115 while chunk 0 transfers and start at 471: 4 bus cycles, +
+  // 100 = 575; tile 0 one dispatch cycle later, 576 (633 with the batch decoded after its last
+  // byte and the setups in series). The whole input in one move took 2,305 cycles then and tile
+  // 0 started at 2418; the run is DRAM-bound (the input, 16 tiles' staged weights, the output).
+  EXPECT_EQ(rec.descriptors[0].end, 471u);
+  EXPECT_EQ(rec.descriptors[1].end, 507u);
+  EXPECT_EQ(rec.descriptors[2].end, 575u);
+  EXPECT_EQ(rec.descriptors[tiles[0]].start, 576u);
+  EXPECT_EQ(cycles, 5261u);
 }
 
 }  // namespace

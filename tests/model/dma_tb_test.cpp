@@ -83,13 +83,17 @@ TEST(DmaTb, TwoDimensionalMovesExactCycles) {
   for (size_t i = 0; i < src.size(); ++i) src[i] = int8_t(i * 7 + 3);
   b.dram->write(0x1000, src.data(), src.size());
   sc_core::sc_start();
-  // Move 0 at 0: setup 4 + 3 extra rows = 7; DRAM 4 rows x ceil(24/16) bursts x 16 = 128 bus
-  // bytes = 16 cycles -> 7 + 20 + 16 = 43; L2 96 B = 6 port cycles + 2 -> 15. Retires at 43.
-  // Move 1 waits for the one channel: 43 + 4 = 47; L2 read 47..53 (+2 = 55), L2 write queues on
-  // the DMA port 53..59 (+2) -> 61. Move 2 at 61: 61 + 4 + 1 = 66; L2 read -> 74; DRAM 2 x 48 B
-  // = 96 bus bytes = 12 cycles -> 66 + 20 + 12 = 98.
-  EXPECT_EQ(b.retired, (std::vector<uint64_t>{43, 61, 98}));
-  EXPECT_EQ(b.record.descriptors[1].start, 43u);
+  // Move 0 at 0: setup 4 (the 3 extra rows' addresses, 1 cycle each, out by 4 + 3 = 7 while
+  // the data streams); DRAM 4 rows x ceil(24/16) bursts x 16 = 128 bus bytes = 16 cycles ->
+  // 4 + 20 + 16 = 40; L2 96 B = 6 port cycles + 2 -> 12. Retires at max(40, 12, 7) = 40.
+  // Move 1 (taken at 0) is set up on the one channel once move 0's setup is done, 4..8, while
+  // move 0 transfers; its transfer starts when move 0 ends: t0 40; L2 read 40..46 (+2 = 48), L2
+  // write queues on the DMA port 46..52 (+2) -> 54. Move 2 (taken at 40, when move 1 got the
+  // channel) is set up 40..44; t0 54 (its second row's address by 55); L2 read 54..60 (+2) ->
+  // 62; DRAM 2 x 48 B = 96 bus bytes = 12 cycles -> 54 + 20 + 12 = 86.
+  // (With the row addresses before the data and each setup after the previous move: 43, 61, 98.)
+  EXPECT_EQ(b.retired, (std::vector<uint64_t>{40, 54, 86}));
+  EXPECT_EQ(b.record.descriptors[1].start, 40u);  // it took the channel when move 0 ended
   EXPECT_EQ(b.record.descriptors[2].dram_write_bytes, 96u);
   // Functional: row r of the DRAM source (40 bytes apart) lands in L2 32 bytes apart (the 8-byte
   // gaps stay zero), the 96 bytes from 256 are copied to 1024 and come back to DRAM as 2 rows of
@@ -125,14 +129,17 @@ TEST(DmaTb, RepeatedGatherMoveWithADstStepExactCycles) {
   for (size_t i = 0; i < src.size(); ++i) src[i] = int8_t(i * 5 + 1);
   b.l2->write(0, src.data(), src.size());
   sc_core::sc_start();
-  // tiny: one channel, setup 4 + 1 extra row = 5; L2 4 banks x 8 B, 16 B/cycle, latency 2.
-  // Move 0 at 0, t0 5: the source rows are back to back, 8 B = 1 port cycle (bank 0) 5..6, end
-  // 6 + 2 = 8; the destination is 2 pieces of span (4 - 1) x 2 + 1 = 7 B, 16 apart: words 32
+  // tiny: one channel, setup 4 (the extra row's address out 1 cycle later, while the first
+  // streams); L2 4 banks x 8 B, 16 B/cycle, latency 2.
+  // Move 0 at 0, t0 4: the source rows are back to back, 8 B = 1 port cycle (bank 0) 4..5, end
+  // 5 + 2 = 7; the destination is 2 pieces of span (4 - 1) x 2 + 1 = 7 B, 16 apart: words 32
   // (bank 0) and 34 (bank 2), 2 words x 8 B = 1 port cycle, after the read on the DMA port
-  // 6..7, end 9. Retires at 9 = max(8, 9). Moves 1-3 alike, each 9 later (the port and banks
-  // are free again by their t0): 18, 27, 36. The phased cut instead moved 1 element per row:
-  // 8 moves (one per output row and column phase) of 4 rows, 4 + 3 = 7 setup cycles each.
-  EXPECT_EQ(b.retired, (std::vector<uint64_t>{9, 18, 27, 36}));
+  // 5..6, end 8. Retires at 8 = max(7, 8, 4 + 1). Moves 1-3 alike, each set up while the one
+  // before transfers (move 1 4..8, move 2 8..12, ...), so each starts its transfer when the
+  // previous ends and takes 4 (read, write, latency): 12, 16, 20 (the port and banks are free
+  // again by their t0). The phased cut instead moved 1 element per row: 8 moves (one per output
+  // row and column phase) of 4 rows.
+  EXPECT_EQ(b.retired, (std::vector<uint64_t>{8, 12, 16, 20}));
   EXPECT_EQ(b.record.descriptors[3].l2_write_bytes, 8u);  // payload: 2 rows x 4 B
   std::vector<int8_t> out(32);
   b.l2->read(256, out.data(), out.size());
@@ -153,14 +160,14 @@ TEST(DmaTb, InterleaveMovesWithADstStepExactCycles) {
   for (size_t i = 0; i < src.size(); ++i) src[i] = int8_t(i * 3 - 90);
   b.l2->write(0, src.data(), src.size());
   sc_core::sc_start();
-  // Move 0 at 0, t0 = 0 + 4 + 1 = 5: the 16 source bytes are one range, words 0-1 (banks 0, 1),
-  // 1 port cycle 5..6, end 8; the destination is 2 pieces of span 7 x 2 + 1 = 15 B, 32 apart:
-  // words 32-33 and 36-37 (banks 0, 1, 0, 1), 4 words x 8 B = 2 port cycles 6..8 (banks 0 and 1
-  // 2 words each, free at 6), end 10. Move 1 at 10, t0 15: read words 2-3 15..16 (end 18),
-  // write words 32-33, 36-37 16..18, end 20. Moves 2 and 3 (destination words 34-35, 38-39):
-  // 30 and 40. The phased cut: one move per output row and column phase, 8 of 8 rows x 1 byte
-  // (4 + 7 = 11 setup cycles each).
-  EXPECT_EQ(b.retired, (std::vector<uint64_t>{10, 20, 30, 40}));
+  // Move 0 at 0, t0 = 0 + 4 = 4: the 16 source bytes are one range, words 0-1 (banks 0, 1),
+  // 1 port cycle 4..5, end 7; the destination is 2 pieces of span 7 x 2 + 1 = 15 B, 32 apart:
+  // words 32-33 and 36-37 (banks 0, 1, 0, 1), 4 words x 8 B = 2 port cycles 5..7 (banks 0 and 1
+  // 2 words each, free at 5), end 9 (the second row's address out at 5). Move 1, set up 4..8
+  // while move 0 transfers, t0 9: read words 2-3 9..10 (end 12), write words 32-33, 36-37
+  // 10..12, end 14. Moves 2 and 3 (destination words 34-35, 38-39), set up 9..13 and 14..18:
+  // 19 and 24. The phased cut: one move per output row and column phase, 8 of 8 rows x 1 byte.
+  EXPECT_EQ(b.retired, (std::vector<uint64_t>{9, 14, 19, 24}));
   std::vector<int8_t> out(64);
   b.l2->read(256, out.data(), out.size());
   for (int y = 0; y < 4; ++y) {
@@ -205,23 +212,29 @@ TEST(DmaTb, RandomMovesOnTwoChannelsUnderBackPressure) {
   }
   b.dram->write(0x10000, seed_bytes.data(), seed_bytes.size());
   sc_core::sc_start();
-  // Reference: the DMA takes move k when it is back from starting move k-1; the source could
-  // write it `gap` after its previous write, once the channel had room (move k-1 taken). The move
-  // starts on the channel that frees first; its sides start after setup + per-row setup.
+  // Reference: the DMA takes move k when it is back from giving move k-1 its channel; the source
+  // could write it `gap` after its previous write, once the channel had room (move k-1 taken).
+  // The move gets the channel that frees first; its setup starts when it is taken and the
+  // channel's previous setup is done, its sides when its setup is and the channel's previous
+  // move has ended, and it ends when both sides have and its last row's address is out (1 cycle
+  // per extra row after t0).
   StatRegistry ref_stats;
   Dram ref_dram(a.dram, 1000.0, ref_stats);
   L2Sram ref_l2(a.l2, false, ref_stats);
-  std::vector<uint64_t> channel_free(2, 0);
-  uint64_t accepted = 0, taken = 0, prev_start = 0, held = 0, waited = 0;
+  std::vector<uint64_t> channel_free(2, 0), setup_free(2, 0);
+  uint64_t accepted = 0, taken = 0, prev_assigned = 0, held = 0, waited = 0;
   for (const Descriptor& d : m) {
     held += taken > accepted + gaps[d.id];
     accepted = std::max(accepted + gaps[d.id], taken);
-    taken = std::max(accepted, prev_start);
+    taken = std::max(accepted, prev_assigned);
     auto ch = std::min_element(channel_free.begin(), channel_free.end());
-    const uint64_t start = std::max(taken, *ch);
-    waited += start > taken;
+    const size_t c = size_t(ch - channel_free.begin());
+    const uint64_t assigned = std::max(taken, *ch);
+    waited += assigned > taken;
+    const uint64_t start = std::max(taken, setup_free[c]);
     const MoveDesc& mv = d.move;
-    const uint64_t t0 = start + 4 + (mv.rows - 1);
+    const uint64_t t0 = std::max(start + 4, assigned);
+    setup_free[c] = t0;
     auto side = [&](MemSpace s, uint64_t addr, bool write) {
       return s == MemSpace::kDram
                  ? ref_dram.access(write ? Dram::kWrite : Dram::kRead, addr,
@@ -230,10 +243,10 @@ TEST(DmaTb, RandomMovesOnTwoChannelsUnderBackPressure) {
     };
     const Access src = side(mv.src_space, mv.src_addr, false);
     const Access dst = side(mv.dst_space, mv.dst_addr, true);
-    *ch = std::max(src.end, dst.end);
-    prev_start = start;
+    *ch = std::max({src.end, dst.end, t0 + (mv.rows - 1)});
+    prev_assigned = assigned;
     EXPECT_EQ(b.accepted[d.id], accepted) << "move " << d.id;
-    EXPECT_EQ(b.record.descriptors[d.id].start, start) << "move " << d.id;
+    EXPECT_EQ(b.record.descriptors[d.id].start, assigned) << "move " << d.id;
     EXPECT_EQ(b.record.descriptors[d.id].channel, ch - channel_free.begin()) << "move " << d.id;
     EXPECT_EQ(b.retired[d.id], *ch) << "move " << d.id;
     copy_2d(mv, dram_model, l2_model);
