@@ -62,5 +62,23 @@ TEST(PlaneSkew, OnlyTensorsTheComputeOpsAddressAreSkewedAndThePlanCountsThePad) 
   }
 }
 
+// lowering.skew_planes: false: a keeps 4 x 4 = 16 B planes, its buffer 3 x 16 = 48 B; naive: x 32 B
+// at 0, a 48 B at 32, b 32 B at 80: peak 112.
+TEST(PlaneSkew, OffKeepsEveryPlaneHxW) {
+  ArchConfig arch = load_arch(kDir + "/configs/arch/tiny.yaml");
+  arch.lowering.skew_planes = false;
+  const Graph g = load_network(kDir + "/tests/planner/data/two_conv.yaml", 0, 0, 1);
+  LowerOptions opt;
+  opt.allocator = "naive";
+  const Lowered l = lower(g, arch, opt);
+  const int b = g.outputs[0];
+  const int a = g.nodes[size_t(g.producers()[size_t(b)])].inputs[0];
+  EXPECT_EQ(l.tensor_channel_stride[size_t(a)], 16u);
+  EXPECT_EQ(l.list.descriptors[3].op.output.channel_stride, 16u);
+  EXPECT_EQ(l.list.descriptors[6].op.input.channel_stride, 16u);
+  EXPECT_EQ(l.arena_bytes, 112u);
+  EXPECT_EQ(l.tensor_addr[size_t(b)], 80u);
+}
+
 }  // namespace
 }  // namespace strider
