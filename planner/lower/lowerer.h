@@ -44,7 +44,6 @@ class Lowerer {
  private:
   // memory_layout.cpp
   void plan_memory(const std::vector<int>& order);
-  uint64_t spilled_bytes(const ActivationLayout& layout) const;  // its DRAM-resident tensors' bytes
   uint64_t min_band_bytes(bool input, std::string* worst, bool partial_sums) const;
   uint64_t reserve_bands(uint64_t room, bool partial_sums);
   uint64_t place_staging(const std::vector<int>& order, uint64_t heap);

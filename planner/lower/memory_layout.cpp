@@ -226,38 +226,20 @@ std::runtime_error Lowerer::staging_error(const std::vector<int>& order, uint64_
   return std::runtime_error(what);
 }
 
-uint64_t Lowerer::spilled_bytes(const ActivationLayout& layout) const {
-  uint64_t bytes = 0;
-  for (size_t t = 0; t < layout.tensor_spilled.size(); ++t) {
-    if (layout.tensor_spilled[t]) bytes += uint64_t(g_.tensors[t].bytes());
-  }
-  return bytes;
-}
-
 void Lowerer::plan_memory(const std::vector<int>& order) {
   const uint64_t align = arch_.l2.alignment_bytes, l2 = arch_.l2.size_bytes;
   uint64_t heap = l2, cap = l2, bands = 0;
   for (int attempt = 0;; ++attempt) {
     if (attempt > 256) throw std::runtime_error("L2 layout did not converge");
-    auto plan = [&](bool skew) {
-      return plan_activations(g_, order, align, cap, opt_, arch_.l2,
-                              bands ? kDramActivationsBase : 0, opt_.image_segments, skew);
-    };
     try {
-      layout_ = plan(arch_.lowering.skew_planes);
+      layout_ = plan_activations(g_, order, align, cap, opt_, arch_.l2, bands ? kDramActivationsBase : 0,
+                                 opt_.image_segments, arch_.lowering.skew_planes);
     } catch (const std::runtime_error&) {
       if (bands) throw;
       // Not everything fits: reserve band buffers at the top of L2 and spill to DRAM.
       bands = reserve_bands(l2, false);
       heap = cap = l2 - bands;
       continue;
-    }
-    // Spilling, the planes' pad can tip a live set over the capacity: swin_t's 56 x 56 planes
-    // (3,136 -> 3,144 B) spilled ten 230-301 KB tensors that fit unskewed (+13 MB of DRAM,
-    // +2.2 % cycles). The unskewed plan is kept when it spills fewer bytes.
-    if (bands && arch_.lowering.skew_planes) {
-      ActivationLayout flat = plan(false);
-      if (spilled_bytes(flat) < spilled_bytes(layout_)) layout_ = std::move(flat);
     }
     out_.plan = layout_.buffers;
     const uint64_t lacking = place_staging(order, heap);
