@@ -93,6 +93,7 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
                   {"arena_bytes", r.lowered.arena_bytes},
                   {"weights_total_bytes", r.lowered.weights_total_bytes},
                   {"weights_stored_bytes", r.lowered.weights_stored_bytes},
+                  {"weight_slot_bytes", r.lowered.weight_slot_bytes},
                   {"seconds", r.lowered.planner_seconds}};
   // Each model planned alone, and what sharing one accelerator saved against that.
   nlohmann::ordered_json models = nlohmann::ordered_json::array();
@@ -269,11 +270,13 @@ void write_occupancy(const RunSummary& s, const std::string& path) {
 
 // mapping.csv (`lowering.mapping: search`, planner/lower/mapper.h): per searched layer the
 // choice, its predicted and simulated cycles, the best other candidate, auto's predicted cycles
-// and how far auto was (auto / chosen, predicted), the candidates costed and the worst of them.
+// and how far auto was (auto / chosen, predicted), the candidates costed and the worst of them;
+// the weight-staging slot the plan was lowered with (searched, weight_slot_search.h), per row.
 void write_mapping(const RunResult& r, const RunSummary& s, const std::string& path) {
   std::ofstream f = open(path);
   f << "layer,mapping,block,rows,predicted_cycles,simulated_cycles,objective,predicted_cost,"
-       "alternative,alternative_cycles,auto_cycles,auto_over_chosen,candidates,worst_cycles\n";
+       "alternative,alternative_cycles,auto_cycles,auto_over_chosen,candidates,worst_cycles,"
+       "weight_slot_bytes\n";
   for (const MappingRow& m : r.lowered.mapping) {
     csv::Writer w(f);
     w << r.lowered.layers.at(m.layer).name << m.mapping << m.block << m.rows << m.predicted_cycles;
@@ -285,7 +288,7 @@ void write_mapping(const RunResult& r, const RunSummary& s, const std::string& p
     w << r.config.arch.lowering.objective;
     w.fixed(m.predicted_cost, 3) << m.alternative << m.alternative_cycles << m.auto_cycles;
     w.fixed(m.predicted_cycles ? double(m.auto_cycles) / double(m.predicted_cycles) : 0.0, 4);
-    w << m.candidates << m.worst_cycles;
+    w << m.candidates << m.worst_cycles << r.lowered.weight_slot_bytes;
     w.end_row();
   }
 }

@@ -95,6 +95,9 @@ struct LoweringConfig {
   // A conv whose only consumer is an element-wise Add writes the Add's result through its
   // store path (OpDesc::post; planner/lower/legalise.h fuse_residual_adds).
   bool fuse = true;  // false: every Add runs as its own layer (docs/planner.md, fusion)
+  // Channel planes of the tensors only compute ops address padded off the L2 banks' period
+  // (planner/lower/activation_layout.h skewed_plane_stride); false: every plane h x w bytes.
+  bool skew_planes = true;
 };
 
 // Energy and area (core/arch/energy_presets.cpp has every preset number and its source). Every

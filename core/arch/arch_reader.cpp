@@ -153,6 +153,7 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
     s.read("objective", a.lowering.objective);
     s.read("weight_slot_bytes", a.lowering.weight_slot_bytes);
     s.read("fuse", a.lowering.fuse);
+    s.read("skew_planes", a.lowering.skew_planes);
     s.finish();
   }
   {

@@ -38,7 +38,7 @@ namespace {
 // Skews the channel planes of the tensors only compute ops address (see plan_activations) and
 // sizes their buffers to c planes of the skewed stride; returns every tensor's plane stride.
 std::vector<uint64_t> skew_planes(const Graph& g, uint64_t alignment, const L2Config& l2,
-                                  memory::ActivationPlanInput* in) {
+                                  bool skew, memory::ActivationPlanInput* in) {
   const size_t nt = g.tensors.size();
   std::vector<uint64_t> stride(nt, 0);
   std::vector<int> members(in->problem.buffers.size(), 0);
@@ -58,7 +58,7 @@ std::vector<uint64_t> skew_planes(const Graph& g, uint64_t alignment, const L2Co
   for (size_t t = 0; t < nt; ++t) {
     const Tensor& tensor = g.tensors[t];
     const int b = in->tensor_buffer[t];
-    if (fixed[t] || b < 0 || members[size_t(b)] != 1 || tensor.shape.n != 1 ||
+    if (!skew || fixed[t] || b < 0 || members[size_t(b)] != 1 || tensor.shape.n != 1 ||
         uint64_t(tensor.bytes()) != uint64_t(tensor.shape.c) * stride[t]) {
       continue;
     }
@@ -130,13 +130,14 @@ std::vector<char> segment_groups(const Graph& g, const std::vector<int>& order,
 
 ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order, uint64_t alignment,
                                   uint64_t capacity, const LowerOptions& opt, const L2Config& l2,
-                                  uint64_t spill_base, const std::vector<StepRange>& segments) {
+                                  uint64_t spill_base, const std::vector<StepRange>& segments,
+                                  bool skew) {
   const size_t nt = g.tensors.size();
   // Alias groups (views, in-place concat inputs) and their lifetimes: the memory planner's.
   memory::ActivationPlanInput in =
       memory::build_activation_problem(g, order, static_cast<int64_t>(alignment));
   ActivationLayout out;
-  out.tensor_channel_stride = skew_planes(g, alignment, l2, &in);
+  out.tensor_channel_stride = skew_planes(g, alignment, l2, skew, &in);
   std::vector<char> one_image = segment_groups(g, order, segments, alignment, &in);
   for (int idx : order) {
     const Node& n = g.nodes[idx];

@@ -218,8 +218,7 @@ Lowered lower_plan(const Graph& g, const ArchConfig& arch, const LowerOptions& o
 
 // The weight slot is searched with the mappings (weight_slot_search.h) unless it is given.
 Lowered lower(const Graph& g, const ArchConfig& arch, const LowerOptions& opt) {
-  if (arch.lowering.mapping == "search" && arch.lowering.objective == "cycles" &&
-      arch.lowering.weight_slot_bytes == 0) {
+  if (arch.lowering.mapping == "search" && arch.lowering.weight_slot_bytes == 0) {
     return search_weight_slot(g, arch, opt, lower_plan);
   }
   Lowered l = lower_plan(g, arch, opt);

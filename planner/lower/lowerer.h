@@ -90,7 +90,8 @@ class Lowerer {
   // mapping_choice.cpp
   void choose_mappings();
   bool gemm_as_conv(const Node& n) const;  // 1x1 conv to one output position: lowered as fc
-  uint64_t mapping_cost(const Node& n, Mapping m) const;
+  // banks: each tile at the mapper's cost (mapper_tile_cycles), else max(pipeline, load port).
+  uint64_t mapping_cost(const Node& n, Mapping m, bool banks = false) const;
   uint64_t store_blob(std::vector<int8_t> bytes);
   void place_weights(const Node& n);
   void stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t c1, Descriptor& d,

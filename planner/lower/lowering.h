@@ -94,6 +94,7 @@ struct MappingRow {
   uint32_t block = 0;           // output channels per tile
   uint32_t rows = 0;            // output rows per band
   uint64_t predicted_cycles = 0;
+  double predicted_energy_pj = 0;
   double predicted_cost = 0;    // the objective's value (cycles, pJ, or pJ x cycles)
   std::string alternative;      // the best other candidate: mapping/block/rows; empty: none
   uint64_t alternative_cycles = 0;

@@ -71,11 +71,13 @@ std::vector<uint32_t> band_heights(uint32_t h) {
   return rows;
 }
 
+}  // namespace
+
 // The L2 cycles of a tile's gather and store together (core/timing/l2_banks.h,
 // l2_shared_cycles): the L2 model serves the load and store ports' words in each bank's idle
 // cycles, so the two streams share the banks: a tile whose store lands on the banks its gather
 // piles onto waits for both, however few conflicts each has alone.
-uint64_t shared_bank_cycles(const L2Config& l2, const OpDesc& t, const TileWork& w) {
+static uint64_t shared_bank_cycles(const L2Config& l2, const OpDesc& t, const TileWork& w) {
   const uint64_t element = w.valid_outputs ? w.output_bytes / w.valid_outputs : 1;
   const uint64_t stores = t.post.present() ? 2 : 1;  // a fused Add's operand read too
   std::vector<L2Pattern> p;
@@ -88,7 +90,35 @@ uint64_t shared_bank_cycles(const L2Config& l2, const OpDesc& t, const TileWork&
   return l2_shared_cycles(l2, p);
 }
 
-}  // namespace
+uint64_t mapper_tile_cycles(const L2Config& l2, const OpDesc& t, const TileWork& w) {
+  const uint64_t port = l2.port_bytes_per_cycle;
+  // Bank conflicts of the channels mapping's operand gather and of its stored pieces, as the L2
+  // model charges them (core/timing/l2_banks.h) at the tensors' channel strides: on few banks
+  // the channel-plane pieces serialise (SCALE-Sim's one-bank small_cnn Conv3).
+  auto conflicts = [&](const PiecePattern* p, uint64_t element, uint64_t stride) {
+    uint64_t c = 0;
+    for (int k = 0; k < 2; ++k) {
+      c += l2_conflict_cycles(l2, 0, p[k].bytes * element, p[k].count, stride, p[k].repeats);
+    }
+    return c;
+  };
+  const uint64_t element = w.valid_outputs ? w.output_bytes / w.valid_outputs : 1;
+  // A fused residual Add reads its operand on the store port too (model/l1/store_unit.h).
+  const uint64_t stores = t.post.present() ? 2 : 1;
+  return std::max({w.pipeline_cycles,
+                   cdiv(w.l2_read_bytes, port) + conflicts(w.gather, 1, t.input.channel_stride),
+                   cdiv(stores * w.output_bytes, port) +
+                       stores * conflicts(w.store, element, t.output.channel_stride),
+                   shared_bank_cycles(l2, t, w)});
+}
+
+double leak_pj_per_cycle(const ArchConfig& arch) {
+  const ActionEnergy e = action_energy(arch);
+  double logic_mm2 = 0;
+  for (const auto& [unit, mm2] : unit_logic_area_mm2(arch)) logic_mm2 += mm2;
+  return e.sram_leak_per_kib_cycle * double(arch.l2.size_bytes + arch.l1.size_bytes) / 1024.0 +
+         e.logic_leak_per_mm2_cycle * logic_mm2;
+}
 
 void Lowerer::search_mappings(const std::vector<int>& order) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -97,30 +127,9 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
   node_tail_.assign(g_.nodes.size(), Mapping::kPositions);
   node_tail_from_.assign(g_.nodes.size(), UINT32_MAX);
   const ActionEnergy e = action_energy(arch_);
-  double logic_mm2 = 0;
-  for (const auto& [unit, mm2] : unit_logic_area_mm2(arch_)) logic_mm2 += mm2;
-  const double leak_per_cycle =
-      e.sram_leak_per_kib_cycle * double(arch_.l2.size_bytes + arch_.l1.size_bytes) / 1024.0 +
-      e.logic_leak_per_mm2_cycle * logic_mm2;
+  const double leak_per_cycle = leak_pj_per_cycle(arch_);
   const std::string& objective = arch_.lowering.objective;
-  const uint64_t port = arch_.l2.port_bytes_per_cycle, align = arch_.l2.alignment_bytes;
-  // Bank conflicts of the channels mapping's operand gather and of its stored pieces, as the L2
-  // model charges them (core/timing/l2_banks.h) at the tensors' channel strides: on few banks
-  // the channel-plane pieces serialise (SCALE-Sim's one-bank small_cnn Conv3).
-  auto conflicts = [&](const PiecePattern* p, uint64_t element, uint64_t stride) {
-    uint64_t c = 0;
-    for (int k = 0; k < 2; ++k) {
-      c += l2_conflict_cycles(arch_.l2, 0, p[k].bytes * element, p[k].count, stride, p[k].repeats);
-    }
-    return c;
-  };
-  auto gather_conflicts = [&](const OpDesc& t, const TileWork& w) {
-    return conflicts(w.gather, 1, t.input.channel_stride);
-  };
-  auto store_conflicts = [&](const OpDesc& t, const TileWork& w) {
-    const uint64_t element = w.valid_outputs ? w.output_bytes / w.valid_outputs : 1;
-    return (t.post.present() ? 2 : 1) * conflicts(w.store, element, t.output.channel_stride);
-  };
+  const uint64_t align = arch_.l2.alignment_bytes;
   std::vector<Searched> searched;
 
   for (int idx : order) {
@@ -174,10 +183,7 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
       const TileWork w = compute_tile_work(t, arch_.l1, arch_.neurons);
       // A fused residual Add reads its operand on the store port too (model/l1/store_unit.h).
       const uint64_t stored = (t.post.present() ? 2 : 1) * w.output_bytes;
-      const uint64_t cycles =
-          std::max({w.pipeline_cycles, cdiv(w.l2_read_bytes, port) + gather_conflicts(t, w),
-                    cdiv(stored, port) + store_conflicts(t, w),
-                    shared_bank_cycles(arch_.l2, t, w)});
+      const uint64_t cycles = mapper_tile_cycles(arch_.l2, t, w);
       const double pj = double(w.macs) * e.mac + double(w.acc_updates) * e.acc_update +
                         double(w.lb_write_bytes) * e.lb_write_per_byte +
                         double(w.lb_write_cycles) * e.lb_write_cycle +
@@ -335,6 +341,7 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
     row.block = chosen.block;
     row.rows = chosen.rows;
     row.predicted_cycles = cost.cycles;
+    row.predicted_energy_pj = cost.energy;
     row.predicted_cost = value(cost);
     if (second != SIZE_MAX) {
       row.alternative = describe(s.costed[second].first);

@@ -46,9 +46,22 @@
 
 #include <cstdint>
 
+#include "core/arch/arch_config.h"
+#include "core/contract/descriptor.h"
+#include "core/timing/tile_work.h"
+
 namespace strider {
 
 constexpr uint64_t kMaxTileCosts = 20000;  // distinct tile shapes costed per layer
 constexpr double kMinGain = 0.01;          // predicted gain needed to leave auto's choice
+
+// A tile's cycles in the cost model above: max(fill pipeline, load port + its gather's bank
+// conflicts, store port (twice with a fused Add's operand) + its pieces' conflicts, both ports'
+// words on the shared banks). `auto` weighs im2col with it too (mapping_choice.cpp).
+uint64_t mapper_tile_cycles(const L2Config& l2, const OpDesc& t, const TileWork& w);
+
+// The leakage the energy objective charges per predicted cycle (pJ): L2 and L1 SRAM per KiB and
+// the units' logic per mm2 at the arch's energy presets.
+double leak_pj_per_cycle(const ArchConfig& arch);
 
 }  // namespace strider

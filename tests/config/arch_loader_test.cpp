@@ -203,6 +203,23 @@ TEST(ArchLoader, MappingSearchObjectiveIsNamed) {
   EXPECT_EQ(a.lowering.objective, "edp");
 }
 
+TEST(ArchLoader, SkewPlanesIsABoolean) {
+  TempDir t;
+  const std::string f = t.write("a.yaml",
+                                "arch:\n"
+                                "  lowering:\n"
+                                "    skew_planes: sometimes\n");  // line 3
+  EXPECT_EQ(errors_of([&] { load_arch(f); }),
+            (Errors{f + ":3: arch.lowering.skew_planes: expected true or false, got "
+                        "\"sometimes\""}));
+  EXPECT_TRUE(ArchConfig{}.lowering.skew_planes);
+  const ArchConfig a = load_arch(t.write("b.yaml", "arch:\n  lowering: {skew_planes: false}\n"));
+  EXPECT_FALSE(a.lowering.skew_planes);
+  // Written (and so fingerprinted) only when off: the default's fingerprint is unchanged.
+  EXPECT_NE(arch_yaml(a).find("skew_planes: false"), std::string::npos);
+  EXPECT_EQ(arch_yaml(ArchConfig{}).find("skew_planes"), std::string::npos);
+}
+
 TEST(ArchLoader, L2GeometryChecks) {
   TempDir t;
   const std::string f = t.write("a.yaml",

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 #include <utility>
 
 #include "core/arch/config_loader.h"
@@ -181,6 +183,67 @@ TEST(Mapper, PartialLastChannelBlockRunsInPositions) {
   // The layer's predicted cycles are at least its neuron cycles and beat auto's.
   EXPECT_GE(row->predicted_cycles, compute);
   EXPECT_LT(row->predicted_cycles, row->auto_cycles);
+}
+
+// Auto takes im2col for a k>1 convolution where the mapper's tile cost (mapper_tile_cycles, bank
+// terms included) is more than kMinGain below the positions / channels choice (mapping_choice.cpp).
+// wide_3x3 on the seed (64 neurons, 8 accumulators, 4 MACs per cycle, 32-byte lines): a (64 ->
+// 64, 3x3, pad 1, 16 x 16) and b (64 -> 16). Auto weighs them before the memory plan, so at
+// unskewed planes of 16 x 16 = 256 B (no bank term binds: each tile is compute-bound).
+//   positions: runs of 64 over virtual rows of 18: 15 x 18 + 16 = 286 positions, 5 runs; per run
+//   and group of 8 channels, 64 x 3 = 192 segments of 3 in fills of 10: 19 fills x 8 x
+//   ceil(30 / 4) + 8 x ceil(6 / 4) = 1,216 + 16 = 1,232 cycles. a (blocks of 56 and 8, 8 groups):
+//   5 x 8 x 1,232 = 49,280, plus the first fill's 10 shifted writes per tile: 49,300. b (2
+//   groups): 5 x 2 x 1,232 = 12,320 + 10 = 12,330.
+//   im2col: 256 positions in 32 groups of 8 accumulators, the 576-element window in 18 fills of 32:
+//   32 x 18 x 8 x 8 = 36,864 cycles whatever the channels on the neurons, plus the first fill's
+//   line writes (one per channel): a 36,864 + 64 = 36,928 < 49,300 x 0.99 (im2col);
+//   b 36,864 + 16 = 36,880 (16 of 64 neurons busy) > 12,330 (positions).
+TEST(Mapper, AutoTakesIm2colWhereTheMapperCostSaysItWins) {
+  const ArchConfig arch = load_arch(kDir + "/configs/arch/seed.yaml");
+  const Graph g = load_network(kDir + "/tests/planner/data/wide_3x3.yaml", 0, 0, 1);
+  const Lowered l = lower(g, arch, LowerOptions());
+  // Each layer's tiles as lowered, and the same rows cut for the other mapping's block (56
+  // channels per 32 KiB slot in positions, 8-channel groups; 64 in im2col, one neuron run).
+  auto cost = [&](const std::string& layer, Mapping m, uint32_t block, uint64_t* compute) {
+    uint64_t cycles = 0;
+    *compute = 0;
+    for (const Descriptor& d : l.list.descriptors) {
+      if (d.kind != DescKind::kOp || l.layers.at(d.layer).name != layer) continue;
+      const uint32_t out_c = d.op.output.c;
+      for (uint32_t c0 = 0; c0 < out_c; c0 += block) {
+        OpDesc t = d.op;
+        t.mapping = m;
+        t.input.channel_stride = t.output.channel_stride = 256;
+        t.ch_begin = c0, t.ch_end = std::min(out_c, c0 + block);
+        const TileWork w = compute_tile_work(t, arch.l1, arch.neurons);
+        cycles += mapper_tile_cycles(arch.l2, t, w);
+        *compute += w.compute_cycles;
+      }
+      break;  // one tile per layer
+    }
+    return cycles;
+  };
+  std::vector<std::pair<std::string, Mapping>> chosen;
+  for (const Descriptor& d : l.list.descriptors) {
+    if (d.kind == DescKind::kOp) chosen.emplace_back(l.layers.at(d.layer).name, d.op.mapping);
+  }
+  const std::vector<std::pair<std::string, Mapping>> want = {{"a", Mapping::kIm2col},
+                                                             {"b", Mapping::kPositions}};
+  EXPECT_EQ(chosen, want);
+  uint64_t a_pos = 0, a_im = 0, b_pos = 0, b_im = 0;
+  const uint64_t ca_pos = cost("a", Mapping::kPositions, 56, &a_pos);
+  const uint64_t ca_im = cost("a", Mapping::kIm2col, 64, &a_im);
+  const uint64_t cb_pos = cost("b", Mapping::kPositions, 16, &b_pos);
+  const uint64_t cb_im = cost("b", Mapping::kIm2col, 16, &b_im);
+  EXPECT_EQ(a_pos, 49280u);
+  EXPECT_EQ(ca_pos, 49300u);
+  EXPECT_EQ(a_im, 36864u);
+  EXPECT_EQ(ca_im, 36928u);
+  EXPECT_EQ(b_pos, 12320u);
+  EXPECT_EQ(cb_pos, 12330u);
+  EXPECT_EQ(b_im, 36864u);
+  EXPECT_EQ(cb_im, 36880u);
 }
 
 }  // namespace

@@ -62,5 +62,59 @@ TEST(PlaneSkew, OnlyTensorsTheComputeOpsAddressAreSkewedAndThePlanCountsThePad) 
   }
 }
 
+// lowering.skew_planes: false: a keeps 4 x 4 = 16 B planes, its buffer 3 x 16 = 48 B; naive: x 32 B
+// at 0, a 48 B at 32, b 32 B at 80: peak 112.
+TEST(PlaneSkew, OffKeepsEveryPlaneHxW) {
+  ArchConfig arch = load_arch(kDir + "/configs/arch/tiny.yaml");
+  arch.lowering.skew_planes = false;
+  const Graph g = load_network(kDir + "/tests/planner/data/two_conv.yaml", 0, 0, 1);
+  LowerOptions opt;
+  opt.allocator = "naive";
+  const Lowered l = lower(g, arch, opt);
+  const int b = g.outputs[0];
+  const int a = g.nodes[size_t(g.producers()[size_t(b)])].inputs[0];
+  EXPECT_EQ(l.tensor_channel_stride[size_t(a)], 16u);
+  EXPECT_EQ(l.list.descriptors[3].op.output.channel_stride, 16u);
+  EXPECT_EQ(l.list.descriptors[6].op.input.channel_stride, 16u);
+  EXPECT_EQ(l.arena_bytes, 112u);
+  EXPECT_EQ(l.tensor_addr[size_t(b)], 80u);
+}
+
+// Why swin_t is slower skewed (docs/planner.md): on the seed (1 MiB L2) it spills either way, and
+// the pad of its 56 x 56 planes (3,136 -> 3,144 B) tips live sets over the capacity: skewed, the
+// plan peaks at 602,880 B of L2 and keeps 22,480,416 B of tensors in DRAM, flat 762,112 and
+// 19,610,976. Eleven tensors are spilled skewed only: 8 x 301,056 B (features.1.0 attn MatMul_3,
+// features.2 norm, the six features.5 mlp.0 MatMuls) and 3 x 230,496 B (features.3's attention
+// Softmax and Add_11), 3,099,936 B; the rest of the difference spills flat only.
+TEST(PlaneSkew, SwinTSpillsMoreWithSkewedPlanes) {
+  ArchConfig arch = load_arch(kDir + "/configs/arch/seed.yaml");
+  const Graph g = load_network(kDir + "/configs/networks/swin_t.onnx", 0, 0, 1);
+  auto spilled = [&](const Lowered& l) {
+    uint64_t bytes = 0;
+    for (size_t t = 0; t < l.tensor_spilled.size(); ++t) {
+      if (l.tensor_spilled[t]) bytes += uint64_t(g.tensors[t].bytes());
+    }
+    return bytes;
+  };
+  const Lowered on = lower(g, arch, LowerOptions());
+  arch.lowering.skew_planes = false;
+  const Lowered off = lower(g, arch, LowerOptions());
+  EXPECT_EQ(spilled(on), 22480416u);
+  EXPECT_EQ(spilled(off), 19610976u);
+  EXPECT_EQ(on.arena_bytes, 602880u);
+  EXPECT_EQ(off.arena_bytes, 762112u);
+  uint64_t only_skewed = 0, count = 0;
+  bool softmax = false;
+  for (size_t t = 0; t < g.tensors.size(); ++t) {
+    if (!on.tensor_spilled[t] || off.tensor_spilled[t]) continue;
+    only_skewed += uint64_t(g.tensors[t].bytes()), ++count;
+    softmax = softmax ||
+              g.tensors[t].name == "/features/features.3/features.3.0/attn/Softmax_output_0";
+  }
+  EXPECT_EQ(count, 11u);
+  EXPECT_EQ(only_skewed, 3099936u);  // 8 x 301,056 + 3 x 230,496
+  EXPECT_TRUE(softmax);
+}
+
 }  // namespace
 }  // namespace strider

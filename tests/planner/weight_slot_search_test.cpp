@@ -6,6 +6,8 @@
 
 #include <map>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace strider {
@@ -61,6 +63,46 @@ TEST(WeightSlotSearch, LeavesTheDefaultOnlyForMoreThanOnePercentInOrder) {
   EXPECT_EQ(l.list.arch_fingerprint, arch.fingerprint());  // the arch as given, slot 0
   EXPECT_DOUBLE_EQ(l.planner_seconds, 3.0);                // the three lowerings that fit
   EXPECT_DOUBLE_EQ(l.search_seconds, 1.5);
+}
+
+// Round energies: 10 pJ per DRAM byte, 1 pJ per L2 byte written, no leakage.
+ArchConfig round_energy(const std::string& objective) {
+  ArchConfig a = flat_dram();
+  a.lowering.mapping = "search";
+  a.lowering.objective = objective;
+  a.energy.dram_pj_per_byte = 10, a.energy.l2_write_pj_per_byte = 1;
+  a.energy.sram_leak_pj_per_kib_cycle = 0, a.energy.logic_leak_mw_per_mm2 = 0;
+  return a;
+}
+
+TEST(WeightSlotSearch, PlanEnergyIsSearchedPredictionsPlusOtherLayersDramBytes) {
+  Lowered l = three_layers(1000, 500);
+  l.mapping[0].predicted_energy_pj = 20000;
+  // 20,000 + (500 + 100 + 30 + 2 + 1) x (10 + 1) = 20,000 + 633 x 11 = 26,963 pJ.
+  EXPECT_DOUBLE_EQ(predicted_plan_energy_pj(l, round_energy("energy")), 26963.0);
+}
+
+// Per slot (cycles, searched energy pJ): L2/32 (100,000, 50,000), L2/64 (90,000, 60,000),
+// L2/16 (101,000, 40,000), L2/8 (99,500, 49,000); other layers 633 B: +40 cycles, +6,963 pJ.
+// cycles: L2/64 (90,040 < 100,040 x 0.99). energy: L2/16 (46,963 < 56,963 x 0.99).
+// edp: L2/32 100,040 x 56,963 = 5.699 G, L2/64 90,040 x 66,963 = 6.029 G, L2/16 101,040 x
+// 46,963 = 4.745 G (chosen), L2/8 99,540 x 55,963 = 5.571 G.
+TEST(WeightSlotSearch, EachObjectiveRanksThePlansByItsOwnCost) {
+  const std::map<uint64_t, std::pair<uint64_t, double>> predicted = {
+      {32768, {100000, 50000}}, {16384, {90000, 60000}},
+      {65536, {101000, 40000}}, {131072, {99500, 49000}}};
+  const LowerAt at = [&](const Graph&, const ArchConfig& a, const LowerOptions&) {
+    const auto& [cycles, pj] = predicted.at(a.lowering.weight_slot_bytes);
+    Lowered l = three_layers(cycles, 500);
+    l.mapping[0].predicted_energy_pj = pj;
+    return l;
+  };
+  const std::map<std::string, uint64_t> chosen = {
+      {"cycles", 16384}, {"energy", 65536}, {"edp", 65536}};
+  for (const auto& [objective, slot] : chosen) {
+    const Lowered l = search_weight_slot(Graph(), round_energy(objective), LowerOptions(), at);
+    EXPECT_EQ(l.weight_slot_bytes, slot) << objective;
+  }
 }
 
 }  // namespace
