@@ -31,7 +31,8 @@ def act(v, j, u8=False):
     lut = j['quant']['lut']; x = np.arange(-128, 128) * lut['input_scale']
     ra = lambda y: np.where(y < 0, -np.floor(-y + 0.5), np.floor(y + 0.5))
     hs = np.clip(x / 6 + .5, 0, 1)
-    f = {'sigmoid': 1 / (1 + np.exp(-x)), 'hardsigmoid': hs, 'hardswish': x * hs}[a]
+    sg = 1 / (1 + np.exp(-x))
+    f = {'sigmoid': sg, 'hardsigmoid': hs, 'hardswish': x * hs, 'silu': x * sg}[a]
     table = np.clip(ra(f / lut['output_scale']), lo, hi).astype(np.int64)
     if not np.array_equal(table, np.array(lut['table'])): raise SystemExit(f"{j['layer']}: lookup table differs from its formula")
     return table[v.astype(np.int64) + 128]

@@ -27,6 +27,7 @@ PostAct post_act(const Node& n) {
     case Activation::kSigmoid: return PostAct::kSigmoid;
     case Activation::kHardSigmoid: return PostAct::kHardSigmoid;
     case Activation::kHardSwish: return PostAct::kHardSwish;
+    case Activation::kSilu: return PostAct::kSilu;
   }
   return PostAct::kNone;
 }

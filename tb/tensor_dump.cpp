@@ -88,17 +88,23 @@ nlohmann::json numerics(const Graph& g, const Node& n) {
   if (n.activation == Activation::kSigmoid) act = PostAct::kSigmoid;
   if (n.activation == Activation::kHardSigmoid) act = PostAct::kHardSigmoid;
   if (n.activation == Activation::kHardSwish) act = PostAct::kHardSwish;
+  if (n.activation == Activation::kSilu) act = PostAct::kSilu;
   if (act != PostAct::kNone) {
     // An unsigned (uint8) output: 255 f(x) at scale 1/255 (core/contract/quant.h).
     const bool u8 = !n.outputs.empty() && g.tensors[size_t(n.outputs[0])].is_unsigned;
     std::vector<int> table;
     for (int q = -128; q <= 127; ++q) table.push_back(byte_value(activate(q, act, 0, 0, u8), u8));
     const std::string unit = u8 ? "255" : "127";
+    // The swishes (x f(x)) output at the input's scale 1/16, the sigmoids at 1 / unit.
+    const bool swish = act == PostAct::kHardSwish || act == PostAct::kSilu;
+    const std::string formula =
+        act == PostAct::kSigmoid       ? "round_half_away(" + unit + " / (1 + exp(-q / 16)))"
+        : act == PostAct::kHardSigmoid ? "round_half_away(" + unit + " * clamp(q / 96 + 0.5, 0, 1))"
+        : act == PostAct::kSilu        ? "round_half_away(q / (1 + exp(-q / 16)))"
+                                       : "round_half_away(q * clamp(q / 96 + 0.5, 0, 1))";
     j["lut"] = {{"input_scale", 1.0 / 16},
-                {"output_scale", act == PostAct::kHardSwish ? 1.0 / 16 : u8 ? 1.0 / 255 : 1.0 / 127},
-                {"formula", act == PostAct::kSigmoid       ? "round_half_away(" + unit + " / (1 + exp(-q / 16)))"
-                            : act == PostAct::kHardSigmoid ? "round_half_away(" + unit + " * clamp(q / 96 + 0.5, 0, 1))"
-                                                           : "round_half_away(q * clamp(q / 96 + 0.5, 0, 1))"},
+                {"output_scale", swish ? 1.0 / 16 : u8 ? 1.0 / 255 : 1.0 / 127},
+                {"formula", formula},
                 {"table", table}};
   }
   return j;

@@ -88,6 +88,7 @@ const char* to_string(PostAct a) {
     case PostAct::kSigmoid: return "sigmoid";
     case PostAct::kHardSigmoid: return "hardsigmoid";
     case PostAct::kHardSwish: return "hardswish";
+    case PostAct::kSilu: return "silu";
   }
   return "?";
 }

@@ -28,7 +28,8 @@ namespace strider {
 // store path).
 // Version 6: op code kInstanceNorm (vector unit).
 // Version 7: MoveDesc::dst_step (a destination row scattered to every dst_step-th byte).
-constexpr uint32_t kDescriptorFormatVersion = 7;
+// Version 8: PostAct::kSilu (x sigmoid(x) as a fused activation).
+constexpr uint32_t kDescriptorFormatVersion = 8;
 
 // Requantisation of an int32 value to int8: round_half_away(v x multiplier / 2^shift)
 // (core/contract/quant.h).
@@ -84,7 +85,17 @@ inline bool is_vector_op(OpCode op) {
 // im2col order: no shifted writes.
 enum class Mapping : uint8_t { kPositions = 0, kChannels = 1, kIm2col = 2 };
 
-enum class PostAct : uint8_t { kNone = 0, kRelu, kRelu6, kClip, kSigmoid, kHardSigmoid, kHardSwish };
+// kSilu: x sigmoid(x) (SiLU / swish), on the hard-swish's scales (core/contract/quant.h).
+enum class PostAct : uint8_t {
+  kNone = 0,
+  kRelu,
+  kRelu6,
+  kClip,
+  kSigmoid,
+  kHardSigmoid,
+  kHardSwish,
+  kSilu
+};
 
 // A tensor in memory: planar CHW, element_bytes per element. c, h, w are the tensor's full shape
 // (padding and bounds follow them); a band buffer holds only channels [first_channel,

@@ -120,7 +120,7 @@ OpDesc get_op(ByteReader& r) {
   }
   o.groups = r.u<uint32_t>();
   o.count_include_pad = r.boolean();
-  o.act = r.enumeration<PostAct>(7, "activation");
+  o.act = r.enumeration<PostAct>(8, "activation");
   o.clip_min = r.i32();
   o.clip_max = r.i32();
   o.requant_multiplier = r.i32();
@@ -153,7 +153,7 @@ OpDesc get_op(ByteReader& r) {
   if (!o.post.present()) return o;
   o.post.operand = get_ref(r);
   for (int32_t* v : {&o.post.multiplier, &o.post.operand_multiplier, &o.post.shift}) *v = r.i32();
-  o.post.act = r.enumeration<PostAct>(7, "post-op activation");
+  o.post.act = r.enumeration<PostAct>(8, "post-op activation");
   o.post.clip_min = r.i32();
   o.post.clip_max = r.i32();
   return o;

@@ -144,7 +144,7 @@ OpDesc parse_op(const YAML::Node& m) {
   parse_seq<uint16_t>(m, "dilation", {&o.dilation_h, &o.dilation_w});
   o.groups = need(m, "groups").as<uint32_t>();
   o.count_include_pad = need(m, "count_include_pad").as<bool>();
-  o.act = parse_enum<PostAct>(need(m, "act"), 7, to_string, "act");
+  o.act = parse_enum<PostAct>(need(m, "act"), 8, to_string, "act");
   parse_seq<int32_t>(m, "clip", {&o.clip_min, &o.clip_max});
   parse_seq<int32_t>(m, "requant", {&o.requant_multiplier, &o.requant_shift});
   parse_seq<uint32_t>(m, "rows", {&o.row_begin, &o.row_end});
@@ -182,7 +182,7 @@ OpDesc parse_op(const YAML::Node& m) {
     p.kind = parse_enum<PostOpKind>(m["post_op"], 2, to_string, "post_op");
     p.operand = parse_ref(m, "post_operand");
     parse_seq<int32_t>(m, "post_requant", {&p.multiplier, &p.operand_multiplier, &p.shift});
-    p.act = parse_enum<PostAct>(need(m, "post_act"), 7, to_string, "post_act");
+    p.act = parse_enum<PostAct>(need(m, "post_act"), 8, to_string, "post_act");
     parse_seq<int32_t>(m, "post_clip", {&p.clip_min, &p.clip_max});
   }
   return o;

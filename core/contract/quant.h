@@ -101,6 +101,8 @@ inline int8_t activate(int32_t v, PostAct act, int32_t clip_min, int32_t clip_ma
       return saturate_out(round_away(unit * std::clamp(x() / 6.0 + 0.5, 0.0, 1.0)), u8);
     case PostAct::kHardSwish:
       return saturate_out(round_away(16.0 * x() * std::clamp(x() / 6.0 + 0.5, 0.0, 1.0)), u8);
+    case PostAct::kSilu:  // like kHardSwish: input and output at scale 1/16
+      return saturate_out(round_away(16.0 * x() / (1.0 + std::exp(-x()))), u8);
   }
   return saturate_out(v, u8);
 }

@@ -77,7 +77,17 @@ struct GatherBlock {
   }
 };
 
-enum class Activation : uint8_t { kNone, kRelu, kRelu6, kClip, kSigmoid, kHardSigmoid, kHardSwish };
+// kSilu: x sigmoid(x) (ONNX's Mul(x, Sigmoid(x)), imported as one activation).
+enum class Activation : uint8_t {
+  kNone,
+  kRelu,
+  kRelu6,
+  kClip,
+  kSigmoid,
+  kHardSigmoid,
+  kHardSwish,
+  kSilu
+};
 
 constexpr int kActivationScale = 16;
 

@@ -28,7 +28,8 @@ constexpr double kNominalRms = 32.0;      // materialise_parameters' input RMS
 constexpr double kMaskedScale = (1.0 + 1.0 / (1 << 20)) / (8 * 1.4426950408889634);
 
 bool lut_activation(Activation a) {
-  return a == Activation::kSigmoid || a == Activation::kHardSigmoid || a == Activation::kHardSwish;
+  return a == Activation::kSigmoid || a == Activation::kHardSigmoid || a == Activation::kHardSwish ||
+         a == Activation::kSilu;
 }
 
 // Union-find over tensor ids with an optional fixed scale per set.
@@ -183,7 +184,7 @@ void constrain(const Graph& g, ScaleGroups& groups) {
     }
     if (n.activation == Activation::kSigmoid || n.activation == Activation::kHardSigmoid) {
       groups.fix(out, g.tensors[size_t(out)].is_unsigned ? unit_u8 : kUnitScale);
-    } else if (n.activation == Activation::kHardSwish) {
+    } else if (n.activation == Activation::kHardSwish || n.activation == Activation::kSilu) {
       groups.fix(out, kLutScale);
     }
   }

@@ -301,6 +301,8 @@ float FloatReference::activate(const Node& n, size_t node_index, float x) const 
       return hard_sigmoid(x);
     case Activation::kHardSwish:
       return x * hard_sigmoid(x);
+    case Activation::kSilu:
+      return x / (1.0f + std::exp(-x));
   }
   return x;
 }

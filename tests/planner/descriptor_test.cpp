@@ -183,7 +183,7 @@ TEST(Descriptor, BadMagicAndVersion) {
     read_binary(v, "f.strd");
     FAIL();
   } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "f.strd: byte 4: format version 9, this build reads version 7");
+    EXPECT_STREQ(e.what(), "f.strd: byte 4: format version 9, this build reads version 8");
   }
 }
 
