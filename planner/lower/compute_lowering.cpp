@@ -12,6 +12,13 @@
 namespace strider {
 namespace {
 
+// The lowering casts an Activation to its PostAct by value: the two enums list the same
+// activations in the same order.
+static_assert(static_cast<uint8_t>(Activation::kSilu) == static_cast<uint8_t>(PostAct::kSilu) &&
+                  static_cast<uint8_t>(Activation::kHardSwish) ==
+                      static_cast<uint8_t>(PostAct::kHardSwish),
+              "Activation and PostAct disagree");
+
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 OpCode op_code(const Node& n) {
