@@ -102,8 +102,8 @@ nlohmann::json numerics(const Graph& g, const Node& n) {
         : act == PostAct::kHardSigmoid ? "round_half_away(" + unit + " * clamp(q / 96 + 0.5, 0, 1))"
         : act == PostAct::kSilu        ? "round_half_away(q / (1 + exp(-q / 16)))"
                                        : "round_half_away(q * clamp(q / 96 + 0.5, 0, 1))";
-    j["lut"] = {{"input_scale", 1.0 / 16},
-                {"output_scale", swish ? 1.0 / 16 : u8 ? 1.0 / 255 : 1.0 / 127},
+    j["lut"] = {{"input_scale", kLutFixedScale},
+                {"output_scale", swish ? kLutFixedScale : u8 ? 1.0 / 255 : 1.0 / 127},
                 {"formula", formula},
                 {"table", table}};
   }
