@@ -92,7 +92,18 @@ void FunctionalCheck::on_retire(uint32_t id, const TimedMemory& l2, const TimedM
                            lowered_.tensor_per_image[size_t(tensor)];
     if (!one_image) addr += at;
   }
-  (spilled ? dram : l2).read(addr, out.data() + at, bytes);
+  const TimedMemory& mem = spilled ? dram : l2;
+  const uint64_t plane = uint64_t(t.shape.h) * uint64_t(t.shape.w);
+  const uint64_t stride = size_t(tensor) < lowered_.tensor_channel_stride.size()
+                              ? lowered_.tensor_channel_stride[size_t(tensor)]
+                              : plane;
+  if (stride == plane) {
+    mem.read(addr, out.data() + at, bytes);
+  } else {  // skewed channel planes (planner/lower/activation_layout.h): one image, plane by plane
+    for (uint64_t c = 0; c * plane < bytes; ++c) {
+      mem.read(addr + c * stride, out.data() + c * plane, plane);
+    }
+  }
   if (per_image.empty() || std::all_of(per_image.begin(), per_image.end(),
                                        [](uint32_t n) { return n == 0; })) {
     is_captured_[d.layer] = true;

@@ -105,8 +105,9 @@ int plan_command(const Args& args, std::ostream& out, std::ostream& err) {
         << "  memory plan  " << memory_plan << "\n"
         << "  lowering     " << lowering << "\n";
     if (r.config.arch.lowering.mapping == "search") {  // wall clock: stdout only, not the files
-      out << "  mapping      search over " << l.mapping.size() << " layers in " << std::fixed
-          << std::setprecision(3) << l.search_seconds << " s\n";
+      out << "  mapping      search over " << l.mapping.size() << " layers, weight slot "
+          << l.weight_slot_bytes << " B, in " << std::fixed << std::setprecision(3)
+          << l.search_seconds << " s\n";
       out.unsetf(std::ios::floatfield);
     }
     if (check) {

@@ -26,4 +26,16 @@ void l2_bank_words(const L2Config& l2, uint64_t addr, uint64_t bytes, uint64_t c
 uint64_t l2_conflict_cycles(const L2Config& l2, uint64_t addr, uint64_t bytes, uint64_t count,
                             uint64_t stride, uint64_t repeats);
 
+// One patterned access of l2_conflict_cycles' arguments.
+struct L2Pattern {
+  uint64_t addr = 0, bytes = 0, count = 0, stride = 0, repeats = 1;
+};
+
+// Cycles until the last of `accesses` finishes when each is issued at the same cycle on its own
+// port of an idle L2: a bank serves the words of every access in its idle cycles (the L2 model's
+// calendar), so the ports share the banks rather than queueing behind one another:
+// max(every access's port time, the busiest bank's words summed over all the accesses).
+// (l2_conflict_cycles charges each access as if it had the banks to itself.)
+uint64_t l2_shared_cycles(const L2Config& l2, const std::vector<L2Pattern>& accesses);
+
 }  // namespace strider

@@ -60,7 +60,7 @@ Access L2Sram::access_pattern(int port, const AccessPattern& pattern, uint64_t n
       c.floor = std::max(c.floor, c.busy[old++].second);
     }
     c.busy.erase(c.busy.begin(), c.busy.begin() + old);
-    finish = std::max(finish, reserve(c, start, words[bank]));
+    finish = std::max(finish, reserve(c, start, words[bank], scratch_));
   }
   port_free_[port] = finish;
   a.start = start;
@@ -73,7 +73,8 @@ Access L2Sram::access_pattern(int port, const AccessPattern& pattern, uint64_t n
   return a;
 }
 
-uint64_t L2Sram::reserve(Calendar& c, uint64_t start, uint64_t words) {
+uint64_t L2Sram::reserve(Calendar& c, uint64_t start, uint64_t words,
+                        std::vector<std::pair<uint64_t, uint64_t>>& scratch) {
   uint64_t t = std::max(start, c.floor);
   // Nothing reserved after t (the usual case): the words follow at once.
   if (c.busy.empty() || c.busy.back().second <= t) {
@@ -84,36 +85,37 @@ uint64_t L2Sram::reserve(Calendar& c, uint64_t start, uint64_t words) {
     }
     return t + words;
   }
-  std::vector<std::pair<uint64_t, uint64_t>> placed;
-  auto it = std::upper_bound(c.busy.begin(), c.busy.end(), t,
-                             [](uint64_t v, const std::pair<uint64_t, uint64_t>& b) {
-                               return v < b.second;
-                             });  // the first interval ending after t
+  // The intervals before the first one ending after t stay as they are; from there on, the
+  // calendar is rebuilt into `scratch` with the words placed in its gaps, joining intervals that
+  // touch (a placed piece starts at t or at an interval's end and ends at the next one's start or
+  // where the words run out).
+  const auto first = std::upper_bound(c.busy.begin(), c.busy.end(), t,
+                                      [](uint64_t v, const std::pair<uint64_t, uint64_t>& b) {
+                                        return v < b.second;
+                                      });
+  scratch.assign(c.busy.begin(), first);
+  auto add = [&scratch](uint64_t s, uint64_t e) {
+    if (!scratch.empty() && scratch.back().second >= s) {
+      scratch.back().second = std::max(scratch.back().second, e);
+    } else {
+      scratch.push_back({s, e});
+    }
+  };
+  uint64_t last = t;
+  auto it = first;
   for (; words > 0 && it != c.busy.end(); ++it) {
     if (it->first > t) {
       const uint64_t n = std::min(words, it->first - t);
-      placed.push_back({t, t + n});
+      add(t, t + n);
+      last = t + n;
       words -= n;
     }
+    add(it->first, it->second);
     t = std::max(t, it->second);
   }
-  if (words > 0) placed.push_back({t, t + words});
-  const uint64_t last = placed.back().second;
-  // Merge the placed cycles into the calendar, joining intervals that touch.
-  std::vector<std::pair<uint64_t, uint64_t>> merged;
-  merged.reserve(c.busy.size() + placed.size());
-  auto a = c.busy.begin();
-  auto b = placed.begin();
-  while (a != c.busy.end() || b != placed.end()) {
-    const auto& next =
-        (b == placed.end() || (a != c.busy.end() && a->first < b->first)) ? *a++ : *b++;
-    if (!merged.empty() && merged.back().second >= next.first) {
-      merged.back().second = std::max(merged.back().second, next.second);
-    } else {
-      merged.push_back(next);
-    }
-  }
-  c.busy.swap(merged);
+  if (words > 0) add(t, t + words), last = t + words;
+  for (; it != c.busy.end(); ++it) add(it->first, it->second);
+  c.busy.swap(scratch);
   return last;
 }
 

@@ -26,7 +26,9 @@
 // period (at most banks x width pieces) and multiplied, never per byte. A bank's calendar keeps
 // its busy intervals after a floor (every cycle before it counts as busy); intervals older than
 // kCalendarLag cycles before an access, or beyond the kCalendarIntervals newest, fold into the
-// floor, which only ever delays an access, never frees a busy cycle.
+// floor, which only ever delays an access, never frees a busy cycle. The calendars allocate
+// nothing once warm: a bank's intervals and the merge scratch keep their capacity (at most
+// kCalendarIntervals + one access's pieces), so the hot path only moves intervals in place.
 // Stats: l2.<port>_bytes, l2.conflict_cycles, l2.bank_conflict_cycles.<port>.
 #pragma once
 
@@ -62,13 +64,16 @@ class L2Sram : public TimedMemory {
   static constexpr uint64_t kCalendarLag = 4096;
   static constexpr size_t kCalendarIntervals = 256;
   // Places `words` cycles on `c` in its first idle cycles from `start`; returns the last one + 1.
-  static uint64_t reserve(Calendar& c, uint64_t start, uint64_t words);
+  // `scratch` is reused storage (swapped with c.busy when the placed cycles are merged in).
+  static uint64_t reserve(Calendar& c, uint64_t start, uint64_t words,
+                          std::vector<std::pair<uint64_t, uint64_t>>& scratch);
 
   const L2Config& cfg_;
   std::vector<int8_t> data_;  // functional backing store (empty in timing-only runs)
   std::array<uint64_t, kPorts> port_free_{};
   std::vector<Calendar> banks_;
   std::vector<uint64_t> words_;  // per bank: words of the current access
+  std::vector<std::pair<uint64_t, uint64_t>> scratch_;  // reserve()'s merge buffer
   std::array<uint64_t*, kPorts> port_bytes_;
   uint64_t& conflict_cycles_;
   std::array<uint64_t*, kPorts> bank_conflicts_;

@@ -1,6 +1,7 @@
 #include "planner/lower/activation_layout.h"
 
 #include <algorithm>
+#include <numeric>
 #include <stdexcept>
 
 #include "planner/memory/activation_problem.h"
@@ -22,7 +23,53 @@ bool moves_by_dma(const Node& n) {
   return n.op == OpType::kChannelShuffle || n.op == OpType::kGather;
 }
 
+uint64_t skewed_plane_stride(uint64_t plane_bytes, const L2Config& l2) {
+  const uint64_t width = l2.bank_width_bytes, span = width * l2.banks;
+  if (width == 0 || span == 0) return plane_bytes;
+  // Whole bank words, and an odd number of them round the span (with a power-of-two bank count
+  // every plane k starts k words further round, visiting every bank); ends within span bytes.
+  uint64_t p = (plane_bytes + width - 1) / width * width;
+  while (std::gcd(p % span, span) != width) p += width;
+  return p;
+}
+
 namespace {
+
+// Skews the channel planes of the tensors only compute ops address (see plan_activations) and
+// sizes their buffers to c planes of the skewed stride; returns every tensor's plane stride.
+std::vector<uint64_t> skew_planes(const Graph& g, uint64_t alignment, const L2Config& l2,
+                                  memory::ActivationPlanInput* in) {
+  const size_t nt = g.tensors.size();
+  std::vector<uint64_t> stride(nt, 0);
+  std::vector<int> members(in->problem.buffers.size(), 0);
+  for (size_t t = 0; t < nt; ++t) {
+    const TensorShape& s = g.tensors[t].shape;
+    stride[t] = uint64_t(s.h) * uint64_t(s.w);
+    if (in->tensor_buffer[t] >= 0) ++members[size_t(in->tensor_buffer[t])];
+  }
+  std::vector<char> fixed(nt, 0);  // addressed by something other than a compute op's planes
+  for (int t : g.inputs) fixed[size_t(t)] = 1;
+  for (int t : g.outputs) fixed[size_t(t)] = 1;
+  for (const Node& n : g.nodes) {
+    if (!moves_no_compute(n) && !moves_by_dma(n)) continue;
+    for (int t : n.inputs) fixed[size_t(t)] = 1;
+    for (int t : n.outputs) fixed[size_t(t)] = 1;
+  }
+  for (size_t t = 0; t < nt; ++t) {
+    const Tensor& tensor = g.tensors[t];
+    const int b = in->tensor_buffer[t];
+    if (fixed[t] || b < 0 || members[size_t(b)] != 1 || tensor.shape.n != 1 ||
+        uint64_t(tensor.bytes()) != uint64_t(tensor.shape.c) * stride[t]) {
+      continue;
+    }
+    const uint64_t skewed = skewed_plane_stride(stride[t], l2);
+    if (skewed == stride[t]) continue;
+    stride[t] = skewed;
+    in->problem.buffers[size_t(b)].size =
+        int64_t(align_up(uint64_t(tensor.shape.c) * skewed, alignment));
+  }
+  return stride;
+}
 
 // Per alias group: 1 when it holds one image (see plan_activations), 2 when it does and holds a
 // graph input or output. Sizes those groups to one image and stretches the others live during a
@@ -82,13 +129,14 @@ std::vector<char> segment_groups(const Graph& g, const std::vector<int>& order,
 }  // namespace
 
 ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order, uint64_t alignment,
-                                  uint64_t capacity, const LowerOptions& opt, uint64_t spill_base,
-                                  const std::vector<StepRange>& segments) {
+                                  uint64_t capacity, const LowerOptions& opt, const L2Config& l2,
+                                  uint64_t spill_base, const std::vector<StepRange>& segments) {
   const size_t nt = g.tensors.size();
   // Alias groups (views, in-place concat inputs) and their lifetimes: the memory planner's.
   memory::ActivationPlanInput in =
       memory::build_activation_problem(g, order, static_cast<int64_t>(alignment));
   ActivationLayout out;
+  out.tensor_channel_stride = skew_planes(g, alignment, l2, &in);
   std::vector<char> one_image = segment_groups(g, order, segments, alignment, &in);
   for (int idx : order) {
     const Node& n = g.nodes[idx];

@@ -25,6 +25,8 @@ struct ActivationLayout {
   // Per graph tensor: holds one image of a batch, reused by each image in turn (a tensor made
   // and read only inside one image segment); else it holds every image (N x C x H x W).
   std::vector<bool> tensor_per_image;
+  // Per graph tensor: bytes between its channel planes, h x w unless skewed (plane_strides).
+  std::vector<uint64_t> tensor_channel_stride;
   std::vector<PlannedBuffer> buffers;    // one per alias group
   std::vector<ConcatCopy> copies;
   std::string allocator;
@@ -39,6 +41,14 @@ bool moves_no_compute(const Node& n);
 // Ops the DMA executes as L2 moves (channel shuffle, gather): no compute tiles, no weights.
 bool moves_by_dma(const Node& n);
 
+// Bytes between the channel planes of an h x w plane in L2 banked as `l2` (banks x
+// bank_width_bytes interleave): a plane whose size shares more than one bank word with the bank
+// span (12,544 = 98 x 128 B on 16 banks of 8 B) starts every plane on the same few banks, so a
+// gather of one piece per plane (the load unit's row pieces, a channels-mapping column, the
+// store of a 1x1 output) piles onto those banks; the stride is padded to the next size that
+// shares exactly one word (12,552: plane k starts k words further round the banks).
+uint64_t skewed_plane_stride(uint64_t plane_bytes, const L2Config& l2);
+
 // Plans the activations of `g` for `order` into [0, capacity) with `alignment`. When they do not
 // fit and `spill_base` is non-zero, alias groups are moved to DRAM (from `spill_base` up), the
 // largest group live at the step of most live bytes first, until the rest fits; without
@@ -49,8 +59,13 @@ bool moves_by_dma(const Node& n);
 // an alias group made (or, a graph input, first read) and read only inside one segment holds one
 // image (tensor_per_image); every other group live during a segment stays live over
 // all of it (each image's pass reads the segment's inputs and writes its outputs).
+//
+// A tensor whose planes only the compute ops address (through TensorRef::channel_stride: one
+// image, its own alias group, neither a graph input or output nor read or written by a view,
+// concat or DMA op) gets skewed_plane_stride(h x w) with `l2`'s banks when that differs; its
+// buffer holds c planes of that stride, so the plan, its verifier and lower bound count the pad.
 ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order, uint64_t alignment,
-                                  uint64_t capacity, const LowerOptions& opt,
+                                  uint64_t capacity, const LowerOptions& opt, const L2Config& l2,
                                   uint64_t spill_base = 0,
                                   const std::vector<StepRange>& segments = {});
 

@@ -24,6 +24,7 @@
 #include <unordered_map>
 
 #include "planner/lower/lowerer.h"
+#include "planner/lower/weight_slot_search.h"
 #include "planner/schedule/schedule.h"
 
 namespace strider {
@@ -135,7 +136,9 @@ void Lowerer::lower_segment(const std::vector<int>& order, size_t s0, size_t s1)
   }
 }
 
-Lowered lower(const Graph& g, const ArchConfig& arch, const LowerOptions& opt) {
+namespace {
+
+Lowered lower_plan(const Graph& g, const ArchConfig& arch, const LowerOptions& opt) {
   LowerOptions o = opt;
   if (o.order.empty()) o.order = schedule_nodes(g, opt.schedule);
   const std::string choice = batch_images(g) < 2 ? "none" : opt.segment_choice;
@@ -209,6 +212,19 @@ Lowered lower(const Graph& g, const ArchConfig& arch, const LowerOptions& opt) {
   }
   options[best].planner_seconds = seconds;
   return std::move(options[best]);
+}
+
+}  // namespace
+
+// The weight slot is searched with the mappings (weight_slot_search.h) unless it is given.
+Lowered lower(const Graph& g, const ArchConfig& arch, const LowerOptions& opt) {
+  if (arch.lowering.mapping == "search" && arch.lowering.objective == "cycles" &&
+      arch.lowering.weight_slot_bytes == 0) {
+    return search_weight_slot(g, arch, opt, lower_plan);
+  }
+  Lowered l = lower_plan(g, arch, opt);
+  l.weight_slot_bytes = weight_slot_bytes(arch);
+  return l;
 }
 
 }  // namespace strider

@@ -76,8 +76,7 @@ uint32_t Lowerer::weight_block(const Node& n, Mapping m) const {
   const uint32_t out_c = static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.c);
   if (n.op == OpType::kConv && !gemm_as_conv(n)) {
     const uint64_t per = weights_per_channel(n);
-    const uint64_t slot = arch_.lowering.weight_slot_bytes ? arch_.lowering.weight_slot_bytes
-                                                           : arch_.l2.size_bytes / 32;
+    const uint64_t slot = weight_slot_bytes(arch_);
     const uint64_t fit = slot / per;
     const uint64_t unit = m != Mapping::kPositions ? arch_.neurons.count : arch_.neurons.accumulators;
     const uint64_t block = fit >= unit ? fit / unit * unit : 2 * slot / per >= unit ? unit : fit;

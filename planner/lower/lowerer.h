@@ -195,8 +195,10 @@ class Lowerer {
   std::unordered_multimap<uint64_t, size_t> blob_index_;  // content hash -> DramImage blob
 };
 
-// DRAM bytes a lowering moves (weights, graph inputs and outputs, fills and spills).
+// DRAM bytes a lowering, or one of its layers, moves (weights, graph inputs and outputs, fills
+// and spills).
 uint64_t dram_bytes(const Lowered& l);
+uint64_t dram_bytes(const LayerReport& r);
 // Whether a layer with weights runs outside opt's image segments (so that it may share each
 // weight block across the batch: with every one inside, more in-band slots cannot help).
 bool shares_weights(const Graph& g, const LowerOptions& opt);  // batch_segments.cpp

@@ -72,6 +72,10 @@ TensorRef Lowerer::shape_ref(int tensor) const {
   r.w = static_cast<uint32_t>(t.shape.w);
   r.row_stride = r.w;
   r.channel_stride = r.w * r.h;
+  // Skewed planes (activation_layout.h) once the memory plan is made.
+  if (size_t(tensor) < layout_.tensor_channel_stride.size()) {
+    r.channel_stride = static_cast<uint32_t>(layout_.tensor_channel_stride[size_t(tensor)]);
+  }
   return r;
 }
 
@@ -396,6 +400,9 @@ Lowered Lowerer::run() {
     e.space = space(int(t));
     e.addr = layout_.tensor_addr[t];
     e.bytes = static_cast<uint64_t>(tensor.bytes());
+    if (layout_.tensor_channel_stride[t] != uint64_t(tensor.shape.h) * uint64_t(tensor.shape.w)) {
+      e.bytes = uint64_t(tensor.shape.c) * layout_.tensor_channel_stride[t];  // skewed planes
+    }
     if (layout_.tensor_per_image[t]) e.bytes /= uint64_t(tensor.shape.n);  // one image at a time
     out_.list.tensors.push_back(e);
   }
@@ -406,11 +413,13 @@ Lowered Lowerer::run() {
   return std::move(out_);
 }
 
+uint64_t dram_bytes(const LayerReport& r) {
+  return r.weight_bytes + r.input_bytes + r.output_bytes + r.fill_bytes + r.spill_bytes;
+}
+
 uint64_t dram_bytes(const Lowered& l) {
   uint64_t b = 0;
-  for (const LayerReport& r : l.layers) {
-    b += r.weight_bytes + r.input_bytes + r.output_bytes + r.fill_bytes + r.spill_bytes;
-  }
+  for (const LayerReport& r : l.layers) b += dram_bytes(r);
   return b;
 }
 

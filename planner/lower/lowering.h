@@ -124,12 +124,20 @@ struct DramImage {
   std::vector<std::pair<int, uint64_t>> outputs; // graph output tensor id -> DRAM address
 };
 
+// The weight-staging slot `arch` lowers with: `lowering.weight_slot_bytes`, or L2 / 32 when it is
+// 0 (the default, and what `mapping: search` starts its slot search from).
+inline uint64_t weight_slot_bytes(const ArchConfig& arch) {
+  return arch.lowering.weight_slot_bytes ? arch.lowering.weight_slot_bytes
+                                         : arch.l2.size_bytes / 32;
+}
+
 struct Lowered {
   DescriptorList list;
   std::vector<LayerReport> layers;   // index = DescriptorList layer index
   std::vector<PlannedBuffer> plan;   // activation buffers and staging slots
   std::vector<uint64_t> tensor_addr; // address per graph tensor (activations only)
   std::vector<bool> tensor_spilled;  // per graph tensor: lives in DRAM (spilled), else in L2
+  std::vector<uint64_t> tensor_channel_stride;  // per graph tensor: bytes between its planes
   std::vector<int> step_layer;       // per schedule step: its layer index, -1 for a view
   std::vector<int> layer_node;       // per layer: graph node index, -1 for input/output moves
   // A batch: the image segments lowered (schedule steps); per graph tensor, whether its memory
@@ -152,6 +160,7 @@ struct Lowered {
   double planner_seconds = 0;
   std::vector<MappingRow> mapping;   // `lowering.mapping: search`: one row per searched layer
   double search_seconds = 0;         // the mapping search's share of planner_seconds
+  uint64_t weight_slot_bytes = 0;    // the weight-staging slot lowered with (searched or given)
 };
 
 // Throws std::runtime_error naming the node, tensor and sizes when the graph cannot be lowered

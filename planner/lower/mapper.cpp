@@ -71,6 +71,23 @@ std::vector<uint32_t> band_heights(uint32_t h) {
   return rows;
 }
 
+// The L2 cycles of a tile's gather and store together (core/timing/l2_banks.h,
+// l2_shared_cycles): the L2 model serves the load and store ports' words in each bank's idle
+// cycles, so the two streams share the banks: a tile whose store lands on the banks its gather
+// piles onto waits for both, however few conflicts each has alone.
+uint64_t shared_bank_cycles(const L2Config& l2, const OpDesc& t, const TileWork& w) {
+  const uint64_t element = w.valid_outputs ? w.output_bytes / w.valid_outputs : 1;
+  const uint64_t stores = t.post.present() ? 2 : 1;  // a fused Add's operand read too
+  std::vector<L2Pattern> p;
+  for (int k = 0; k < 2; ++k) {
+    p.push_back({0, w.gather[k].bytes, w.gather[k].count, t.input.channel_stride,
+                 w.gather[k].repeats});
+    p.push_back({0, w.store[k].bytes * element, w.store[k].count, t.output.channel_stride,
+                 w.store[k].repeats * stores});
+  }
+  return l2_shared_cycles(l2, p);
+}
+
 }  // namespace
 
 void Lowerer::search_mappings(const std::vector<int>& order) {
@@ -159,7 +176,8 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
       const uint64_t stored = (t.post.present() ? 2 : 1) * w.output_bytes;
       const uint64_t cycles =
           std::max({w.pipeline_cycles, cdiv(w.l2_read_bytes, port) + gather_conflicts(t, w),
-                    cdiv(stored, port) + store_conflicts(t, w)});
+                    cdiv(stored, port) + store_conflicts(t, w),
+                    shared_bank_cycles(arch_.l2, t, w)});
       const double pj = double(w.macs) * e.mac + double(w.acc_updates) * e.acc_update +
                         double(w.lb_write_bytes) * e.lb_write_per_byte +
                         double(w.lb_write_cycles) * e.lb_write_cycle +

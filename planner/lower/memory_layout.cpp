@@ -232,7 +232,7 @@ void Lowerer::plan_memory(const std::vector<int>& order) {
   for (int attempt = 0;; ++attempt) {
     if (attempt > 256) throw std::runtime_error("L2 layout did not converge");
     try {
-      layout_ = plan_activations(g_, order, align, cap, opt_, bands ? kDramActivationsBase : 0,
+      layout_ = plan_activations(g_, order, align, cap, opt_, arch_.l2, bands ? kDramActivationsBase : 0,
                                  opt_.image_segments);
     } catch (const std::runtime_error&) {
       if (bands) throw;
@@ -261,6 +261,7 @@ void Lowerer::plan_memory(const std::vector<int>& order) {
   }
   out_.tensor_addr = layout_.tensor_addr;
   out_.tensor_spilled = layout_.tensor_spilled;
+  out_.tensor_channel_stride = layout_.tensor_channel_stride;
   out_.allocator = layout_.allocator;
   out_.arena_bytes = layout_.peak_bytes;
   out_.lower_bound_bytes = layout_.lower_bound_bytes;

@@ -35,8 +35,10 @@ nlohmann::json summary(const std::string& dir) {
 // 8141 before the positions mapping's input row pieces went through the L2 banks one by one;
 // 8154 before idle DRAM ranks entered power-down (a request after an idle gap waits tXP).
 // 7780 before each layer's first weights could load from the step of the layer with weights
-// before it (conv2a's during conv1 instead of pool1, whose L2 reads they slowed by 18 cycles).
-constexpr uint64_t kDefaultCycles = 7762;
+// before it (conv2a's during conv1 instead of pool1, whose L2 reads they slowed by 18 cycles),
+// 7762 with that alone; 7748 with channel planes also skewed round the banks (tiny_cnn's 32 x 32
+// and 16 x 16 planes: 1,024 -> 1,032 B, 256 -> 264 B; L2 bank-conflict cycles 1,368 -> 22).
+constexpr uint64_t kDefaultCycles = 7748;
 
 TEST(Run, DefaultRunCyclesAndSummaryKeys) {
   const std::string out = scratch("default");
@@ -44,7 +46,7 @@ TEST(Run, DefaultRunCyclesAndSummaryKeys) {
   ASSERT_EQ(dispatch({"run", kDir + "/configs/runs/default.yaml", "--out", out}, so, se), 0) << se.str();
   const nlohmann::json s = summary(out);
   EXPECT_EQ(s["cycles"].get<uint64_t>(), kDefaultCycles);
-  EXPECT_NE(so.str().find("cycles           7762"), std::string::npos) << so.str();
+  EXPECT_NE(so.str().find("cycles           7748"), std::string::npos) << so.str();
   for (const char* key : {"cycles", "seconds_at_clock", "macs", "utilization", "wall_seconds",
                           "simulated_cycles_per_second"}) {
     EXPECT_TRUE(s.contains(key)) << key;

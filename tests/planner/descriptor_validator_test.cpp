@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "planner/import/network_loader.h"
 #include "planner/lower/legalise.h"
 #include "planner/lower/lowering.h"
@@ -100,11 +102,11 @@ TEST(DescriptorValidator, WeightsInDramAndOutputOutsideL2AreRefused) {
   DescriptorList l = planned().list;
   Descriptor& c = first(l, DescKind::kOp);
   c.op.weights.space = MemSpace::kDram;
-  c.op.output.addr = 1048576 - 16;  // + 16 x 32 x 32 = 0x4000 bytes of output
+  c.op.output.addr = 1048576 - 16;  // + 15 x 1,032 + 1,024 = 0x4078 (skewed planes, PlaneSkew)
   const std::string head = "  descriptor " + std::to_string(c.id) + " (layer 'conv1', conv): ";
   EXPECT_EQ(refusal(l),
             "t.strd: descriptor list refused: 2 problems:\n" + head +
-                "op.output: l2 range [0xffff0, 0x103ff0) ends past the l2 capacity of 1048576 "
+                "op.output: l2 range [0xffff0, 0x104068) ends past the l2 capacity of 1048576 "
                 "bytes\n" +
                 head + "op.weights: in dram, but the compute pipeline reads and writes only L2");
 }
@@ -273,22 +275,32 @@ TEST(DescriptorValidator, OpWithoutItsLoadDependenciesIsRefused) {
   conv.deps.clear();
   // Input 3x32x32 at 0 (0xc00 bytes), weights 16 x 27 at 0xc00 (0x1b0), bias 16 x 4 at 0xdc0.
   // pool1's tiles (after the conv on the compute pipeline, so no longer after the moves) write
-  // their 16 x 16 x 16 output over all three, each tile one row band of every channel.
+  // their 16 x 16 x 16 output (skewed planes 264 B apart, PlaneSkew) over all three, tile k the
+  // 64 B row band at c x 264 + 64 k of every channel c; the first band each tile puts over a
+  // move's bytes: tile 0 channel 0 [0, 0x40) on the input, channel 12 (3,168 = 0xc60) on the
+  // weights; tile 1 [0x40, 0x80), 0xc60 + 0x40, and channel 13 at 3,432 + 64 = 0xda8, over the
+  // bias from 0xdc0 to 0xde8; tile 2 [0x80, 0xc0), channel 11 (2,904 + 128 = 0xbd8) over the
+  // weights from 0xc00 to 0xc18, channel 13's 0xde8 to the bias's end 0xe00; tile 3 [0xc0,
+  // 0x100), channel 11's 0xc18 to 0xc58 (none over the bias: channel 12's band ends at 0xd60 and
+  // channel 13's starts at 0xe28).
   std::string pools;
-  const char* pool_lines[][2] = {{"0x0, 0x40", "0xc00, 0xc40"},
-                                 {"0x40, 0x80", "0xc40, 0xc80"},
-                                 {"0x80, 0xc0", "0xc80, 0xcc0"},
-                                 {"0xc0, 0x100", "0xcc0, 0xd00"}};
-  for (int k = 0; k < 4; ++k) {
-    for (int m = 0; m < 2; ++m) {
+  const std::vector<std::vector<const char*>> pool_lines = {{"0x0, 0x40", "0xc60, 0xca0"},
+                                                            {"0x40, 0x80", "0xca0, 0xce0", "0xdc0, 0xde8"},
+                                                            {"0x80, 0xc0", "0xc00, 0xc18", "0xde8, 0xe00"},
+                                                            {"0xc0, 0x100", "0xc18, 0xc58"}};
+  for (size_t k = 0; k < pool_lines.size(); ++k) {
+    for (size_t m = 0; m < pool_lines[k].size(); ++m) {
       pools += "\n  descriptor " + std::to_string(4 + k) +
                " (layer 'pool1', maxpool): op.output: overwrites l2 [" + pool_lines[k][m] +
                ") written by descriptor " + std::to_string(m) +
                " (move) without depending on it (write after write)";
     }
   }
+  // With the skewed plan fc's output (24) lands in the input's bytes as well (its weight move,
+  // prefetched into a slot of its own, does not), and nothing but the conv's dependencies
+  // (removed here) orders it after that move.
   EXPECT_EQ(refusal(l),
-            "t.strd: descriptor list refused: 12 problems:\n"
+            "t.strd: descriptor list refused: 14 problems:\n"
             "  descriptor 3 (layer 'conv1', conv): op.input: reads l2 [0x0, 0xc00) written by "
             "descriptor 0 (move) without depending on it (read after write)\n"
             "  descriptor 3 (layer 'conv1', conv): op.weights: reads l2 [0xc00, 0xdb0) written by "
@@ -296,9 +308,8 @@ TEST(DescriptorValidator, OpWithoutItsLoadDependenciesIsRefused) {
             "  descriptor 3 (layer 'conv1', conv): op.bias: reads l2 [0xdc0, 0xe00) written by "
             "descriptor 2 (move) without depending on it (read after write)" +
                 pools +
-                "\n  descriptor 7 (layer 'pool1', maxpool): op.output: overwrites l2 [0xdc0, "
-                "0xe00) written by descriptor 2 (move) without depending on it (write after "
-                "write)");
+                "\n  descriptor 24 (layer 'fc', fc): op.output: overwrites l2 [0x100, 0x108) "
+                "written by descriptor 0 (move) without depending on it (write after write)");
   // Depending on them through another descriptor is enough: the move of the bias after the
   // weights' move, the conv after the bias move and the input move.
   conv.deps = {0, 2};
@@ -311,18 +322,20 @@ TEST(DescriptorValidator, OpWithoutItsLoadDependenciesIsRefused) {
 // weights prefetch while conv2b and add1 run, after the fence of step 2 (conv2a, descriptor 10).
 TEST(DescriptorValidator, OverwriteOfABufferStillReadIsRefused) {
   DescriptorList l = planned().list;
-  Descriptor& m = l.descriptors[15];  // conv3's weights (2,304 B at 12928 = 0x3280) after conv2a
+  // conv3's weights (2,304 B at 13312 = 0x3400; 12928 before the plan skewed tiny_cnn's channel
+  // planes, PlaneSkew) after conv2a.
+  Descriptor& m = l.descriptors[15];
   ASSERT_EQ(m.kind, DescKind::kMove);
-  ASSERT_EQ(m.move.dst_addr, 12928u);
+  ASSERT_EQ(m.move.dst_addr, 13312u);
   ASSERT_EQ(m.deps, (std::vector<uint32_t>{10}));
   m.deps.clear();
-  // Its slot lies in conv1's output (16 x 32 x 32 at 0x1000, written by conv 3, read by the
+  // Its slot's first 192 B lie in the end of conv1's output (written by conv 3, read by the
   // maxpool tiles 4-7, the last of them 7), dead since step 1.
   EXPECT_EQ(refusal(l),
             "t.strd: descriptor list refused: 2 problems:\n"
-            "  descriptor 15 (layer 'conv3', move): move.dst: overwrites l2 [0x3280, 0x3b80) "
+            "  descriptor 15 (layer 'conv3', move): move.dst: overwrites l2 [0x3400, 0x34c0) "
             "written by descriptor 3 (conv) without depending on it (write after write)\n"
-            "  descriptor 15 (layer 'conv3', move): move.dst: overwrites l2 [0x3280, 0x3b80) read "
+            "  descriptor 15 (layer 'conv3', move): move.dst: overwrites l2 [0x3400, 0x34c0) read "
             "by descriptor 7 (maxpool) without depending on it (write after read)");
 }
 
@@ -374,7 +387,8 @@ TEST(DescriptorValidator, PostOpOperandIsChecked) {
                            " (layer 'conv2b', conv): ";
   const TensorRef good = f->op.post.operand;
   f->op.post.operand.addr = uint64_t{1} << 40;
-  EXPECT_EQ(refusal(l), head + "op.post.operand: l2 range [0x10000000000, 0x10000001000) ends "
+  // The operand, conv2a's 16 x 16 x 16 output, has skewed 264 B planes: 15 x 264 + 256 = 0x1078.
+  EXPECT_EQ(refusal(l), head + "op.post.operand: l2 range [0x10000000000, 0x10000001078) ends "
                                "past the l2 capacity of 1048576 bytes");
   f->op.post.operand = good;
   f->op.post.operand.h = 8;

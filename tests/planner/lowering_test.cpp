@@ -24,41 +24,42 @@ TEST(Lowering, TwoConvsOnTinyMatchTheHandDerivedList) {
   const auto& d = l.list.descriptors;
   EXPECT_EQ(l.list.layers, (std::vector<std::string>{"input:x", "a", "b", "output:b"}));
   ASSERT_EQ(d.size(), 8u);
-  // Activations (naive, 16-byte aligned): x 2x4x4 = 32 B at 0 (step 0), a 3x16 = 48 B at 32
-  // (steps 0-1), b 32 B at 80 (step 1).
+  // Activations (naive, 16-byte aligned): x 2x4x4 = 32 B at 0 (step 0), a at 32 (steps 0-1),
+  // b 32 B at 112 (step 1). a's 4x4 = 16 B planes are 2 words round tiny's 4 x 8 B bank span, so
+  // they are skewed to 24 B (PlaneSkew.*): 3 x 24 = 72 -> 80 B.
   // Staging scratch (two slots per layer): a needs 2 x (align(54) 64 + align(12) 16) = 160 B at
-  // step 0, placed at the bottom of the free area [80, 65536) -> 80 (slot 0: weights 80, biases
-  // 144). b needs 2 x (16 + 16) = 64 B over steps 0-1 (prefetch): free at both is [240, 65536)
-  // -> 240 (slot 0: weights 240, biases 256).
+  // step 0, placed at the bottom of the free area [112, 65536) -> 112 (slot 0: weights 112,
+  // biases 176). b needs 2 x (16 + 16) = 64 B over steps 0-1 (prefetch): free at both is
+  // [272, 65536) -> 272 (slot 0: weights 272, biases 288).
   // DRAM: a's 54 weight bytes at 256 MiB, its biases at the next 64 B boundary (+64), b's weights
   // at +128 and biases at +192; graph I/O from 3 GiB.
   const uint64_t w = kDramWeightsBase, io = kDramActivationsBase + (1ull << 30);
   EXPECT_EQ(d[0].move, mv(MemSpace::kDram, io, MemSpace::kL2, 0, 32));  // input x
-  EXPECT_EQ(d[1].move, mv(MemSpace::kDram, w, MemSpace::kL2, 80, 54));  // a: 3 x 2 x 3 x 3
-  EXPECT_EQ(d[2].move, mv(MemSpace::kDram, w + 64, MemSpace::kL2, 144, 12));  // a: 3 biases
+  EXPECT_EQ(d[1].move, mv(MemSpace::kDram, w, MemSpace::kL2, 112, 54));  // a: 3 x 2 x 3 x 3
+  EXPECT_EQ(d[2].move, mv(MemSpace::kDram, w + 64, MemSpace::kL2, 176, 12));  // a: 3 biases
   EXPECT_EQ(d[3].kind, DescKind::kOp);
   EXPECT_EQ(d[3].deps, (std::vector<uint32_t>{0, 1, 2}));
   EXPECT_EQ(d[3].op.input, (TensorRef{MemSpace::kL2, 0, 2, 4, 4, 4, 16, 1}));
-  EXPECT_EQ(d[3].op.output, (TensorRef{MemSpace::kL2, 32, 3, 4, 4, 4, 16, 1}));
-  EXPECT_EQ(d[3].op.weights, (TensorRef{MemSpace::kL2, 80, 3, 3, 6, 6, 18, 1}));
-  EXPECT_EQ(d[3].op.bias, (TensorRef{MemSpace::kL2, 144, 3, 1, 1, 4, 4, 4}));
+  EXPECT_EQ(d[3].op.output, (TensorRef{MemSpace::kL2, 32, 3, 4, 4, 4, 24, 1}));
+  EXPECT_EQ(d[3].op.weights, (TensorRef{MemSpace::kL2, 112, 3, 3, 6, 6, 18, 1}));
+  EXPECT_EQ(d[3].op.bias, (TensorRef{MemSpace::kL2, 176, 3, 1, 1, 4, 4, 4}));
   EXPECT_EQ(d[3].op.kernel_h, 3);
   EXPECT_EQ(d[3].op.pad_left, 1);
   EXPECT_EQ(d[3].op.act, PostAct::kRelu);
   EXPECT_EQ(d[3].op.ch_end, 3u);
   EXPECT_EQ(d[3].op.row_end, 4u);
-  EXPECT_EQ(d[4].move, mv(MemSpace::kDram, w + 128, MemSpace::kL2, 240, 6));  // b's weights
+  EXPECT_EQ(d[4].move, mv(MemSpace::kDram, w + 128, MemSpace::kL2, 272, 6));  // b's weights
   EXPECT_EQ(d[4].deps, std::vector<uint32_t>{});  // fresh slot, step 1 < 2: nothing to fence
-  EXPECT_EQ(d[5].move, mv(MemSpace::kDram, w + 192, MemSpace::kL2, 256, 8));
+  EXPECT_EQ(d[5].move, mv(MemSpace::kDram, w + 192, MemSpace::kL2, 288, 8));
   EXPECT_EQ(d[6].deps, (std::vector<uint32_t>{3, 4, 5}));  // producer a, its weights and biases
-  EXPECT_EQ(d[6].op.input, (TensorRef{MemSpace::kL2, 32, 3, 4, 4, 4, 16, 1}));
-  EXPECT_EQ(d[6].op.output, (TensorRef{MemSpace::kL2, 80, 2, 4, 4, 4, 16, 1}));
-  EXPECT_EQ(d[7].move, mv(MemSpace::kL2, 80, MemSpace::kDram, io + 4096, 32));  // output b
+  EXPECT_EQ(d[6].op.input, (TensorRef{MemSpace::kL2, 32, 3, 4, 4, 4, 24, 1}));
+  EXPECT_EQ(d[6].op.output, (TensorRef{MemSpace::kL2, 112, 2, 4, 4, 4, 16, 1}));
+  EXPECT_EQ(d[7].move, mv(MemSpace::kL2, 112, MemSpace::kDram, io + 4096, 32));  // output b
   EXPECT_EQ(d[7].deps, std::vector<uint32_t>{6});
-  EXPECT_EQ(l.arena_bytes, 112u);  // naive: no reuse
-  // The heap grows from the activations' 112 to 240 + 64 = 304: 192 B of staging growth.
+  EXPECT_EQ(l.arena_bytes, 144u);  // naive: no reuse
+  // The heap grows from the activations' 144 to 272 + 64 = 336: 192 B of staging growth.
   EXPECT_EQ(l.staging_bytes, 192u);
-  EXPECT_EQ(l.lower_bound_bytes, 80u);
+  EXPECT_EQ(l.lower_bound_bytes, 112u);  // x + a at step 0, a + b at step 1
   EXPECT_EQ(l.list.arch_fingerprint, arch.fingerprint());
 }
 

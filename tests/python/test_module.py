@@ -102,7 +102,8 @@ check("plan lowering rows", len(p["lowering"]), 10)
 check("types are plain", (type(p["memory_plan"]), type(p["memory_plan"][0])), (list, dict))
 with open(os.path.join(work, "py.strd"), "rb") as a, open(os.path.join(work, "cli.strd"), "rb") as b:
     check("emitted list = CLI --emit", a.read() == b.read(), True)
-check("figures", (p["figures"]["arena_bytes"], p["figures"]["lower_bound_bytes"]), (20480, 20480))
+# Peak: conv1's output (16 skewed planes of 1,032 B = 16,512) and pool1's (16 x 264 = 4,224).
+check("figures", (p["figures"]["arena_bytes"], p["figures"]["lower_bound_bytes"]), (20736, 20736))
 d, deps = p["descriptors"], p["deps"]
 check("descriptor records", (len(d), p["figures"]["descriptors"]), (len(p["list"]), len(p["list"])))
 check("ids dense", list(d["id"]), list(range(len(d))))
@@ -170,7 +171,7 @@ check("out=None: output_dir", (d["out_dir"], os.path.exists(os.path.join(od, "ru
 
 # temp=True: nothing left behind, on success or failure; keep=True keeps it.
 t = strider.run("configs/runs/default.yaml", temp=True)
-check("temp run", (t["summary"]["cycles"], t["out_dir"]), (7762, None))  # as the default run
+check("temp run", (t["summary"]["cycles"], t["out_dir"]), (7748, None))  # as the default run
 kept = strider.run("configs/runs/default.yaml", temp=True, keep=True)
 check("kept", os.path.exists(os.path.join(kept["out_dir"], "summary.json")), True)
 shutil.rmtree(kept["out_dir"])

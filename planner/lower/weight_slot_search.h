@@ -1,0 +1,32 @@
+// Weight-slot search (`lowering.mapping: search`, objective `cycles`, `weight_slot_bytes: 0`):
+// the weight-staging slot size is a searched dimension of the mapper (mapper.h). The whole plan
+// is lowered at L2/32 (the default) and then at L2/64, L2/16 and L2/8 — a slot changes the
+// blocks the mapper can take and the L2 left to the activations, so what spills — and the
+// candidate with the least predicted_plan_cycles is kept, leaving the default only for a
+// predicted gain above kMinGain (1 %) over the best so far, in that fixed order. A slot the L2
+// cannot hold beside the activations and band buffers (the lowering throws) is skipped.
+//
+// predicted_plan_cycles: the searched layers' predicted cycles (mapping.csv predicted_cycles:
+// the tile model plus their DRAM time) plus the other layers' DRAM bytes at the DRAM's peak
+// bandwidth. Measured (docs/figures.md) it ranks the four slots as the simulator does on
+// convnext_tiny, mobilenet_v2, resnet50 and densenet121 except where two predictions lie within
+// 0.1 % of each other, which the 1 % hysteresis leaves at the smaller slot.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "planner/lower/lowering.h"
+
+namespace strider {
+
+uint64_t predicted_plan_cycles(const Lowered& l, const ArchConfig& arch);
+
+using LowerAt = std::function<Lowered(const Graph&, const ArchConfig&, const LowerOptions&)>;
+
+// Lowers with `lower_at` at each candidate slot and returns the chosen lowering (its
+// weight_slot_bytes set, planner and search seconds summed over the candidates).
+Lowered search_weight_slot(const Graph& g, const ArchConfig& arch, const LowerOptions& opt,
+                           const LowerAt& lower_at);
+
+}  // namespace strider
