@@ -89,6 +89,10 @@ void put(ByteWriter& w, const OpDesc& o) {
   w.i32(o.requant_shift);
   w.i32(o.input_multiplier);
   w.i32(o.input2_multiplier);
+  for (const Requant& q : {o.lut.in, o.lut.out}) {
+    w.i32(q.multiplier);
+    w.i32(q.shift);
+  }
   for (uint32_t v : {o.row_begin, o.row_end, o.ch_begin, o.ch_end, o.in_ch_begin, o.in_ch_end}) {
     w.u<uint32_t>(v);
   }
@@ -127,6 +131,10 @@ OpDesc get_op(ByteReader& r) {
   o.requant_shift = r.i32();
   o.input_multiplier = r.i32();
   o.input2_multiplier = r.i32();
+  for (Requant* q : {&o.lut.in, &o.lut.out}) {
+    q->multiplier = r.i32();
+    q->shift = r.i32();
+  }
   for (uint32_t* v : {&o.row_begin, &o.row_end, &o.ch_begin, &o.ch_end, &o.in_ch_begin,
                       &o.in_ch_end}) {
     *v = r.u<uint32_t>();

@@ -114,6 +114,9 @@ void emit_op(YAML::Emitter& e, const OpDesc& o) {
   if (o.flags) e << YAML::Key << "flags" << YAML::Value << int(o.flags);
   if (o.input_multiplier) e << YAML::Key << "input_multiplier" << YAML::Value << o.input_multiplier;
   if (o.input2_multiplier) e << YAML::Key << "input2_multiplier" << YAML::Value << o.input2_multiplier;
+  if (!(o.lut == LutScales{})) {  // [in multiplier, in shift, out multiplier, out shift]
+    emit_seq(e, "lut", o.lut.in.multiplier, o.lut.in.shift, o.lut.out.multiplier, o.lut.out.shift);
+  }
   if (!o.channel_requant.empty()) {
     e << YAML::Key << "channel_requant" << YAML::Value << YAML::Flow << YAML::BeginSeq;
     for (const Requant& q : o.channel_requant) {
@@ -159,6 +162,10 @@ OpDesc parse_op(const YAML::Node& m) {
   }
   if (m["input_multiplier"]) o.input_multiplier = m["input_multiplier"].as<int32_t>();
   if (m["input2_multiplier"]) o.input2_multiplier = m["input2_multiplier"].as<int32_t>();
+  if (m["lut"]) {
+    parse_seq<int32_t>(
+        m, "lut", {&o.lut.in.multiplier, &o.lut.in.shift, &o.lut.out.multiplier, &o.lut.out.shift});
+  }
   if (m["flags"]) {
     const unsigned flags = m["flags"].as<unsigned>();
     if (flags > 63) throw YAML::Exception(m["flags"].Mark(), "flags: expected 0..63");

@@ -5,7 +5,8 @@
 // requantize(acc, m, s) = round_half_away_from_zero(acc * m / 2^s), saturated to int8.
 // Sigmoid-family activations use a 256-entry lookup table over the int8 input q (lut_entry):
 // f(q s_in) in the output unit, 1/127 for sigmoid and hard-sigmoid and s_out for hard-swish and
-// SiLU; rounded half away from zero. The datapath fixes s_in = s_out = 1/16 (kLutFixedScale).
+// SiLU; rounded half away from zero. s_in and s_out are the layer's calibrated scales, carried
+// in the descriptor (OpDesc::lut, each multiplier / 2^shift); the table costs no cycles.
 //
 // Unsigned activations (OpDesc::kInputUnsigned / kInput2Unsigned / kOutputUnsigned): a tensor
 // every value of which is >= 0 (a ReLU's, a ReLU6's, a sigmoid's output) may be stored as uint8
@@ -15,6 +16,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 
@@ -88,9 +90,9 @@ inline int32_t round_away(double x) { return static_cast<int32_t>(x < 0 ? -std::
 // The lookup activations' table (kSigmoid, kHardSigmoid, kHardSwish, kSilu): the entry for the
 // int8 input q is f(x) at x = q s_in, expressed in the output unit: round_half_away(f(x) / s_out)
 // for the swishes (x f(x)), round_half_away(unit f(x)) for the sigmoids (unit 127, or 255 when
-// u8: s_out is then 1 / unit and the argument is unused), saturated to int8 (uint8 when u8). The
-// datapath so far fixes s_in = s_out = kLutFixedScale (activate); a per-layer table computed from
-// calibrated scales is this function with the layer's s_in and s_out (issues 28 and 30).
+// u8: s_out is then 1 / unit and the argument is unused), saturated to int8 (uint8 when u8). A
+// layer's table is this function at its calibrated scales (LutScales, lut_scale); an
+// uncalibrated graph's are kLutFixedScale (LutScales' default).
 constexpr double kLutFixedScale = 1.0 / 16;
 inline int8_t lut_entry(int8_t q, PostAct act, double s_in, double s_out, bool u8 = false) {
   const double x = q * s_in;
@@ -106,10 +108,27 @@ inline int8_t lut_entry(int8_t q, PostAct act, double s_in, double s_out, bool u
   }
 }
 
+// The real scale a table scale stands for: multiplier / 2^shift (exact in a double).
+inline double lut_scale(Requant r) { return std::ldexp(double(r.multiplier), -r.shift); }
+
+inline bool is_lookup(PostAct act) {
+  return act == PostAct::kSigmoid || act == PostAct::kHardSigmoid || act == PostAct::kHardSwish ||
+         act == PostAct::kSilu;
+}
+
+// The whole table of a lookup activation at scales `lut`: entry q + 128 is lut_entry(q, ...).
+inline std::array<int8_t, 256> lut_table(PostAct act, LutScales lut, bool u8 = false) {
+  std::array<int8_t, 256> t{};
+  const double s_in = lut_scale(lut.in), s_out = lut_scale(lut.out);
+  for (int q = -128; q <= 127; ++q) t[size_t(q + 128)] = lut_entry(int8_t(q), act, s_in, s_out, u8);
+  return t;
+}
+
 // Applies the fused activation to an already requantised value and saturates to int8 (uint8
-// when u8: the byte of the uint8). The lookup activations index their table by the int8 value,
-// on the fixed scales kLutFixedScale.
-inline int8_t activate(int32_t v, PostAct act, int32_t clip_min, int32_t clip_max, bool u8 = false) {
+// when u8: the byte of the uint8). The lookup activations index their table (at scales `lut`)
+// by the value saturated to int8.
+inline int8_t activate(int32_t v, PostAct act, int32_t clip_min, int32_t clip_max, bool u8 = false,
+                       LutScales lut = {}) {
   switch (act) {
     case PostAct::kNone: return saturate_out(v, u8);
     case PostAct::kRelu: return saturate_out(std::max(v, 0), u8);
@@ -118,7 +137,8 @@ inline int8_t activate(int32_t v, PostAct act, int32_t clip_min, int32_t clip_ma
     case PostAct::kSigmoid:
     case PostAct::kHardSigmoid:
     case PostAct::kHardSwish:
-    case PostAct::kSilu: return lut_entry(saturate8(v), act, kLutFixedScale, kLutFixedScale, u8);
+    case PostAct::kSilu:
+      return lut_entry(saturate8(v), act, lut_scale(lut.in), lut_scale(lut.out), u8);
   }
   return saturate_out(v, u8);
 }

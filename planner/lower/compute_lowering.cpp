@@ -197,6 +197,11 @@ OpDesc Lowerer::base_op(const Node& n, bool placed) const {
     b.count_include_pad = false;
   }
   b.act = static_cast<PostAct>(static_cast<uint8_t>(n.activation));
+  if (is_lookup(n.activation)) {
+    b.lut = n.lut;
+  } else if (n.residual.fused && is_lookup(n.residual.act)) {
+    b.lut = n.residual.lut;
+  }
   b.clip_min = n.clip_min;
   b.clip_max = n.clip_max;
   b.requant_multiplier = n.requant_multiplier;

@@ -1,9 +1,11 @@
 // core/contract/quant.h lut_entry: the lookup activations' table entry for a given input scale
 // s_in and output scale s_out, hand-computed; and activate() on the lookup activations is exactly
-// the table at the fixed scales kLutFixedScale (1/16, 1/16) for all 256 inputs.
+// the table at the descriptor's scales (OpDesc::lut, multiplier / 2^shift), by default the fixed
+// kLutFixedScale (1/16, 1/16) for all 256 inputs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 
@@ -37,6 +39,34 @@ TEST(LutEntry, SigmoidsKeepTheirUnit) {
   EXPECT_EQ(lut_entry(20, PostAct::kSigmoid, 0.05, 1.0), 93);
   EXPECT_EQ(uint8_t(lut_entry(20, PostAct::kSigmoid, 0.05, 0.04, true)), 186);
   EXPECT_EQ(lut_entry(-30, PostAct::kHardSigmoid, 0.05, 0.04), 32);
+}
+
+TEST(LutEntry, ActivateReadsTheTableAtTheDescriptorScales) {
+  // s_in = 24576 / 2^18 = 0.09375 (3/32), s_out = 20480 / 2^19 = 0.0390625 (5/128).
+  const LutScales lut{{24576, 18}, {20480, 19}};
+  EXPECT_EQ(lut_scale(lut.in), 0.09375);
+  EXPECT_EQ(lut_scale(lut.out), 0.0390625);
+  EXPECT_EQ(lut_scale(LutScales{}.in), kLutFixedScale);  // the default: 16384 / 2^18
+  EXPECT_EQ(quantize_multiplier(0.09375), lut.in);
+  // Hard-swish: q 32: x 3.0, f 3.0 -> 3.0 / 0.0390625 = 76.8 -> 77; q -16: x -1.5,
+  // f -1.5 x 0.25 = -0.375 -> -9.6 -> -10; q 10: x 0.9375, f 0.9375 x 0.65625 = 0.615234 ->
+  // 15.75 -> 16.
+  EXPECT_EQ(activate(32, PostAct::kHardSwish, 0, 0, false, lut), 77);
+  EXPECT_EQ(activate(-16, PostAct::kHardSwish, 0, 0, false, lut), -10);
+  EXPECT_EQ(activate(10, PostAct::kHardSwish, 0, 0, false, lut), 16);
+  // SiLU: q 10: x 0.9375, f 0.9375 / (1 + e^-0.9375) = 0.673682 -> 17.246 -> 17; q -20:
+  // x -1.875, f -0.249308 -> -6.382 -> -6; q 127: x 11.906, f 11.906170 -> 304.8, saturated 127.
+  EXPECT_EQ(activate(10, PostAct::kSilu, 0, 0, false, lut), 17);
+  EXPECT_EQ(activate(-20, PostAct::kSilu, 0, 0, false, lut), -6);
+  EXPECT_EQ(activate(127, PostAct::kSilu, 0, 0, false, lut), 127);
+  // Sigmoid keeps its unit 127: q 10 -> 127 / (1 + e^-0.9375) = 91.26 -> 91; q -20 -> 16.89 -> 17.
+  EXPECT_EQ(activate(10, PostAct::kSigmoid, 0, 0, false, lut), 91);
+  EXPECT_EQ(activate(-20, PostAct::kSigmoid, 0, 0, false, lut), 17);
+  // The whole table is lut_entry at those scales, entry q + 128.
+  const std::array<int8_t, 256> t = lut_table(PostAct::kSilu, lut);
+  for (int q = -128; q <= 127; ++q) {
+    EXPECT_EQ(t[size_t(q + 128)], lut_entry(int8_t(q), PostAct::kSilu, 0.09375, 0.0390625)) << q;
+  }
 }
 
 TEST(LutEntry, ActivateIsTheTableAtTheFixedScales) {
