@@ -22,6 +22,7 @@ def act(x, j):
     if a == 'sigmoid': return torch.sigmoid(x)
     if a == 'hardsigmoid': return torch.clamp(x / 6 + 0.5, 0, 1)
     if a == 'hardswish': return x * torch.clamp(x / 6 + 0.5, 0, 1)
+    if a == 'silu': return x * torch.sigmoid(x)
     return None  # clip: its real bounds are not in the dump
 
 

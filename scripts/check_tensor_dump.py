@@ -5,7 +5,8 @@
 # Every parameter comes from the dump JSON: rounding mode (must be half_away_from_zero), the
 # requantisation multiplier and shift (per output channel when the JSON has channel_requant),
 # clip bounds, and for the sigmoid family the dumped lookup
-# table, itself checked against its formula at its input scale.
+# table, itself checked against its formula at its calibrated input and output scales (a fused
+# residual Add's own table under residual.quant.lut).
 # Usage: /usr/bin/python3 scripts/check_tensor_dump.py DIR
 import json, numpy as np, sys, os, math
 d = sys.argv[1]
@@ -31,7 +32,8 @@ def act(v, j, u8=False):
     lut = j['quant']['lut']; x = np.arange(-128, 128) * lut['input_scale']
     ra = lambda y: np.where(y < 0, -np.floor(-y + 0.5), np.floor(y + 0.5))
     hs = np.clip(x / 6 + .5, 0, 1)
-    f = {'sigmoid': 1 / (1 + np.exp(-x)), 'hardsigmoid': hs, 'hardswish': x * hs}[a]
+    sg = 1 / (1 + np.exp(-x))
+    f = {'sigmoid': sg, 'hardsigmoid': hs, 'hardswish': x * hs, 'silu': x / (1 + np.exp(-x))}[a]
     table = np.clip(ra(f / lut['output_scale']), lo, hi).astype(np.int64)
     if not np.array_equal(table, np.array(lut['table'])): raise SystemExit(f"{j['layer']}: lookup table differs from its formula")
     return table[v.astype(np.int64) + 128]

@@ -27,6 +27,7 @@ PostAct post_act(const Node& n) {
     case Activation::kSigmoid: return PostAct::kSigmoid;
     case Activation::kHardSigmoid: return PostAct::kHardSigmoid;
     case Activation::kHardSwish: return PostAct::kHardSwish;
+    case Activation::kSilu: return PostAct::kSilu;
   }
   return PostAct::kNone;
 }
@@ -43,7 +44,7 @@ bool in_u8(const Graph& g, const Node& n, size_t k) {
 
 // The fused activation of `n` on a requantised value.
 int8_t post(const Graph& g, const Node& n, int32_t v) {
-  return activate(v, post_act(n), n.clip_min, n.clip_max, out_u8(g, n));
+  return activate(v, post_act(n), n.clip_min, n.clip_max, out_u8(g, n), n.lut);
 }
 
 // num / den rounded half away from zero (den > 0), from the truncated quotient and remainder.
@@ -119,7 +120,7 @@ void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
     int8_t* dst = &out[co0 * os.plane()];
     for (int64_t c = 0; c < cout_g; ++c) {
       requantize_row(&acc[c * os.plane()], os.plane(), n.requant_of(co0 + c), post_act(n),
-                     n.clip_min, n.clip_max, dst + c * os.plane(), out_u8(g, n));
+                     n.clip_min, n.clip_max, dst + c * os.plane(), out_u8(g, n), n.lut);
     }
   }
 }
@@ -195,8 +196,9 @@ void binary(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes
     const int32_t y = byte_value(scalar ? b[0] : per_channel ? b[i / as.plane()] : b[i], ub);
     v[i] = add ? x * n.requant_multiplier + y * n.input2_multiplier : x * y;
   }
-  requantize_row(v.data(), int64_t(v.size()), Requant{add ? 1 : n.requant_multiplier, n.requant_shift},
-                 post_act(n), n.clip_min, n.clip_max, out.data(), out_u8(g, n));
+  requantize_row(v.data(), int64_t(v.size()),
+                 Requant{add ? 1 : n.requant_multiplier, n.requant_shift}, post_act(n), n.clip_min,
+                 n.clip_max, out.data(), out_u8(g, n), n.lut);
 }
 
 // A residual Add fused into conv `n` (Node::residual), on the conv's result `y` in place: the
@@ -211,7 +213,7 @@ void residual_add(const Graph& g, const Node& n, const Bytes& r, Bytes& y) {
   Node add;
   add.activation = p.act;
   requantize_row(v.data(), int64_t(v.size()), Requant{1, p.shift}, post_act(add), p.clip_min,
-                 p.clip_max, y.data(), g.tensors[n.outputs[0]].is_unsigned);
+                 p.clip_max, y.data(), g.tensors[n.outputs[0]].is_unsigned, p.lut);
 }
 
 // Softmax over each group of C / groups channels of every position with the integer exp of

@@ -17,6 +17,31 @@ std::vector<int64_t> chw(const TensorShape& s) { return {s.n, s.c, s.h, s.w}; }
 // Everything beyond the geometry that an independent recomputation needs: the integer rules of
 // core/contract/quant.h spelled out, the scales and zero points of every operand, and the lookup
 // table of a sigmoid-family activation (256 entries, for inputs -128 .. 127).
+// A lookup activation's table at scales `lut` (core/contract/quant.h lut_table), its scales and
+// the formula each entry follows; an unsigned (uint8) output: 255 f(x) at scale 1/255.
+nlohmann::json lut_json(Activation a, LutScales lut, bool u8) {
+  const PostAct act = static_cast<PostAct>(static_cast<uint8_t>(a));
+  std::vector<int> table;
+  for (int8_t b : lut_table(act, lut, u8)) table.push_back(byte_value(b, u8));
+  const std::string unit = u8 ? "255" : "127";
+  // The swishes (x f(x)) output at output_scale, the sigmoids at 1 / unit.
+  const bool swish = act == PostAct::kHardSwish || act == PostAct::kSilu;
+  const std::string x = "(q * input_scale)";
+  const std::string formula =
+      act == PostAct::kSigmoid ? "round_half_away(" + unit + " / (1 + exp(-" + x + ")))"
+      : act == PostAct::kHardSigmoid
+          ? "round_half_away(" + unit + " * clamp(" + x + " / 6 + 0.5, 0, 1))"
+      : act == PostAct::kSilu
+          ? "round_half_away(" + x + " / (1 + exp(-" + x + ")) / output_scale)"
+          : "round_half_away(" + x + " * clamp(" + x + " / 6 + 0.5, 0, 1) / output_scale)";
+  return {{"input_scale", lut_scale(lut.in)},
+          {"output_scale", swish ? lut_scale(lut.out)
+                           : u8  ? 1.0 / 255
+                                 : 1.0 / 127},
+          {"formula", formula + ", saturated to the output's range; entry k is q = k - 128"},
+          {"table", table}};
+}
+
 nlohmann::json numerics(const Graph& g, const Node& n) {
   nlohmann::json j;
   j["rounding"] = "half_away_from_zero";
@@ -84,22 +109,9 @@ nlohmann::json numerics(const Graph& g, const Node& n) {
         "round_half_away_from_zero(sum / count): count = the window's elements inside the input, "
         "or with count_include_pad its positions inside the padded input";
   }
-  PostAct act = PostAct::kNone;
-  if (n.activation == Activation::kSigmoid) act = PostAct::kSigmoid;
-  if (n.activation == Activation::kHardSigmoid) act = PostAct::kHardSigmoid;
-  if (n.activation == Activation::kHardSwish) act = PostAct::kHardSwish;
-  if (act != PostAct::kNone) {
-    // An unsigned (uint8) output: 255 f(x) at scale 1/255 (core/contract/quant.h).
-    const bool u8 = !n.outputs.empty() && g.tensors[size_t(n.outputs[0])].is_unsigned;
-    std::vector<int> table;
-    for (int q = -128; q <= 127; ++q) table.push_back(byte_value(activate(q, act, 0, 0, u8), u8));
-    const std::string unit = u8 ? "255" : "127";
-    j["lut"] = {{"input_scale", 1.0 / 16},
-                {"output_scale", act == PostAct::kHardSwish ? 1.0 / 16 : u8 ? 1.0 / 255 : 1.0 / 127},
-                {"formula", act == PostAct::kSigmoid       ? "round_half_away(" + unit + " / (1 + exp(-q / 16)))"
-                            : act == PostAct::kHardSigmoid ? "round_half_away(" + unit + " * clamp(q / 96 + 0.5, 0, 1))"
-                                                           : "round_half_away(q * clamp(q / 96 + 0.5, 0, 1))"},
-                {"table", table}};
+  if (is_lookup(n.activation)) {
+    const bool u8 = result_u8(g.tensors[size_t(n.outputs[0])].is_unsigned, n.residual.fused);
+    j["lut"] = lut_json(n.activation, n.lut, u8);
   }
   return j;
 }
@@ -196,6 +208,10 @@ void dump_tensors(const Graph& g, const Lowered& lowered, const FunctionalCheck&
                        {"clip", {r.clip_min, r.clip_max}},
                        {"formula", "out = act(round_half_away_from_zero((y * multiplier + input1 * "
                                    "operand_multiplier) / 2^shift)), y the conv's int8 result"}};
+      if (is_lookup(r.act)) {
+        j["residual"]["quant"]["lut"] =
+            lut_json(r.act, r.lut, g.tensors[size_t(n.outputs[0])].is_unsigned);
+      }
     }
     j["activation_scale"] = kActivationScale;
     j["quant"] = numerics(g, n);

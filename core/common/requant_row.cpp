@@ -32,7 +32,7 @@ void rounded_row(const int32_t* acc, int64_t n, int64_t multiplier, int shift, i
 }  // namespace
 
 void requantize_row(const int32_t* acc, int64_t n, Requant r, PostAct act, int32_t clip_min,
-                    int32_t clip_max, int8_t* out, bool u8) {
+                    int32_t clip_max, int8_t* out, bool u8, LutScales lut) {
   const bool plain = act == PostAct::kNone || act == PostAct::kRelu ||
                      ((act == PostAct::kClip || act == PostAct::kRelu6) && clip_min <= clip_max);
   if (plain && r.shift > 0 && r.shift <= 62) {
@@ -45,7 +45,14 @@ void requantize_row(const int32_t* acc, int64_t n, Requant r, PostAct act, int32
     rounded_row(acc, n, r.multiplier, r.shift, lo, hi, u8 ? 0 : -128, u8 ? 255 : 127, out);
     return;
   }
-  for (int64_t i = 0; i < n; ++i) out[i] = activate(requantize(acc[i], r), act, clip_min, clip_max, u8);
+  if (is_lookup(act) && n >= 256) {
+    const std::array<int8_t, 256> table = lut_table(act, lut, u8);
+    for (int64_t i = 0; i < n; ++i) out[i] = table[size_t(saturate8(requantize(acc[i], r)) + 128)];
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = activate(requantize(acc[i], r), act, clip_min, clip_max, u8, lut);
+  }
 }
 
 }  // namespace strider

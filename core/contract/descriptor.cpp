@@ -22,18 +22,18 @@ bool MoveDesc::operator==(const MoveDesc& o) const {
 
 bool OpDesc::operator==(const OpDesc& o) const {
   return op == o.op && input == o.input && input2 == o.input2 && weights == o.weights &&
-         bias == o.bias && output == o.output && kernel_h == o.kernel_h &&
-         kernel_w == o.kernel_w && stride_h == o.stride_h && stride_w == o.stride_w &&
-         pad_top == o.pad_top && pad_left == o.pad_left && pad_bottom == o.pad_bottom &&
-         pad_right == o.pad_right && dilation_h == o.dilation_h && dilation_w == o.dilation_w &&
-         groups == o.groups && count_include_pad == o.count_include_pad && act == o.act &&
-         clip_min == o.clip_min && clip_max == o.clip_max &&
-         requant_multiplier == o.requant_multiplier && requant_shift == o.requant_shift &&
-         input_multiplier == o.input_multiplier && input2_multiplier == o.input2_multiplier &&
-         channel_requant == o.channel_requant && row_begin == o.row_begin && row_end == o.row_end && ch_begin == o.ch_begin &&
-         ch_end == o.ch_end && in_ch_begin == o.in_ch_begin && in_ch_end == o.in_ch_end &&
-         psum_mode == o.psum_mode && psum == o.psum && mapping == o.mapping &&
-         flags == o.flags && post == o.post;
+         bias == o.bias && output == o.output && kernel_h == o.kernel_h && kernel_w == o.kernel_w &&
+         stride_h == o.stride_h && stride_w == o.stride_w && pad_top == o.pad_top &&
+         pad_left == o.pad_left && pad_bottom == o.pad_bottom && pad_right == o.pad_right &&
+         dilation_h == o.dilation_h && dilation_w == o.dilation_w && groups == o.groups &&
+         count_include_pad == o.count_include_pad && act == o.act && clip_min == o.clip_min &&
+         clip_max == o.clip_max && requant_multiplier == o.requant_multiplier &&
+         requant_shift == o.requant_shift && input_multiplier == o.input_multiplier &&
+         input2_multiplier == o.input2_multiplier && lut == o.lut &&
+         channel_requant == o.channel_requant && row_begin == o.row_begin && row_end == o.row_end &&
+         ch_begin == o.ch_begin && ch_end == o.ch_end && in_ch_begin == o.in_ch_begin &&
+         in_ch_end == o.in_ch_end && psum_mode == o.psum_mode && psum == o.psum &&
+         mapping == o.mapping && flags == o.flags && post == o.post;
 }
 
 bool PostOp::operator==(const PostOp& o) const {
@@ -88,6 +88,7 @@ const char* to_string(PostAct a) {
     case PostAct::kSigmoid: return "sigmoid";
     case PostAct::kHardSigmoid: return "hardsigmoid";
     case PostAct::kHardSwish: return "hardswish";
+    case PostAct::kSilu: return "silu";
   }
   return "?";
 }
@@ -160,6 +161,12 @@ void check(const DescriptorList& list) {
                     std::to_string(o.ch_end - o.ch_begin) + ")");
       }
       if (o.post.present() && !o.post.operand.present()) fail(d, "post-op without an operand");
+      for (const Requant& q : {o.lut.in, o.lut.out}) {
+        if (q.multiplier <= 0 || q.shift < 0 || q.shift > 62) {
+          fail(d, "lookup-table scale " + std::to_string(q.multiplier) + " / 2^" +
+                      std::to_string(q.shift) + " (expected a multiplier > 0 and a shift 0..62)");
+        }
+      }
     }
   }
 }

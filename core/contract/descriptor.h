@@ -28,7 +28,9 @@ namespace strider {
 // store path).
 // Version 6: op code kInstanceNorm (vector unit).
 // Version 7: MoveDesc::dst_step (a destination row scattered to every dst_step-th byte).
-constexpr uint32_t kDescriptorFormatVersion = 7;
+// Version 8: PostAct::kSilu (x sigmoid(x) as a fused activation); OpDesc::lut (the lookup
+// activations' calibrated input and output scales).
+constexpr uint32_t kDescriptorFormatVersion = 8;
 
 // Requantisation of an int32 value to int8: round_half_away(v x multiplier / 2^shift)
 // (core/contract/quant.h).
@@ -84,7 +86,27 @@ inline bool is_vector_op(OpCode op) {
 // im2col order: no shifted writes.
 enum class Mapping : uint8_t { kPositions = 0, kChannels = 1, kIm2col = 2 };
 
-enum class PostAct : uint8_t { kNone = 0, kRelu, kRelu6, kClip, kSigmoid, kHardSigmoid, kHardSwish };
+// kSilu: x sigmoid(x) (SiLU / swish), on the hard-swish's scales (core/contract/quant.h).
+enum class PostAct : uint8_t {
+  kNone = 0,
+  kRelu,
+  kRelu6,
+  kClip,
+  kSigmoid,
+  kHardSigmoid,
+  kHardSwish,
+  kSilu
+};
+
+// The scales of a lookup activation's 256-entry table (kSigmoid, kHardSigmoid, kHardSwish, kSilu;
+// core/contract/quant.h lut_entry): the entry for the int8 input q is f(q s_in) in the output
+// unit s_out (the swishes; the sigmoids' unit is 1/127, or 1/255 unsigned). Each scale is
+// multiplier / 2^shift in quantize_multiplier's form. The default is the fixed 1/16 both
+// (16384 / 2^18), what an uncalibrated graph's int8 activations (1/16 per unit) hold.
+struct LutScales {
+  Requant in{16384, 18}, out{16384, 18};
+  bool operator==(const LutScales& o) const { return in == o.in && out == o.out; }
+};
 
 // A tensor in memory: planar CHW, element_bytes per element. c, h, w are the tensor's full shape
 // (padding and bounds follow them); a band buffer holds only channels [first_channel,
@@ -168,6 +190,9 @@ struct OpDesc {
   // Add: the second operand's multiplier (the first's is requant_multiplier, the shift shared);
   // 0 for every other op.
   int32_t input2_multiplier = 0;
+  // The table scales of the lookup activation: `act`'s, or post.act's when act is not one (a
+  // fused op carries at most one; the lowering keeps such an Add apart).
+  LutScales lut;
   // Per-output-channel requantisation (conv / fc with per-channel weight scales): one entry per
   // channel of the tile, [ch_begin, ch_end) in order; empty: requant_multiplier / requant_shift
   // for every channel. Carried in the descriptor like the per-tensor pair (the controller's

@@ -89,6 +89,10 @@ void put(ByteWriter& w, const OpDesc& o) {
   w.i32(o.requant_shift);
   w.i32(o.input_multiplier);
   w.i32(o.input2_multiplier);
+  for (const Requant& q : {o.lut.in, o.lut.out}) {
+    w.i32(q.multiplier);
+    w.i32(q.shift);
+  }
   for (uint32_t v : {o.row_begin, o.row_end, o.ch_begin, o.ch_end, o.in_ch_begin, o.in_ch_end}) {
     w.u<uint32_t>(v);
   }
@@ -120,13 +124,17 @@ OpDesc get_op(ByteReader& r) {
   }
   o.groups = r.u<uint32_t>();
   o.count_include_pad = r.boolean();
-  o.act = r.enumeration<PostAct>(7, "activation");
+  o.act = r.enumeration<PostAct>(8, "activation");
   o.clip_min = r.i32();
   o.clip_max = r.i32();
   o.requant_multiplier = r.i32();
   o.requant_shift = r.i32();
   o.input_multiplier = r.i32();
   o.input2_multiplier = r.i32();
+  for (Requant* q : {&o.lut.in, &o.lut.out}) {
+    q->multiplier = r.i32();
+    q->shift = r.i32();
+  }
   for (uint32_t* v : {&o.row_begin, &o.row_end, &o.ch_begin, &o.ch_end, &o.in_ch_begin,
                       &o.in_ch_end}) {
     *v = r.u<uint32_t>();
@@ -153,7 +161,7 @@ OpDesc get_op(ByteReader& r) {
   if (!o.post.present()) return o;
   o.post.operand = get_ref(r);
   for (int32_t* v : {&o.post.multiplier, &o.post.operand_multiplier, &o.post.shift}) *v = r.i32();
-  o.post.act = r.enumeration<PostAct>(7, "post-op activation");
+  o.post.act = r.enumeration<PostAct>(8, "post-op activation");
   o.post.clip_min = r.i32();
   o.post.clip_max = r.i32();
   return o;

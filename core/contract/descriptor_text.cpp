@@ -114,6 +114,9 @@ void emit_op(YAML::Emitter& e, const OpDesc& o) {
   if (o.flags) e << YAML::Key << "flags" << YAML::Value << int(o.flags);
   if (o.input_multiplier) e << YAML::Key << "input_multiplier" << YAML::Value << o.input_multiplier;
   if (o.input2_multiplier) e << YAML::Key << "input2_multiplier" << YAML::Value << o.input2_multiplier;
+  if (!(o.lut == LutScales{})) {  // [in multiplier, in shift, out multiplier, out shift]
+    emit_seq(e, "lut", o.lut.in.multiplier, o.lut.in.shift, o.lut.out.multiplier, o.lut.out.shift);
+  }
   if (!o.channel_requant.empty()) {
     e << YAML::Key << "channel_requant" << YAML::Value << YAML::Flow << YAML::BeginSeq;
     for (const Requant& q : o.channel_requant) {
@@ -144,7 +147,7 @@ OpDesc parse_op(const YAML::Node& m) {
   parse_seq<uint16_t>(m, "dilation", {&o.dilation_h, &o.dilation_w});
   o.groups = need(m, "groups").as<uint32_t>();
   o.count_include_pad = need(m, "count_include_pad").as<bool>();
-  o.act = parse_enum<PostAct>(need(m, "act"), 7, to_string, "act");
+  o.act = parse_enum<PostAct>(need(m, "act"), 8, to_string, "act");
   parse_seq<int32_t>(m, "clip", {&o.clip_min, &o.clip_max});
   parse_seq<int32_t>(m, "requant", {&o.requant_multiplier, &o.requant_shift});
   parse_seq<uint32_t>(m, "rows", {&o.row_begin, &o.row_end});
@@ -159,6 +162,10 @@ OpDesc parse_op(const YAML::Node& m) {
   }
   if (m["input_multiplier"]) o.input_multiplier = m["input_multiplier"].as<int32_t>();
   if (m["input2_multiplier"]) o.input2_multiplier = m["input2_multiplier"].as<int32_t>();
+  if (m["lut"]) {
+    parse_seq<int32_t>(
+        m, "lut", {&o.lut.in.multiplier, &o.lut.in.shift, &o.lut.out.multiplier, &o.lut.out.shift});
+  }
   if (m["flags"]) {
     const unsigned flags = m["flags"].as<unsigned>();
     if (flags > 63) throw YAML::Exception(m["flags"].Mark(), "flags: expected 0..63");
@@ -182,7 +189,7 @@ OpDesc parse_op(const YAML::Node& m) {
     p.kind = parse_enum<PostOpKind>(m["post_op"], 2, to_string, "post_op");
     p.operand = parse_ref(m, "post_operand");
     parse_seq<int32_t>(m, "post_requant", {&p.multiplier, &p.operand_multiplier, &p.shift});
-    p.act = parse_enum<PostAct>(need(m, "post_act"), 7, to_string, "post_act");
+    p.act = parse_enum<PostAct>(need(m, "post_act"), 8, to_string, "post_act");
     parse_seq<int32_t>(m, "post_clip", {&p.clip_min, &p.clip_max});
   }
   return o;

@@ -3,9 +3,10 @@
 // accelerator; the model and the reference implement their loops independently on top of it.
 //
 // requantize(acc, m, s) = round_half_away_from_zero(acc * m / 2^s), saturated to int8.
-// Sigmoid-family activations use a 256-entry lookup table over the int8 input interpreted with a
-// scale of 1/16 (x = q / 16), output scaled by 1/127 for sigmoid and hard-sigmoid and by 1/16 for
-// hard-swish; rounded half away from zero.
+// Sigmoid-family activations use a 256-entry lookup table over the int8 input q (lut_entry):
+// f(q s_in) in the output unit, 1/127 for sigmoid and hard-sigmoid and s_out for hard-swish and
+// SiLU; rounded half away from zero. s_in and s_out are the layer's calibrated scales, carried
+// in the descriptor (OpDesc::lut, each multiplier / 2^shift); the table costs no cycles.
 //
 // Unsigned activations (OpDesc::kInputUnsigned / kInput2Unsigned / kOutputUnsigned): a tensor
 // every value of which is >= 0 (a ReLU's, a ReLU6's, a sigmoid's output) may be stored as uint8
@@ -15,6 +16,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 
@@ -85,22 +87,58 @@ inline bool result_u8(bool output_u8, bool fused_add) { return output_u8 && !fus
 
 inline int32_t round_away(double x) { return static_cast<int32_t>(x < 0 ? -std::floor(-x + 0.5) : std::floor(x + 0.5)); }
 
-// Applies the fused activation to an already requantised value and saturates to int8 (uint8
-// when u8: the byte of the uint8).
-inline int8_t activate(int32_t v, PostAct act, int32_t clip_min, int32_t clip_max, bool u8 = false) {
-  // The lookup table is indexed by the int8 value.
-  const auto x = [v] { return saturate8(v) / 16.0; };
+// The lookup activations' table (kSigmoid, kHardSigmoid, kHardSwish, kSilu): the entry for the
+// int8 input q is f(x) at x = q s_in, expressed in the output unit: round_half_away(f(x) / s_out)
+// for the swishes (x f(x)), round_half_away(unit f(x)) for the sigmoids (unit 127, or 255 when
+// u8: s_out is then 1 / unit and the argument is unused), saturated to int8 (uint8 when u8). A
+// layer's table is this function at its calibrated scales (LutScales, lut_scale); an
+// uncalibrated graph's are kLutFixedScale (LutScales' default).
+constexpr double kLutFixedScale = 1.0 / 16;
+inline int8_t lut_entry(int8_t q, PostAct act, double s_in, double s_out, bool u8 = false) {
+  const double x = q * s_in;
   const double unit = u8 ? 255.0 : 127.0;  // the sigmoids' 1: scale 1/127, or 1/255 unsigned
+  const double hard = std::clamp(x / 6.0 + 0.5, 0.0, 1.0);
+  const double denominator = 1.0 + std::exp(-x);  // sigmoid(x) = 1 / denominator
+  switch (act) {
+    case PostAct::kSigmoid: return saturate_out(round_away(unit / denominator), u8);
+    case PostAct::kHardSigmoid: return saturate_out(round_away(unit * hard), u8);
+    case PostAct::kHardSwish: return saturate_out(round_away(x * hard / s_out), u8);
+    case PostAct::kSilu: return saturate_out(round_away(x / denominator / s_out), u8);
+    default: return saturate_out(q, u8);  // not a lookup activation: the identity
+  }
+}
+
+// The real scale a table scale stands for: multiplier / 2^shift (exact in a double).
+inline double lut_scale(Requant r) { return std::ldexp(double(r.multiplier), -r.shift); }
+
+inline bool is_lookup(PostAct act) {
+  return act == PostAct::kSigmoid || act == PostAct::kHardSigmoid || act == PostAct::kHardSwish ||
+         act == PostAct::kSilu;
+}
+
+// The whole table of a lookup activation at scales `lut`: entry q + 128 is lut_entry(q, ...).
+inline std::array<int8_t, 256> lut_table(PostAct act, LutScales lut, bool u8 = false) {
+  std::array<int8_t, 256> t{};
+  const double s_in = lut_scale(lut.in), s_out = lut_scale(lut.out);
+  for (int q = -128; q <= 127; ++q) t[size_t(q + 128)] = lut_entry(int8_t(q), act, s_in, s_out, u8);
+  return t;
+}
+
+// Applies the fused activation to an already requantised value and saturates to int8 (uint8
+// when u8: the byte of the uint8). The lookup activations index their table (at scales `lut`)
+// by the value saturated to int8.
+inline int8_t activate(int32_t v, PostAct act, int32_t clip_min, int32_t clip_max, bool u8 = false,
+                       LutScales lut = {}) {
   switch (act) {
     case PostAct::kNone: return saturate_out(v, u8);
     case PostAct::kRelu: return saturate_out(std::max(v, 0), u8);
     case PostAct::kRelu6:
     case PostAct::kClip: return saturate_out(std::clamp(v, clip_min, clip_max), u8);
-    case PostAct::kSigmoid: return saturate_out(round_away(unit / (1.0 + std::exp(-x()))), u8);
+    case PostAct::kSigmoid:
     case PostAct::kHardSigmoid:
-      return saturate_out(round_away(unit * std::clamp(x() / 6.0 + 0.5, 0.0, 1.0)), u8);
     case PostAct::kHardSwish:
-      return saturate_out(round_away(16.0 * x() * std::clamp(x() / 6.0 + 0.5, 0.0, 1.0)), u8);
+    case PostAct::kSilu:
+      return lut_entry(saturate8(v), act, lut_scale(lut.in), lut_scale(lut.out), u8);
   }
   return saturate_out(v, u8);
 }

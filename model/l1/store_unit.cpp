@@ -61,7 +61,7 @@ void StoreUnit::write_output(const TileToken& t) {
                  byte_value(operand[x], operand_u8) * p.operand_multiplier;
         }
         requantize_row(v.data(), o.w, Requant{1, p.shift}, p.act, p.clip_min, p.clip_max,
-                       row.data(), out_u8);
+                       row.data(), out_u8, op.lut);
         bytes = row.data();
       }
       l2_.write(o.addr + o.offset(c, y, 0), bytes, row_bytes);  // o may be a band buffer

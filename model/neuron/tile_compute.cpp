@@ -64,7 +64,7 @@ bool output_u8(const OpDesc& op) {
 }
 
 int8_t finish(const OpDesc& op, int32_t v) {
-  return activate(v, op.act, op.clip_min, op.clip_max, output_u8(op));
+  return activate(v, op.act, op.clip_min, op.clip_max, output_u8(op), op.lut);
 }
 
 // Max / average pooling over the valid part of each window (padding is virtual). With
@@ -167,7 +167,7 @@ void elementwise(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& o
         continue;
       }
       requantize_row(v.data(), w, Requant{add ? 1 : op.requant_multiplier, op.requant_shift},
-                     op.act, op.clip_min, op.clip_max, &out[base], output_u8(op));
+                     op.act, op.clip_min, op.clip_max, &out[base], output_u8(op), op.lut);
     }
   }
 }
@@ -305,7 +305,7 @@ void TileCompute::conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8
       for (uint32_t co = c0; co < c1; ++co) {
         const size_t first = size_t(co - c0) * positions;
         requantize_row(&acc_[first], int64_t(positions), op.requant_of(co), op.act, op.clip_min,
-                       op.clip_max, &out[base + first], output_u8(op));
+                       op.clip_max, &out[base + first], output_u8(op), op.lut);
       }
     }
     c0 = c1;

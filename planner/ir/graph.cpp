@@ -156,6 +156,8 @@ const char* to_string(Activation a) {
       return "hardsigmoid";
     case Activation::kHardSwish:
       return "hardswish";
+    case Activation::kSilu:
+      return "silu";
   }
   return "?";
 }
@@ -163,7 +165,7 @@ const char* to_string(Activation a) {
 bool parse_activation(const std::string& s, Activation* out) {
   static const Activation kAll[] = {
       Activation::kNone,    Activation::kRelu,        Activation::kRelu6,    Activation::kClip,
-      Activation::kSigmoid, Activation::kHardSigmoid, Activation::kHardSwish};
+      Activation::kSigmoid, Activation::kHardSigmoid, Activation::kHardSwish, Activation::kSilu};
   for (Activation a : kAll) {
     if (s == to_string(a)) {
       *out = a;

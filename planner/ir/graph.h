@@ -77,7 +77,23 @@ struct GatherBlock {
   }
 };
 
-enum class Activation : uint8_t { kNone, kRelu, kRelu6, kClip, kSigmoid, kHardSigmoid, kHardSwish };
+// kSilu: x sigmoid(x) (ONNX's Mul(x, Sigmoid(x)), imported as one activation).
+enum class Activation : uint8_t {
+  kNone,
+  kRelu,
+  kRelu6,
+  kClip,
+  kSigmoid,
+  kHardSigmoid,
+  kHardSwish,
+  kSilu
+};
+
+// The activations the datapath applies by a 256-entry table (core/contract/quant.h lut_entry).
+inline bool is_lookup(Activation a) {
+  return a == Activation::kSigmoid || a == Activation::kHardSigmoid ||
+         a == Activation::kHardSwish || a == Activation::kSilu;
+}
 
 constexpr int kActivationScale = 16;
 
@@ -154,6 +170,10 @@ struct Node {
   int32_t clip_min = -128, clip_max = 127;  // int8 domain, for kClip and kRelu6 ([0, 96])
   int32_t requant_multiplier = 1;
   int32_t requant_shift = 0;
+  // A lookup activation's table scales (OpDesc::lut): s_in, the calibrated pre-activation scale
+  // the requantisation above targets (a pool's: its input's), and s_out, a swish's output scale;
+  // the default 1/16 both until calibration.
+  LutScales lut;
   // Softmax / GELU: the input scale in Q24 (OpDesc::input_multiplier, core/contract/vector_math.h),
   // set by materialise_parameters (nominal 1/16) and by calibration; LayerNorm: its epsilon in
   // the integer units of D^2 var (layernorm_epsilon_code of `epsilon` at the input scale); 0 for
@@ -191,6 +211,7 @@ struct Node {
     int32_t multiplier = 0, operand_multiplier = 0, shift = 0;
     Activation act = Activation::kNone;
     int32_t clip_min = -128, clip_max = 127;
+    LutScales lut;  // the Add's lookup activation's table scales (Node::lut)
   };
   ResidualAdd residual;
 

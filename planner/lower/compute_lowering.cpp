@@ -13,6 +13,13 @@
 namespace strider {
 namespace {
 
+// The lowering casts an Activation to its PostAct by value: the two enums list the same
+// activations in the same order.
+static_assert(static_cast<uint8_t>(Activation::kSilu) == static_cast<uint8_t>(PostAct::kSilu) &&
+                  static_cast<uint8_t>(Activation::kHardSwish) ==
+                      static_cast<uint8_t>(PostAct::kHardSwish),
+              "Activation and PostAct disagree");
+
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 // A blob's content hash for store_blob's index: 8 bytes a step, each mixed down into the low bits
@@ -206,6 +213,11 @@ OpDesc Lowerer::base_op(const Node& n, bool placed) const {
     b.count_include_pad = false;
   }
   b.act = static_cast<PostAct>(static_cast<uint8_t>(n.activation));
+  if (is_lookup(n.activation)) {
+    b.lut = n.lut;
+  } else if (n.residual.fused && is_lookup(n.residual.act)) {
+    b.lut = n.residual.lut;
+  }
   b.clip_min = n.clip_min;
   b.clip_max = n.clip_max;
   b.requant_multiplier = n.requant_multiplier;

@@ -102,8 +102,11 @@ int fuse_residual_adds(Graph* g, const std::set<std::string>& keep, const std::s
       const Node& conv = g->nodes[p];
       // The conv's own result stays int8 inside the fused op (OpDesc::kOutputUnsigned names the
       // Add's output), so a conv whose output calibration made uint8 keeps its Add.
+      // A descriptor carries one lookup table's scales (OpDesc::lut): a conv and an Add that
+      // both end in a lookup activation stay apart.
       if (conv.op != OpType::kConv || conv.outputs.size() != 1 || conv.inputs.size() != 1 ||
-          conv.residual.fused || g->tensors[t].is_unsigned) {
+          conv.residual.fused || g->tensors[t].is_unsigned ||
+          (is_lookup(conv.activation) && is_lookup(a.activation))) {
         continue;
       }
       if (take < 0 || p > u.producer[a.inputs[take]]) take = k;
@@ -118,6 +121,7 @@ int fuse_residual_adds(Graph* g, const std::set<std::string>& keep, const std::s
     conv.residual.act = a.activation;
     conv.residual.clip_min = a.clip_min;
     conv.residual.clip_max = a.clip_max;
+    conv.residual.lut = a.lut;
     conv.outputs[0] = a.outputs[0];  // the conv now writes the Add's output
     return true;
   });

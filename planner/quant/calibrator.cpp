@@ -18,7 +18,6 @@
 namespace strider {
 namespace {
 
-constexpr double kLutScale = 1.0 / 16;    // int8 input of the sigmoid-family lookup tables
 // The normalised value of the integer LayerNorm, before gamma (core/contract/vector_math.h).
 constexpr double kLayerNormScale = 1.0 / (1 << kLayerNormFracBits);
 constexpr double kUnitScale = 1.0 / 127;  // sigmoid / hard-sigmoid outputs
@@ -27,10 +26,6 @@ constexpr double kNominalRms = 32.0;      // materialise_parameters' input RMS
 // 0 (core/contract/vector_math.h exp_q15: 0 once d s log2(e) < -16, d <= -128), with 2^-20 of
 // margin for the multiplier's rounding to Q24.
 constexpr double kMaskedScale = (1.0 + 1.0 / (1 << 20)) / (8 * 1.4426950408889634);
-
-bool lut_activation(Activation a) {
-  return a == Activation::kSigmoid || a == Activation::kHardSigmoid || a == Activation::kHardSwish;
-}
 
 // Union-find over tensor ids with an optional fixed scale per set.
 class ScaleGroups {
@@ -171,21 +166,15 @@ void constrain(const Graph& g, ScaleGroups& groups) {
         continue;
       case OpType::kGlobalAvgPool:  // requantises its sum: its output has a scale of its own
         break;
-      case OpType::kMaxPool:
-      case OpType::kAvgPool:
-        if (lut_activation(n.activation)) {
-          groups.fix(n.inputs[0], kLutScale);
-        } else {
-          groups.join(n.inputs[0], out);
-        }
+      case OpType::kMaxPool:  // no requantisation: the output at the input's scale, or with a
+      case OpType::kAvgPool:  // lookup activation the table reads the input's scale
+        if (!is_lookup(n.activation)) groups.join(n.inputs[0], out);
         break;
       default:
         break;
     }
     if (n.activation == Activation::kSigmoid || n.activation == Activation::kHardSigmoid) {
       groups.fix(out, g.tensors[size_t(out)].is_unsigned ? unit_u8 : kUnitScale);
-    } else if (n.activation == Activation::kHardSwish) {
-      groups.fix(out, kLutScale);
     }
   }
 }
@@ -208,10 +197,10 @@ std::vector<double> imported_group_scales(Graph* g, ScaleGroups& groups,
     const size_t r = size_t(groups.find(int(t)));
     const double fixed = groups.fixed(int(t));
     if (imported[t] == 0.0 || imported[t] == (fixed != 0.0 ? fixed : scale[r])) continue;
-    const std::string why =
-        fixed != 0.0 ? "the integer datapath fixes it (lookup-table input or sigmoid output)"
-                     : "it shares one scale with '" + g->tensors[size_t(holder[r])].name +
-                           "' (concat, pool, view) and the largest is kept";
+    const std::string why = fixed != 0.0 ? "the integer datapath fixes it (a sigmoid's output unit)"
+                                         : "it shares one scale with '" +
+                                               g->tensors[size_t(holder[r])].name +
+                                               "' (concat, pool, view) and the largest is kept";
     g->warnings.push_back("calibration: tensor '" + g->tensors[t].name + "' takes scale " +
                           std::to_string(fixed != 0.0 ? fixed : scale[r]) +
                           " instead of the model's " + std::to_string(imported[t]) + ": " + why);
@@ -237,9 +226,10 @@ std::vector<std::pair<float, float>> real_clip_bounds(const Graph& g) {
 // unsigned when every member is produced by a node whose fused activation leaves no negative
 // value (ReLU, ReLU6, sigmoid, hard-sigmoid, a Clip from >= 0), by a view / pool of a member or
 // by a global average pool of an unsigned tensor,
-// no member is a graph input or has an imported scale, the group's scale is not the lookup
-// table's 1/16, and every reader is a conv, fc, pool, add, mul, activation or view (the ops
-// whose datapath reads uint8; a softmax, LayerNorm, GELU or MatMul input stays int8).
+// no member is a graph input or has an imported scale, no member is read by a max / average pool
+// with a lookup activation (its table is indexed by the int8 input), and every reader is a conv,
+// fc, pool, add, mul, activation or view (the ops whose datapath reads uint8; a softmax,
+// LayerNorm, GELU or MatMul input stays int8).
 void mark_unsigned_activations(Graph* g, const std::vector<double>& imported,
                                const ClipBounds& clip_bounds) {
   ScaleGroups groups(*g);
@@ -262,20 +252,20 @@ void mark_unsigned_activations(Graph* g, const std::vector<double>& imported,
     for (int t : n.inputs) {
       if (g->tensors[size_t(t)].kind == TensorKind::kActivation && !reads_u8) refuse(t);
     }
+    if (pool && n.op != OpType::kGlobalAvgPool && is_lookup(n.activation)) refuse(n.inputs[0]);
     const Activation a = n.activation;
     const bool non_negative = a == Activation::kRelu || a == Activation::kRelu6 ||
                               a == Activation::kSigmoid || a == Activation::kHardSigmoid ||
                               (a == Activation::kClip && clip_bounds[i].first >= 0);
-    if (n.op == OpType::kGlobalAvgPool && !lut_activation(a)) {  // decided below
+    if (n.op == OpType::kGlobalAvgPool && !is_lookup(a)) {  // decided below
       for (int t : n.outputs) produced[size_t(t)] = 1;
       averages.emplace_back(n.inputs[0], n.outputs[0]);
       continue;
     }
     for (int t : n.outputs) {
       produced[size_t(t)] = 1;
-      const bool shares_input_group =
-          (view || (pool && !lut_activation(a))) && !n.inputs.empty() &&
-          groups.find(t) == groups.find(n.inputs[0]);
+      const bool shares_input_group = (view || (pool && !is_lookup(a))) && !n.inputs.empty() &&
+                                      groups.find(t) == groups.find(n.inputs[0]);
       if (!(non_negative && n.op != OpType::kSoftmax && n.op != OpType::kMatMul &&
             !is_norm(n.op) && n.op != OpType::kGelu) &&
           !shares_input_group) {
@@ -284,8 +274,7 @@ void mark_unsigned_activations(Graph* g, const std::vector<double>& imported,
     }
   }
   for (size_t t = 0; t < nt; ++t) {
-    if (g->tensors[t].kind != TensorKind::kActivation || !produced[t] || imported[t] != 0.0 ||
-        groups.fixed(int(t)) == kLutScale) {
+    if (g->tensors[t].kind != TensorKind::kActivation || !produced[t] || imported[t] != 0.0) {
       refuse(int(t));
     }
   }
@@ -325,7 +314,13 @@ void apply_scales(Graph* g) {
     const double s_in = g->tensors[n.inputs[0]].scale, s_out = g->tensors[n.outputs[0]].scale;
     const bool u8 = n.op != OpType::kSoftmax && g->tensors[n.outputs[0]].is_unsigned;
     const bool pool = n.op == OpType::kMaxPool || n.op == OpType::kAvgPool;
-    const double s_pre = pool ? s_in : lut_activation(n.activation) ? kLutScale : s_out;
+    // A lookup activation's table input: the calibrated pre-activation scale (Node::lut.in,
+    // calibrate()), or a pool's input scale; a swish's table writes the output scale.
+    if (pool && is_lookup(n.activation)) n.lut.in = quantize_multiplier(s_in);
+    if (n.activation == Activation::kHardSwish || n.activation == Activation::kSilu) {
+      n.lut.out = quantize_multiplier(s_out);
+    }
+    const double s_pre = pool ? s_in : is_lookup(n.activation) ? lut_scale(n.lut.in) : s_out;
     // The requantisation's divisor: s_pre, over the output factor the importer folded in.
     const double div = s_pre / n.output_factor;
     double m = 0;
@@ -492,8 +487,16 @@ ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
     }
     for (size_t r = 0; r < sampled.size(); ++r) samples[r].reserve(sampled[r] * uint64_t(images));
   }
+  // Lookup-activation nodes that requantise (not a max / average pool): each one's pre-activation
+  // max |x| and sample, per node, as a tensor's.
+  std::vector<double> pre_max(g->nodes.size(), 0.0);
+  std::vector<std::vector<float>> pre_samples(g->nodes.size());
+  const auto calibrated_table = [&](const Node& n) {
+    return is_lookup(n.activation) && n.op != OpType::kMaxPool && n.op != OpType::kAvgPool;
+  };
   for (int image = 0; image < images; ++image) {
     FloatReference ref(*g, clip_bounds);
+    ref.keep_pre_activations(true);
     // A graph input with float values of its own is a constant (Swin's attention mask).
     for (size_t k = 0; k < g->inputs.size(); ++k) {
       const int t = g->inputs[k];
@@ -531,7 +534,23 @@ ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
         if (counts(t, v[i])) samples[size_t(r)].push_back(std::fabs(v[i]));
       }
     }
+    for (size_t i = 0; i < g->nodes.size(); ++i) {
+      if (!calibrated_table(g->nodes[i])) continue;
+      const std::vector<float>& v = ref.pre_activation(i);
+      float m = 0;
+      for (float x : v) m = std::max(m, std::fabs(x));
+      pre_max[i] = std::max(pre_max[i], double(m));
+      const uint64_t stride = std::max<uint64_t>(1, uint64_t(v.size()) / per_image);
+      for (size_t k = 0; k < v.size(); k += stride) pre_samples[i].push_back(std::fabs(v[k]));
+    }
     if (image == 0) first = std::move(ref.values());
+  }
+  // Each table's input scale: the threshold the method chooses over the pre-activation, / 127
+  // (an int8 index), as a table scale (multiplier / 2^shift) the requantisation then targets.
+  for (size_t i = 0; i < g->nodes.size(); ++i) {
+    if (!calibrated_table(g->nodes[i])) continue;
+    const double t = choose_threshold(std::move(pre_samples[i]), pre_max[i], opt, 127);
+    g->nodes[i].lut.in = quantize_multiplier(t > 0 ? t / 127 : kLutFixedScale);
   }
   std::vector<double> group_max(g->tensors.size(), 0.0);
   for (size_t t = 0; t < g->tensors.size(); ++t) {
@@ -580,7 +599,7 @@ ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
     x.scale = fixed != 0.0                       ? fixed
               : group_imported[size_t(r)] != 0.0 ? group_imported[size_t(r)]
               : m > 0                            ? m / (x.is_unsigned ? 255.0 : 127.0)
-                                                 : kLutScale;
+                                                 : kLutFixedScale;
     x.float_data = std::move(first[t]);
   }
   apply_scales(g);

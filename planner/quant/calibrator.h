@@ -23,13 +23,14 @@
 //    per channel, from `seed`); a graph
 //    input that already holds float values is a constant the importer made an input (Swin's
 //    attention mask) and keeps them. Records max |x| of every activation tensor and a strided
-//    sample of its values on every image.
+//    sample of its values on every image, and the same of every lookup-activation node's values
+//    before its activation (FloatReference::pre_activation; not a max / average pool's).
 // 3. Scales, one per activation tensor, real = int8 x scale. Tensors that must share a scale
 //    (a view, pad, split, slice, shuffle, gather, concat or max / average pool and its input; not
 //    a global average pool, which requantises its sum to a scale of its own; not the operands
 //    of Add, which scales each by its own multiplier, OpDesc::input2_multiplier) form
-//    a group; some are fixed by the integer datapath: the lookup-table input of the sigmoid family
-//    (1/16), sigmoid / hard-sigmoid outputs (1/127), hard-swish output (1/16); a LayerNorm's
+//    a group; some are fixed by the integer datapath: sigmoid / hard-sigmoid outputs (1/127, or
+//    1/255 unsigned); a hard-swish's and SiLU's output is free; a LayerNorm's
 //    input is free (the integer LayerNorm normalises whatever the scale), so are the softmax's
 //    and GELU's input and output (the vector unit reads the input scale from
 //    OpDesc::input_multiplier and requantises its result). A free group takes T / 127, T the
@@ -58,10 +59,13 @@
 //    softmax: (1/127) / s_out (core/contract/vector_math.h softmax_prob; uint8 probabilities,
 //    Tensor::is_unsigned: (1/255) / s_out and a free group takes T / 255), input multiplier
 //    2^24 log2(e) s_in; activation-only:
-//    s_in / s_pre; where s_pre is the scale before the fused activation (1/16 for the sigmoid
-//    family, else the output scale); max / average pools do not requantise (s_pre = s_in); a
-//    global average pool requantises the sum of its H x W inputs: s_in / (H W s_pre). ReLU6 and Clip
-//    bounds become round(bound / s_pre), clamped to int8.
+//    s_in / s_pre; where s_pre is the scale before the fused activation (the output scale, or
+//    for the lookup activations the table's input scale: T / 127 of the node's pre-activation
+//    values, T the method's threshold, in quantize_multiplier's form, Node::lut.in; a swish's
+//    table writes the output scale, Node::lut.out); max / average pools do not requantise
+//    (s_pre = s_in, a lookup table reading the input's scale; its input stays int8); a
+//    global average pool requantises the sum of its H x W inputs: s_in / (H W s_pre). ReLU6 and
+//    Clip bounds become round(bound / s_pre), clamped to int8.
 // 5. Graph inputs hold calibration image 0 quantised (Tensor::data) and every activation tensor
 //    the float network's value on image 0 (Tensor::float_data), for the functional check and
 //    the fidelity report (planner/quant/fidelity.h).

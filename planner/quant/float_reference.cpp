@@ -251,7 +251,8 @@ FloatReference::FloatReference(const Graph& g, std::vector<std::pair<float, floa
     : g_(g),
       clip_bounds_(std::move(clip_bounds)),
       threads_(threads > 0 ? threads : default_float_threads()),
-      values_(g.tensors.size()) {}
+      values_(g.tensors.size()),
+      pre_(g.nodes.size()) {}
 
 void FloatReference::set_input(int tensor, std::vector<float> values) {
   const Tensor& t = g_.tensors.at(tensor);
@@ -299,6 +300,8 @@ float FloatReference::activate(const Node& n, size_t node_index, float x) const 
       return hard_sigmoid(x);
     case Activation::kHardSwish:
       return x * hard_sigmoid(x);
+    case Activation::kSilu:
+      return x / (1.0f + std::exp(-x));
   }
   return x;
 }
@@ -380,6 +383,7 @@ void FloatReference::run_node(const Node& n) {
   if (n.output_factor != 1.0) {  // a scalar Mul / Div the importer folded into this node
     for (float& v : out[0]) v = float(v * n.output_factor);
   }
+  if (keep_pre_ && is_lookup(n.activation)) pre_[size_t(&n - g_.nodes.data())] = out[0];
   // The rectifiers as loops of their own (vectorised), the same values as activate().
   if (n.activation == Activation::kRelu) {
     for (float& v : out[0]) v = std::max(v, 0.0f);

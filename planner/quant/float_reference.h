@@ -47,6 +47,12 @@ class FloatReference {
   const std::vector<float>& value(int tensor) const { return values_.at(tensor); }
   std::vector<std::vector<float>>& values() { return values_; }
 
+  // With keep on, run() keeps each lookup-activation node's (graph.h is_lookup) values before
+  // its activation (output_factor applied): what the calibrator sets the table's input scale
+  // from. Empty for other nodes, or when keep is off (the default).
+  void keep_pre_activations(bool keep) { keep_pre_ = keep; }
+  const std::vector<float>& pre_activation(size_t node) const { return pre_.at(node); }
+
  private:
   void run_node(const Node& n);
   // One image of a node that computes values (conv, fc, pools, add, mul, softmax, activation).
@@ -60,6 +66,8 @@ class FloatReference {
   std::vector<std::pair<float, float>> clip_bounds_;
   int threads_;
   std::vector<std::vector<float>> values_;
+  bool keep_pre_ = false;
+  std::vector<std::vector<float>> pre_;      // per node, with keep_pre_
   std::vector<float> weights_;               // the current node's derived float weights
   const float* node_weights_ = nullptr;      // the current node's float weights
   std::vector<std::vector<float>> columns_;  // im2col rows per block of positions, reused

@@ -97,6 +97,31 @@ TEST(Fusion, KeptAddsStayAndSpilledResidualsAreNamed) {
   EXPECT_EQ(dram_move_bytes(list), 300u + 64u);
 }
 
+// A descriptor carries one lookup table's scales (OpDesc::lut): an Add ending in a lookup
+// activation fuses into a conv without one and takes its table scales along
+// (Node::ResidualAdd::lut), but not into a conv that ends in one too.
+TEST(Fusion, OneLookupTablePerFusedConv) {
+  Graph g = calibrated("configs/networks/tiny_cnn.yaml");
+  Node* add = nullptr;
+  for (Node& n : g.nodes) {
+    if (n.op == OpType::kAdd) add = &n;
+  }
+  ASSERT_NE(add, nullptr);
+  add->activation = Activation::kHardSwish;
+  add->lut = LutScales{{24576, 18}, {20480, 19}};
+  Graph both = g;
+  for (Node& n : both.nodes) {
+    if (n.op == OpType::kConv) n.activation = Activation::kSilu;
+  }
+  EXPECT_EQ(fuse_residual_adds(&both), 0);
+  ASSERT_EQ(fuse_residual_adds(&g), 1);
+  for (const Node& n : g.nodes) {
+    if (!n.residual.fused) continue;
+    EXPECT_EQ(n.residual.act, Activation::kHardSwish);
+    EXPECT_EQ(n.residual.lut, (LutScales{{24576, 18}, {20480, 19}}));
+  }
+}
+
 // The run's choice: convnext_tiny's three stage-1 Adds, whose fused conv would read its residual
 // operand spilled per tile, stay separate and its other 15 fuse; resnet50 fuses all 16 (its plan
 // with the spilled-operand Adds unfused moves more DRAM bytes).

@@ -53,6 +53,67 @@ TEST(Quant, SiluAgainstHandComputedValues) {
   EXPECT_EQ(ref.value(y), (std::vector<int8_t>{28, -4, 12, 0}));
 }
 
+// A lookup activation at calibrated scales (core/contract/quant.h lut_entry, Node::lut): the
+// activation layer requantises its input to the table's input scale s_in, and the hard-swish
+// table writes the output scale s_out.
+TEST(Quant, HardSwishTableAtCalibratedScalesByHand) {
+  Graph g;
+  const int x = tensor(g, "x", {1, 1, 1, 4}, 1.0 / 16), y = tensor(g, "y", {1, 1, 1, 4}, 0.0390625);
+  Node hs = node("hardswish", OpType::kActivation, {x}, y);
+  hs.activation = Activation::kHardSwish;
+  hs.lut.in = Requant{24576, 18};  // s_in 3/32, as calibrate() sets it
+  g.add_node(hs);
+  g.inputs = {x};
+  g.outputs = {y};
+  apply_scales(&g);
+  // Requantisation (1/16) / (3/32) = 2/3: 0.66667 x 2^15 = 21845.3 -> 21845, shift 15.
+  EXPECT_EQ(g.nodes[0].requant_multiplier, 21845);
+  EXPECT_EQ(g.nodes[0].requant_shift, 15);
+  // s_out 5/128 = 0.625 x 2^-4: 20480 / 2^19.
+  EXPECT_EQ(g.nodes[0].lut.out, (Requant{20480, 19}));
+  Reference ref(g);
+  ref.set_input(x, {48, -24, 15, 127});  // 3.0, -1.5, 0.9375, 7.94
+  ref.run();
+  // 48 x 21845 / 2^15 = 31.9995 -> 32 = 3.0 -> 3.0 / (5/128) = 76.8 -> 77;
+  // -24 -> -15.9998 -> -16 = -1.5 -> -0.375 -> -9.6 -> -10; 15 -> 9.99985 -> 10 = 0.9375 ->
+  // 0.615234 -> 15.75 -> 16; 127 -> 84.66 -> 85 = 7.96875 -> 204, saturated 127.
+  EXPECT_EQ(ref.value(y), (std::vector<int8_t>{77, -10, 16, 127}));
+}
+
+// calibrate() sets the table's input scale from the values before the activation (minmax: the
+// largest |x| / 127) and a SiLU's output scale from its output, like any tensor's.
+TEST(Quant, CalibratorSetsTheLookupScales) {
+  Graph g;
+  const int x = tensor(g, "x", {1, 1, 1, 4}, 0), y = tensor(g, "y", {1, 1, 1, 4}, 0);
+  g.tensors[size_t(x)].float_data = {2.0f, -1.0f, 4.0f, 0.5f};  // a constant input
+  Node silu = node("silu", OpType::kActivation, {x}, y);
+  silu.activation = Activation::kSilu;
+  g.add_node(silu);
+  g.inputs = {x};
+  g.outputs = {y};
+  materialise_parameters(&g, 1);
+  CalibrationOptions opt{1, 1};
+  opt.method = "minmax";
+  calibrate(&g, opt);
+  // s_in = 4 / 127 = 0.503937 x 2^-4: 16513 / 2^19; the input x at 4 / 127 too, so the
+  // requantisation is (4/127) / (16513 / 2^19) = 1.0000005: 16384 / 2^14.
+  EXPECT_EQ(g.nodes[0].lut.in, (Requant{16513, 19}));
+  EXPECT_EQ(g.nodes[0].requant_multiplier, 16384);
+  EXPECT_EQ(g.nodes[0].requant_shift, 14);
+  // SiLU of x: 1.761594, -0.268941, 3.928055, 0.311230; s_out = 3.928055 / 127 = 0.0309296 =
+  // 0.98974 x 2^-5: 32432 / 2^20.
+  EXPECT_EQ(g.nodes[0].lut.out, (Requant{32432, 20}));
+  // x / (4/127): 63.5 -> 64, -31.75 -> -32, 127, 15.875 -> 16.
+  EXPECT_EQ(g.tensors[size_t(x)].data, (std::vector<int8_t>{64, -32, 127, 16}));
+  Reference ref(g);
+  ref.set_input(x, g.tensors[size_t(x)].data);
+  ref.run();
+  // q 64: x = 64 x 16513 / 2^19 = 2.015747, SiLU 1.778777, / s_out (32432 / 2^20 =
+  // 0.0309296) = 57.51 -> 58;
+  // -32: -1.007874 -> -8.71 -> -9; 127: 3.999998 -> 126.99995 -> 127; 16: 0.503937 -> 10.16 -> 10.
+  EXPECT_EQ(ref.value(y), (std::vector<int8_t>{58, -9, 127, 10}));
+}
+
 TEST(Quant, SqueezeExcitationAgainstHandComputedValues) {
   Graph g;
   const int x = tensor(g, "x", {1, 2, 1, 2}, 1.0 / 16), p = tensor(g, "p", {1, 2, 1, 1}, 1.0 / 16);

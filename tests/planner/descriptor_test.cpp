@@ -119,6 +119,31 @@ TEST(Descriptor, ChannelRequantRoundTripsAndIsChecked) {
   }
 }
 
+// Format 8: a lookup activation's table scales (OpDesc::lut), written only when not the default
+// 1/16 both; a multiplier <= 0 or a shift beyond 0..62 is refused.
+TEST(Descriptor, LutScalesRoundTripAndAreChecked) {
+  DescriptorList l = sample();
+  OpDesc& o = l.descriptors[1].op;
+  EXPECT_EQ(to_text(l).find("lut:"), std::string::npos);
+  o.act = PostAct::kSilu;
+  o.lut = LutScales{{24576, 18}, {20480, 19}};
+  std::stringstream ss;
+  write_binary(l, ss);
+  EXPECT_EQ(read_binary(ss, "mem"), l);
+  const std::string text = to_text(l);
+  EXPECT_NE(text.find("lut: [24576, 18, 20480, 19]"), std::string::npos) << text;
+  EXPECT_EQ(read_text(text, "list.yaml"), l);
+  o.lut.out.shift = 63;
+  try {
+    check(l);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "descriptor 1: lookup-table scale 20480 / 2^63 (expected a multiplier > 0 and a "
+                 "shift 0..62)");
+  }
+}
+
 // Format 7: a move whose destination rows are scattered to every dst_step-th byte.
 TEST(Descriptor, DstStepRoundTripsAndIsChecked) {
   DescriptorList l = sample();
@@ -183,7 +208,7 @@ TEST(Descriptor, BadMagicAndVersion) {
     read_binary(v, "f.strd");
     FAIL();
   } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "f.strd: byte 4: format version 9, this build reads version 7");
+    EXPECT_STREQ(e.what(), "f.strd: byte 4: format version 9, this build reads version 8");
   }
 }
 

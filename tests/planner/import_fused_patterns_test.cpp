@@ -3,14 +3,18 @@
 // tests/planner/data/make_hard_swish_fixtures.py) and GELU's tanh form (PyTorch's
 // approximate='tanh' export and GPT-2's gelu_new; make_gelu_tanh_fixtures.py): the same IR and
 // the same float values as the model written with the fused op; an x * x that is not part of a
-// GELU stays an element-wise Mul.
+// GELU stays an element-wise Mul. SiLU as Mul(x, Sigmoid(x)) (torchvision's efficientnet_b0;
+// make_silu_fixtures.py) imports as one kSilu activation that fuse_activations folds into its
+// conv like a Relu.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "planner/import/onnx_importer.h"
 #include "planner/ir/graph.h"
+#include "planner/lower/legalise.h"
 #include "planner/quant/float_reference.h"
 
 namespace strider {
@@ -66,6 +70,40 @@ TEST(ImportFusedPatterns, SquareAloneIsAMul) {
   ASSERT_EQ(ops(g), (std::vector<std::string>{"conv/none", "mul/none", "conv/none"}));
   EXPECT_EQ(g.nodes[1].inputs[0], g.nodes[1].inputs[1]);
   EXPECT_EQ(g.nodes[1].inputs[0], g.nodes[0].outputs[0]);
+}
+
+TEST(ImportFusedPatterns, SiluWrittenAsSigmoidMulIsOneActivationFusedIntoItsConv) {
+  Graph g = import_onnx(kData + "silu_cnn.onnx");
+  const Graph relu = import_onnx(kData + "silu_cnn_relu.onnx");
+  // SiLU of the graph input (x first), conv1 + SiLU (x first), conv2 + SiLU (Sigmoid first); the
+  // squeeze-excitation gate Mul(a2, Sigmoid(gap(a2))) is not a SiLU and keeps its Mul.
+  ASSERT_EQ(ops(g), (std::vector<std::string>{"activation/silu", "conv/none", "activation/silu",
+                                              "conv/none", "activation/silu", "globalavgpool/none",
+                                              "activation/sigmoid", "mul/none"}));
+  // The Sigmoid node now writes the SiLU: the Mul's output is its output, the node's input x.
+  EXPECT_EQ(g.nodes[0].inputs, std::vector<int>{g.inputs.at(0)});
+  EXPECT_EQ(g.nodes[2].inputs, g.nodes[1].outputs);
+  EXPECT_EQ(g.nodes[4].inputs, g.nodes[3].outputs);
+  EXPECT_EQ(g.nodes[7].inputs, (std::vector<int>{g.nodes[4].outputs[0], g.nodes[6].outputs[0]}));
+  // The float reference computes x sigmoid(x) on the graph input's values (i % 13 / 4 - 1.5).
+  FloatReference ref(g, std::vector<std::pair<float, float>>(g.nodes.size(), {0.0f, 0.0f}), 1);
+  std::vector<float> x(4 * 8 * 8);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(i % 13) / 4.0f - 1.5f;
+  ref.set_input(g.inputs.at(0), x);
+  ref.run();
+  const std::vector<float> a0 = ref.value(g.nodes[0].outputs[0]);
+  ASSERT_EQ(a0.size(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_FLOAT_EQ(a0[i], x[i] / (1 + std::exp(-x[i]))) << i;
+
+  // Fused into conv1 and conv2 (the first stays an activation layer: a graph input has no
+  // producer), the gate's Sigmoid into the pool, exactly as the Relu network's activations.
+  EXPECT_EQ(fuse_activations(&g), 3);
+  EXPECT_EQ(ops(g), (std::vector<std::string>{"activation/silu", "conv/silu", "conv/silu",
+                                              "globalavgpool/sigmoid", "mul/none"}));
+  Graph r = relu;
+  EXPECT_EQ(fuse_activations(&r), 3);
+  EXPECT_EQ(ops(r), (std::vector<std::string>{"activation/relu", "conv/relu", "conv/relu",
+                                              "globalavgpool/sigmoid", "mul/none"}));
 }
 
 }  // namespace

@@ -267,8 +267,7 @@ TEST(ImportQdq, DatapathFixedScaleWinsOverAnImportedOne) {
   EXPECT_EQ(g.tensors[size_t(g.outputs[0])].scale, 1.0 / 127);
   EXPECT_EQ(g.warnings, (std::vector<std::string>{
                             "calibration: tensor 'y' takes scale 0.007874 instead of the model's "
-                            "0.100000: the integer datapath fixes it (lookup-table input or "
-                            "sigmoid output)"}));
+                            "0.100000: the integer datapath fixes it (a sigmoid's output unit)"}));
 }
 
 std::string error_of(const std::string& file) {

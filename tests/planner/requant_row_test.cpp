@@ -45,6 +45,30 @@ TEST(RequantRow, MatchesScalarRequantizeAndActivate) {
   }
 }
 
+TEST(RequantRow, LookupRowsIndexTheTableAtTheirScales) {
+  // A lookup activation's row of 256 or more reads its table built once (lut_table); it must
+  // equal activate() element by element at the row's scales, signed and unsigned, and a shorter
+  // row (the scalar path) too.
+  SplitMix64 rng(5);
+  std::vector<int32_t> acc(300);
+  for (int32_t& a : acc) a = int32_t(int64_t(rng.next() >> 40) % 40001 - 20000);
+  const LutScales lut{{24576, 18}, {20480, 19}};  // s_in 3/32, s_out 5/128
+  for (PostAct act :
+       {PostAct::kSigmoid, PostAct::kHardSigmoid, PostAct::kHardSwish, PostAct::kSilu}) {
+    for (bool u8 : {false, true}) {
+      for (int64_t n : {int64_t(300), int64_t(255)}) {
+        const size_t len = size_t(n);
+        std::vector<int8_t> got(len, 99), want(len);
+        for (int64_t i = 0; i < n; ++i) {
+          want[size_t(i)] = activate(requantize(acc[size_t(i)], 16513, 21), act, 0, 0, u8, lut);
+        }
+        requantize_row(acc.data(), n, Requant{16513, 21}, act, 0, 0, got.data(), u8, lut);
+        ASSERT_EQ(got, want) << "act " << int(act) << " u8 " << u8 << " n " << n;
+      }
+    }
+  }
+}
+
 TEST(RequantRow, HandComputedRow) {
   // x 16513 / 2^21 (about 1/127), ReLU: 3584 -> 28.22 -> 28; -480 -> 0; 1488 -> 11.72 -> 12;
   // 127 x 127 = 16129 -> 127.0 -> 127; 20000 -> 157.48 -> 157, saturated 127.
