@@ -68,6 +68,12 @@ INLINE = {
     "FUZZ_BUILD=build-fuzz scripts/fuzz.sh 600 fuzz_onnx fuzz_scalesim_csv":
         ("skip", "needs clang and 20 min; ctest FuzzReplay.* replays every target's corpus"),
     "scripts/fuzz.sh 600": ("skip", "70 min; ctest FuzzReplay.* replays every target's corpus"),
+    # Benchmarks: their speed limits are checked when run by hand on a quiet machine, not on a
+    # loaded ctest one; here they run once, with a wide limit.
+    "scripts/bench_sim.sh 3": ("reduced", "LIMIT=60 scripts/bench_sim.sh 1"),
+    "scripts/bench_sim.sh 5": ("reduced", "LIMIT=60 scripts/bench_sim.sh 1"),
+    "MAPPING=search scripts/compare_shift_stride.sh resnet50 mobilenet_v2 googlenet vit_b_16":
+        ("reduced", "MAPPING=search scripts/compare_shift_stride.sh mobilenet_v2"),
 }
 
 MARKER = re.compile(r"<!--\s*doc-test:\s*(skip|reduced|timeout)\s*(.*?)\s*-->")
