@@ -1,6 +1,6 @@
 // ONNX importer: activations (Relu, Clip, Sigmoid, HardSigmoid, HardSwish, SiLU written as
-// Mul(x, Sigmoid(x)) and hard-swish written as Mul(x, HardSigmoid(x))), element-wise Add and Mul (and folding of Add / Sub / Mul / Div / Equal on
-// constants), Concat, Split, Slice and Softmax.
+// Mul(x, Sigmoid(x)) and hard-swish written as Mul(x, HardSigmoid(x))), element-wise Add and Mul
+// (and folding of Add / Sub / Mul / Div / Equal on constants), Concat, Split, Slice and Softmax.
 #include <algorithm>
 #include <cmath>
 #include <limits>

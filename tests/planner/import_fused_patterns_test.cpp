@@ -46,10 +46,9 @@ TEST(ImportFusedPatterns, HardSwishWrittenOutIsTheFusedActivation) {
   const Graph fused = import_onnx(kData + "hard_swish_cnn_fused.onnx");
   // conv1 + hard-swish, conv2 + hard-swish (its "gate" Mul(c2, HardSigmoid(c2)) is conv2's
   // hard-swish, one activation), global average pool, flatten, fc.
-  EXPECT_EQ(ops(steps),
-            (std::vector<std::string>{"conv/none", "activation/hardswish", "conv/none",
-                                      "activation/hardswish", "globalavgpool/none", "reshape/none",
-                                      "fc/none"}));
+  EXPECT_EQ(ops(steps), (std::vector<std::string>{"conv/none", "activation/hardswish", "conv/none",
+                                                  "activation/hardswish", "globalavgpool/none",
+                                                  "reshape/none", "fc/none"}));
   EXPECT_EQ(ops(steps), ops(fused));
   const std::vector<float> a = outputs(steps, 3 * 16 * 16);
   ASSERT_EQ(a.size(), 10u);
@@ -132,9 +131,9 @@ TEST(ImportFusedPatterns, HardSwishWrittenAsHardSigmoidMulIsOneActivationFusedIn
                                               "globalavgpool/hardsigmoid", "mul/none"}));
 
   // A HardSigmoid read by another node too stays a HardSigmoid and an element-wise Mul.
-  EXPECT_EQ(ops(import_onnx(kData + "hswish_shared.onnx")),
-            (std::vector<std::string>{"conv/none", "activation/hardsigmoid", "mul/none",
-                                      "add/none"}));
+  EXPECT_EQ(
+      ops(import_onnx(kData + "hswish_shared.onnx")),
+      (std::vector<std::string>{"conv/none", "activation/hardsigmoid", "mul/none", "add/none"}));
   // Another alpha is no hard-swish: the HardSigmoid is refused as alone (import_onnx_test's
   // err_hardsigmoid), not folded.
   const std::string alpha02 = kData + "hswish_cnn_alpha02.onnx";
