@@ -111,7 +111,7 @@ TEST(ExporterIdioms, SiluAsSigmoidMulMatchesReference) {
   EXPECT_EQ(expect_matches("silu_cnn_relu", 1, 5), 725u);
 }
 
-// Hard-swish written as Mul(x, HardSigmoid(x)) (make_hswish_fixtures.py, torchvision's
+// Hard-swish written as Mul(x, HardSigmoid(x)) (make_silu_fixtures.py, torchvision's
 // mobilenet_v3 at opset 13) imported as one kHardSwish activation: conv1 + hard-swish, conv2 +
 // hard-swish (fused into the conv's post-op), gap + the gate's HardSigmoid, the gate Mul: 4 layers
 // checked, bit-exact. 664 cycles = the input's DMA ending at 244, then (layers.csv) conv1 181

@@ -6,7 +6,7 @@
 // GELU stays an element-wise Mul. SiLU as Mul(x, Sigmoid(x)) (torchvision's efficientnet_b0;
 // make_silu_fixtures.py) imports as one kSilu activation that fuse_activations folds into its
 // conv like a Relu; hard-swish as Mul(x, HardSigmoid(x)) (torchvision's mobilenet_v3 at opset 13;
-// make_hswish_fixtures.py) as one kHardSwish, alike.
+// make_silu_fixtures.py) as one kHardSwish, alike.
 #include <gtest/gtest.h>
 
 #include <cmath>
