@@ -1,6 +1,6 @@
-// ONNX importer: activations (Relu, Clip, Sigmoid, HardSigmoid, HardSwish, and SiLU written as
-// Mul(x, Sigmoid(x))), element-wise Add and Mul (and folding of Add / Sub / Mul / Div / Equal on
-// constants), Concat, Split, Slice and Softmax.
+// ONNX importer: activations (Relu, Clip, Sigmoid, HardSigmoid, HardSwish, SiLU written as
+// Mul(x, Sigmoid(x)) and hard-swish written as Mul(x, HardSigmoid(x))), element-wise Add and Mul
+// (and folding of Add / Sub / Mul / Div / Equal on constants), Concat, Split, Slice and Softmax.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -60,19 +60,27 @@ ValuePtr fold_binary(Importer& im, const Value& a, const Value& b, const std::st
   return im.make_constant(out, data);
 }
 
-// SiLU as torchvision exports it: Mul(x, Sigmoid(x)) (either operand order), the Sigmoid read
-// by nothing else. The Sigmoid node becomes the one activation kSilu and the Mul's output is
-// its output; returns false (nothing changed) for any other Mul.
-bool fold_silu(Importer& im, int a, int b) {
+// A gated activation as torchvision exports it: Mul(x, g(x)) (either operand order), the gate g
+// read by nothing else. SiLU is Mul(x, Sigmoid(x)); hard-swish at opset 13 is Mul(x,
+// HardSigmoid(x)) (the importer accepts HardSigmoid only at alpha 1/6, beta 0.5, PyTorch's). The
+// gate's node becomes the one activation (kSilu, kHardSwish) and the Mul's output is its output,
+// so it runs as one table lookup and fuses into x's producer; returns false (nothing changed)
+// for any other Mul.
+bool fold_gated_activation(Importer& im, int a, int b) {
   for (int k = 0; k < 2; ++k) {
     const int x = k == 0 ? a : b, s = k == 0 ? b : a;
-    Node* sig = producer(im, s);
-    if (!sig || sig->op != OpType::kActivation || sig->activation != Activation::kSigmoid ||
-        sig->inputs != std::vector<int>{x} || !sig->negative_slope.empty() ||
-        im.consumers_of(im.node().input(1 - k)) != 1) {
+    Node* gate = producer(im, s);
+    if (!gate || gate->op != OpType::kActivation || gate->inputs != std::vector<int>{x} ||
+        !gate->negative_slope.empty() || im.consumers_of(im.node().input(1 - k)) != 1) {
       continue;
     }
-    sig->activation = Activation::kSilu;
+    if (gate->activation == Activation::kSigmoid) {
+      gate->activation = Activation::kSilu;
+    } else if (gate->activation == Activation::kHardSigmoid) {
+      gate->activation = Activation::kHardSwish;
+    } else {
+      continue;
+    }
     im.bind_alias(0, im.input(size_t(1 - k)));
     return true;
   }
@@ -156,7 +164,7 @@ void import_binary(Importer& im) {
             "activations)");
   }
   int a = im.activation(0), b = im.activation(1);
-  if (type == "Mul" && fold_silu(im, a, b)) return;
+  if (type == "Mul" && fold_gated_activation(im, a, b)) return;
   size_t rank = std::max(im.input(0)->dims.size(), im.input(1)->dims.size());
   // Element-wise ops are commutative: the operand that broadcasts goes second.
   if (im.graph().tensors[a].shape.elements() < im.graph().tensors[b].shape.elements()) {

@@ -5,10 +5,12 @@
 // the same float values as the model written with the fused op; an x * x that is not part of a
 // GELU stays an element-wise Mul. SiLU as Mul(x, Sigmoid(x)) (torchvision's efficientnet_b0;
 // make_silu_fixtures.py) imports as one kSilu activation that fuse_activations folds into its
-// conv like a Relu.
+// conv like a Relu; hard-swish as Mul(x, HardSigmoid(x)) (torchvision's mobilenet_v3 at opset 13;
+// make_silu_fixtures.py) as one kHardSwish, alike.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -42,11 +44,11 @@ std::vector<float> outputs(const Graph& g, size_t size) {
 TEST(ImportFusedPatterns, HardSwishWrittenOutIsTheFusedActivation) {
   const Graph steps = import_onnx(kData + "hard_swish_cnn.onnx");
   const Graph fused = import_onnx(kData + "hard_swish_cnn_fused.onnx");
-  // conv1 + hard-swish, conv2, hard-sigmoid, the gate Mul, global average pool, flatten, fc.
-  EXPECT_EQ(ops(steps),
-            (std::vector<std::string>{"conv/none", "activation/hardswish", "conv/none",
-                                      "activation/hardsigmoid", "mul/none", "globalavgpool/none",
-                                      "reshape/none", "fc/none"}));
+  // conv1 + hard-swish, conv2 + hard-swish (its "gate" Mul(c2, HardSigmoid(c2)) is conv2's
+  // hard-swish, one activation), global average pool, flatten, fc.
+  EXPECT_EQ(ops(steps), (std::vector<std::string>{"conv/none", "activation/hardswish", "conv/none",
+                                                  "activation/hardswish", "globalavgpool/none",
+                                                  "reshape/none", "fc/none"}));
   EXPECT_EQ(ops(steps), ops(fused));
   const std::vector<float> a = outputs(steps, 3 * 16 * 16);
   ASSERT_EQ(a.size(), 10u);
@@ -104,6 +106,46 @@ TEST(ImportFusedPatterns, SiluWrittenAsSigmoidMulIsOneActivationFusedIntoItsConv
   EXPECT_EQ(fuse_activations(&r), 3);
   EXPECT_EQ(ops(r), (std::vector<std::string>{"activation/relu", "conv/relu", "conv/relu",
                                               "globalavgpool/sigmoid", "mul/none"}));
+}
+
+TEST(ImportFusedPatterns, HardSwishWrittenAsHardSigmoidMulIsOneActivationFusedIntoItsConv) {
+  Graph g = import_onnx(kData + "hswish_cnn.onnx");
+  // conv1 + hard-swish (x first), conv2 + hard-swish (HardSigmoid first); the squeeze-excitation
+  // gate Mul(a2, HardSigmoid(gap(a2))) is not a hard-swish and keeps its Mul. The same IR as the
+  // network written with the HardSwish op, and the same float values.
+  const Graph op = import_onnx(kData + "hswish_cnn_fused.onnx");
+  ASSERT_EQ(ops(g), (std::vector<std::string>{"conv/none", "activation/hardswish", "conv/none",
+                                              "activation/hardswish", "globalavgpool/none",
+                                              "activation/hardsigmoid", "mul/none"}));
+  EXPECT_EQ(ops(op), ops(g));
+  EXPECT_EQ(g.nodes[1].inputs, g.nodes[0].outputs);
+  EXPECT_EQ(g.nodes[3].inputs, g.nodes[2].outputs);
+  EXPECT_EQ(g.nodes[6].inputs, (std::vector<int>{g.nodes[3].outputs[0], g.nodes[5].outputs[0]}));
+  const std::vector<float> y = outputs(g, 4 * 8 * 8);
+  ASSERT_EQ(y.size(), 8u * 8 * 8);
+  EXPECT_EQ(y, outputs(op, 4 * 8 * 8));
+
+  // Both fused into their conv, the gate's HardSigmoid into the pool: one conv per hard-swish.
+  EXPECT_EQ(fuse_activations(&g), 3);
+  EXPECT_EQ(ops(g), (std::vector<std::string>{"conv/hardswish", "conv/hardswish",
+                                              "globalavgpool/hardsigmoid", "mul/none"}));
+
+  // A HardSigmoid read by another node too stays a HardSigmoid and an element-wise Mul.
+  EXPECT_EQ(
+      ops(import_onnx(kData + "hswish_shared.onnx")),
+      (std::vector<std::string>{"conv/none", "activation/hardsigmoid", "mul/none", "add/none"}));
+  // Another alpha is no hard-swish: the HardSigmoid is refused as alone (import_onnx_test's
+  // err_hardsigmoid), not folded.
+  const std::string alpha02 = kData + "hswish_cnn_alpha02.onnx";
+  std::string error = "no error";
+  try {
+    import_onnx(alpha02);
+  } catch (const std::runtime_error& e) {
+    error = e.what();
+  }
+  EXPECT_EQ(error, alpha02 +
+                       ": node 'act1_hardsigmoid' (HardSigmoid): alpha 0.200000 and beta 0.500000 "
+                       "are not supported (only alpha 1/6, beta 0.5, PyTorch's hardsigmoid)");
 }
 
 }  // namespace

@@ -13,13 +13,11 @@ Weights are seeded floats (numpy default_rng(0)), so the files are reproducible 
 usage: make_gelu_tanh_fixtures.py  (writes next to this script)
 """
 import math
-import os
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from fixture_io import save_model
 
 
 def c(name, v):
@@ -63,13 +61,7 @@ def model(form, name):
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 16])
     graph = helper.make_graph(nodes, name, [x], [y],
                               initializer=[i for i in inits if i.name in used])
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
-                          producer_name="strider-fixture")
-    m.ir_version = 7
-    onnx.checker.check_model(m)
-    path = os.path.join(HERE, name + ".onnx")
-    onnx.save(m, path)
-    print(f"{path}: {os.path.getsize(path)} bytes")
+    save_model(graph, name)
 
 
 if __name__ == "__main__":
