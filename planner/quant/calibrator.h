@@ -77,6 +77,7 @@
 
 #include "core/common/progress.h"
 #include "planner/ir/graph.h"
+#include "planner/quant/apply_scales.h"
 
 namespace strider {
 
@@ -129,9 +130,6 @@ std::vector<float> calibration_image(const Tensor& t, uint64_t seed, int index);
 
 ClipBounds calibrate(Graph* g, const CalibrationOptions& opt);
 
-// Step 4 alone: sets every node's requantisation, its bias (from the bias tensor's float_data)
-// and its ReLU6 / Clip bounds from the scales of the activation and weight tensors. Clip bounds
-// are read as imported (int8 at kActivationScale), so call it once per graph.
-void apply_scales(Graph* g);
+// Step 4 alone: apply_scales (planner/quant/apply_scales.h).
 
 }  // namespace strider
