@@ -260,13 +260,16 @@ void channels_map(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config&
 }
 
 // Element-wise and softmax: positions stream contiguously (no padding, nothing discarded); each
-// channel of a run is one fill of its operands (softmax: one fill group over all channels).
+// channel of a run is one fill of its operands (softmax: one fill group over all channels). A
+// second operand that is one scalar per channel (input2 1 x 1, e.g. squeeze-excite's scale) is
+// the same for every neuron: the kernel region broadcasts it, only the tensor operand is written.
 void stream_op(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config& l1,
                const NeuronConfig& nc) {
   const uint64_t positions = uint64_t(op.row_end - op.row_begin) * op.output.w;
   const bool softmax = op.op == OpCode::kSoftmax;
+  const bool scalar2 = scalar_second_operand(op);
   Reduction red;
-  red.segments = softmax ? op.input.c : (op.op == OpCode::kActivation ? 1 : 2);
+  red.segments = softmax ? op.input.c : (op.op == OpCode::kActivation || scalar2 ? 1 : 2);
   red.passes = softmax ? 3 : 1;  // softmax: max, sum of exponentials, normalise
   red.per_fill = l1.line_bytes;
   const uint64_t channel_loops = softmax ? 1 : w.channels;
@@ -280,12 +283,22 @@ void stream_op(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config& l1
       w.l2_read_bytes += red.segments * red.active;
     }
   }
+  if (scalar2) {
+    // The tile's scalars stay in the kernel region when they fit, else each run loads its own.
+    const uint64_t scalars = op.input2.c == 1 ? 1 : w.channels;
+    w.kernel_bytes = scalars <= l1.kernel_bytes ? scalars : w.runs * scalars;
+  }
   w.computed_positions = positions;
   w.valid_outputs = w.channels * positions;
   w.store[0] = {positions, w.channels, 1};
 }
 
 }  // namespace
+
+bool scalar_second_operand(const OpDesc& op) {
+  return (op.op == OpCode::kAdd || op.op == OpCode::kMul) && op.input2.present() &&
+         op.input2.h == 1 && op.input2.w == 1;
+}
 
 bool im2col_mapping_applies(const OpDesc& op) {
   return op.op == OpCode::kConv && op.groups == 1 && op.kernel_h * op.kernel_w > 1;

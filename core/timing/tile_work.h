@@ -53,7 +53,9 @@
 //
 // All: a conv tile over an input-channel block reduces only over those channels and its int32
 // partial sums are read from L2 before (kPsumRead) and written instead of the output (kPsumWrite).
-// Softmax reads C channels per position and makes three passes.
+// Softmax reads C channels per position and makes three passes. An Add / Mul whose second operand
+// is one scalar per channel (squeeze-excite's scale) writes only its tensor operand into the
+// lines, the scalar broadcast from the kernel region like a weight.
 #pragma once
 
 #include <cstdint>
@@ -116,6 +118,10 @@ TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronCon
 // made in the block, and no ceil-mode overhang (every row's last window ends inside the padded
 // row).
 bool strided_stream_applies(const OpDesc& op, const L1Config& l1);
+
+// Whether `op` is an Add or Mul whose second operand is one scalar per channel (input2 1 x 1),
+// which the kernel region broadcasts instead of a second line write per run.
+bool scalar_second_operand(const OpDesc& op);
 
 // Whether `op` can run in the im2col mapping (a convolution with groups 1 and a kernel over one
 // element).

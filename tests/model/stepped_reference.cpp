@@ -114,7 +114,9 @@ std::vector<Segment> group_segments(const OpDesc& op, uint32_t first, uint64_t p
       break;
     case OpCode::kAdd:
     case OpCode::kMul:
-      c0 = 0, c1 = 2, rows = 1;  // the two operands
+      // The two operands, or the tensor alone when the other is one scalar per channel (from the
+      // kernel region).
+      c0 = 0, c1 = scalar_second_operand(op) ? 1 : 2, rows = 1;
       break;
     case OpCode::kActivation:
       rows = 1;

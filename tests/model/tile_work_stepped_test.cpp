@@ -170,6 +170,8 @@ Tile random_tile(Rng& rng, Kind kind) {
         const uint32_t c = pick(rng, 1, 6), h = pick(rng, 1, 9), w = pick(rng, 1, 12);
         op.input = op.output = tensor(c, h, w);
         if (kind != Kind::kAct) op.input2 = op.input;
+        // Every other such tile with an odd width: the second operand one scalar per channel.
+        if (kind != Kind::kAct && w % 2 == 1) op.input2 = tensor(c, 1, 1);
         op.act = kind == Kind::kAct ? PostAct::kRelu : PostAct::kNone;
         break;
       }
@@ -287,6 +289,7 @@ TEST(TileWorkStepped, ClosedFormMatchesCycleSteppedReferenceOnRandomTiles) {
     const SteppedWork stepped = run_stepped_reference(t.op, t.l1, t.nc, closed.streamed);
     for (const std::string& c : classes(t, stepped)) ++coverage[c];
     if (closed.streamed) ++coverage["strided stream"];
+    if (scalar_second_operand(t.op)) ++coverage["scalar second operand"];
     const std::string diff = compare(t.op, closed, stepped, &tally);
     if (!diff.empty() && ++failures <= 20) {
       ADD_FAILURE() << "tile " << i << ": " << describe_tile(t.op, t.l1, t.nc) << "\n ->" << diff;
@@ -307,6 +310,7 @@ TEST(TileWorkStepped, ClosedFormMatchesCycleSteppedReferenceOnRandomTiles) {
                                   "fc/channels",
                                   "add/positions",
                                   "mul/positions",
+                                  "scalar second operand",
                                   "activation/positions",
                                   "softmax/positions",
                                   "accumulators=1",

@@ -183,6 +183,41 @@ TEST(TileWork, WideStridedTileKeepsItsRowsBackToBack) {
   EXPECT_FALSE(strided_stream_applies(c.op, c.l1));
 }
 
+TEST(TileWork, ScalarPerChannelOperandComesFromTheKernelRegion) {
+  // Mul of a 2x4x4 tensor by one scalar per channel (squeeze-excite's scale, input2 2x1x1) on 8
+  // neurons x 2 MAC lanes: 16 positions = 2 runs; per run and channel one fill of one segment
+  // (the tensor operand, 1 shifted write) and ceil(1 / 2) = 1 compute cycle: 4 fills, the writes
+  // one ahead of the compute: 1 + 4 x 1 = 5 cycles.
+  OpDesc op;
+  op.op = OpCode::kMul;
+  op.input = TensorRef{MemSpace::kL2, 0, 2, 4, 4, 4, 16, 1};
+  op.input2 = TensorRef{MemSpace::kL2, 1024, 2, 1, 1, 1, 1, 1};
+  op.output = TensorRef{MemSpace::kL2, 2048, 2, 4, 4, 4, 16, 1};
+  op.row_end = 4;
+  op.ch_end = 2;
+  L1Config l1 = small_l1();
+  const NeuronConfig nc = small_neurons(1);
+  ASSERT_TRUE(scalar_second_operand(op));
+  const TileWork w = compute_tile_work(op, l1, nc, kPort);
+  EXPECT_EQ(w.runs, 2u);
+  EXPECT_EQ(w.fills, 4u);
+  EXPECT_EQ(w.shifted_writes, 4u);
+  EXPECT_EQ(w.compute_cycles, 4u);
+  EXPECT_EQ(w.pipeline_cycles, 5u);
+  EXPECT_EQ(w.lb_write_bytes, 32u);  // 8 lines x 1 byte x 4 fills
+  EXPECT_EQ(w.kernel_bytes, 2u);     // the 2 scalars, resident
+  EXPECT_EQ(w.l2_read_bytes, 34u);   // 8 x 4 fills + 2
+  // A full second operand (2x4x4) takes a second write per fill: 2 writes against 1 compute
+  // cycle, write-bound: 4 x 2 + 1 = 9 cycles, 64 bytes read and written into the lines.
+  op.input2 = op.input;
+  op.input2.addr = 1024;
+  const TileWork full = compute_tile_work(op, l1, nc, kPort);
+  EXPECT_EQ(full.shifted_writes, 8u);
+  EXPECT_EQ(full.pipeline_cycles, 9u);
+  EXPECT_EQ(full.lb_write_bytes, 64u);
+  EXPECT_EQ(full.l2_read_bytes, 64u);
+}
+
 TEST(TileWork, UnpaddedPointwiseConvStreamsOneBlockPerSegment) {
   ConvCase c;
   c.op.kernel_h = c.op.kernel_w = 1;
