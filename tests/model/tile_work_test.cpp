@@ -120,20 +120,16 @@ TEST(TileWork, StridedConvRunsOverRowsOneBlockPerRow) {
 
 // A strided depthwise tile whose run spans every output row: 3x3, stride 2, pad 1, input 2x8x4
 // -> output 2x4x2, on 8 neurons x 4 MAC lanes, padding made in the block.
-struct StridedDepthwiseCase {
-  OpDesc op;
-  L1Config l1 = small_l1();
-  NeuronConfig nc = small_neurons(8);
+struct StridedDepthwiseCase : ConvCase {
   StridedDepthwiseCase() {
-    op.op = OpCode::kConv;
     op.input = TensorRef{MemSpace::kL2, 0, 2, 8, 4, 4, 32, 1};
     op.output = TensorRef{MemSpace::kL2, 4096, 2, 4, 2, 2, 8, 1};
-    op.kernel_h = op.kernel_w = 3;
     op.stride_h = op.stride_w = 2;
-    op.pad_top = op.pad_left = op.pad_bottom = op.pad_right = 1;
     op.groups = 2;
     op.row_end = 4;
     op.ch_end = 2;
+    l1.pad_in_block = true;
+    nc = small_neurons(8);
     nc.macs_per_cycle = 4;
   }
 };
