@@ -381,8 +381,8 @@ uint64_t traversal_cycles(const TileWork& w, uint32_t l2_port_bytes) {
 }  // namespace
 
 bool strided_stream_applies(const OpDesc& op, const L1Config& l1) {
-  const bool window = op.op == OpCode::kConv || op.op == OpCode::kMaxPool ||
-                      op.op == OpCode::kAvgPool;
+  const bool window =
+      op.op == OpCode::kConv || op.op == OpCode::kMaxPool || op.op == OpCode::kAvgPool;
   if (!window || op.stride_h != op.stride_w || op.stride_w < 2 || op.row_end - op.row_begin < 2)
     return false;
   if (channels_on_neurons(op) || !l1.shift_stride || !l1.pad_in_block) return false;

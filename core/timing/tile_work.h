@@ -9,8 +9,8 @@
 // Positions mapping (`OpDesc::mapping == kPositions`, the seed's; every window op and element-wise
 // op): output positions are grouped into *runs* of `neurons.count` consecutive positions, one per
 // neuron (line i feeds neuron i). Stride-1 windows walk the padded input as one stream of virtual
-// rows of Wp = W + pad_left + pad_right positions, so a run may cross a row end; the positions whose
-// window crosses it (Wp - W_out per row) are computed and discarded by the output iterator.
+// rows of Wp = W + pad_left + pad_right positions, so a run may cross a row end; the positions
+// whose window crosses it (Wp - W_out per row) are computed and discarded by the output iterator.
 // Strided windows run over output rows back to back, one block per output row a run touches —
 // or, when that takes fewer cycles (below), as one stream too: with stride s (s x s) position p
 // of the tile reads padded-stream element s x p, so a virtual row is again wp positions (s padded

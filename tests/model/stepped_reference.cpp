@@ -167,9 +167,8 @@ std::vector<RowPiece> block_pieces(const OpDesc& op, const std::vector<Position>
     const uint64_t kw_end = std::min<uint64_t>(op.kernel_w, (part + 1) * part_width);
     for (uint64_t kw = part * part_width; kw < kw_end; ++kw) {
       if (stride1) {
-        const int64_t idx =
-            (int64_t(ps[p].row) * op.stride_h + int64_t(kh) * op.dilation_h) * wp +
-            int64_t(ps[p].x) * op.stride_w + int64_t(kw) * op.dilation_w;
+        const int64_t idx = (int64_t(ps[p].row) * op.stride_h + int64_t(kh) * op.dilation_h) * wp +
+                            int64_t(ps[p].x) * op.stride_w + int64_t(kw) * op.dilation_w;
         first = std::min(first, idx), last = std::max(last, idx);
       } else {
         add(int64_t(ps[p].row) * op.stride_h + int64_t(kh) * op.dilation_h,

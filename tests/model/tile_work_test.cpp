@@ -146,13 +146,13 @@ TEST(TileWork, SmallStridedTileRunsAsOneStreamOverThePaddedInput) {
   EXPECT_TRUE(w.streamed);
   EXPECT_EQ(w.runs, 3u);
   EXPECT_EQ(w.computed_positions, 20u);
-  EXPECT_EQ(w.valid_outputs, 16u);       // 2 channels x 4 x 2
-  EXPECT_EQ(w.discarded_outputs, 24u);   // 2 channels x (20 - 8)
+  EXPECT_EQ(w.valid_outputs, 16u);      // 2 channels x 4 x 2
+  EXPECT_EQ(w.discarded_outputs, 24u);  // 2 channels x (20 - 8)
   EXPECT_EQ(w.fills, 6u);
-  EXPECT_EQ(w.shifted_writes, 18u);      // 3 runs x 2 channels x 3 kernel rows
-  EXPECT_EQ(w.compute_cycles, 18u);      // 6 fills x 3
+  EXPECT_EQ(w.shifted_writes, 18u);  // 3 runs x 2 channels x 3 kernel rows
+  EXPECT_EQ(w.compute_cycles, 18u);  // 6 fills x 3
   EXPECT_EQ(w.pipeline_cycles, 21u);
-  EXPECT_EQ(w.macs, 144u);               // 16 outputs x 9
+  EXPECT_EQ(w.macs, 144u);  // 16 outputs x 9
   // Blocks of (8 - 1) x 2 + 3 = 17, 17 and (4 - 1) x 2 + 3 = 9 stream elements from stream
   // element 0, 16 and 32: padded rows 0-2, 2-5 and 5-6 (6 elements each), so at most 3, 4 and 2
   // stored rows of 4: 12, 16 and 8 bytes, x 3 kernel rows x 2 channels = 216, + 18 kernel bytes.
