@@ -228,7 +228,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Accepted: each tile's cost is bounded by its size (the units wait these cycles).
   for (const Descriptor& d : list.descriptors) {
     if (d.kind != strider::DescKind::kOp) continue;
-    const strider::TileWork w = strider::compute_tile_work(d.op, s.arch.l1, s.arch.neurons);
+    const strider::TileWork w =
+        strider::compute_tile_work(d.op, s.arch.l1, s.arch.neurons, s.arch.l2.port_bytes_per_cycle);
     const uint64_t outputs = strider::saturating_mul(
         strider::saturating_mul(d.op.row_end - d.op.row_begin, d.op.output.w),
         d.op.ch_end - d.op.ch_begin);

@@ -93,7 +93,9 @@ EnergyBreakdown descriptor_breakdown(const DescriptorRecord& d, const Descriptor
   const Space lines = channels && weighted ? kSpWeights : kSpInputs;
   uint64_t psum_read = 0;
   if (op.psum_mode & OpDesc::kPsumRead)
-    psum_read = 4 * compute_tile_work(op, arch.l1, arch.neurons).valid_outputs;
+    psum_read =
+        4 *
+        compute_tile_work(op, arch.l1, arch.neurons, arch.l2.port_bytes_per_cycle).valid_outputs;
   const uint64_t kernel_l2 = std::min(d.l2_read_bytes - psum_read, d.kernel_load_bytes);
   const uint64_t line_l2 = d.l2_read_bytes - psum_read - kernel_l2;
   const auto l2_read = [&](Space s, uint64_t bytes) {

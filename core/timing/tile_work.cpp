@@ -83,7 +83,7 @@ std::vector<uint64_t> channel_groups(const OpDesc& op, const NeuronConfig& nc) {
 
 // Positions mapping of a window op (conv, pools, global pooling).
 void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config& l1,
-                      const NeuronConfig& nc) {
+                      const NeuronConfig& nc, bool stream) {
   const uint64_t n = nc.count;
   const uint64_t rows = op.row_end - op.row_begin;
   const uint64_t wo = op.output.w;
@@ -102,9 +102,10 @@ void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Con
   const std::vector<uint64_t> groups = channel_groups(op, nc);
   const bool resident = conv && w.channels * kernel <= l1.kernel_bytes;
   const uint64_t span_extra = uint64_t(op.kernel_w - 1) * op.dilation_w + 1;
-  const bool crossing = op.stride_h == 1 && op.stride_w == 1;
-  // Stride 1: one stream of virtual rows of wp positions, the last row stopping at its last valid
-  // output. Strided: output rows back to back.
+  const bool crossing = (op.stride_h == 1 && op.stride_w == 1) || stream;
+  const uint64_t step = op.stride_w;  // stream elements between consecutive positions
+  // Stride 1 (or a strided stream): one stream of virtual rows of wp positions, the last row
+  // stopping at its last valid output. Otherwise strided: output rows back to back.
   const uint64_t positions = crossing ? (rows - 1) * wp + wo : rows * wo;
   w.computed_positions = positions;
   w.runs = cdiv(positions, n);
@@ -116,9 +117,15 @@ void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Con
       // Without horizontal padding the stored rows are contiguous: one block. With it, the pad
       // columns are not stored, so the block comes in one piece per row it spans, and a window
       // crossing a row end needs a second per-line write unless the pads are made in the block.
-      const uint64_t span = active - 1 + span_extra;
+      const uint64_t span = (active - 1) * step + span_extra;
       stored = span;
-      if (wp != op.input.w) {
+      if (stream) {
+        // The block covers stream elements [step x start, step x start + span) of the padded rows
+        // (wp elements each; step x wp per virtual row); its stored part is at most one stored
+        // row per padded row it touches. One write: the stream needs pad_in_block.
+        const uint64_t touched = (step * start + span - 1) / wp - step * start / wp + 1;
+        stored = std::min(span, touched * op.input.w);
+      } else if (wp != op.input.w) {
         pieces = (end - 1) / wp - start / wp + 1;
         for (uint64_t row = start / wp; row <= (end - 1) / wp; ++row) {
           const uint64_t lo = std::max(start, row * wp + wo), hi = std::min(end, (row + 1) * wp);
@@ -253,13 +260,16 @@ void channels_map(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config&
 }
 
 // Element-wise and softmax: positions stream contiguously (no padding, nothing discarded); each
-// channel of a run is one fill of its operands (softmax: one fill group over all channels).
+// channel of a run is one fill of its operands (softmax: one fill group over all channels). A
+// second operand that is one scalar per channel (input2 1 x 1, e.g. squeeze-excite's scale) is
+// the same for every neuron: the kernel region broadcasts it, only the tensor operand is written.
 void stream_op(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config& l1,
                const NeuronConfig& nc) {
   const uint64_t positions = uint64_t(op.row_end - op.row_begin) * op.output.w;
   const bool softmax = op.op == OpCode::kSoftmax;
+  const bool scalar2 = scalar_second_operand(op);
   Reduction red;
-  red.segments = softmax ? op.input.c : (op.op == OpCode::kActivation ? 1 : 2);
+  red.segments = softmax ? op.input.c : (op.op == OpCode::kActivation || scalar2 ? 1 : 2);
   red.passes = softmax ? 3 : 1;  // softmax: max, sum of exponentials, normalise
   red.per_fill = l1.line_bytes;
   const uint64_t channel_loops = softmax ? 1 : w.channels;
@@ -273,12 +283,22 @@ void stream_op(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config& l1
       w.l2_read_bytes += red.segments * red.active;
     }
   }
+  if (scalar2) {
+    // The tile's scalars stay in the kernel region when they fit, else each run loads its own.
+    const uint64_t scalars = op.input2.c == 1 ? 1 : w.channels;
+    w.kernel_bytes = scalars <= l1.kernel_bytes ? scalars : w.runs * scalars;
+  }
   w.computed_positions = positions;
   w.valid_outputs = w.channels * positions;
   w.store[0] = {positions, w.channels, 1};
 }
 
 }  // namespace
+
+bool scalar_second_operand(const OpDesc& op) {
+  return (op.op == OpCode::kAdd || op.op == OpCode::kMul) && op.input2.present() &&
+         op.input2.h == 1 && op.input2.w == 1;
+}
 
 bool im2col_mapping_applies(const OpDesc& op) {
   return op.op == OpCode::kConv && op.groups == 1 && op.kernel_h * op.kernel_w > 1;
@@ -297,13 +317,24 @@ bool channels_mapping_applies(const OpDesc& op) {
   }
 }
 
-TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc) {
+namespace {
+
+// Whether the tile puts output channels on neurons (channels or im2col mapping, fully connected).
+bool channels_on_neurons(const OpDesc& op) {
+  return op.op == OpCode::kFullyConnected ||
+         (op.mapping == Mapping::kChannels && channels_mapping_applies(op)) ||
+         (op.mapping == Mapping::kIm2col && im2col_mapping_applies(op));
+}
+
+// One traversal of the tile: `stream` runs a strided positions-mapping window tile as one stream
+// over the padded input (strided_stream_applies).
+TileWork build_tile_work(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
+                         uint32_t l2_port_bytes, bool stream) {
   TileWork w;
   w.channels = op.ch_end - op.ch_begin;
+  w.streamed = stream;
   TileBuilder b(w, nc);
-  const bool channels = op.op == OpCode::kFullyConnected ||
-                        (op.mapping == Mapping::kChannels && channels_mapping_applies(op)) ||
-                        (op.mapping == Mapping::kIm2col && im2col_mapping_applies(op));
+  const bool channels = channels_on_neurons(op);
   switch (op.op) {
     case OpCode::kConv:
     case OpCode::kMaxPool:
@@ -313,14 +344,14 @@ TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronCon
       if (channels) {
         channels_map(w, b, op, l1, nc);
       } else {
-        positions_window(w, b, op, l1, nc);
+        positions_window(w, b, op, l1, nc, stream);
       }
       break;
     case OpCode::kMatMul: {  // a 1x1 convolution over the positions (rows of A), B as weights
       OpDesc conv = op;
       conv.op = OpCode::kConv;
       conv.kernel_h = conv.kernel_w = 1;
-      return compute_tile_work(conv, l1, nc);
+      return compute_tile_work(conv, l1, nc, l2_port_bytes);
     }
     case OpCode::kAdd:
     case OpCode::kMul:
@@ -339,6 +370,36 @@ TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronCon
   if (op.psum_mode & OpDesc::kPsumRead) w.l2_read_bytes += 4 * w.valid_outputs;
   w.output_bytes = (op.psum_mode & OpDesc::kPsumWrite) ? 4 * w.valid_outputs : w.valid_outputs;
   return w;
+}
+
+// What the input iterator weighs the two traversals by: the pipeline's cycles or the load port's
+// time for the tile's reads, whichever is longer.
+uint64_t traversal_cycles(const TileWork& w, uint32_t l2_port_bytes) {
+  return std::max(w.pipeline_cycles, cdiv(w.l2_read_bytes, std::max<uint32_t>(1, l2_port_bytes)));
+}
+
+}  // namespace
+
+bool strided_stream_applies(const OpDesc& op, const L1Config& l1) {
+  const bool window =
+      op.op == OpCode::kConv || op.op == OpCode::kMaxPool || op.op == OpCode::kAvgPool;
+  if (!window || op.stride_h != op.stride_w || op.stride_w < 2 || op.row_end - op.row_begin < 2)
+    return false;
+  if (channels_on_neurons(op) || !l1.shift_stride || !l1.pad_in_block) return false;
+  // No ceil-mode overhang: the last window of a row ends inside the padded row, so a window
+  // past it starts at or beyond the row end and is discarded.
+  const uint64_t wp = uint64_t(op.input.w) + op.pad_left + op.pad_right;
+  const uint64_t extent = uint64_t(op.kernel_w - 1) * op.dilation_w + 1;
+  return wp >= extent && op.output.w == (wp - extent) / op.stride_w + 1;
+}
+
+TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
+                           uint32_t l2_port_bytes) {
+  TileWork rows = build_tile_work(op, l1, nc, l2_port_bytes, false);
+  if (!strided_stream_applies(op, l1)) return rows;
+  TileWork stream = build_tile_work(op, l1, nc, l2_port_bytes, true);
+  return traversal_cycles(stream, l2_port_bytes) < traversal_cycles(rows, l2_port_bytes) ? stream
+                                                                                         : rows;
 }
 
 }  // namespace strider

@@ -9,9 +9,19 @@
 // Positions mapping (`OpDesc::mapping == kPositions`, the seed's; every window op and element-wise
 // op): output positions are grouped into *runs* of `neurons.count` consecutive positions, one per
 // neuron (line i feeds neuron i). Stride-1 windows walk the padded input as one stream of virtual
-// rows of Wp = W + pad_left + pad_right positions, so a run may cross a row end; the positions whose
-// window crosses it (Wp - W_out per row) are computed and discarded by the output iterator.
-// Strided windows run over output rows back to back, one block per output row a run touches.
+// rows of Wp = W + pad_left + pad_right positions, so a run may cross a row end; the positions
+// whose window crosses it (Wp - W_out per row) are computed and discarded by the output iterator.
+// Strided windows run over output rows back to back, one block per output row a run touches —
+// or, when that takes fewer cycles (below), as one stream too: with stride s (s x s) position p
+// of the tile reads padded-stream element s x p, so a virtual row is again wp positions (s padded
+// rows), its first W_out valid and the rest discarded, and a segment is one shifted write
+// whatever the number of output rows its run spans, at the price of computing the discarded
+// positions (about (s - 1) / s of them) and reading the skipped rows. Small strided layers
+// (7x7 or 14x14 outputs, a run spanning 5 to 9 output rows: mobile networks' strided depthwise)
+// are bound by one write per output row and kernel row; the stream cuts that to one.
+// `compute_tile_work` builds both and keeps the stream when its cycles — the pipeline's or the
+// load port's time for `l2_read_bytes`, whichever is longer — are fewer (`TileWork::streamed`);
+// the input iterator makes the same choice from the descriptor, so planner and model agree.
 // The reduction of a position is split into *segments*, one kernel row of one input channel
 // (kernel_w elements); a fill holds floor(line_bytes / kernel_w) segments. The loop is
 //   for each run: for each group of up to `neurons.accumulators` output channels that read the
@@ -43,7 +53,9 @@
 //
 // All: a conv tile over an input-channel block reduces only over those channels and its int32
 // partial sums are read from L2 before (kPsumRead) and written instead of the output (kPsumWrite).
-// Softmax reads C channels per position and makes three passes.
+// Softmax reads C channels per position and makes three passes. An Add / Mul whose second operand
+// is one scalar per channel (squeeze-excite's scale) writes only its tensor operand into the
+// lines, the scalar broadcast from the kernel region like a weight.
 #pragma once
 
 #include <cstdint>
@@ -83,6 +95,7 @@ struct TileWork {
   uint64_t first_fill_write_cycles = 0;  // before the neurons can start
   uint64_t last_fill_compute_cycles = 0; // after the last write
   uint64_t first_output_cycles = 0;      // from the neurons' start to the first group's results
+  bool streamed = false;  // strided windows run as one stream over the padded input (see above)
   // Channels mapping (not fc, not pooling): the operand gather (part of kernel_bytes), per group
   // of positions one piece of the group's positions from each reduced input channel, per channel
   // run (once for all positions when the tile's inputs stay resident); full groups, then the
@@ -95,7 +108,20 @@ struct TileWork {
   PiecePattern store[2];
 };
 
-TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronConfig& neurons);
+// `l2_port_bytes`: the load port's bytes per cycle (l2.port_bytes_per_cycle), which weighs a
+// strided tile's two traversals.
+TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronConfig& neurons,
+                           uint32_t l2_port_bytes);
+
+// Whether a strided tile may run as one stream over the padded input: a positions-mapping conv
+// or pool tile of two or more output rows, square stride > 1, shift-stride writes with padding
+// made in the block, and no ceil-mode overhang (every row's last window ends inside the padded
+// row).
+bool strided_stream_applies(const OpDesc& op, const L1Config& l1);
+
+// Whether `op` is an Add or Mul whose second operand is one scalar per channel (input2 1 x 1),
+// which the kernel region broadcasts instead of a second line write per run.
+bool scalar_second_operand(const OpDesc& op);
 
 // Whether `op` can run in the im2col mapping (a convolution with groups 1 and a kernel over one
 // element).

@@ -75,7 +75,7 @@ void merge(Access& a, const Access& b) {
 Access LoadUnit::read_l2(const OpDesc& op, const TileWork& w, uint64_t now, uint64_t& bytes) {
   if (arch_.l1.shift_stride && reads_row_pieces(op)) {
     pieces_.clear();
-    input_row_pieces(op, arch_.l1, arch_.neurons, pieces_);
+    input_row_pieces(op, arch_.l1, arch_.neurons, w.streamed, pieces_);
     const uint64_t psum = (op.psum_mode & OpDesc::kPsumRead) ? 4 * w.valid_outputs : 0;
     if (w.kernel_bytes) pieces_.push_back(AccessPattern{op.weights.addr, w.kernel_bytes});
     if (psum) pieces_.push_back(AccessPattern{op.psum.addr, psum});
@@ -118,7 +118,7 @@ void LoadUnit::run() {
     const uint64_t now = clock_.now();
     TileToken t;
     t.desc = d;
-    t.work = compute_tile_work(d->op, arch_.l1, arch_.neurons);
+    t.work = compute_tile_work(d->op, arch_.l1, arch_.neurons, arch_.l2.port_bytes_per_cycle);
     const TileWork& w = t.work;
     busy_flag_.write(true);
     lb_bytes_.write(uint32_t(w.active_lines * arch_.l1.line_bytes));

@@ -42,7 +42,7 @@ std::vector<ChannelSet> channel_sets(const OpDesc& op, const NeuronConfig& nc) {
 
 }  // namespace
 
-void input_row_pieces(const OpDesc& op_in, const L1Config& l1, const NeuronConfig& nc,
+void input_row_pieces(const OpDesc& op_in, const L1Config& l1, const NeuronConfig& nc, bool stream,
                       std::vector<AccessPattern>& out) {
   OpDesc op = op_in;
   if (op.op == OpCode::kMatMul) op.op = OpCode::kConv, op.kernel_h = op.kernel_w = 1;
@@ -50,7 +50,8 @@ void input_row_pieces(const OpDesc& op_in, const L1Config& l1, const NeuronConfi
   const std::vector<ChannelSet> sets = channel_sets(op, nc);
   const int64_t h = in.h, w = in.w, wp = w + op.pad_left + op.pad_right;
   const uint64_t rows = op.row_end - op.row_begin, wo = op.output.w;
-  const bool crossing = op.stride_h == 1 && op.stride_w == 1;
+  const bool crossing = (op.stride_h == 1 && op.stride_w == 1) || stream;
+  const int64_t step = op.stride_w;  // stream elements between consecutive positions
   const uint64_t positions = crossing ? (rows - 1) * wp + wo : rows * wo;
   // A kernel row wider than a line is read in parts of equal width (the last narrower).
   const uint64_t parts = cdiv(op.kernel_w, l1.line_bytes);
@@ -89,11 +90,12 @@ void input_row_pieces(const OpDesc& op_in, const L1Config& l1, const NeuronConfi
         const int64_t shift = int64_t(kw0 * op.dilation_w);
         std::fill(last.begin(), last.end(), kNone);
         if (crossing) {
-          // Padded-stream positions [lo, hi): output position p of the tile's stream reads
-          // padded row row_begin + kh x dilation_h + p / wp, column p % wp (+ kernel column).
-          const int64_t lo =
-              int64_t(op.row_begin + kh * op.dilation_h) * wp + int64_t(start) + shift;
-          const int64_t hi = lo + int64_t(end - start - 1) + extra;
+          // Padded-stream elements [lo, hi): output position p of the tile's stream reads
+          // element stride x p from padded row row_begin x stride + kh x dilation_h (+ kernel
+          // column).
+          const int64_t lo = int64_t(op.row_begin * op.stride_h + kh * op.dilation_h) * wp +
+                             step * int64_t(start) + shift;
+          const int64_t hi = lo + step * int64_t(end - start - 1) + extra;
           for (int64_t pr = lo / wp; pr <= (hi - 1) / wp; ++pr) {
             piece(pr, std::max(lo, pr * wp) - pr * wp, std::min(hi, (pr + 1) * wp) - pr * wp);
           }

@@ -3,9 +3,10 @@
 // Models: for every neuron run (up to `neurons.count` consecutive output positions, as
 // core/timing/tile_work.h lays them) and every kernel row (and part of a kernel row wider than a
 // line), the input iterator reads one block per stored input row the run's windows touch: a
-// stride-1 run walks the padded input as one stream of rows of W + pad_left + pad_right
-// positions, so its block is the span [first window start, last window end) of that stream cut
-// at each padded row end; a strided run reads one block per output row it touches, from its
+// stride-1 run (or a strided one when `stream`, TileWork::streamed: position p at stream element
+// stride x p) walks the padded input as one stream of rows of W + pad_left + pad_right elements,
+// so its block is the span [first window start, last window end) of that stream cut at each
+// padded row end; otherwise a strided run reads one block per output row it touches, from its
 // first window's start to its last window's end. Pad columns and pad rows are virtual (made in
 // the block, never stored), so each piece is clipped to the stored row and columns, and a piece
 // wholly in padding reads nothing. Consecutive pieces of one block that are back to back in
@@ -29,6 +30,6 @@ namespace strider {
 // Appends the input row pieces of `op` (a positions-mapping conv, pool or MatMul tile) to
 // `out`, in the iterator's order: run, kernel row, part, piece.
 void input_row_pieces(const OpDesc& op, const L1Config& l1, const NeuronConfig& neurons,
-                      std::vector<AccessPattern>& out);
+                      bool stream, std::vector<AccessPattern>& out);
 
 }  // namespace strider

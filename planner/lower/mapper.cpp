@@ -180,7 +180,8 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
       t.mapping = m;
       t.row_begin = r0, t.row_end = r1;
       t.ch_begin = c0, t.ch_end = c1;
-      const TileWork w = compute_tile_work(t, arch_.l1, arch_.neurons);
+      const TileWork w =
+          compute_tile_work(t, arch_.l1, arch_.neurons, arch_.l2.port_bytes_per_cycle);
       // A fused residual Add reads its operand on the store port too (model/l1/store_unit.h).
       const uint64_t stored = (t.post.present() ? 2 : 1) * w.output_bytes;
       const uint64_t cycles = mapper_tile_cycles(arch_.l2, t, w);

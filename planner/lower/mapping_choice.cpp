@@ -34,7 +34,8 @@ uint64_t Lowerer::mapping_cost(const Node& n, Mapping m, bool banks) const {
       OpDesc t = op;
       t.row_begin = r0, t.row_end = std::min(op.output.h, r0 + rows);
       t.ch_begin = c0, t.ch_end = std::min(op.output.c, c0 + block);
-      const TileWork w = compute_tile_work(t, arch_.l1, arch_.neurons);
+      const TileWork w =
+          compute_tile_work(t, arch_.l1, arch_.neurons, arch_.l2.port_bytes_per_cycle);
       cost += banks ? mapper_tile_cycles(arch_.l2, t, w)
                     : std::max(w.pipeline_cycles, (w.l2_read_bytes + port - 1) / port);
     }

@@ -69,20 +69,23 @@ TEST(WeightPrefetch, NextWeightedLayerLoadsDuringTheOneBefore) {
   // channel 0 while x's move transfers and start when it ends, 343: 4 cycles, + 100 = 447.
   // b's weights are set up on channel 1 from 343 and start when a's weights end, 415: 4096 / 16
   // = 256 bus cycles to 671, + 100 = 771; its biases on channel 0 from 415 start at 447, the bus
-  // free at 671, 64 cycles to 735, + 100 = 835. Both land while a computes (448-1989). b starts
-  // one dispatch cycle after p ends (2258): 2259, and runs its 1,051 cycles to 3310; the
-  // output's 16 KiB: 3311 + 8 + 1024 + 100 = 4443 (4493 with the batch decoded after its last
-  // byte and each move set up after the previous one). With the one-step lead b's moves waited
-  // for a's tile: 4653 cycles in all then.
-  EXPECT_EQ(top.run(), 4443u);
+  // free at 671, 64 cycles to 735, + 100 = 835. Both land while a computes (448-1989). p (2x2
+  // stride 2 over 16 x 16, one tile) runs as one stream over its input (2 runs of 64 and 56
+  // positions, 2 shifted writes per run and channel instead of 16), its load port's reads now
+  // the longer part: it ends at 2122 (2258 row by row). b starts one dispatch cycle later, 2123,
+  // and runs its 1,051 cycles to 3174; the output's 16 KiB: 3175 + 8 + 1024 + 100 = 4307 (4443
+  // with p row by row, 4493 with the batch decoded after its last byte and each move set up
+  // after the previous one). With the one-step lead b's moves waited for a's tile: 4653 cycles
+  // in all then.
+  EXPECT_EQ(top.run(), 4307u);
   EXPECT_EQ(rec.descriptors[5].start, 415u);  // took channel 1 when a's weights ended
   EXPECT_EQ(rec.descriptors[5].end, 771u);
   EXPECT_EQ(rec.descriptors[6].start, 447u);
   EXPECT_EQ(rec.descriptors[6].end, 835u);
   EXPECT_EQ(rec.descriptors[3].end, 1989u);
-  EXPECT_EQ(rec.descriptors[4].end, 2258u);
-  EXPECT_EQ(rec.descriptors[7].start, 2259u);
-  EXPECT_EQ(rec.descriptors[7].end, 3310u);
+  EXPECT_EQ(rec.descriptors[4].end, 2122u);
+  EXPECT_EQ(rec.descriptors[7].start, 2123u);
+  EXPECT_EQ(rec.descriptors[7].end, 3174u);
 }
 
 // x (8 x 64 x 64 = 32 KiB) -> a: conv 3x3 stride 2, 8 channels, on the seed with the flat DRAM

@@ -92,7 +92,8 @@ void check_against_model(Bench& b, uint64_t busy, uint64_t first) {
     const TileToken& t = b.tokens[k];
     EXPECT_EQ(t.desc, &b.tiles[k]);
     EXPECT_EQ(t.load_end, start + busy);
-    const TileWork w = compute_tile_work(b.tiles[k].op, b.arch.l1, b.arch.neurons);
+    const TileWork w =
+        compute_tile_work(b.tiles[k].op, b.arch.l1, b.arch.neurons, b.arch.l2.port_bytes_per_cycle);
     EXPECT_EQ(t.work.lb_write_cycles, w.lb_write_cycles);
     EXPECT_EQ(t.work.l2_read_bytes, w.l2_read_bytes);
     EXPECT_EQ(t.work.compute_cycles, w.compute_cycles);
@@ -191,7 +192,8 @@ TEST(LoadUnitTb, ChannelPlaneGatherIsChargedPieceByPiece) {
   Bench same("same", true, 1, 1, gather_tile<64>);
   Bench spread("spread", true, 1, 1, gather_tile<72>);
   run_both(same, spread);
-  const TileWork w = compute_tile_work(same.tiles[0].op, same.arch.l1, same.arch.neurons);
+  const TileWork w = compute_tile_work(same.tiles[0].op, same.arch.l1, same.arch.neurons,
+                                       same.arch.l2.port_bytes_per_cycle);
   EXPECT_EQ(w.gather[0].bytes, 8u);
   EXPECT_EQ(w.gather[0].count, 16u);
   EXPECT_EQ(w.l2_read_bytes, 256u);  // 128 weights + 128 gathered
@@ -246,7 +248,8 @@ TEST(LoadUnitTb, PositionsRowPiecesAreChargedPieceByPiece) {
   Bench spread("spread", true, 1, 1, row_piece_tile<40>);
   same.delays = spread.delays = {0};
   run_both(same, spread);
-  const TileWork w = compute_tile_work(same.tiles[0].op, same.arch.l1, same.arch.neurons);
+  const TileWork w = compute_tile_work(same.tiles[0].op, same.arch.l1, same.arch.neurons,
+                                       same.arch.l2.port_bytes_per_cycle);
   EXPECT_EQ(w.write_span_cycles, 6u);
   EXPECT_EQ(w.kernel_bytes, 6u);
   const DescriptorRecord& s = same.record.descriptors[0];
@@ -285,7 +288,8 @@ TEST(LoadUnitTb, Im2colTileExactCycles) {
   b.delays = {0};
   sc_core::sc_start();
   ASSERT_EQ(b.taken.size(), 1u);
-  const TileWork w = compute_tile_work(b.tiles[0].op, b.arch.l1, b.arch.neurons);
+  const TileWork w =
+      compute_tile_work(b.tiles[0].op, b.arch.l1, b.arch.neurons, b.arch.l2.port_bytes_per_cycle);
   EXPECT_EQ(w.write_span_cycles, 400u);
   EXPECT_EQ(w.pipeline_cycles, 452u);  // 4 + 8 x 56
   EXPECT_EQ(w.l2_read_bytes, 864u + 192u);

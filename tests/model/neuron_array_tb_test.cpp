@@ -122,7 +122,7 @@ struct Bench : sc_core::sc_module {
     for (const Descriptor& d : tiles) {
       TileToken t;
       t.desc = &d;
-      t.work = compute_tile_work(d.op, arch.l1, arch.neurons);
+      t.work = compute_tile_work(d.op, arch.l1, arch.neurons, arch.l2.port_bytes_per_cycle);
       t.load_end = 400 * d.id;
       in.write(std::move(t));
     }
@@ -146,7 +146,8 @@ TEST(NeuronArrayTb, ConvAndPoolTilesUnderRandomBackPressure) {
   // after the end.
   uint64_t end = 0, taken = 0, stalls = 0;
   for (size_t k = 0; k < b.tiles.size(); ++k) {
-    const TileWork w = compute_tile_work(b.tiles[k].op, b.arch.l1, b.arch.neurons);
+    const TileWork w =
+        compute_tile_work(b.tiles[k].op, b.arch.l1, b.arch.neurons, b.arch.l2.port_bytes_per_cycle);
     const uint64_t start = std::max(end, taken);
     const uint64_t mac_end = std::max(start + (w.pipeline_cycles - w.first_fill_write_cycles),
                                       400 * k + w.last_fill_compute_cycles);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "core/timing/tile_work.h"
 #include "stepped_reference.h"
 
 namespace strider {
@@ -84,7 +85,10 @@ struct TilePlan {
 
 TilePlan plan_tile(const OpDesc& op, const ArchConfig& arch) {
   TilePlan t;
-  t.work = run_stepped_reference(op, arch.l1, arch.neurons);
+  // The strided traversal (rows or one stream) is the closed form's choice; the rest is stepped.
+  const bool stream =
+      compute_tile_work(op, arch.l1, arch.neurons, arch.l2.port_bytes_per_cycle).streamed;
+  t.work = run_stepped_reference(op, arch.l1, arch.neurons, stream);
   // Input row pieces grouped by (run, kernel row, part, row): one access over their channels.
   std::map<std::tuple<uint64_t, uint32_t, uint32_t, int64_t>, std::vector<InputRead>> rows;
   for (const InputRead& r : t.work.input_reads) rows[{r.run, r.kh, r.part, r.y}].push_back(r);

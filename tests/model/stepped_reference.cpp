@@ -42,11 +42,13 @@ bool is_conv_like(const OpDesc& op) {
 }
 
 // The output positions of the tile in the order the neurons take them.
-std::vector<Position> tile_positions(const OpDesc& op, bool* stride1) {
+// `stream`: a strided tile runs as one stream too (TileWork::streamed), position x of a virtual
+// row at padded column stride x x.
+std::vector<Position> tile_positions(const OpDesc& op, bool stream, bool* stride1) {
   const uint32_t rows = op.row_end - op.row_begin;
   const uint32_t out_w = op.output.w;
   std::vector<Position> ps;
-  *stride1 = op.stride_h == 1 && op.stride_w == 1;
+  *stride1 = (op.stride_h == 1 && op.stride_w == 1) || stream;
   if (*stride1) {
     // One stream of virtual rows of padded width; a window whose last tap lies past its row's end
     // crosses into the next row and is discarded. The last row stops at its last valid window.
@@ -54,7 +56,7 @@ std::vector<Position> tile_positions(const OpDesc& op, bool* stride1) {
     const uint32_t last_tap = uint32_t(op.kernel_w - 1) * op.dilation_w;
     for (uint32_t r = 0; r < rows; ++r) {
       for (uint32_t x = 0; x < wp; ++x) {
-        const bool crosses = x + last_tap >= wp;
+        const bool crosses = x * op.stride_w + last_tap >= wp;
         if (r + 1 == rows && crosses) break;
         ps.push_back(Position{op.row_begin + r, x, !crosses});
       }
@@ -112,7 +114,9 @@ std::vector<Segment> group_segments(const OpDesc& op, uint32_t first, uint64_t p
       break;
     case OpCode::kAdd:
     case OpCode::kMul:
-      c0 = 0, c1 = 2, rows = 1;  // the two operands
+      // The two operands, or the tensor alone when the other is one scalar per channel (from the
+      // kernel region).
+      c0 = 0, c1 = scalar_second_operand(op) ? 1 : 2, rows = 1;
       break;
     case OpCode::kActivation:
       rows = 1;
@@ -163,8 +167,8 @@ std::vector<RowPiece> block_pieces(const OpDesc& op, const std::vector<Position>
     const uint64_t kw_end = std::min<uint64_t>(op.kernel_w, (part + 1) * part_width);
     for (uint64_t kw = part * part_width; kw < kw_end; ++kw) {
       if (stride1) {
-        const int64_t idx = (int64_t(ps[p].row) + int64_t(kh) * op.dilation_h) * wp + ps[p].x +
-                            int64_t(kw) * op.dilation_w;
+        const int64_t idx = (int64_t(ps[p].row) * op.stride_h + int64_t(kh) * op.dilation_h) * wp +
+                            int64_t(ps[p].x) * op.stride_w + int64_t(kw) * op.dilation_w;
         first = std::min(first, idx), last = std::max(last, idx);
       } else {
         add(int64_t(ps[p].row) * op.stride_h + int64_t(kh) * op.dilation_h,
@@ -184,12 +188,12 @@ std::vector<RowPiece> block_pieces(const OpDesc& op, const std::vector<Position>
   return out;
 }
 
-void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
+void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc, bool stream,
                      std::vector<Fill>* fills, SteppedWork* l2) {
   const bool window_op = op.op == OpCode::kConv || op.op == OpCode::kMaxPool ||
                          op.op == OpCode::kAvgPool || op.op == OpCode::kGlobalAvgPool;
   bool stride1 = false;
-  const std::vector<Position> ps = tile_positions(op, &stride1);
+  const std::vector<Position> ps = tile_positions(op, stream, &stride1);
   const bool padded_rows = op.pad_left + op.pad_right > 0;
   // A kernel row wider than a line is cut into the fewest parts that fit, each `seg_elems` lanes
   // wide (the last zero-padded), one segment each.
@@ -321,7 +325,8 @@ void channels_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc
 
 }  // namespace
 
-SteppedWork run_stepped_reference(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc) {
+SteppedWork run_stepped_reference(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
+                                  bool stream) {
   std::vector<Fill> fills;
   const bool channels = op.op == OpCode::kFullyConnected ||
                         (op.mapping == Mapping::kChannels && channels_mapping_applies(op));
@@ -330,7 +335,7 @@ SteppedWork run_stepped_reference(const OpDesc& op, const L1Config& l1, const Ne
     channels_fills(op, l1, nc, &fills, &w);
     w.l2_read_bytes += w.kernel_bytes;
   } else {
-    positions_fills(op, l1, nc, &fills, &w);
+    positions_fills(op, l1, nc, stream, &fills, &w);
   }
   const size_t n = fills.size();
   w.fills = n;

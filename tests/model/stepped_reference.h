@@ -82,9 +82,10 @@ struct SteppedWork {
   uint64_t runs = 0;  // positions mapping: neuron runs
 };
 
-// Steps `op` (one tile) cycle by cycle on the given line buffer and neuron array.
-SteppedWork run_stepped_reference(const OpDesc& op, const L1Config& l1,
-                                  const NeuronConfig& neurons);
+// Steps `op` (one tile) cycle by cycle on the given line buffer and neuron array; `stream`: a
+// strided positions tile runs as one stream over the padded input (TileWork::streamed).
+SteppedWork run_stepped_reference(const OpDesc& op, const L1Config& l1, const NeuronConfig& neurons,
+                                  bool stream);
 
 // A one-line description of the tile and machine, printed when a check fails.
 std::string describe_tile(const OpDesc& op, const L1Config& l1, const NeuronConfig& neurons);

@@ -35,6 +35,7 @@ struct Tile {
   OpDesc op;
   L1Config l1;
   NeuronConfig nc;
+  bool stream = false;  // row pieces: a strided tile runs as one stream (TileWork::streamed)
 };
 
 enum class Kind {
@@ -169,6 +170,8 @@ Tile random_tile(Rng& rng, Kind kind) {
         const uint32_t c = pick(rng, 1, 6), h = pick(rng, 1, 9), w = pick(rng, 1, 12);
         op.input = op.output = tensor(c, h, w);
         if (kind != Kind::kAct) op.input2 = op.input;
+        // Every other such tile with an odd width: the second operand one scalar per channel.
+        if (kind != Kind::kAct && w % 2 == 1) op.input2 = tensor(c, 1, 1);
         op.act = kind == Kind::kAct ? PostAct::kRelu : PostAct::kNone;
         break;
       }
@@ -280,9 +283,14 @@ TEST(TileWorkStepped, ClosedFormMatchesCycleSteppedReferenceOnRandomTiles) {
     const Tile t = random_tile(rng, kind);
     ++per_kind[int(kind)];
     channels += t.op.mapping == Mapping::kChannels;
-    const SteppedWork stepped = run_stepped_reference(t.op, t.l1, t.nc);
+    // The closed form picks the strided traversal (rows or one stream, on a 64 B load port); the
+    // reference steps the one it picked.
+    const TileWork closed = compute_tile_work(t.op, t.l1, t.nc, 64);
+    const SteppedWork stepped = run_stepped_reference(t.op, t.l1, t.nc, closed.streamed);
     for (const std::string& c : classes(t, stepped)) ++coverage[c];
-    const std::string diff = compare(t.op, compute_tile_work(t.op, t.l1, t.nc), stepped, &tally);
+    if (closed.streamed) ++coverage["strided stream"];
+    if (scalar_second_operand(t.op)) ++coverage["scalar second operand"];
+    const std::string diff = compare(t.op, closed, stepped, &tally);
     if (!diff.empty() && ++failures <= 20) {
       ADD_FAILURE() << "tile " << i << ": " << describe_tile(t.op, t.l1, t.nc) << "\n ->" << diff;
     }
@@ -302,6 +310,7 @@ TEST(TileWorkStepped, ClosedFormMatchesCycleSteppedReferenceOnRandomTiles) {
                                   "fc/channels",
                                   "add/positions",
                                   "mul/positions",
+                                  "scalar second operand",
                                   "activation/positions",
                                   "softmax/positions",
                                   "accumulators=1",
@@ -315,6 +324,7 @@ TEST(TileWorkStepped, ClosedFormMatchesCycleSteppedReferenceOnRandomTiles) {
                                   "shift_stride=off pad_in_block=off",
                                   "window strided",
                                   "strided padded",
+                                  "strided stream",
                                   "stride-1 row-padded",
                                   "window top/bottom padded",
                                   "window dilated",
@@ -384,8 +394,11 @@ Tile random_window_tile(Rng& rng, int i) {
   return t;
 }
 
+// Every other tile that may run as one strided stream does (whichever traversal is cheaper).
+bool streams(const Tile& t, int i) { return i % 2 == 1 && strided_stream_applies(t.op, t.l1); }
+
 void row_pieces(const Tile& t, std::vector<AccessPattern>& out) {
-  input_row_pieces(t.op, t.l1, t.nc, out);
+  input_row_pieces(t.op, t.l1, t.nc, t.stream, out);
 }
 
 // Runs `model` (the row pieces, or a faulty copy) against the reference on random window tiles;
@@ -395,14 +408,16 @@ int check_row_pieces(int tiles,
                      const std::function<void(const Tile&, std::vector<AccessPattern>&)>& model,
                      bool report, int* changed = nullptr) {
   Rng rng(0x0e2f'5a17u);
-  int failures = 0;
+  int failures = 0, streamed = 0;
   uint64_t pieces = 0;
   if (changed) *changed = 0;
   for (int i = 0; i < tiles; ++i) {
-    const Tile t = random_window_tile(rng, i);
+    Tile t = random_window_tile(rng, i);
+    t.stream = streams(t, i);
+    streamed += t.stream;
     std::vector<AccessPattern> patterns, right;
     model(t, patterns);
-    const SteppedWork ref = run_stepped_reference(t.op, t.l1, t.nc);
+    const SteppedWork ref = run_stepped_reference(t.op, t.l1, t.nc, t.stream);
     pieces += ref.input_pieces.size();
     const std::string diff = compare_pieces(expand(patterns), ref.input_pieces);
     if (!diff.empty() && ++failures <= 10 && report) {
@@ -413,6 +428,7 @@ int check_row_pieces(int tiles,
   }
   if (report) {
     EXPECT_GT(pieces, uint64_t(tiles) * 4);  // tiles read several pieces
+    EXPECT_GT(streamed, tiles / 100);        // strided streams are covered
   }
   return failures;
 }

@@ -14,6 +14,7 @@ L1Config small_l1() {
   l1.kernel_bytes = 512;
   return l1;
 }
+constexpr uint32_t kPort = 64;  // load port bytes per cycle (weighs a strided tile's traversals)
 NeuronConfig small_neurons(uint32_t accumulators) {
   NeuronConfig nc;
   nc.count = 8;
@@ -43,7 +44,7 @@ struct ConvCase {
 
 TEST(TileWork, ConvShiftStrideRunsAcrossRowEnds) {
   ConvCase c;
-  const TileWork w = compute_tile_work(c.op, c.l1, c.nc);
+  const TileWork w = compute_tile_work(c.op, c.l1, c.nc, kPort);
   // Virtual rows of 8 + 2 pad = 10 positions; 7 full rows + 8 valid of the last = 78 positions,
   // in ceil(78 / 8) = 10 runs per output channel.
   EXPECT_EQ(w.computed_positions, 78u);
@@ -75,7 +76,7 @@ TEST(TileWork, InputChannelBlockWithPartialSums) {
   c.op.in_ch_begin = 1;  // input channels 1 and 2 of 3, partial sums in and out
   c.op.in_ch_end = 3;
   c.op.psum_mode = OpDesc::kPsumRead | OpDesc::kPsumWrite;
-  const TileWork w = compute_tile_work(c.op, c.l1, c.nc);
+  const TileWork w = compute_tile_work(c.op, c.l1, c.nc, kPort);
   // 2 channels x 3 kernel rows = 6 segments: fills of 5 + 1 -> ceil(15/2) 8 + ceil(3/2) 2 = 10
   // compute cycles per run, x 10 runs x 4 channels.
   EXPECT_EQ(w.compute_cycles, 400u);
@@ -89,7 +90,7 @@ TEST(TileWork, InputChannelBlockWithPartialSums) {
 TEST(TileWork, ConvPerLineWritesWithoutShiftStride) {
   ConvCase c;
   c.l1.shift_stride = false;
-  const TileWork w = compute_tile_work(c.op, c.l1, c.nc);
+  const TileWork w = compute_tile_work(c.op, c.l1, c.nc, kPort);
   // One write per active line plus one per window crossing a row end, per segment:
   // runs give 8,10,10,10,10,8,10,10,10,6 = 92 -> 9 x 92 x 4 channels.
   EXPECT_EQ(w.line_writes, 3312u);
@@ -106,7 +107,7 @@ TEST(TileWork, StridedConvRunsOverRowsOneBlockPerRow) {
   c.op.stride_h = c.op.stride_w = 2;
   c.op.output.h = c.op.output.w = 4;
   c.op.row_end = 4;
-  const TileWork w = compute_tile_work(c.op, c.l1, c.nc);
+  const TileWork w = compute_tile_work(c.op, c.l1, c.nc, kPort);
   // 16 positions on 8 neurons: 2 runs of 2 output rows each; nothing discarded.
   EXPECT_EQ(w.runs, 2u);
   EXPECT_EQ(w.discarded_outputs, 0u);
@@ -117,11 +118,107 @@ TEST(TileWork, StridedConvRunsOverRowsOneBlockPerRow) {
   EXPECT_EQ(w.l2_read_bytes, 1260u);
 }
 
+// A strided depthwise tile whose run spans every output row: 3x3, stride 2, pad 1, input 2x8x4
+// -> output 2x4x2, on 8 neurons x 4 MAC lanes, padding made in the block.
+struct StridedDepthwiseCase : ConvCase {
+  StridedDepthwiseCase() {
+    op.input = TensorRef{MemSpace::kL2, 0, 2, 8, 4, 4, 32, 1};
+    op.output = TensorRef{MemSpace::kL2, 4096, 2, 4, 2, 2, 8, 1};
+    op.stride_h = op.stride_w = 2;
+    op.groups = 2;
+    op.row_end = 4;
+    op.ch_end = 2;
+    l1.pad_in_block = true;
+    nc = small_neurons(8);
+    nc.macs_per_cycle = 4;
+  }
+};
+
+TEST(TileWork, SmallStridedTileRunsAsOneStreamOverThePaddedInput) {
+  StridedDepthwiseCase c;
+  ASSERT_TRUE(strided_stream_applies(c.op, c.l1));
+  const TileWork w = compute_tile_work(c.op, c.l1, c.nc, kPort);
+  // Rows back to back: 4 x 2 = 8 positions, one run over 4 output rows: 3 kernel rows x 4 blocks
+  // = 12 writes per channel against ceil(9 / 4) = 3 compute cycles; 2 fills, write-bound: 12 +
+  // 12 + 3 = 27 cycles. One stream: position p reads padded element 2p, a virtual row is wp = 6
+  // positions (2 valid), (4 - 1) x 6 + 2 = 20 positions = 3 runs (8, 8, 4), 3 writes and 3
+  // compute cycles per run and channel: 6 fills, 3 + 6 x 3 = 21 cycles. The stream is kept.
+  EXPECT_TRUE(w.streamed);
+  EXPECT_EQ(w.runs, 3u);
+  EXPECT_EQ(w.computed_positions, 20u);
+  EXPECT_EQ(w.valid_outputs, 16u);      // 2 channels x 4 x 2
+  EXPECT_EQ(w.discarded_outputs, 24u);  // 2 channels x (20 - 8)
+  EXPECT_EQ(w.fills, 6u);
+  EXPECT_EQ(w.shifted_writes, 18u);  // 3 runs x 2 channels x 3 kernel rows
+  EXPECT_EQ(w.compute_cycles, 18u);  // 6 fills x 3
+  EXPECT_EQ(w.pipeline_cycles, 21u);
+  EXPECT_EQ(w.macs, 144u);  // 16 outputs x 9
+  // Blocks of (8 - 1) x 2 + 3 = 17, 17 and (4 - 1) x 2 + 3 = 9 stream elements from stream
+  // element 0, 16 and 32: padded rows 0-2, 2-5 and 5-6 (6 elements each), so at most 3, 4 and 2
+  // stored rows of 4: 12, 16 and 8 bytes, x 3 kernel rows x 2 channels = 216, + 18 kernel bytes.
+  EXPECT_EQ(w.l2_read_bytes, 234u);
+}
+
+TEST(TileWork, WideStridedTileKeepsItsRowsBackToBack) {
+  StridedDepthwiseCase c;
+  // Input 2x8x16 -> output 2x4x8: a run is one output row, one block per kernel row either way;
+  // the stream would add discarded positions (a virtual row of 18 with 8 valid) and nothing else.
+  c.op.input = TensorRef{MemSpace::kL2, 0, 2, 8, 16, 16, 128, 1};
+  c.op.output = TensorRef{MemSpace::kL2, 4096, 2, 4, 8, 8, 32, 1};
+  ASSERT_TRUE(strided_stream_applies(c.op, c.l1));
+  const TileWork w = compute_tile_work(c.op, c.l1, c.nc, kPort);
+  EXPECT_FALSE(w.streamed);
+  EXPECT_EQ(w.runs, 4u);
+  EXPECT_EQ(w.discarded_outputs, 0u);
+  EXPECT_EQ(w.shifted_writes, 24u);  // 4 runs x 2 channels x 3 kernel rows
+  // Without padding made in the block, or with a ceil-mode overhang, the stream is not offered.
+  c.l1.pad_in_block = false;
+  EXPECT_FALSE(strided_stream_applies(c.op, c.l1));
+  c.l1.pad_in_block = true;
+  c.op.output.w = 9;  // (18 - 3) / 2 + 1 = 8 windows fit the padded row, 9 overhang it
+  EXPECT_FALSE(strided_stream_applies(c.op, c.l1));
+}
+
+TEST(TileWork, ScalarPerChannelOperandComesFromTheKernelRegion) {
+  // Mul of a 2x4x4 tensor by one scalar per channel (squeeze-excite's scale, input2 2x1x1) on 8
+  // neurons x 2 MAC lanes: 16 positions = 2 runs; per run and channel one fill of one segment
+  // (the tensor operand, 1 shifted write) and ceil(1 / 2) = 1 compute cycle: 4 fills, the writes
+  // one ahead of the compute: 1 + 4 x 1 = 5 cycles.
+  OpDesc op;
+  op.op = OpCode::kMul;
+  op.input = TensorRef{MemSpace::kL2, 0, 2, 4, 4, 4, 16, 1};
+  op.input2 = TensorRef{MemSpace::kL2, 1024, 2, 1, 1, 1, 1, 1};
+  op.output = TensorRef{MemSpace::kL2, 2048, 2, 4, 4, 4, 16, 1};
+  op.row_end = 4;
+  op.ch_end = 2;
+  L1Config l1 = small_l1();
+  const NeuronConfig nc = small_neurons(1);
+  ASSERT_TRUE(scalar_second_operand(op));
+  const TileWork w = compute_tile_work(op, l1, nc, kPort);
+  EXPECT_EQ(w.runs, 2u);
+  EXPECT_EQ(w.fills, 4u);
+  EXPECT_EQ(w.shifted_writes, 4u);
+  EXPECT_EQ(w.compute_cycles, 4u);
+  EXPECT_EQ(w.pipeline_cycles, 5u);
+  EXPECT_EQ(w.lb_write_bytes, 32u);  // 8 lines x 1 byte x 4 fills
+  EXPECT_EQ(w.kernel_bytes, 2u);     // the 2 scalars, resident
+  EXPECT_EQ(w.l2_read_bytes, 34u);   // 8 x 4 fills + 2
+  // A full second operand (2x4x4) takes a second write per fill: 2 writes against 1 compute
+  // cycle, write-bound: 4 x 2 + 1 = 9 cycles, 64 bytes read and written into the lines.
+  op.input2 = op.input;
+  op.input2.addr = 1024;
+  const TileWork full = compute_tile_work(op, l1, nc, kPort);
+  EXPECT_EQ(full.shifted_writes, 8u);
+  EXPECT_EQ(full.pipeline_cycles, 9u);
+  EXPECT_EQ(full.lb_write_bytes, 64u);
+  EXPECT_EQ(full.l2_read_bytes, 64u);
+}
+
 TEST(TileWork, UnpaddedPointwiseConvStreamsOneBlockPerSegment) {
   ConvCase c;
   c.op.kernel_h = c.op.kernel_w = 1;
   c.op.pad_top = c.op.pad_left = c.op.pad_bottom = c.op.pad_right = 0;
-  const TileWork w = compute_tile_work(c.op, c.l1, c.nc);
+  const TileWork w = compute_tile_work(c.op, c.l1, c.nc, kPort);
   // 8 x 8 = 64 contiguous positions = 8 runs; nothing discarded; the stored rows are contiguous,
   // so each of the 3 segments (one per input channel) is one shifted write per run.
   EXPECT_EQ(w.runs, 8u);
@@ -139,7 +236,7 @@ TEST(TileWork, FullyConnectedPutsFeaturesOnNeurons) {
   op.output = TensorRef{MemSpace::kL2, 64, 10, 1, 1, 1, 1, 1};
   op.row_end = 1;
   op.ch_end = 10;
-  const TileWork w = compute_tile_work(op, small_l1(), small_neurons(1));
+  const TileWork w = compute_tile_work(op, small_l1(), small_neurons(1), kPort);
   // 10 features on 8 neurons: 2 runs (8 + 2 active); 40 inputs = 3 fills of 16,16,8.
   EXPECT_EQ(w.runs, 2u);
   EXPECT_EQ(w.fills, 6u);
@@ -153,7 +250,7 @@ TEST(TileWork, AccumulatorsShareOneFillAcrossChannelsAndPaddingIsMadeInTheBlock)
   ConvCase c;
   c.nc.accumulators = 4;  // the tile's 4 output channels share every fill
   c.l1.pad_in_block = true;
-  const TileWork w = compute_tile_work(c.op, c.l1, c.nc);
+  const TileWork w = compute_tile_work(c.op, c.l1, c.nc, kPort);
   // Still 10 runs of 78 positions, but one group of 4 channels per run: 2 fills of 5 and 4
   // segments per run = 20 fills (A = 1: 80), each segment one shifted write however many padded
   // row ends the run crosses: 9 x 10 = 90 writes (A = 1 without padding in the block: 576).
@@ -185,9 +282,9 @@ TEST(TileWork, DepthwiseConvGainsNothingFromAccumulators) {
   ConvCase c;
   c.op.input.c = 4;
   c.op.groups = 4;  // every output channel reads its own input channel
-  const TileWork one = compute_tile_work(c.op, c.l1, c.nc);
+  const TileWork one = compute_tile_work(c.op, c.l1, c.nc, kPort);
   c.nc.accumulators = 8;
-  const TileWork eight = compute_tile_work(c.op, c.l1, c.nc);
+  const TileWork eight = compute_tile_work(c.op, c.l1, c.nc, kPort);
   // 3 segments (kernel rows) of one channel: 1 fill per run and channel either way.
   EXPECT_EQ(one.fills, 40u);  // 10 runs x 4 channels
   EXPECT_EQ(eight.fills, one.fills);
@@ -205,7 +302,7 @@ TEST(TileWork, ChannelsMappingPutsOutputChannelsOnNeuronsAndPositionsInAccumulat
   op.row_end = 2;
   op.ch_end = 10;
   ASSERT_TRUE(channels_mapping_applies(op));
-  const TileWork w = compute_tile_work(op, small_l1(), small_neurons(4));
+  const TileWork w = compute_tile_work(op, small_l1(), small_neurons(4), kPort);
   // 10 output channels on 8 neurons: runs of 8 and 2; 10 positions in groups of 4, 4, 2; the
   // 40 input channels in fills of 16, 16, 8: 2 x 3 x 3 = 18 fills.
   EXPECT_EQ(w.runs, 6u);
@@ -248,7 +345,7 @@ TEST(TileWork, ChannelsMappingPutsOutputChannelsOnNeuronsAndPositionsInAccumulat
   // 40 x (4 x 4 + 2 x 2) = 800 kernel bytes.
   L1Config l1 = small_l1();
   l1.kernel_bytes = 256;
-  const TileWork v = compute_tile_work(op, l1, small_neurons(4));
+  const TileWork v = compute_tile_work(op, l1, small_neurons(4), kPort);
   EXPECT_EQ(v.gather[0].bytes, 4u);
   EXPECT_EQ(v.gather[0].count, 40u);
   EXPECT_EQ(v.gather[0].repeats, 4u);
@@ -264,7 +361,7 @@ TEST(TileWork, Im2colBroadcastsTheWindowToOutputChannelsOnNeurons) {
   c.nc = small_neurons(4);
   ASSERT_TRUE(im2col_mapping_applies(c.op));
   ASSERT_FALSE(channels_mapping_applies(c.op));
-  const TileWork w = compute_tile_work(c.op, c.l1, c.nc);
+  const TileWork w = compute_tile_work(c.op, c.l1, c.nc, kPort);
   // 4 output channels on 4 of the 8 neurons (one run); 64 positions in 16 groups of 4; the
   // window of 3 x 3 x 3 = 27 elements in fills of 16 and 11: 32 fills, no shifted writes.
   EXPECT_EQ(w.runs, 16u);
@@ -292,7 +389,7 @@ TEST(TileWork, Im2colBroadcastsTheWindowToOutputChannelsOnNeurons) {
   // A 128 B kernel region: per group (each within one output row) and kernel row, one piece per
   // input channel of 3 x 1 + 3 = 6 columns: 16 groups x 3 kernel rows = 48 repeats of 3 pieces.
   c.l1.kernel_bytes = 128;
-  const TileWork v = compute_tile_work(c.op, c.l1, c.nc);
+  const TileWork v = compute_tile_work(c.op, c.l1, c.nc, kPort);
   EXPECT_EQ(v.gather[0].bytes, 6u);
   EXPECT_EQ(v.gather[0].count, 3u);
   EXPECT_EQ(v.gather[0].repeats, 48u);
@@ -311,7 +408,7 @@ TEST(TileWork, Im2colGroupsAcrossOutputRowsGatherOnePiecePerRow) {
   c.op.row_end = 4;
   c.nc = small_neurons(3);
   c.l1.kernel_bytes = 128;  // the tile's 3 x 8 x 8 input rows do not fit
-  const TileWork w = compute_tile_work(c.op, c.l1, c.nc);
+  const TileWork w = compute_tile_work(c.op, c.l1, c.nc, kPort);
   // 16 positions in groups of 3 (positions 0-2, 3-5, 6-8, 9-11, 12-14, 15); 75 window elements
   // in fills of 16 x 4 + 11: 5 fills per group, 30 in all, 4 line writes each.
   EXPECT_EQ(w.fills, 30u);
@@ -343,7 +440,7 @@ TEST(TileWork, GlobalPoolingOnChannelsReducesEachLineOverItsOwnChannel) {
   op.kernel_h = op.kernel_w = 6;
   op.row_end = 1;
   op.ch_end = 16;
-  const TileWork w = compute_tile_work(op, small_l1(), small_neurons(8));
+  const TileWork w = compute_tile_work(op, small_l1(), small_neurons(8), kPort);
   // 2 runs of 8 channels; each line gets its channel's 36 values in fills of 16, 16, 4: 8 writes
   // and ceil(16 / 2) = 8, 8, 2 compute cycles. Fills (8, 8) (8, 8) (8, 2) twice: writes and compute
   // alternate without waiting, compute ends at 16, 24, 26, 40, 48, 50; writes at 8, 16, 24, 32, 40,

@@ -27,7 +27,7 @@ uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 // 16, store-port bytes / 16).
 uint64_t tile_cycles(OpDesc op, const ArchConfig& arch, uint32_t r0, uint32_t r1) {
   op.row_begin = r0, op.row_end = r1;
-  const TileWork w = compute_tile_work(op, arch.l1, arch.neurons);
+  const TileWork w = compute_tile_work(op, arch.l1, arch.neurons, arch.l2.port_bytes_per_cycle);
   return std::max({w.pipeline_cycles, cdiv(w.l2_read_bytes, 16), cdiv(w.output_bytes, 16)});
 }
 
@@ -174,7 +174,8 @@ TEST(Mapper, PartialLastChannelBlockRunsInPositions) {
   for (const Descriptor& d : s.list.descriptors) {
     if (d.kind != DescKind::kOp || d.layer != row->layer) continue;
     tiles.emplace_back(d.op.mapping, d.op.ch_end - d.op.ch_begin);
-    compute += compute_tile_work(d.op, arch.l1, arch.neurons).compute_cycles;
+    compute +=
+        compute_tile_work(d.op, arch.l1, arch.neurons, arch.l2.port_bytes_per_cycle).compute_cycles;
   }
   const std::vector<std::pair<Mapping, uint32_t>> want = {{Mapping::kChannels, 56},
                                                           {Mapping::kPositions, 40}};
@@ -216,7 +217,8 @@ TEST(Mapper, AutoTakesIm2colWhereTheMapperCostSaysItWins) {
         t.mapping = m;
         t.input.channel_stride = t.output.channel_stride = 256;
         t.ch_begin = c0, t.ch_end = std::min(out_c, c0 + block);
-        const TileWork w = compute_tile_work(t, arch.l1, arch.neurons);
+        const TileWork w =
+            compute_tile_work(t, arch.l1, arch.neurons, arch.l2.port_bytes_per_cycle);
         cycles += mapper_tile_cycles(arch.l2, t, w);
         *compute += w.compute_cycles;
       }
