@@ -369,6 +369,7 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
     d.deps = input_deps(n);
     row_deps(n, r0, std::min(out_h, r0 + rows), &d.deps);  // a graph input loading in chunks
     if (n.weights >= 0) stage_weights(n, layer, d.op.ch_begin, d.op.ch_end, d);
+    emit_gathers(&n, &d.deps);  // a gather of the step before, behind these weights (lowering.cpp)
     // The slot stage_weights just filled (the ring's previous one).
     const size_t ring = staging_.last_user.size();
     const uint32_t slot = ring ? uint32_t((staging_.next + ring - 1) % ring) : 0;
