@@ -301,24 +301,13 @@ void Lowerer::stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t
     const std::vector<uint32_t>& fence = step_fence_[size_t(current_step_ - lead - 1)];
     war.insert(war.end(), fence.begin(), fence.end());
   }
-  // A layer staged in one block whose biases follow its weights in DRAM as in the slot (the blobs
-  // stored back to back: the same padding) moves them as one: one DMA setup and one DRAM request
-  // fewer, and the biases no longer wait for a channel behind the weights (fpn30).
-  const uint64_t w_src = w_dram_ + c0 * per + skip, b_src = b_dram_ + uint64_t(c0) * 4;
-  const bool whole = c0 == 0 && c1 == g_.tensors[n.outputs[0]].shape.c;
-  if (whole && block == per && b_src == w_src + (b_l2 - w_l2)) {
-    const uint64_t bytes = b_l2 - w_l2 + uint64_t(ch) * 4;
-    d.deps.push_back(move(layer, MemSpace::kDram, w_src, MemSpace::kL2, w_l2, 1,
-                          static_cast<uint32_t>(bytes), 0, 0, war));
-    out_.layers[layer].weight_bytes += bytes;
-  } else {
-    d.deps.push_back(move(layer, MemSpace::kDram, w_src, MemSpace::kL2, w_l2, block == per ? 1 : ch,
-                          static_cast<uint32_t>(block == per ? ch * per : block),
-                          static_cast<uint32_t>(block == per ? 0 : per),
-                          static_cast<uint32_t>(block == per ? 0 : block), war));
-    d.deps.push_back(move(layer, MemSpace::kDram, b_src, MemSpace::kL2, b_l2, 1, ch * 4, 0, 0, war));
-    out_.layers[layer].weight_bytes += ch * block + uint64_t(ch) * 4;
-  }
+  d.deps.push_back(move(layer, MemSpace::kDram, w_dram_ + c0 * per + skip, MemSpace::kL2, w_l2,
+                        block == per ? 1 : ch, static_cast<uint32_t>(block == per ? ch * per : block),
+                        static_cast<uint32_t>(block == per ? 0 : per),
+                        static_cast<uint32_t>(block == per ? 0 : block), war));
+  d.deps.push_back(move(layer, MemSpace::kDram, b_dram_ + uint64_t(c0) * 4, MemSpace::kL2, b_l2, 1,
+                        ch * 4, 0, 0, war));
+  out_.layers[layer].weight_bytes += ch * block + uint64_t(ch) * 4;
   d.op.weights = TensorRef{MemSpace::kL2, w_l2, ch, static_cast<uint32_t>(n.kernel_h),
                            static_cast<uint32_t>(block / n.kernel_h), 0, 0, 1};
   d.op.weights.row_stride = d.op.weights.w;

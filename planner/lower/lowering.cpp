@@ -399,7 +399,8 @@ void Lowerer::lower_step(int idx) {
   // Gathers of the previous step this step's tiles did not take.
   if (!deferred_gathers_.empty() && deferred_gathers_.front().step < current_step_) emit_gathers();
   // The previous step's output stores: their memory may be written from the next step on.
-  pending_readers_.insert(pending_readers_.end(), draining_outputs_.begin(), draining_outputs_.end());
+  pending_readers_.insert(pending_readers_.end(), draining_outputs_.begin(),
+                          draining_outputs_.end());
   draining_outputs_.clear();
   for (int t : n.outputs) {
     if (!in_segment_ || layout_.tensor_per_image[size_t(t)]) store_output(t);
