@@ -362,13 +362,29 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
   const uint32_t out_c = base.output.c, block = weight_block(n);
   const uint32_t out_h = base.output.h, rows = band_rows(n, base);
   uint32_t last = 0;
+  // A layer in one channel block stages its weights once; its later row bands read the same slot
+  // (fpn30: tiny_fpn_det's c3 moved its 1,216 weight bytes once per band, four times).
+  std::vector<uint32_t> staged;
+  TensorRef staged_w, staged_b;
   for (uint32_t r0 = 0; r0 < out_h; r0 += rows)
   for (uint32_t c0 = 0; c0 < out_c; c0 += block) {
     Descriptor d =
         op_tile(n, layer, base, r0, std::min(out_h, r0 + rows), c0, std::min(out_c, c0 + block));
     d.deps = input_deps(n);
     row_deps(n, r0, std::min(out_h, r0 + rows), &d.deps);  // a graph input loading in chunks
-    if (n.weights >= 0) stage_weights(n, layer, d.op.ch_begin, d.op.ch_end, d);
+    if (n.weights >= 0 && block >= out_c && !staged.empty()) {
+      d.op.weights = staged_w, d.op.bias = staged_b;
+      d.deps.insert(d.deps.end(), staged.begin(), staged.end());
+      const size_t ring = staging_.last_user.size();
+      const uint32_t s = uint32_t((staging_.next + ring - 1) % ring);
+      staging_.last_user[s] = -2 - static_cast<int>(s);  // this tile becomes its last reader
+    } else if (n.weights >= 0) {
+      const size_t before = d.deps.size();
+      stage_weights(n, layer, d.op.ch_begin, d.op.ch_end, d);
+      staged.assign(d.deps.begin() + std::ptrdiff_t(before), d.deps.end());
+      staged_w = d.op.weights, staged_b = d.op.bias;
+    }
+    emit_gathers(&n, &d.deps);  // a gather of the step before, behind these weights (lowering.cpp)
     // The slot stage_weights just filled (the ring's previous one).
     const size_t ring = staging_.last_user.size();
     const uint32_t slot = ring ? uint32_t((staging_.next + ring - 1) % ring) : 0;

@@ -61,6 +61,9 @@ class Lowerer {
   uint32_t move(uint32_t layer, MemSpace src, uint64_t src_addr, MemSpace dst, uint64_t dst_addr,
                 uint32_t rows, uint32_t row_bytes, uint32_t src_stride, uint32_t dst_stride,
                 std::vector<uint32_t> deps, uint32_t dst_step = 1);
+  Descriptor move_desc(uint32_t layer, MemSpace src, uint64_t src_addr, MemSpace dst,
+                       uint64_t dst_addr, uint32_t rows, uint32_t row_bytes, uint32_t src_stride,
+                       uint32_t dst_stride, std::vector<uint32_t> deps, uint32_t dst_step = 1);
   std::vector<uint32_t> input_deps(const Node& n) const;
   void lower_step(int idx);  // one schedule step (of image seg_image_ inside a segment)
   bool io_move(int t, const std::string& kind, std::vector<std::pair<int, uint64_t>>* list,
@@ -76,6 +79,8 @@ class Lowerer {
   void lower_view(const Node& n, int idx);
   void lower_shuffle(const Node& n, uint32_t layer);
   void lower_gather(const Node& n, uint32_t layer);  // one 2-D move per block (kGather)
+  void emit_gathers(const Node* reader = nullptr, std::vector<uint32_t>* deps = nullptr);
+  bool takes_gathers(const Node& n) const;
 
   // compute_lowering.cpp
   uint32_t weight_block(const Node& n) const;  // with the node's chosen mapping
@@ -146,6 +151,18 @@ class Lowerer {
   // vector unit) follow it in order, and the next op of the other queue waits for it
   // (owed_readers_: the two queues run side by side).
   std::vector<uint32_t> pending_readers_;
+  // Stores of the current step's graph outputs, which the memory plan keeps through the next
+  // step: they join pending_readers_ once that step is lowered (store_output).
+  std::vector<uint32_t> draining_outputs_;
+  // Gathers whose moves are held back until the next step's first tile staged its weights
+  // (lower_gather): the moves without ids, the deps of the first, the step and output tensor.
+  struct DeferredGather {
+    int64_t step = 0;
+    int out_t = -1;
+    std::vector<uint32_t> deps;
+    std::vector<Descriptor> moves;
+  };
+  std::vector<DeferredGather> deferred_gathers_;
   // A graph input loaded in row chunks (load_input, lazy): the load's layer, DRAM address, fence
   // and the chunks emitted so far.
   struct ChunkedInput {

@@ -14,6 +14,7 @@ uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 constexpr uint64_t kChunkedInputBytes = 32768;  // smaller graph inputs load in one move
 constexpr int64_t kInputChunks = 8;
+constexpr size_t kGatherSharedDeps = 16;  // lower_gather: every move carries deps up to this many
 
 // Channel views and shuffles are lowered for one image only: with a batch they would mix the
 // images' channels, so they are refused rather than run wrongly (a concat copies image by image).
@@ -109,16 +110,24 @@ void Lowerer::after_ops(std::vector<uint32_t>* deps, bool with_readers) const {
   }
 }
 
-uint32_t Lowerer::move(uint32_t layer, MemSpace src, uint64_t src_addr, MemSpace dst,
-                       uint64_t dst_addr, uint32_t rows, uint32_t row_bytes, uint32_t src_stride,
-                       uint32_t dst_stride, std::vector<uint32_t> deps, uint32_t dst_step) {
+Descriptor Lowerer::move_desc(uint32_t layer, MemSpace src, uint64_t src_addr, MemSpace dst,
+                              uint64_t dst_addr, uint32_t rows, uint32_t row_bytes,
+                              uint32_t src_stride, uint32_t dst_stride, std::vector<uint32_t> deps,
+                              uint32_t dst_step) {
   Descriptor d;
   d.kind = DescKind::kMove;
   d.layer = layer;
   d.deps = std::move(deps);
   d.move = MoveDesc{src, dst, src_addr, dst_addr, rows, row_bytes, src_stride, dst_stride};
   d.move.dst_step = dst_step;
-  return emit(std::move(d));
+  return d;
+}
+
+uint32_t Lowerer::move(uint32_t layer, MemSpace src, uint64_t src_addr, MemSpace dst,
+                       uint64_t dst_addr, uint32_t rows, uint32_t row_bytes, uint32_t src_stride,
+                       uint32_t dst_stride, std::vector<uint32_t> deps, uint32_t dst_step) {
+  return emit(move_desc(layer, src, src_addr, dst, dst_addr, rows, row_bytes, src_stride,
+                        dst_stride, std::move(deps), dst_step));
 }
 
 std::vector<uint32_t> Lowerer::input_deps(const Node& n) const {
@@ -212,13 +221,17 @@ void Lowerer::row_deps(const Node& n, uint32_t r0, uint32_t r1, std::vector<uint
 }
 
 // A graph output is stored to DRAM as soon as it is produced (a spilled one is there already).
+// The memory plan keeps it one step longer (memory/activation_problem.cpp), so outside image
+// segments its store is a reader the ops of the next step need not wait for: it joins the pending
+// readers once that step is lowered (lower_step), before any later writer of its memory.
 void Lowerer::store_output(int t) {
   if (!is_output_[t]) return;
   uint32_t layer = 0;
   uint64_t dst = 0, bytes = 0;
   if (!io_move(t, "output", &out_.dram.outputs, &layer, &dst, &bytes)) return;
-  pending_readers_.push_back(move(layer, MemSpace::kL2, layout_.tensor_addr[t], MemSpace::kDram,
-                                  dst, 1, static_cast<uint32_t>(bytes), 0, 0, last_desc_[t]));
+  const uint32_t m = move(layer, MemSpace::kL2, layout_.tensor_addr[t], MemSpace::kDram, dst, 1,
+                          static_cast<uint32_t>(bytes), 0, 0, last_desc_[t]);
+  (in_segment_ || !opt_.image_segments.empty() ? pending_readers_ : draining_outputs_).push_back(m);
   out_.layers[layer].output_bytes += bytes;
 }
 
@@ -270,37 +283,80 @@ void Lowerer::lower_shuffle(const Node& n, uint32_t layer) {
 void Lowerer::lower_gather(const Node& n, uint32_t layer) {
   // One move per block and image. The first move waits for the input and for everything that
   // must retire before this step may write memory (the previous step's fence: its ops and the
-  // moves reading memory it freed); the others wait for that first move only, so no descriptor
-  // carries thousands of dependencies.
+  // moves reading memory it freed); the others wait for the same when that is at most
+  // kGatherSharedDeps descriptors (so the DMA channels start together), else for that first move
+  // only, so no descriptor carries thousands of dependencies. Outside image segments the moves
+  // of a gather whose output is no graph output are held back (emit_gathers) until the next
+  // step's first tile has staged its weights: the DMA executes moves in list order, so the
+  // weights then no longer wait behind the gather's many small moves (tiny_fpn_det: 136).
   const int in_t = n.inputs[0], out_t = n.outputs[0];
   const uint64_t in_image = uint64_t(g_.tensors[in_t].bytes() / g_.tensors[in_t].shape.n);
   const uint64_t out_image = uint64_t(g_.tensors[out_t].bytes() / g_.tensors[out_t].shape.n);
   const MemSpace src = space(in_t), dst = space(out_t);
-  std::vector<uint32_t> deps = input_deps(n), done;
+  DeferredGather g;
+  g.step = current_step_;
+  g.out_t = out_t;
+  g.deps = input_deps(n);
   if (current_step_ >= 1) {
     const std::vector<uint32_t>& fence = step_fence_[size_t(current_step_ - 1)];
-    deps.insert(deps.end(), fence.begin(), fence.end());
+    g.deps.insert(g.deps.end(), fence.begin(), fence.end());
   }
-  after_ops(&deps);
+  after_ops(&g.deps);
   for (int64_t i = 0; i < g_.tensors[out_t].shape.n; ++i) {
     for (const GatherBlock& b : n.gather) {
-      done.push_back(
-          move(layer, src, layout_.tensor_addr[in_t] + i * in_image + uint64_t(b.src), dst,
-               layout_.tensor_addr[out_t] + i * out_image + uint64_t(b.dst), uint32_t(b.rows),
-               uint32_t(b.row_len), uint32_t(b.rows > 1 ? b.src_stride : 0),
-               uint32_t(b.rows > 1 ? b.dst_stride : 0),
-               done.empty() ? deps : std::vector<uint32_t>{done.front()}, uint32_t(b.dst_step)));
+      g.moves.push_back(
+          move_desc(layer, src, layout_.tensor_addr[in_t] + i * in_image + uint64_t(b.src), dst,
+                    layout_.tensor_addr[out_t] + i * out_image + uint64_t(b.dst), uint32_t(b.rows),
+                    uint32_t(b.row_len), uint32_t(b.rows > 1 ? b.src_stride : 0),
+                    uint32_t(b.rows > 1 ? b.dst_stride : 0), {}, uint32_t(b.dst_step)));
     }
     out_.layers[layer].copy_bytes += out_image;
   }
-  pending_readers_.insert(pending_readers_.end(), done.begin(), done.end());
-  last_desc_[out_t] = done;
+  deferred_gathers_.push_back(std::move(g));
+  if (in_segment_ || !opt_.image_segments.empty() || is_output_[out_t]) emit_gathers();
+}
+
+// Emits the held-back gathers (lower_gather). Each becomes a reader for the next op and joins its
+// step's fence; with `reader`, that node's input producers are added to `deps`.
+void Lowerer::emit_gathers(const Node* reader, std::vector<uint32_t>* deps) {
+  if (deferred_gathers_.empty()) return;
+  for (DeferredGather& g : deferred_gathers_) {
+    std::vector<uint32_t> done;
+    for (Descriptor& d : g.moves) {
+      d.deps = done.empty() || g.deps.size() <= kGatherSharedDeps
+                   ? g.deps
+                   : std::vector<uint32_t>{done.front()};
+      done.push_back(emit(std::move(d)));
+    }
+    pending_readers_.insert(pending_readers_.end(), done.begin(), done.end());
+    if (size_t(g.step) < step_fence_.size()) {
+      std::vector<uint32_t>& fence = step_fence_[size_t(g.step)];
+      fence.insert(fence.end(), done.begin(), done.end());
+    }
+    last_desc_[size_t(g.out_t)] = std::move(done);
+  }
+  deferred_gathers_.clear();
+  if (reader != nullptr && deps != nullptr) {
+    const std::vector<uint32_t> more = input_deps(*reader);
+    deps->insert(deps->end(), more.begin(), more.end());
+  }
+}
+
+// A node whose first tile may take held-back gathers (emit_gathers from lower_resident): a compute
+// node whose tensors all stay in L2, outside image segments. Before any other node they are
+// emitted at the start of its step.
+bool Lowerer::takes_gathers(const Node& n) const {
+  if (moves_no_compute(n) || moves_by_dma(n) || in_segment_) return false;
+  bool spilled = layout_.tensor_spilled[size_t(n.outputs[0])];
+  for (int t : n.inputs) spilled = spilled || layout_.tensor_spilled[size_t(t)];
+  return !spilled;
 }
 
 void Lowerer::lower_step(int idx) {
   const Node& n = g_.nodes[idx];
   current_step_ = int64_t(step_fence_.size());
   const bool first_pass = !in_segment_ || seg_image_ == 0;
+  if (!takes_gathers(n)) emit_gathers();
   // A conv or pool whose tensors all stay in L2 (or whose output alone spills, and no partial
   // sums) reads its first input by rows: that input, a graph input, may load in row chunks.
   const bool by_rows = (n.op == OpType::kConv || n.op == OpType::kMaxPool ||
@@ -340,6 +396,12 @@ void Lowerer::lower_step(int idx) {
     last_desc_[size_t(t)] = c.chunks;
   }
   chunked_.clear();
+  // Gathers of the previous step this step's tiles did not take.
+  if (!deferred_gathers_.empty() && deferred_gathers_.front().step < current_step_) emit_gathers();
+  // The previous step's output stores: their memory may be written from the next step on.
+  pending_readers_.insert(pending_readers_.end(), draining_outputs_.begin(),
+                          draining_outputs_.end());
+  draining_outputs_.clear();
   for (int t : n.outputs) {
     if (!in_segment_ || layout_.tensor_per_image[size_t(t)]) store_output(t);
   }
@@ -376,6 +438,7 @@ Lowered Lowerer::run() {
     lower_step(order[s++]);
     report_progress(opt_.progress, s, order.size());
   }
+  emit_gathers();
   // The search's rows name nodes; each compute node has one layer.
   for (MappingRow& row : out_.mapping) {
     const auto it = std::find(out_.layer_node.begin(), out_.layer_node.end(), int(row.layer));

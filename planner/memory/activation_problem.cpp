@@ -157,6 +157,9 @@ ActivationPlanInput build_activation_problem(const Graph& g, const std::vector<i
     }
     int death = birth;
     for (int c : consumers[t]) death = std::max(death, step_of[c]);
+    // A graph output stays one step longer: its store to DRAM then drains while the next step
+    // computes instead of holding back the next op that would overwrite it.
+    if (is_output[t] && !is_input[t] && death < last_step) ++death;
     auto [root, off] = forest.find(static_cast<int>(t));
     if (off < 0 || off + g.tensors[t].bytes() > g.tensors[root].bytes()) {
       throw std::runtime_error("tensor '" + g.tensors[t].name + "' at byte " +

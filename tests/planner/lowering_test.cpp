@@ -15,6 +15,22 @@ MoveDesc mv(MemSpace s, uint64_t sa, MemSpace d, uint64_t da, uint32_t bytes) {
   return MoveDesc{s, d, sa, da, 1, bytes, 0, 0};
 }
 
+Node node(const std::string& name, OpType op, std::vector<int> inputs, std::vector<int> outputs) {
+  Node n;
+  n.name = name;
+  n.op = op;
+  n.inputs = std::move(inputs);
+  n.outputs = std::move(outputs);
+  return n;
+}
+
+// The lowering on the tiny arch with the naive allocator (the addresses the lists below use).
+Lowered lower_on_tiny(const Graph& g) {
+  LowerOptions opt;
+  opt.allocator = "naive";
+  return lower(g, load_arch(kDir + "/configs/arch/tiny.yaml"), opt);
+}
+
 TEST(Lowering, TwoConvsOnTinyMatchTheHandDerivedList) {
   const ArchConfig arch = load_arch(kDir + "/configs/arch/tiny.yaml");
   const Graph g = load_network(kDir + "/tests/planner/data/two_conv.yaml", 0, 0, 1);
@@ -66,7 +82,6 @@ TEST(Lowering, TwoConvsOnTinyMatchTheHandDerivedList) {
 // Window partition of x (2 x 4 x 4) into four 2x2 windows (y: 8 x 2 x 2, channel w x 2 + c):
 // one 2-D L2 -> L2 move per (window, channel), 2 rows of 2 bytes, strides 4 and 2.
 TEST(Lowering, GatherIsOneMovePerBlock) {
-  const ArchConfig arch = load_arch(kDir + "/configs/arch/tiny.yaml");
   Graph g;
   Tensor x;
   x.name = "x";
@@ -76,11 +91,7 @@ TEST(Lowering, GatherIsOneMovePerBlock) {
   y.shape = {1, 8, 2, 2};
   g.inputs = {g.add_tensor(x)};
   g.outputs = {g.add_tensor(y)};
-  Node n;
-  n.name = "partition";
-  n.op = OpType::kGather;
-  n.inputs = g.inputs;
-  n.outputs = g.outputs;
+  Node n = node("partition", OpType::kGather, g.inputs, g.outputs);
   n.gather_shape = y.shape;
   for (int64_t w = 0; w < 4; ++w) {
     for (int64_t c = 0; c < 2; ++c) {
@@ -89,9 +100,7 @@ TEST(Lowering, GatherIsOneMovePerBlock) {
   }
   g.add_node(n);
   validate(g);
-  LowerOptions opt;
-  opt.allocator = "naive";
-  const Lowered l = lower(g, arch, opt);
+  const Lowered l = lower_on_tiny(g);
   const auto& d = l.list.descriptors;
   EXPECT_EQ(l.list.layers, (std::vector<std::string>{"input:x", "partition", "output:y"}));
   ASSERT_EQ(d.size(), 10u);  // input load, 8 block moves, output store
@@ -101,11 +110,80 @@ TEST(Lowering, GatherIsOneMovePerBlock) {
     EXPECT_EQ(d[1 + k].move, (MoveDesc{MemSpace::kL2, MemSpace::kL2, uint64_t(b.src),
                                        32 + uint64_t(b.dst), 2, 2, 4, 2}))
         << "block " << k;
-    // The first move waits for the input load; the others for the first move only.
-    EXPECT_EQ(d[1 + k].deps, k == 0 ? std::vector<uint32_t>{0} : std::vector<uint32_t>{1});
+    // Every move waits for the input load (one dependency, at most kGatherSharedDeps = 16: the
+    // moves need not wait for the first one), so both DMA channels start at once.
+    EXPECT_EQ(d[1 + k].deps, std::vector<uint32_t>{0});
   }
   EXPECT_EQ(d[9].deps, (std::vector<uint32_t>{1, 2, 3, 4, 5, 6, 7, 8}));  // store waits for all
   EXPECT_EQ(l.layers[1].copy_bytes, 32u);
+}
+
+// The partition above read by a 1x1 conv (8 -> 4 channels): the gather's 8 moves are held back
+// until the conv's first tile staged its weights, so the DMA (which runs moves in list order)
+// fetches the weights first; the conv's tile waits for its weights, biases and every move.
+TEST(Lowering, GatherMovesFollowTheNextLayersWeights) {
+  Graph g;
+  Tensor x;
+  x.name = "x";
+  x.shape = {1, 2, 4, 4};
+  Tensor y = x, z = x, w;
+  y.name = "y";
+  y.shape = {1, 8, 2, 2};
+  z.name = "z";
+  z.shape = {1, 4, 2, 2};
+  w.name = "w";
+  w.kind = TensorKind::kWeight;
+  w.shape = {4, 8, 1, 1};
+  w.data.assign(32, 1);
+  g.inputs = {g.add_tensor(x)};
+  const int yt = g.add_tensor(y), zt = g.add_tensor(z);
+  g.outputs = {zt};
+  Node n = node("partition", OpType::kGather, g.inputs, {yt});
+  n.gather_shape = y.shape;
+  for (int64_t k = 0; k < 4; ++k) {
+    for (int64_t c = 0; c < 2; ++c) {
+      n.gather.push_back({c * 16 + (k / 2) * 8 + (k % 2) * 2, (k * 2 + c) * 4, 2, 2, 4, 2});
+    }
+  }
+  g.add_node(n);
+  Node conv = node("conv", OpType::kConv, {yt}, {zt});
+  conv.weights = g.add_tensor(w);
+  g.add_node(conv);
+  validate(g);
+  const Lowered l = lower_on_tiny(g);
+  const auto& d = l.list.descriptors;
+  ASSERT_EQ(d.size(), 13u);  // input, weights, biases, 8 gather moves, conv tile, output store
+  EXPECT_EQ(d[1].move.src_space, MemSpace::kDram);  // the conv's 32 weight bytes
+  EXPECT_EQ(d[1].move.row_bytes, 32u);
+  EXPECT_EQ(d[2].move.row_bytes, 16u);  // its 4 biases
+  for (uint32_t k = 0; k < 8; ++k) {
+    EXPECT_EQ(d[3 + k].move.src_space, MemSpace::kL2) << "block " << k;
+    EXPECT_EQ(d[3 + k].deps, std::vector<uint32_t>{0}) << "block " << k;
+  }
+  EXPECT_EQ(d[11].kind, DescKind::kOp);
+  EXPECT_EQ(d[11].deps, (std::vector<uint32_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+  EXPECT_EQ(d[12].deps, std::vector<uint32_t>{11});  // z's store
+}
+
+// Both convolutions' outputs are graph outputs: the memory plan keeps a (3 x 4 x 4) one step
+// longer, so b's tile (which overwrites no byte of it) does not wait for a's store to DRAM; the
+// store joins the fence of step 1 instead.
+TEST(Lowering, NextOpDoesNotWaitForAnOutputsStore) {
+  const Lowered l =
+      lower_on_tiny(load_network(kDir + "/tests/planner/data/two_conv_two_outputs.yaml", 0, 0, 1));
+  const auto& d = l.list.descriptors;
+  EXPECT_EQ(l.list.layers, (std::vector<std::string>{"input:x", "a", "output:a", "b", "output:b"}));
+  ASSERT_EQ(d.size(), 9u);  // input, a's weights, biases, a, a's store, b's weights, biases, b,
+                            // b's store
+  EXPECT_EQ(d[3].kind, DescKind::kOp);
+  EXPECT_EQ(d[4].move.dst_space, MemSpace::kDram);  // a's store
+  EXPECT_EQ(d[4].deps, std::vector<uint32_t>{3});
+  EXPECT_EQ(d[7].deps, (std::vector<uint32_t>{3, 5, 6}));  // producer a, weights, biases: no 4
+  int64_t a_last = -1;
+  for (const PlannedBuffer& b : l.plan) {
+    if (b.tensor == "a") a_last = b.last;
+  }
+  EXPECT_EQ(a_last, 1);  // produced at step 0, kept through step 1
 }
 
 TEST(Lowering, SpilledTensorsRunInRowBands) {
