@@ -40,8 +40,10 @@ class FusionPlanner {
   FusionPlanner(std::vector<Graph> nets, std::vector<std::string> names, const RunConfig& cfg,
                 LowerOptions opt);
 
-  // The candidate fusing every residual Add but those named in `keep` (the Adds' output tensors,
-  // "<network>/"-prefixed in a run of several networks), or none with nullopt; lowered.
+  // The candidate fusing every residual Add and max-pool but those named in `keep` (the Adds' and
+  // pools' output tensors, "<network>/"-prefixed in a run of several networks), or none with
+  // nullopt; lowered. The pools the lowering cannot run fused (PoolFusionRefused) are added to
+  // its keep and the candidate planned again.
   FusionCandidate plan(std::optional<std::set<std::string>> keep);
 
   // The run's choice: every Add fused (`cfg.arch.lowering.fuse`, else none); then those whose
@@ -51,6 +53,8 @@ class FusionPlanner {
   // DRAM bytes is kept, the earlier on a tie (resnet50: 54.3 MB fused against 59.8 MB with its
   // spilled residuals unfused, the simulated cycles in the same order). Without its payloads.
   FusionCandidate choose();
+
+  FusionCandidate plan_once(const std::optional<std::set<std::string>>& keep);
 
   // Network k alone as the candidate `keep` fuses it, lowered (the figures of a run of several
   // networks per network).
