@@ -54,8 +54,6 @@ class FusionPlanner {
   // spilled residuals unfused, the simulated cycles in the same order). Without its payloads.
   FusionCandidate choose();
 
-  FusionCandidate plan_once(const std::optional<std::set<std::string>>& keep);
-
   // Network k alone as the candidate `keep` fuses it, lowered (the figures of a run of several
   // networks per network).
   Lowered lower_alone(size_t k, const std::optional<std::set<std::string>>& keep);
@@ -69,6 +67,8 @@ class FusionPlanner {
   void adopt(FusionCandidate& c);
 
  private:
+  // One lowering of the candidate `keep` gives (plan's retries call it again).
+  FusionCandidate plan_once(const std::optional<std::set<std::string>>& keep);
   // The tensor payloads held apart from the networks.
   struct Payload {
     std::vector<int8_t> data;
