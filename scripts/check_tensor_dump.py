@@ -6,7 +6,7 @@
 # requantisation multiplier and shift (per output channel when the JSON has channel_requant),
 # clip bounds, and for the sigmoid family the dumped lookup
 # table, itself checked against its formula at its calibrated input and output scales (a fused
-# residual Add's own table under residual.quant.lut).
+# residual Add's own table under residual.quant.lut), then a fused max-pool (fused_max_pool).
 # Usage: /usr/bin/python3 scripts/check_tensor_dump.py DIR
 import json, numpy as np, sys, os, math
 d = sys.argv[1]
@@ -59,6 +59,11 @@ for e in json.load(open(os.path.join(d, 'index.json'))):
             r = j['residual']
             v = ref * r['multiplier'] + ins[1] * r['operand_multiplier']
             ref = act(rq(v, 1, r['shift']), dict(r, layer=j['layer']), u8)
+        if 'fused_max_pool' in j:  # a max-pool on the conv's result (JSON fused_max_pool)
+            q = j['fused_max_pool']; qp = q['padding']
+            y = F.pad(torch.tensor(ref, dtype=torch.float64), (qp['left'], qp['right'], qp['top'], qp['bottom']), value=-1e9)
+            ref = F.max_pool2d(y, q['kernel'], q['stride'], ceil_mode=True).numpy()
+            ref = ref[:, :, :out.shape[2], :out.shape[3]].astype(np.int64)
     elif op == 'fc':
         w = np.load(os.path.join(d, j['weights']['file'])).astype(np.int64)
         b = np.load(os.path.join(d, j['bias']['file'])).astype(np.int64)

@@ -57,12 +57,41 @@ Lowered FusionPlanner::lower_lent(Graph& g, const std::vector<std::pair<size_t, 
   }
 }
 
+namespace {
+
+// The fusions of a candidate: its residual Adds, then its max-pools, but those in `keep`.
+void fuse_graph(Graph* g, const std::set<std::string>& keep, const std::string& prefix) {
+  fuse_residual_adds(g, keep, prefix);
+  fuse_max_pools(g, keep, prefix);
+}
+
+// Runs `attempt` with `keep`, adding the max-pools a lowering refused (PoolFusionRefused) to it
+// until one is lowered; each retry keeps at least one more pool unfused, so it ends.
+template <typename Attempt>
+auto with_refused_pools(std::optional<std::set<std::string>>& keep, Attempt attempt) {
+  for (;;) {
+    try {
+      return attempt();
+    } catch (const PoolFusionRefused& e) {
+      const size_t before = keep ? keep->size() : 0;
+      if (keep) keep->insert(e.pools().begin(), e.pools().end());
+      if (!keep || keep->size() == before) throw;
+    }
+  }
+}
+
+}  // namespace
+
 FusionCandidate FusionPlanner::plan(std::optional<std::set<std::string>> keep) {
+  return with_refused_pools(keep, [&] { return plan_once(keep); });
+}
+
+FusionCandidate FusionPlanner::plan_once(const std::optional<std::set<std::string>>& keep) {
   FusionCandidate c;
-  c.keep = std::move(keep);
+  c.keep = keep;
   std::vector<Graph> fused = nets_;  // bare: names, shapes, scales and nodes
   for (size_t k = 0; k < fused.size() && c.keep; ++k) {
-    fuse_residual_adds(&fused[k], *c.keep, fused.size() > 1 ? names_[k] + "/" : "");
+    fuse_graph(&fused[k], *c.keep, fused.size() > 1 ? names_[k] + "/" : "");
   }
   std::vector<std::pair<size_t, size_t>> all;
   for (size_t k = 0; k < nets_.size(); ++k) all.emplace_back(k, offsets_[k]);
@@ -90,7 +119,9 @@ FusionCandidate FusionPlanner::choose() {
   const std::set<std::string> refused = residuals_read_from_dram(best.graph, spilled);
   bool refused_won = false;
   if (!refused.empty()) {
-    FusionCandidate c = plan(refused);
+    std::set<std::string> keep = *best.keep;  // the pools the first plan refused stay unfused
+    keep.insert(refused.begin(), refused.end());
+    FusionCandidate c = plan(keep);
     if (c.dram_bytes < best.dram_bytes) best = std::move(c), refused_won = true;
   }
   // The unfused plan only where leaving the spilled residuals separate did not already lose
@@ -102,12 +133,15 @@ FusionCandidate FusionPlanner::choose() {
   return best;
 }
 
-Lowered FusionPlanner::lower_alone(size_t k, const std::optional<std::set<std::string>>& keep) {
-  Graph alone = nets_[k];
-  if (keep) fuse_residual_adds(&alone, *keep, names_[k] + "/");
-  LowerOptions o = opt_;
-  o.order.clear();
-  return lower_lent(alone, {{k, 0}}, o, k);
+Lowered FusionPlanner::lower_alone(size_t k, const std::optional<std::set<std::string>>& given) {
+  std::optional<std::set<std::string>> keep = given;
+  return with_refused_pools(keep, [&] {
+    Graph alone = nets_[k];
+    if (keep) fuse_graph(&alone, *keep, names_[k] + "/");
+    LowerOptions o = opt_;
+    o.order.clear();
+    return lower_lent(alone, {{k, 0}}, o, k);
+  });
 }
 
 Graph FusionPlanner::network(size_t k) const {

@@ -40,8 +40,10 @@ class FusionPlanner {
   FusionPlanner(std::vector<Graph> nets, std::vector<std::string> names, const RunConfig& cfg,
                 LowerOptions opt);
 
-  // The candidate fusing every residual Add but those named in `keep` (the Adds' output tensors,
-  // "<network>/"-prefixed in a run of several networks), or none with nullopt; lowered.
+  // The candidate fusing every residual Add and max-pool but those named in `keep` (the Adds' and
+  // pools' output tensors, "<network>/"-prefixed in a run of several networks), or none with
+  // nullopt; lowered. The pools the lowering cannot run fused (PoolFusionRefused) are added to
+  // its keep and the candidate planned again.
   FusionCandidate plan(std::optional<std::set<std::string>> keep);
 
   // The run's choice: every Add fused (`cfg.arch.lowering.fuse`, else none); then those whose
@@ -65,6 +67,8 @@ class FusionPlanner {
   void adopt(FusionCandidate& c);
 
  private:
+  // One lowering of the candidate `keep` gives (plan's retries call it again).
+  FusionCandidate plan_once(const std::optional<std::set<std::string>>& keep);
   // The tensor payloads held apart from the networks.
   struct Payload {
     std::vector<int8_t> data;

@@ -68,7 +68,7 @@ struct Dims {
 // (core/common/int8_gemm.h), and are requantised after it. A uint8 input enters the product as
 // u - 128 (its byte XOR 0x80; the border -128) and 128 x (the kernel's sum) is added back.
 void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
-  const Dims is(g.tensors[n.inputs[0]].shape), os(g.tensors[n.outputs[0]].shape);
+  const Dims is(g.tensors[n.inputs[0]].shape), os(g.tensors[n.result()].shape);
   const Bytes& wt = g.tensors[n.weights].data;
   const std::vector<int32_t>* bias = n.bias >= 0 ? &g.tensors[n.bias].bias : nullptr;
   const int64_t cin_g = is.c / n.groups, cout_g = os.c / n.groups;
@@ -346,10 +346,43 @@ void Reference::run_node(const Node& n) {
   for (size_t k = 0; k < out.size(); ++k) values_[n.outputs[k]] = std::move(out[k]);
 }
 
+// A max-pool fused into conv `n` (Node::pool) over the conv's result `y`: each output element the
+// largest of its window's elements inside the result (the pads hold none), compared as uint8
+// when the output is unsigned.
+void fused_max_pool(const Graph& g, const Node& n, const Bytes& y, Bytes& out) {
+  const Dims ys(g.tensors[n.pool.conv_output].shape), os(g.tensors[n.outputs[0]].shape);
+  const bool u8 = out_u8(g, n);
+  for (int64_t c = 0; c < os.c; ++c) {
+    for (int64_t oy = 0; oy < os.h; ++oy) {
+      for (int64_t ox = 0; ox < os.w; ++ox) {
+        const int64_t top = oy * n.pool.stride_h - n.pool.pad_top;
+        const int64_t left = ox * n.pool.stride_w - n.pool.pad_left;
+        int32_t best = INT32_MIN;
+        int8_t byte = 0;
+        for (int64_t iy = std::max<int64_t>(top, 0); iy < std::min(top + n.pool.kernel_h, ys.h); ++iy) {
+          for (int64_t ix = std::max<int64_t>(left, 0); ix < std::min(left + n.pool.kernel_w, ys.w);
+               ++ix) {
+            const int8_t b = y[(c * ys.h + iy) * ys.w + ix];
+            if (byte_value(b, u8) > best) best = byte_value(b, u8), byte = b;
+          }
+        }
+        out[(c * os.h + oy) * os.w + ox] = byte;
+      }
+    }
+  }
+}
+
 void Reference::compute(const Node& n, const std::vector<const Bytes*>& in,
                         std::vector<Bytes>& out) const {
   switch (n.op) {
     case OpType::kConv:
+      if (n.pool.fused) {
+        Bytes y(size_t(g_.tensors[n.pool.conv_output].shape.elements() /
+                       std::max<int64_t>(1, g_.tensors[n.pool.conv_output].shape.n)));
+        conv(g_, n, *in[0], y);
+        fused_max_pool(g_, n, y, out[0]);
+        break;
+      }
       conv(g_, n, *in[0], out[0]);
       if (n.residual.fused) residual_add(g_, n, *in[1], out[0]);
       break;

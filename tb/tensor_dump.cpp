@@ -213,6 +213,16 @@ void dump_tensors(const Graph& g, const Lowered& lowered, const FunctionalCheck&
             lut_json(r.act, r.lut, g.tensors[size_t(n.outputs[0])].is_unsigned);
       }
     }
+    if (n.pool.fused) {  // a max-pool fused into the conv (Node::pool): on its int8 result
+      const Node::MaxPoolFusion& q = n.pool;
+      j["fused_max_pool"] = {{"kernel", {q.kernel_h, q.kernel_w}},
+                             {"stride", {q.stride_h, q.stride_w}},
+                             {"padding",
+                              {{"top", q.pad_top},
+                               {"left", q.pad_left},
+                               {"bottom", q.pad_bottom},
+                               {"right", q.pad_right}}}};
+    }
     j["activation_scale"] = kActivationScale;
     j["quant"] = numerics(g, n);
     j["inputs"] = nlohmann::json::array();

@@ -68,6 +68,9 @@ struct L1Config {
   uint32_t kernel_bytes = 2048;  // kernel region: the current fill's weights (or inputs), broadcast
   bool shift_stride = true;      // shift-stride writes: one write fills every line
   bool pad_in_block = true;      // the iterator inserts virtual padding into the shifted block
+  // The store unit's row buffer for a max-pool fused into a conv (core/timing/fused_pool.h): the
+  // partial pooled rows of one channel group; 0: no max-pool is fused.
+  uint64_t pool_row_buffer_bytes = 8192;
 };
 
 struct NeuronConfig {

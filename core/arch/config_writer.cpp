@@ -80,6 +80,9 @@ void emit_arch_fields(YAML::Emitter& e, const ArchConfig& a) {
   e << YAML::Key << "lines" << YAML::Value << a.l1.lines;
   e << YAML::Key << "line_bytes" << YAML::Value << a.l1.line_bytes;
   e << YAML::Key << "kernel_bytes" << YAML::Value << a.l1.kernel_bytes;
+  if (a.l1.pool_row_buffer_bytes != L1Config().pool_row_buffer_bytes) {  // the seed's fingerprint
+    e << YAML::Key << "pool_row_buffer_bytes" << YAML::Value << a.l1.pool_row_buffer_bytes;
+  }
   e << YAML::Key << "shift_stride" << YAML::Value << a.l1.shift_stride;
   e << YAML::Key << "pad_in_block" << YAML::Value << a.l1.pad_in_block;
   e << YAML::EndMap;

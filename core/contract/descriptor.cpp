@@ -33,13 +33,19 @@ bool OpDesc::operator==(const OpDesc& o) const {
          channel_requant == o.channel_requant && row_begin == o.row_begin && row_end == o.row_end &&
          ch_begin == o.ch_begin && ch_end == o.ch_end && in_ch_begin == o.in_ch_begin &&
          in_ch_end == o.in_ch_end && psum_mode == o.psum_mode && psum == o.psum &&
-         mapping == o.mapping && flags == o.flags && post == o.post;
+         mapping == o.mapping && flags == o.flags && post == o.post && pool == o.pool;
 }
 
 bool PostOp::operator==(const PostOp& o) const {
   return kind == o.kind && operand == o.operand && multiplier == o.multiplier &&
          operand_multiplier == o.operand_multiplier && shift == o.shift && act == o.act &&
          clip_min == o.clip_min && clip_max == o.clip_max;
+}
+
+bool FusedPool::operator==(const FusedPool& o) const {
+  return kernel_h == o.kernel_h && kernel_w == o.kernel_w && stride_h == o.stride_h &&
+         stride_w == o.stride_w && pad_top == o.pad_top && pad_left == o.pad_left &&
+         pad_bottom == o.pad_bottom && pad_right == o.pad_right && output == o.output;
 }
 
 bool Descriptor::operator==(const Descriptor& o) const {
@@ -161,6 +167,9 @@ void check(const DescriptorList& list) {
                     std::to_string(o.ch_end - o.ch_begin) + ")");
       }
       if (o.post.present() && !o.post.operand.present()) fail(d, "post-op without an operand");
+      if (o.pool.present() && !o.pool.output.present()) {
+        fail(d, "fused max-pool without a pooled output");
+      }
       for (const Requant& q : {o.lut.in, o.lut.out}) {
         if (q.multiplier <= 0 || q.shift < 0 || q.shift > 62) {
           fail(d, "lookup-table scale " + std::to_string(q.multiplier) + " / 2^" +

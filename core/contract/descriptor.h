@@ -30,7 +30,9 @@ namespace strider {
 // Version 7: MoveDesc::dst_step (a destination row scattered to every dst_step-th byte).
 // Version 8: PostAct::kSilu (x sigmoid(x) as a fused activation); OpDesc::lut (the lookup
 // activations' calibrated input and output scales).
-constexpr uint32_t kDescriptorFormatVersion = 8;
+// Version 9: OpDesc::pool (a max-pool fused into a conv's store path: kernel, stride, pads and the
+// pooled output the store unit writes).
+constexpr uint32_t kDescriptorFormatVersion = 9;
 
 // Requantisation of an int32 value to int8: round_half_away(v x multiplier / 2^shift)
 // (core/contract/quant.h).
@@ -149,6 +151,22 @@ struct PostOp {
   bool operator==(const PostOp& o) const;
 };
 
+// A max-pool fused into a conv's store path (model/l1/store_unit.h): the store unit takes the
+// maximum over each kernel_h x kernel_w window (stride, virtual padding: a window's elements
+// outside the conv's result are skipped, never a pad value) of the conv's requantised, activated
+// result and writes only the pooled tensor `output` (the op's own OpDesc::output then gives only
+// the conv result's shape: it is never stored). A fused tile covers the conv's whole height
+// (row_begin 0, row_end output.h), so every window's rows are in the tile; its channels
+// [ch_begin, ch_end) of `output` are written, every pooled row.
+struct FusedPool {
+  uint16_t kernel_h = 0, kernel_w = 0;  // 0: no fused pool
+  uint16_t stride_h = 1, stride_w = 1;
+  uint16_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  TensorRef output;  // the pooled tensor (c = the conv's channels)
+  bool present() const { return kernel_h != 0; }
+  bool operator==(const FusedPool& o) const;
+};
+
 struct MoveDesc {
   MemSpace src_space = MemSpace::kDram, dst_space = MemSpace::kL2;
   uint64_t src_addr = 0, dst_addr = 0;
@@ -228,6 +246,9 @@ struct OpDesc {
   static constexpr uint8_t kInputUnsigned = 8, kInput2Unsigned = 16, kOutputUnsigned = 32;
   uint8_t flags = 0;
   PostOp post;  // conv only; applied to the requantised output (not to partial sums)
+  FusedPool pool;  // conv only, without post-op or partial sums
+  // Where the store unit writes the tile's results: the pooled tensor, or `output`.
+  const TensorRef& stored() const { return pool.present() ? pool.output : output; }
   bool operator==(const OpDesc& o) const;
 };
 

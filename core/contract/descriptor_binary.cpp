@@ -105,6 +105,11 @@ void put(ByteWriter& w, const OpDesc& o) {
     w.i32(q.multiplier);
     w.i32(q.shift);
   }
+  for (uint16_t v : {o.pool.kernel_h, o.pool.kernel_w, o.pool.stride_h, o.pool.stride_w,
+                     o.pool.pad_top, o.pool.pad_left, o.pool.pad_bottom, o.pool.pad_right}) {
+    w.u<uint16_t>(v);
+  }
+  if (o.pool.present()) put(w, o.pool.output);
   w.u<uint8_t>(uint8_t(o.post.kind));
   if (!o.post.present()) return;
   put(w, o.post.operand);
@@ -157,6 +162,11 @@ OpDesc get_op(ByteReader& r) {
     q.multiplier = r.i32();
     q.shift = r.i32();
   }
+  for (uint16_t* v : {&o.pool.kernel_h, &o.pool.kernel_w, &o.pool.stride_h, &o.pool.stride_w,
+                      &o.pool.pad_top, &o.pool.pad_left, &o.pool.pad_bottom, &o.pool.pad_right}) {
+    *v = r.u<uint16_t>();
+  }
+  if (o.pool.present()) o.pool.output = get_ref(r);
   o.post.kind = r.enumeration<PostOpKind>(2, "post-op");
   if (!o.post.present()) return o;
   o.post.operand = get_ref(r);

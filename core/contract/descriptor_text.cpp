@@ -124,6 +124,12 @@ void emit_op(YAML::Emitter& e, const OpDesc& o) {
     }
     e << YAML::EndSeq;
   }
+  if (o.pool.present()) {  // fused max-pool: [kh, kw], [sh, sw], [top, left, bottom, right]
+    emit_seq(e, "pool_kernel", o.pool.kernel_h, o.pool.kernel_w);
+    emit_seq(e, "pool_stride", o.pool.stride_h, o.pool.stride_w);
+    emit_seq(e, "pool_pads", o.pool.pad_top, o.pool.pad_left, o.pool.pad_bottom, o.pool.pad_right);
+    emit_ref(e, "pool_output", o.pool.output);
+  }
   if (o.post.present()) {  // post_op, its operand, [multiplier, operand_multiplier, shift], act
     e << YAML::Key << "post_op" << YAML::Value << to_string(o.post.kind);
     emit_ref(e, "post_operand", o.post.operand);
@@ -182,6 +188,16 @@ OpDesc parse_op(const YAML::Node& m) {
         throw YAML::Exception(pair.Mark(), "channel_requant: expected [multiplier, shift]");
       }
       o.channel_requant.push_back({pair[0].as<int32_t>(), pair[1].as<int32_t>()});
+    }
+  }
+  if (m["pool_kernel"]) {
+    FusedPool& p = o.pool;
+    parse_seq<uint16_t>(m, "pool_kernel", {&p.kernel_h, &p.kernel_w});
+    parse_seq<uint16_t>(m, "pool_stride", {&p.stride_h, &p.stride_w});
+    parse_seq<uint16_t>(m, "pool_pads", {&p.pad_top, &p.pad_left, &p.pad_bottom, &p.pad_right});
+    p.output = parse_ref(m, "pool_output");
+    if (!p.present()) {
+      throw YAML::Exception(m["pool_kernel"].Mark(), "pool_kernel: 0, expected 1 or more");
     }
   }
   if (m["post_op"]) {

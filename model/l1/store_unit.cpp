@@ -4,6 +4,7 @@
 
 #include "core/common/requant_row.h"
 #include "core/contract/quant.h"
+#include "core/timing/fused_pool.h"
 #include "model/l2/l2_sram.h"
 
 namespace strider {
@@ -24,14 +25,37 @@ StoreUnit::StoreUnit(sc_core::sc_module_name name, const ClockDomain& clock, boo
                            "positions computed across row ends and dropped")),
       post_bytes_(stats.add("store.post_op_read_bytes",
                             "post-op operand bytes read from L2 (residual Adds fused into convs)")),
+      pool_compares_(stats.add("store.pool_compares",
+                               "max compares of the max-pools fused into convs' stores")),
+      pool_row_buffer_(stats.add("store.pool_row_buffer_accesses",
+                                 "row-buffer accesses (partial pooled rows) of fused max-pools")),
+      pool_tiles_(stats.add("store.pool_tiles", "tiles stored through a fused max-pool")),
       busy_flag_("busy") {
   SC_HAS_PROCESS(StoreUnit);
   SC_THREAD(run);
 }
 
-// Where a tile's results go: its output, or its int32 partial sums.
+// Where a tile's results go: its output (the pooled tensor of a fused max-pool), or its int32
+// partial sums.
 const TensorRef& StoreUnit::destination(const OpDesc& op) {
-  return (op.psum_mode & OpDesc::kPsumWrite) ? op.psum : op.output;
+  return (op.psum_mode & OpDesc::kPsumWrite) ? op.psum : op.stored();
+}
+
+// A fused max-pool's tile: every channel plane of the conv's result pooled, the pooled rows
+// written.
+void StoreUnit::write_pooled(const TileToken& t) {
+  const OpDesc& op = t.desc->op;
+  const TensorRef& o = op.pool.output;
+  const uint64_t plane = uint64_t(op.row_end - op.row_begin) * op.output.w;
+  std::vector<int8_t> pooled(uint64_t(o.h) * o.w);
+  const bool u8 = op.flags & OpDesc::kOutputUnsigned;
+  for (uint32_t c = op.ch_begin; c < op.ch_end; ++c) {
+    max_pool_plane(t.output.data() + (c - op.ch_begin) * plane, op.row_end - op.row_begin,
+                   op.output.w, op.pool, u8, pooled.data());
+    for (uint32_t y = 0; y < o.h; ++y) {
+      l2_.write(o.addr + o.offset(c, y, 0), pooled.data() + uint64_t(y) * o.w, o.w);
+    }
+  }
 }
 
 bool StoreUnit::has_post_op(const OpDesc& op) {
@@ -40,6 +64,7 @@ bool StoreUnit::has_post_op(const OpDesc& op) {
 
 void StoreUnit::write_output(const TileToken& t) {
   const OpDesc& op = t.desc->op;
+  if (op.pool.present()) return write_pooled(t);
   const TensorRef& o = destination(op);
   const uint64_t row_bytes = uint64_t(o.w) * o.element_bytes;
   const bool post = has_post_op(op);
@@ -76,6 +101,15 @@ void StoreUnit::write_output(const TileToken& t) {
 Access StoreUnit::access_l2(const TileToken& t, const TensorRef& o, uint64_t now) {
   const OpDesc& op = t.desc->op;
   const TileWork& w = t.work;
+  if (op.pool.present()) {  // the pooled planes: one piece per channel at o's channel stride
+    AccessPattern p;
+    p.addr = o.addr + o.offset(op.ch_begin, 0, 0);
+    p.bytes = uint64_t(o.h) * o.w;
+    p.count = op.ch_end - op.ch_begin;
+    p.stride = o.channel_stride;
+    p.repeats = 1;
+    return l2_.access_pattern(L2Sram::kStore, p, now);
+  }
   const uint64_t element = w.valid_outputs ? w.output_bytes / w.valid_outputs : 1;
   const uint64_t addr = o.addr + o.offset(op.ch_begin, op.row_begin, 0);
   uint64_t patterned = 0;
@@ -127,14 +161,24 @@ void StoreUnit::run() {
     } else {
       a = access_l2(t, o, now);
     }
-    const uint64_t end = std::max(a.end, t.neuron_end + 1 + l2_.latency(o.addr));
+    // A fused max-pool's last compare: one cycle after the last result.
+    const uint64_t compare = t.desc->op.pool.present() ? 1 : 0;
+    const uint64_t end = std::max(a.end, t.neuron_end + 1 + compare + l2_.latency(o.addr));
     if (functional_) write_output(t);
-    r.l2_write_bytes = t.work.output_bytes;
+    uint64_t stored = t.work.output_bytes;
+    if (t.desc->op.pool.present()) {
+      const PoolWork p = pool_work(t.desc->op);
+      stored = p.pooled_bytes;
+      pool_compares_ += p.compares;
+      pool_row_buffer_ += p.row_buffer_accesses;
+      ++pool_tiles_;
+    }
+    r.l2_write_bytes = stored;
     r.discarded_outputs = t.work.discarded_outputs;
     r.stall_l2_conflict += a.stall;
     r.l2_bank_conflict_cycles += a.conflict;
     ++tiles_;
-    bytes_ += t.work.output_bytes;
+    bytes_ += stored;
     discarded_ += t.work.discarded_outputs;
     retire_.post(t.desc->id, clock_.cycles(end - now));
     clock_.wait_until(a.end);

@@ -214,6 +214,19 @@ struct Node {
     LutScales lut;  // the Add's lookup activation's table scales (Node::lut)
   };
   ResidualAdd residual;
+  // A MaxPool fused into this conv's store path (OpDesc::pool; planner/lower/legalise.h
+  // fuse_max_pools): outputs[0] is then the pooled tensor and conv_output the conv's own result,
+  // which has no memory (only its shape is used).
+  struct MaxPoolFusion {
+    bool fused = false;
+    int kernel_h = 0, kernel_w = 0, stride_h = 1, stride_w = 1;
+    int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+    int conv_output = -1;
+  };
+  MaxPoolFusion pool;
+  // The tensor holding this node's computed result's shape: the conv's own output when a
+  // max-pool is fused, else outputs[0].
+  int result() const { return pool.fused ? pool.conv_output : outputs[0]; }
 
   // Split / Slice: channel ranges, one [begin, end) per output.
   std::vector<int64_t> channel_begin, channel_end;

@@ -352,7 +352,7 @@ int64_t node_macs(const Graph& g, const Node& n) {
     return 0;
   }
   if (n.outputs.empty()) return 0;
-  const TensorShape& out = g.tensors.at(n.outputs[0]).shape;
+  const TensorShape& out = g.tensors.at(n.result()).shape;  // a fused pool's conv: its own
   return out.elements() * reduction_length(g, n);
 }
 

@@ -95,7 +95,10 @@ uint32_t Lowerer::weight_block(const Node& n, Mapping m) const {
     const uint64_t slot = weight_slot_bytes(arch_);
     const uint64_t fit = slot / per;
     const uint64_t unit = m != Mapping::kPositions ? arch_.neurons.count : arch_.neurons.accumulators;
-    const uint64_t block = fit >= unit ? fit / unit * unit : 2 * slot / per >= unit ? unit : fit;
+    uint64_t block = fit >= unit ? fit / unit * unit : 2 * slot / per >= unit ? unit : fit;
+    // A fused max-pool's row buffer holds the open pooled rows of every channel of a positions
+    // tile (planner/lower/pool_fusion.cpp).
+    if (n.pool.fused && m == Mapping::kPositions) block = std::min(block, pool_block_cap(n));
     return static_cast<uint32_t>(std::clamp<uint64_t>(block, 1, out_c));
   }
   // An fc, and a conv lowered as one (gemm_as_conv): one run of neurons, a slot within L2 / 16.
@@ -188,6 +191,7 @@ OpDesc Lowerer::base_op(const Node& n, bool placed) const {
                     r.clip_max};
   }
   b.output = tensor(n.outputs[0]);
+  if (n.pool.fused) fuse_pool(n, &b);
   if (!node_mapping_.empty()) b.mapping = node_mapping_[&n - g_.nodes.data()];
   b.kernel_h = static_cast<uint16_t>(n.op == OpType::kGlobalAvgPool ? b.input.h : n.kernel_h);
   b.kernel_w = static_cast<uint16_t>(n.op == OpType::kGlobalAvgPool ? b.input.w : n.kernel_w);
@@ -329,6 +333,7 @@ uint32_t Lowerer::band_rows(const OpDesc& op) const {
 }
 
 uint32_t Lowerer::band_rows(const Node& n, const OpDesc& op) const {
+  if (n.pool.fused) return op.output.h;  // a fused max-pool's tile: the whole height
   const size_t i = &n - g_.nodes.data();
   return i < node_rows_.size() && node_rows_[i] != 0 ? node_rows_[i] : band_rows(op);
 }
@@ -395,6 +400,7 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
       di.op.input2 = image_base[i].input2;
       di.op.post.operand = image_base[i].post.operand;
       di.op.output = image_base[i].output;
+      di.op.pool.output = image_base[i].pool.output;
       // The slot's last reader becomes this tile (the next writer of the slot waits for it).
       if (i > 0 && n.weights >= 0) staging_.last_user[slot] = -2 - static_cast<int>(slot);
       last = emit_tile(std::move(di), layer);
@@ -449,7 +455,7 @@ void Lowerer::order_queues(Descriptor& d) {
     }
   }
   const bool psum_write = (o.psum_mode & OpDesc::kPsumWrite) && o.psum.present();
-  const std::pair<uint64_t, uint64_t> w = l2_span(psum_write ? o.psum : o.output);
+  const std::pair<uint64_t, uint64_t> w = l2_span(psum_write ? o.psum : o.stored());
   std::vector<OpBytes>& theirs = queue_bytes_[other];
   int wait = -1;
   for (const OpBytes& b : theirs) {
@@ -472,7 +478,7 @@ void Lowerer::record_queue_bytes(int q, const Descriptor& d) {
   const OpDesc& o = d.op;
   std::vector<OpBytes>& mine = queue_bytes_[q];
   for (const TensorRef* t :
-       {&o.input, &o.input2, &o.weights, &o.bias, &o.psum, &o.output, &o.post.operand}) {
+       {&o.input, &o.input2, &o.weights, &o.bias, &o.psum, &o.stored(), &o.post.operand}) {
     const std::pair<uint64_t, uint64_t> s = l2_span(*t);
     if (s.first == s.second) continue;
     bool merged = false;

@@ -273,6 +273,9 @@ class Checker {
       reads.push_back(whole(o.psum, "op.psum"));
     if ((o.psum_mode & OpDesc::kPsumWrite) && o.psum.present()) {
       writes.push_back(whole(o.psum, "op.psum"));
+    } else if (o.pool.present()) {  // a fused max-pool: every pooled row of the tile's channels
+      writes.push_back(
+          block(o.pool.output, o.ch_begin, o.ch_end, 0, o.pool.output.h, "op.pool.output"));
     } else {
       writes.push_back(block(o.output, o.ch_begin, o.ch_end, o.row_begin, o.row_end, "op.output"));
     }

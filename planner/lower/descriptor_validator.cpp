@@ -4,6 +4,7 @@
 
 #include "core/common/saturating.h"
 #include "core/contract/vector_math.h"
+#include "core/timing/fused_pool.h"
 #include "planner/lower/data_flow_check.h"
 
 namespace strider {
@@ -205,6 +206,86 @@ class Validator {
     return range(field, MemSpace::kL2, t.addr, extent(t)) && ok;
   }
 
+  // A fused max-pool (conv only, without post-op or partial sums): a window of 2 or more
+  // elements, strides up to the kernel, pads below it, the pooled output of the conv's channels with
+  // the extent the window gives (floor or ceil), the tile over the conv's whole height, and the
+  // row buffer (core/timing/fused_pool.h) holding its channel group's open pooled rows. Returns
+  // whether the op's tensors can be checked further.
+  bool fused_pool(const OpDesc& o) {
+    const FusedPool& p = o.pool;
+    if (o.op != OpCode::kConv || o.post.present() || o.psum_mode != 0) {
+      fail("op.pool", std::string("given for ") + to_string(o.op) +
+                          (o.op == OpCode::kConv ? " with a post-op or partial sums" : "") +
+                          ", expected only for a conv without either");
+      return false;
+    }
+    const std::string window = str(p.kernel_h) + "x" + str(p.kernel_w);
+    if (p.kernel_h == 0 || p.kernel_w == 0 || uint32_t(p.kernel_h) * p.kernel_w < 2) {
+      fail("op.pool.kernel", window + ", expected a window of 2 or more elements");
+      return false;
+    }
+    if (p.stride_h == 0 || p.stride_w == 0 || p.stride_h > p.kernel_h || p.stride_w > p.kernel_w) {
+      fail("op.pool.stride", str(p.stride_h) + "x" + str(p.stride_w) +
+                                 ", expected 1 up to the kernel " + window);
+      return false;
+    }
+    if (p.pad_top >= p.kernel_h || p.pad_bottom >= p.kernel_h || p.pad_left >= p.kernel_w ||
+        p.pad_right >= p.kernel_w) {
+      fail("op.pool.pads", str(p.pad_top) + "/" + str(p.pad_left) + "/" + str(p.pad_bottom) + "/" +
+                               str(p.pad_right) + ", expected each less than the kernel " + window);
+      return false;
+    }
+    if (o.output.h == 0 || o.output.w == 0) {
+      fail("op.output", "has an empty shape " + shape(o.output));
+      return false;
+    }
+    if (!tensor("op.pool.output", p.output, 1, true)) return false;
+    // The pooled extent with floor and with ceil rounding (ONNX ceil_mode).
+    const auto rows = [&](bool ceil) {
+      return pooled_extent(o.output.h, p.kernel_h, p.stride_h, p.pad_top, p.pad_bottom, ceil);
+    };
+    const auto cols = [&](bool ceil) {
+      return pooled_extent(o.output.w, p.kernel_w, p.stride_w, p.pad_left, p.pad_right, ceil);
+    };
+    const uint32_t h0 = rows(false), h1 = rows(true), w0 = cols(false), w1 = cols(true);
+    if (p.output.c != o.output.c || p.output.h < h0 || p.output.h > h1 || p.output.w < w0 ||
+        p.output.w > w1 || h0 == 0 || w0 == 0) {
+      fail("op.pool.output", "shape " + shape(p.output) + ", expected " + str(o.output.c) + "x" +
+                                 str(h0) + (h1 != h0 ? ".." + str(h1) : "") + "x" + str(w0) +
+                                 (w1 != w0 ? ".." + str(w1) : "") + " (a " + window +
+                                 " pool over op.output's " + shape(o.output) + ")");
+      return false;
+    }
+    bool ok = true;
+    if (o.row_begin != 0 || o.row_end != o.output.h) {
+      fail("op.row_end", "tile rows [" + str(o.row_begin) + ", " + str(o.row_end) +
+                             ") under a fused max-pool, expected the conv's whole height [0, " +
+                             str(o.output.h) + ")");
+      ok = false;
+    }
+    if (p.output.first_row != 0 || p.output.held_rows() != p.output.h ||
+        o.ch_begin < p.output.first_channel ||
+        o.ch_end > uint64_t(p.output.first_channel) + p.output.held_channels()) {
+      fail("op.pool.output", "holds rows [" + str(p.output.first_row) + ", " +
+                                 str(uint64_t(p.output.first_row) + p.output.held_rows()) +
+                                 ") x channels [" + str(p.output.first_channel) + ", " +
+                                 str(uint64_t(p.output.first_channel) + p.output.held_channels()) +
+                                 "), expected every row of the tile's channels [" + str(o.ch_begin) +
+                                 ", " + str(o.ch_end) + ")");
+      ok = false;
+    }
+    const uint64_t need = pool_row_buffer_bytes(o, arch_.neurons.count);
+    if (need > arch_.l1.pool_row_buffer_bytes) {
+      fail("op.pool", "needs " + str(need) + " row-buffer bytes (" +
+                          str(pool_group_channels(o, arch_.neurons.count)) +
+                          " channels x " + str((p.kernel_h + p.stride_h - 1) / p.stride_h) +
+                          " rows x " + str(p.output.w) + "), arch.l1.pool_row_buffer_bytes is " +
+                          str(arch_.l1.pool_row_buffer_bytes));
+      ok = false;
+    }
+    return ok;
+  }
+
   // A post-op Add (conv only): its operand an int8 L2 tensor of the output's shape holding the
   // tile's rows and channels, its multipliers those of an add.
   void post_op(const OpDesc& o, bool out_ok) {
@@ -272,7 +353,8 @@ class Validator {
 
   void op(const OpDesc& o) {
     const bool in_ok = tensor("op.input", o.input, 1, true);
-    const bool out_ok = tensor("op.output", o.output, 1, true);
+    // A fused max-pool's output is the conv's result shape only; its pooled tensor is written.
+    const bool out_ok = o.pool.present() ? fused_pool(o) : tensor("op.output", o.output, 1, true);
     const bool has_weights = o.op == OpCode::kConv || o.op == OpCode::kFullyConnected;
     const bool eltwise = o.op == OpCode::kAdd || o.op == OpCode::kMul;
     if (eltwise) {

@@ -127,6 +127,33 @@ int fuse_residual_adds(Graph* g, const std::set<std::string>& keep, const std::s
   });
 }
 
+int fuse_max_pools(Graph* g, const std::set<std::string>& keep, const std::string& prefix) {
+  return fold_nodes(g, [&](const Node& a, Uses& u) {
+    if (a.op != OpType::kMaxPool || a.inputs.size() != 1 || a.outputs.size() != 1 ||
+        keep.count(prefix + g->tensors[a.outputs[0]].name) || a.activation != Activation::kNone ||
+        a.requant_multiplier != 1 || a.requant_shift != 0 || a.kernel_h * a.kernel_w < 2 ||
+        a.dilation_h != 1 ||
+        a.dilation_w != 1 || a.stride_h > a.kernel_h || a.stride_w > a.kernel_w ||
+        a.pad_top >= a.kernel_h || a.pad_bottom >= a.kernel_h || a.pad_left >= a.kernel_w ||
+        a.pad_right >= a.kernel_w) {
+      return false;
+    }
+    const int t = a.inputs[0], p = u.producer[t];
+    if (p < 0 || u.consumers[t].size() != 1 || u.is_output[t]) return false;
+    Node& conv = g->nodes[p];
+    if (conv.op != OpType::kConv || conv.outputs.size() != 1 || conv.residual.fused ||
+        conv.pool.fused ||
+        g->tensors[t].is_unsigned != g->tensors[a.outputs[0]].is_unsigned) {
+      return false;
+    }
+    conv.pool = {true,        a.kernel_h, a.kernel_w,    a.stride_h,   a.stride_w,
+                 a.pad_top,   a.pad_left, a.pad_bottom,  a.pad_right,  t};
+    conv.outputs[0] = a.outputs[0];  // the conv now writes the pool's output
+    u.producer[a.outputs[0]] = p;
+    return true;
+  });
+}
+
 std::set<std::string> residuals_read_from_dram(const Graph& g,
                                                const std::vector<bool>& tensor_spilled) {
   std::set<std::string> names;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,28 @@ int fuse_activations(Graph* g);
 // unfused (the per-layer choice below). Returns how many Adds were fused.
 int fuse_residual_adds(Graph* g, const std::set<std::string>& keep = {},
                        const std::string& prefix = "");
+
+// A MaxPool that is the only reader of a conv's result (after its activation) is fused into the
+// conv's store path (Node::pool, OpDesc::pool): the conv writes the pool's output and the pool
+// node goes. Only an exact fold: dilation 1, stride <= kernel, pads < kernel, no activation or
+// requantisation of the pool's own, input and output of one signedness, a conv without a fused
+// residual Add. A pool whose output tensor is named `prefix` + a name in `keep` stays unfused
+// (the lowering refuses a fused conv it cannot run: tb/fusion_planner.h). Returns how many.
+int fuse_max_pools(Graph* g, const std::set<std::string>& keep = {},
+                   const std::string& prefix = "");
+
+// Thrown by the lowering for a graph whose fused max-pools it cannot run (planner/lower/lowerer.h
+// check_fused_pools): `pools` names their output tensors, for fuse_max_pools' `keep`.
+class PoolFusionRefused : public std::runtime_error {
+ public:
+  explicit PoolFusionRefused(std::set<std::string> pools)
+      : std::runtime_error("fused max-pools the plan cannot run: " + std::to_string(pools.size())),
+        pools_(std::move(pools)) {}
+  const std::set<std::string>& pools() const { return pools_; }
+
+ private:
+  std::set<std::string> pools_;
+};
 
 // Fusion per layer against the memory plan (tb/run_plan.cpp): the fused convs of `g` whose
 // residual operand the plan of `g` spilled (`tensor_spilled`, per tensor) read it per tile from

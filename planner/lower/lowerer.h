@@ -94,6 +94,15 @@ class Lowerer {
                      uint32_t c0, uint32_t c1) const;
   // mapping_choice.cpp
   void choose_mappings();
+  // A fused max-pool (Node::pool) in `op`: the pooled tensor written, op.output the conv's
+  // result shape (planner/lower/pool_fusion.cpp).
+  void fuse_pool(const Node& n, OpDesc* op) const;
+  // Throws PoolFusionRefused naming the fused pools this plan cannot run: a conv with a spilled
+  // tensor (row bands) or whose channel group needs more row buffer than the arch has.
+  void check_fused_pools() const;
+  // The most channels of a positions tile whose open pooled rows the row buffer holds (whole
+  // groups of accumulators when it holds that many).
+  uint64_t pool_block_cap(const Node& n) const;
   bool gemm_as_conv(const Node& n) const;  // 1x1 conv to one output position: lowered as fc
   // banks: each tile at the mapper's cost (mapper_tile_cycles), else max(pipeline, load port).
   uint64_t mapping_cost(const Node& n, Mapping m, bool banks = false) const;

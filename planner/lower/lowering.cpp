@@ -418,6 +418,7 @@ Lowered Lowerer::run() {
   choose_mappings();  // before the memory plan: the mapping sets the weight-staging slot sizes
   plan_memory(order);
   if (arch_.lowering.mapping == "search") search_mappings(order);  // mapper.h
+  check_fused_pools();
   node_copies_.resize(g_.nodes.size());
   for (size_t k = 0; k < layout_.copies.size(); ++k) node_copies_.at(layout_.copies[k].node).push_back(k);
 

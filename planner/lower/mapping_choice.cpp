@@ -45,7 +45,7 @@ uint64_t Lowerer::mapping_cost(const Node& n, Mapping m, bool banks) const {
 
 bool Lowerer::gemm_as_conv(const Node& n) const {
   if (n.op != OpType::kConv) return false;
-  const TensorShape& out = g_.tensors[n.outputs[0]].shape;
+  const TensorShape& out = g_.tensors[n.result()].shape;
   return out.h == 1 && out.w == 1 && channels_mapping_applies(base_op(n, false));
 }
 

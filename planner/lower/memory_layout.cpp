@@ -37,7 +37,7 @@ uint64_t Lowerer::min_band_bytes(bool input, std::string* worst, bool partial_su
     const uint32_t c1 = channel_local(n) || partial_sums ? 1 : weight_block(n);
     if (input) {
       const Tensor& in = g_.tensors[n.inputs[0]];
-      const uint32_t out_h = static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.h);
+      const uint32_t out_h = static_cast<uint32_t>(g_.tensors[n.result()].shape.h);
       for (uint32_t r = 0; r < out_h; ++r) {  // rows near the padding need fewer input rows
         uint32_t y0, y1, i0, i1;
         input_rows(n, r, r + 1, &y0, &y1);

@@ -220,6 +220,25 @@ TEST(ArchLoader, SkewPlanesIsABoolean) {
   EXPECT_EQ(arch_yaml(ArchConfig{}).find("skew_planes"), std::string::npos);
 }
 
+// The store unit's row buffer of a fused max-pool (core/timing/fused_pool.h).
+TEST(ArchLoader, PoolRowBufferBytesIsACount) {
+  TempDir t;
+  const std::string f = t.write("a.yaml",
+                                "arch:\n"
+                                "  l1:\n"
+                                "    pool_row_buffer_bytes: lots\n");  // line 3
+  EXPECT_EQ(errors_of([&] { load_arch(f); }).size(), 1u);
+  EXPECT_NE(errors_of([&] { load_arch(f); })[0].find(f + ":3: arch.l1.pool_row_buffer_bytes"),
+            std::string::npos);
+  EXPECT_EQ(load_arch(source_path("configs/arch/seed.yaml")).l1.pool_row_buffer_bytes, 8192u);
+  const ArchConfig a = load_arch(t.write("b.yaml", "arch:\n  l1: {pool_row_buffer_bytes: 0}\n"));
+  EXPECT_EQ(a.l1.pool_row_buffer_bytes, 0u);
+  // Written (and so fingerprinted) only when changed: the seed's fingerprint is unchanged.
+  EXPECT_NE(arch_yaml(a).find("pool_row_buffer_bytes: 0"), std::string::npos);
+  EXPECT_EQ(arch_yaml(ArchConfig{}).find("pool_row_buffer_bytes"), std::string::npos);
+  EXPECT_NE(a.fingerprint(), ArchConfig{}.fingerprint());
+}
+
 TEST(ArchLoader, L2GeometryChecks) {
   TempDir t;
   const std::string f = t.write("a.yaml",

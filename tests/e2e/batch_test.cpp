@@ -68,10 +68,11 @@ TEST(Batch, FourImagesTimingAndFunctionalBitExact) {
   EXPECT_GT(timing.cycles, one.cycles);
   EXPECT_LT(timing.cycles, 4 * one.cycles);
   EXPECT_DOUBLE_EQ(timing.cycles_per_image, double(timing.cycles) / 4);
-  // Functional mode: the same cycles, every compute layer (8: add1 is fused into conv2b; the
-  // concat copies its inputs at batch 4) checked against the reference image by image.
+  // Functional mode: the same cycles, every compute layer (7: add1 is fused into conv2b, pool1
+  // into conv1; the concat copies its inputs at batch 4) checked against the reference image by
+  // image.
   EXPECT_EQ(functional.cycles, timing.cycles);
-  EXPECT_EQ(functional.checked, 8u);
+  EXPECT_EQ(functional.checked, 7u);
   EXPECT_EQ(functional.mismatches, 0u) << functional.detail;
 }
 
@@ -134,15 +135,15 @@ TEST(Batch, ImageSegmentsKeepOneImagesActivationsInL2) {
   EXPECT_EQ(chosen.fill_bytes, 0u);
   EXPECT_EQ(whole.weight_bytes, 24480u);
   EXPECT_EQ(chosen.weight_bytes, 23400u);
-  EXPECT_STREQ(whole.orders,
+  EXPECT_STREQ(whole.orders,  // 7 layers: pool1 fused into conv1
                "image_segment image_segment image_segment image_segment image_segment "
-               "image_segment image_segment image_segment");
+               "image_segment image_segment");
   EXPECT_STREQ(chosen.orders,
                "image_segment image_segment image_segment image_segment image_segment "
                "image_segment images_inside");
-  EXPECT_EQ(whole.checked, 8u);  // compute layers, add1 fused into conv2b
+  EXPECT_EQ(whole.checked, 7u);  // compute layers, add1 fused into conv2b, pool1 into conv1
   EXPECT_EQ(whole.mismatches, 0u) << whole.detail;
-  EXPECT_EQ(chosen.checked, 8u);
+  EXPECT_EQ(chosen.checked, 8u);  // pool1 unfused: its conv reads a spilled input at 32 KiB
   EXPECT_EQ(chosen.mismatches, 0u) << chosen.detail;
 }
 

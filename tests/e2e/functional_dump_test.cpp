@@ -62,7 +62,8 @@ TEST(FunctionalDump, DefaultRunDumpsEveryComputeLayer) {
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), 0);
   const nlohmann::json index = nlohmann::json::parse(slurp(dir / "t" / "index.json"));
-  ASSERT_EQ(index.size(), 8u);  // tiny_cnn's compute layers (add1 fused into conv2b)
+  // tiny_cnn's compute layers (add1 fused into conv2b, pool1 into conv1)
+  ASSERT_EQ(index.size(), 7u);
   EXPECT_EQ(index[0]["layer"], "conv1");
   const nlohmann::json j = nlohmann::json::parse(slurp(dir / "t" / "dw3.json"));
   EXPECT_EQ(j["op"], "conv");
@@ -73,7 +74,7 @@ TEST(FunctionalDump, DefaultRunDumpsEveryComputeLayer) {
   EXPECT_EQ(j["weights"]["shape"], nlohmann::json({16, 1, 3, 3}));
   EXPECT_TRUE(j["requant"].contains("multiplier"));
   // Sizes: 10-byte preamble + padded header, then the data: input 3x32x32, weights 16x3x3x3,
-  // bias 16 x 4 bytes, output 16x32x32.
+  // bias 16 x 4 bytes, output 16x16x16 (pool1's: the 2x2 / 2 max-pool fused into conv1).
   auto data_bytes = [&](const std::string& f) {
     const std::string s = slurp(dir / "t" / f);
     return s.size() - 10 - (uint8_t(s[8]) | uint8_t(s[9]) << 8);
@@ -81,7 +82,11 @@ TEST(FunctionalDump, DefaultRunDumpsEveryComputeLayer) {
   EXPECT_EQ(data_bytes("conv1.input0.npy"), 3u * 32 * 32);
   EXPECT_EQ(data_bytes("conv1.weights.npy"), 16u * 27);
   EXPECT_EQ(data_bytes("conv1.bias.npy"), 16u * 4);
-  EXPECT_EQ(data_bytes("conv1.output.npy"), 16u * 32 * 32);
+  EXPECT_EQ(data_bytes("conv1.output.npy"), 16u * 16 * 16);
+  const nlohmann::json p = nlohmann::json::parse(slurp(dir / "t" / "conv1.json"));
+  EXPECT_EQ(p["fused_max_pool"]["kernel"], nlohmann::json({2, 2}));
+  EXPECT_EQ(p["fused_max_pool"]["stride"], nlohmann::json({2, 2}));
+  EXPECT_FALSE(fs::exists(dir / "t" / "pool1.json"));
   // add1 is fused into conv2b: its other operand is conv2b's input 1, its arithmetic in the JSON.
   EXPECT_TRUE(fs::exists(dir / "t" / "conv2b.input1.npy"));
   EXPECT_FALSE(fs::exists(dir / "t" / "add1.json"));

@@ -2,8 +2,8 @@
 # Fusion never costs: every run file of configs/runs is simulated with arch.lowering.fuse false
 # and true (timing only, no trace; the mapping as the run file sets it, or MAPPING), and the
 # fused run must take no more cycles, no more DRAM bytes and no more L2 bytes than the unfused
-# one, in total and summed over the fused layers: each Add that fusion removed (a layer of the
-# unfused run missing from the fused one) with the conv that took it (the conv layer before the
+# one, in total and summed over the fused layers: each Add or MaxPool that fusion removed (a layer
+# of the unfused run missing from the fused one) with the conv that took it (the conv layer before the
 # Add in the unfused run, present in both; anything else fails the test) against that conv fused.
 # Fused layers worse on their own are listed, not failed: a conv whose residual operand the plan
 # spills fills it per tile from DRAM (resnet50_twice, layer2.1's conv3: 67,584 + 917,504 DRAM
@@ -42,14 +42,14 @@ for i, r in enumerate(pl):
     if r["layer"] in fused_names:
         continue
     conv = pl[i - 1] if i > 0 else None
-    if r["op"] != "add" or conv is None or conv["op"] != "conv" or conv["layer"] not in fused_names:
+    if r["op"] not in ("add", "maxpool") or conv is None or conv["op"] != "conv" or conv["layer"] not in fused_names:
         bad.append(r["layer"])
     else:
         pairs.append((conv, r, fused_names[conv["layer"]]))
 keys = ("cycles", "dram_bytes", "l2_bytes")
 sums = {k: [sum(int(c[k]) + int(x[k]) for c, x, _ in pairs), sum(int(f[k]) for _, _, f in pairs)]
         for k in keys}
-print(f"{net}: {len(pairs)} Adds fused; total " +
+print(f"{net}: {len(pairs)} Adds and pools fused; total " +
       ", ".join(f"{k} {a[k]} -> {b[k]}" for k in keys) + "; fused layers " +
       ", ".join(f"{k} {v[0]} -> {v[1]}" for k, v in sums.items()))
 ok = not bad

@@ -163,5 +163,55 @@ TEST(StoreUnitTb, FusedAddTileExactCycles) {
   }
 }
 
+// A conv tile (channel 1 of the 4x8x8 result, y(r, c) = 8 r + c) with a 3x3 / 2 max-pool (pads
+// 1) fused into its store path: the 4x4 pooled plane is written compact at kPooled.
+constexpr uint64_t kPooled = 12288;
+struct PooledBench : Bench {
+  PooledBench(sc_core::sc_module_name n, Stimulus s) : Bench(n, std::move(s)) {
+    for (Descriptor& d : descriptors) {
+      d.op.op = OpCode::kConv;
+      d.op.pool.kernel_h = d.op.pool.kernel_w = 3;
+      d.op.pool.stride_h = d.op.pool.stride_w = 2;
+      d.op.pool.pad_top = d.op.pool.pad_left = d.op.pool.pad_bottom = d.op.pool.pad_right = 1;
+      d.op.pool.output = TensorRef{MemSpace::kL2, kPooled, 4, 4, 4, 4, 16, 1};
+    }
+  }
+};
+
+TEST(StoreUnitTb, FusedMaxPoolTileExactCycles) {
+  Stimulus s = stimulus(2, 1);
+  s.tiles.resize(1), s.gaps = {0}, s.neuron_end = {10};
+  s.tiles[0].op.ch_begin = 1, s.tiles[0].op.ch_end = 2;
+  PooledBench b("bench", std::move(s));
+  sc_core::sc_start();
+  // Taken at 0; the pooled plane, 16 B at kPooled + 16, holds the port 16 / 16 = 1 cycle (2 bank
+  // words on 2 banks), + 2 latency = 3. The neurons' last result at 10, the last window's
+  // compare one cycle later: 10 + 1 + 1 + 2 = 14 (unfused: 13, SingleTileExactCycles).
+  EXPECT_EQ(b.retired[0], 14u);
+  EXPECT_EQ(b.record.descriptors[0].l2_write_bytes, 16u);  // 64 conv results, 16 pooled
+  EXPECT_EQ(b.stats.get("store.bytes"), 16u);
+  EXPECT_EQ(b.stats.get("store.pool_tiles"), 1u);
+  // Window rows per pooled row (clipped to 0..7): [0, 2), [1, 4), [3, 6), [5, 8): 2 + 3 + 3 + 3 =
+  // 11, columns alike. Compares: sum over windows of (rows x cols - 1) = 11 x 11 - 16 = 105.
+  // Row-buffer accesses: per pooled element 2 rows - 1: 4 columns x (3 + 5 + 5 + 5) = 72.
+  EXPECT_EQ(b.stats.get("store.pool_compares"), 105u);
+  EXPECT_EQ(b.stats.get("store.pool_row_buffer_accesses"), 72u);
+  // Each window's maximum is its last row's last column: pooled (py, px) = 8 min(2 py + 1, 7) +
+  // min(2 px + 1, 7), e.g. (0, 0) = 9, (3, 3) = 63; channel 0 and the conv's own output untouched.
+  std::vector<int8_t> got(32), conv(256);
+  b.l2.read(kPooled, got.data(), got.size());
+  b.l2.read(kOut, conv.data(), conv.size());
+  EXPECT_EQ(got[16], 9);
+  EXPECT_EQ(got[31], 63);
+  for (uint32_t py = 0; py < 4; ++py) {
+    for (uint32_t px = 0; px < 4; ++px) {
+      ASSERT_EQ(got[py * 4 + px], 0) << py << " " << px;
+      ASSERT_EQ(got[16 + py * 4 + px], int8_t(8 * std::min(2 * py + 1, 7u) + std::min(2 * px + 1, 7u)))
+          << py << " " << px;
+    }
+  }
+  for (int8_t v : conv) ASSERT_EQ(v, 0);
+}
+
 }  // namespace
 }  // namespace strider

@@ -96,6 +96,41 @@ TEST(Descriptor, PostOpRoundTripsAndIsChecked) {
   }
 }
 
+// Format 9: a max-pool fused into a conv's store path (OpDesc::pool).
+TEST(Descriptor, FusedPoolRoundTripsAndIsChecked) {
+  DescriptorList l = sample();
+  OpDesc& o = l.descriptors[1].op;
+  o.pool.kernel_h = o.pool.kernel_w = 3;
+  o.pool.stride_h = o.pool.stride_w = 2;
+  o.pool.pad_top = o.pool.pad_left = 1;
+  o.pool.pad_bottom = 0;
+  o.pool.pad_right = 2;
+  o.pool.output = TensorRef{MemSpace::kL2, 0xA000, 16, 16, 16, 16, 256, 1};
+  EXPECT_EQ(&o.stored(), &o.pool.output);
+  std::stringstream ss;
+  write_binary(l, ss);
+  EXPECT_EQ(read_binary(ss, "mem"), l);
+  const std::string text = to_text(l);
+  EXPECT_NE(text.find("pool_kernel: [3, 3], pool_stride: [2, 2], pool_pads: [1, 1, 0, 2], "
+                      "pool_output: [l2, 40960, 16, 16, 16, 16, 256, 1]"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(read_text(text, "list.yaml"), l);
+  OpDesc other = o;
+  other.pool.pad_right = 1;
+  EXPECT_FALSE(other == o);
+  o.pool.output = TensorRef();
+  EXPECT_EQ(&o.stored(), &o.pool.output);
+  try {
+    check(l);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "descriptor 1: fused max-pool without a pooled output");
+  }
+  o.pool = FusedPool();
+  EXPECT_EQ(&o.stored(), &o.output);
+}
+
 TEST(Descriptor, ChannelRequantRoundTripsAndIsChecked) {
   DescriptorList l = sample();
   OpDesc& o = l.descriptors[1].op;
@@ -202,13 +237,13 @@ TEST(Descriptor, BadMagicAndVersion) {
   DescriptorList l = sample();
   write_binary(l, ss);
   std::string bytes = ss.str();
-  bytes[4] = 9;  // version 9
+  bytes[4] = 10;  // version 10
   std::stringstream v(bytes);
   try {
     read_binary(v, "f.strd");
     FAIL();
   } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "f.strd: byte 4: format version 9, this build reads version 8");
+    EXPECT_STREQ(e.what(), "f.strd: byte 4: format version 10, this build reads version 9");
   }
 }
 

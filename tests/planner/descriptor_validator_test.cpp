@@ -404,3 +404,65 @@ TEST(DescriptorValidator, PostOpOperandIsChecked) {
 
 }  // namespace
 }  // namespace strider
+
+namespace strider {
+namespace {
+
+// tiny_cnn with pool1 (2x2 / 2) fused into conv1 (format 9's fused max-pool): conv1's result
+// 16x32x32, the pooled tensor 16x16x16.
+DescriptorList pooled_list() {
+  Graph g = load_network(std::string(STRIDER_SOURCE_DIR) + "/configs/networks/tiny_cnn.yaml", 0, 0, 1);
+  fuse_activations(&g);
+  EXPECT_EQ(fuse_max_pools(&g), 1);
+  return lower(g, planned().arch, LowerOptions()).list;
+}
+
+TEST(DescriptorValidator, FusedPoolIsChecked) {
+  DescriptorList l = pooled_list();
+  EXPECT_EQ(refusal(l), "(accepted)");
+  Descriptor* f = nullptr;
+  for (Descriptor& d : l.descriptors) {
+    if (d.kind == DescKind::kOp && d.op.pool.present()) f = f ? f : &d;
+  }
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(l.layers[f->layer], "conv1");
+  const std::string head = "t.strd: descriptor list refused: descriptor " + std::to_string(f->id) +
+                           " (layer 'conv1', conv): ";
+  const OpDesc good = f->op;
+  f->op.pool.kernel_h = f->op.pool.kernel_w = 1;
+  EXPECT_EQ(refusal(l), head + "op.pool.kernel: 1x1, expected a window of 2 or more elements");
+  f->op = good;
+  f->op.pool.stride_h = 3;
+  EXPECT_EQ(refusal(l), head + "op.pool.stride: 3x2, expected 1 up to the kernel 2x2");
+  f->op = good;
+  f->op.pool.pad_left = 2;
+  EXPECT_EQ(refusal(l), head + "op.pool.pads: 0/2/0/0, expected each less than the kernel 2x2");
+  f->op = good;
+  // (32 - 2) / 2 + 1 = 16 pooled rows and columns, no ceil mode without pads giving more.
+  f->op.pool.output.h = 15;
+  EXPECT_EQ(refusal(l), head + "op.pool.output: shape 16x15x16, expected 16x16x16 (a 2x2 pool "
+                               "over op.output's 16x32x32)");
+  f->op = good;
+  f->op.row_end = 16;
+  EXPECT_EQ(refusal(l), head + "op.row_end: tile rows [0, 16) under a fused max-pool, expected "
+                               "the conv's whole height [0, 32)");
+  f->op = good;
+  f->op.post.kind = PostOpKind::kAdd;
+  f->op.post.operand = f->op.output;
+  EXPECT_EQ(refusal(l), head + "op.pool: given for conv with a post-op or partial sums, expected "
+                               "only for a conv without either");
+  f->op = good;
+  // The row buffer: the tile's 16 channels (positions mapping: each run's rows arrive for every
+  // channel) x ceil(2 / 2) = 1 open pooled row x 16 columns = 256 bytes.
+  ArchConfig small = planned().arch;
+  small.l1.pool_row_buffer_bytes = 255;
+  l.arch_fingerprint = small.fingerprint();
+  EXPECT_EQ(refusal(l, small), head + "op.pool: needs 256 row-buffer bytes (16 channels x 1 rows x "
+                                      "16), arch.l1.pool_row_buffer_bytes is 255");
+  small.l1.pool_row_buffer_bytes = 256;
+  l.arch_fingerprint = small.fingerprint();
+  EXPECT_EQ(refusal(l, small), "(accepted)");
+}
+
+}  // namespace
+}  // namespace strider
