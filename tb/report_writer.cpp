@@ -286,14 +286,14 @@ void write_occupancy(const RunSummary& s, const std::string& path) {
 // the weight-staging slot the plan was lowered with (searched, weight_slot_search.h), per row.
 void write_mapping(const RunResult& r, const RunSummary& s, const std::string& path) {
   std::ofstream f = open(path);
-  f << "layer,mapping,block,rows,loop_order,predicted_cycles,simulated_cycles,objective,"
-       "predicted_cost,"
+  f << "layer,mapping,block,rows,loop_order,predicted_dram_bytes,predicted_cycles,"
+       "simulated_cycles,objective,predicted_cost,"
        "alternative,alternative_cycles,auto_cycles,auto_over_chosen,candidates,worst_cycles,"
        "weight_slot_bytes\n";
   for (const MappingRow& m : r.lowered.mapping) {
     csv::Writer w(f);
     w << r.lowered.layers.at(m.layer).name << m.mapping << m.block << m.rows << m.loop_order
-      << m.predicted_cycles;
+      << m.predicted_dram_bytes << m.predicted_cycles;
     if (m.layer < s.layers.size()) {
       w << s.layers[m.layer].cycles;
     } else {

@@ -96,6 +96,7 @@ struct MappingRow {
   std::string loop_order;       // inputs_outer | weights_outer | images_grouped (lowerer.h)
   uint64_t predicted_cycles = 0;
   double predicted_energy_pj = 0;
+  uint64_t predicted_dram_bytes = 0;  // weights staged, bands filled and spilled (exact)
   double predicted_cost = 0;    // the objective's value (cycles, pJ, or pJ x cycles)
   std::string alternative;      // the best other candidate: mapping/block/rows; empty: none
   uint64_t alternative_cycles = 0;

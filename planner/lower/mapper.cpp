@@ -33,6 +33,7 @@ struct Candidate {
 struct Cost {
   uint64_t cycles = 0;
   double energy = 0;  // pJ
+  uint64_t dram_bytes = 0;  // weights staged, input bands filled, output bands spilled
   // The cycles the tile sum overcharges: each tile's first fill runs under the tile before's last
   // computes in the pipeline (min of the two per tile after the first), which a sum cannot see.
   uint64_t overlap = 0;
@@ -228,6 +229,7 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
       // resnet50's layer1, its DRAM time adds to the tiles' rather than hiding under them. A
       // resident layer's weights prefetch during the layer before.
       if (out_spilled) dram += images * out_bytes;
+      k.dram_bytes = dram;
       const uint64_t dram_cycles = dram_peak_cycles(arch_, dram);
       k.cycles = banded ? compute + dram_cycles : std::max(compute, dram_cycles);
       k.energy = pj + double(dram) * (e.dram_per_byte + e.l2_write_per_byte) +
@@ -360,6 +362,7 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
     row.loop_order = to_string(chosen.order);
     row.predicted_cycles = cost.cycles;
     row.predicted_energy_pj = cost.energy;
+    row.predicted_dram_bytes = cost.dram_bytes;
     row.predicted_cost = value(cost);
     if (second != SIZE_MAX) {
       row.alternative = describe(s.costed[second].first);
