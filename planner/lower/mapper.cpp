@@ -197,32 +197,45 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
       const TileCost tc{cycles, pj, w.first_fill_write_cycles, w.last_fill_compute_cycles};
       return memo.emplace(key, tc).first->second;
     };
+    // A cut's tiles, bands x blocks row-major, costed once for every loop order of the cut.
+    std::map<std::tuple<int, uint32_t, uint32_t, int>, std::vector<TileCost>> grids;
+    auto grid_of = [&](const Candidate& c) -> const std::vector<TileCost>& {
+      auto& g = grids[{int(c.mapping), c.block, c.rows, int(c.tail)}];
+      if (!g.empty()) return g;
+      for (uint32_t r0 = 0; r0 < out_h; r0 += c.rows) {
+        for (uint32_t c0 = 0; c0 < out_c; c0 += c.block) {
+          const Mapping m = c0 + c.block > out_c ? c.tail : c.mapping;
+          g.push_back(
+              tile_cost(m, r0, std::min(out_h, r0 + c.rows), c0, std::min(out_c, c0 + c.block)));
+        }
+      }
+      return g;
+    };
     auto cost_of = [&](const Candidate& c) {
       Cost k;
       uint64_t compute = 0, previous_last = 0;
       double pj = 0;
       bool first = true;
-      auto add = [&](uint32_t r0, uint32_t c0) {
-        const Mapping m = c0 + c.block > out_c ? c.tail : c.mapping;
-        const TileCost t =
-            tile_cost(m, r0, std::min(out_h, r0 + c.rows), c0, std::min(out_c, c0 + c.block));
+      const std::vector<TileCost>& grid = grid_of(c);
+      const uint32_t bands = uint32_t(cdiv(out_h, c.rows)), blocks = uint32_t(cdiv(out_c, c.block));
+      auto add = [&](uint32_t band, uint32_t block) {
+        const TileCost& t = grid[size_t(band) * blocks + block];
         compute += t.cycles, pj += t.pj;
         if (!first) k.overlap += std::min(t.first_fill, previous_last);
         previous_last = t.last_compute, first = false;
       };
       // The tiles in the loop order's sequence (the overlap is between neighbours).
       if (c.order == LoopOrder::kWeightsOuter) {
-        for (uint32_t c0 = 0; c0 < out_c; c0 += c.block)
-          for (uint32_t r0 = 0; r0 < out_h; r0 += c.rows) add(r0, c0);
+        for (uint32_t j = 0; j < blocks; ++j)
+          for (uint32_t i = 0; i < bands; ++i) add(i, j);
       } else {
-        for (uint32_t r0 = 0; r0 < out_h; r0 += c.rows)
-          for (uint32_t c0 = 0; c0 < out_c; c0 += c.block) add(r0, c0);
+        for (uint32_t i = 0; i < bands; ++i)
+          for (uint32_t j = 0; j < blocks; ++j) add(i, j);
       }
       compute *= images, pj *= images, k.overlap *= images;
       // A resident layer stages each block again for every band with the inputs outer
       // (lower_resident's tiles), once with the weights outer; a banded one moves the bytes of
       // its loop order (banded_lowering.cpp's header).
-      const uint64_t bands = cdiv(out_h, c.rows);
       uint64_t dram = (c.order == LoopOrder::kWeightsOuter ? 1 : bands) * w_bytes;
       if (banded) dram = banded_dram_bytes(n, c.rows, c.block, images, c.order);
       // A banded layer waits for its fills and its spills take the L2 ports: measured on
