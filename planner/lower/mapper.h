@@ -27,8 +27,8 @@
 // under the tile before's last computes, which the sum below charges in full: tiny_fpn_det's c3,
 // auto's 4 tiles predicted 1,440 and simulated 1,337, one tile predicted 1,368 and simulated
 // 1,379) — so the search never predicts worse than `auto`, leaves it only where the model is
-// sure, and the order is fixed (mapping, block ascending, rows descending): same inputs, same
-// choice.
+// sure, and the order is fixed (mapping, block ascending, rows descending, loop order): same
+// inputs, same choice.
 //
 // Cost of a candidate (exact and closed form, no simulation): per tile
 // max(fill pipeline, L2 load-port bytes / port width, store-port bytes / port width) from
