@@ -30,6 +30,17 @@ std::ofstream open(const std::string& path) {
   return f;
 }
 
+// The searched layers per loop order (mapping.csv's loop_order; empty without the search).
+nlohmann::ordered_json loop_order_counts(const Lowered& l) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const char* o : {"inputs_outer", "weights_outer", "images_grouped"}) {
+    const auto k = std::count_if(l.mapping.begin(), l.mapping.end(),
+                                 [&](const MappingRow& m) { return m.loop_order == o; });
+    if (!l.mapping.empty()) j[o] = k;
+  }
+  return j;
+}
+
 nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
   const ArchConfig& arch = r.config.arch;
   nlohmann::ordered_json j;
@@ -94,6 +105,7 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
                   {"weights_total_bytes", r.lowered.weights_total_bytes},
                   {"weights_stored_bytes", r.lowered.weights_stored_bytes},
                   {"weight_slot_bytes", r.lowered.weight_slot_bytes},
+                  {"loop_orders", loop_order_counts(r.lowered)},
                   {"seconds", r.lowered.planner_seconds}};
   // Each model planned alone, and what sharing one accelerator saved against that.
   nlohmann::ordered_json models = nlohmann::ordered_json::array();
@@ -274,12 +286,14 @@ void write_occupancy(const RunSummary& s, const std::string& path) {
 // the weight-staging slot the plan was lowered with (searched, weight_slot_search.h), per row.
 void write_mapping(const RunResult& r, const RunSummary& s, const std::string& path) {
   std::ofstream f = open(path);
-  f << "layer,mapping,block,rows,predicted_cycles,simulated_cycles,objective,predicted_cost,"
+  f << "layer,mapping,block,rows,loop_order,predicted_dram_bytes,predicted_cycles,"
+       "simulated_cycles,objective,predicted_cost,"
        "alternative,alternative_cycles,auto_cycles,auto_over_chosen,candidates,worst_cycles,"
        "weight_slot_bytes\n";
   for (const MappingRow& m : r.lowered.mapping) {
     csv::Writer w(f);
-    w << r.lowered.layers.at(m.layer).name << m.mapping << m.block << m.rows << m.predicted_cycles;
+    w << r.lowered.layers.at(m.layer).name << m.mapping << m.block << m.rows << m.loop_order
+      << m.predicted_dram_bytes << m.predicted_cycles;
     if (m.layer < s.layers.size()) {
       w << s.layers[m.layer].cycles;
     } else {

@@ -1,40 +1,51 @@
 // Row bands of a node with a tensor in DRAM (see lowering.h): tiles of output rows x output
 // channels whose spilled inputs arrive through in-band buffers and whose spilled output leaves
-// through out-band buffers. With a batch of N images, a node with weights runs its tiles in one
-// of three orders (W its weights and biases, F the input fills of one image, B its row bands):
+// through out-band buffers. A node with weights runs its tiles in one of three loop orders (W its
+// weights and biases, F the input fills of one image with the bands outer, B its row bands,
+// K its channel blocks, N the images):
 //
-// - images_outside: image after image, band after band; every weight block is staged again per
-//   band of each image, an input band is filled once and read by every channel block.
-//   DRAM bytes N x (B x W + F).
-// - images_inside: channel block by channel block, the block staged once and reused by every band
-//   of every image (the batch loop inside the weight block); an input band is filled again for
-//   each block that reads it (a conv over all input channels) or once (channel-local: depthwise,
-//   pooling). W + N x blocks x F, or W + N x F.
-// - images_grouped (one input, not channel-local): band after band, a group of G images (G the
-//   in-band slots) fills one band each, then each weight block is staged once for the group.
-//   B x ceil(N / G) x W + N x F.
+// - inputs_outer (images_outside with a batch): image after image, band after band; every weight
+//   block is staged again per band of each image, an input band is filled once and read by every
+//   channel block. DRAM bytes N x (B x W + F).
+// - weights_outer (images_inside): channel block by channel block, the block staged once and
+//   reused by every band of every image (the batch loop inside the weight block); an input band
+//   is filled again for each block that reads it (a conv over all input channels) or once
+//   (channel-local: depthwise, pooling). W + N x K x F, or W + N x F.
+// - images_grouped (a batch, one input, not channel-local): band after band, a group of G images
+//   (G the in-band slots) fills one band each, then each weight block is staged once for the
+//   group. B x ceil(N / G) x W + N x F.
 //
-// The lowering takes the order with the fewest DRAM bytes (output spills are the same in all) and
-// records it in LayerReport::batch_order.
+// By itself the lowering takes inputs_outer for one image and, for a batch, the order with the
+// fewest DRAM bytes (output spills are the same in all; a spilled second operand or residual is
+// refilled per tile, so inputs outer); the mapping search (mapper.h) may fix another
+// (node_order_). LayerReport::batch_order records a batch's.
 #include <algorithm>
 #include <stdexcept>
 
 #include "planner/lower/lowerer.h"
 
 namespace strider {
+
+const char* to_string(LoopOrder o) {
+  switch (o) {
+    case LoopOrder::kWeightsOuter:
+      return "weights_outer";
+    case LoopOrder::kGrouped:
+      return "images_grouped";
+    case LoopOrder::kInputsOuter:
+      return "inputs_outer";
+    default:
+      return "default";
+  }
+}
+
 namespace {
 
-enum class BatchOrder { kOutside, kInside, kGrouped };
-
-const char* to_string(BatchOrder o) {
-  switch (o) {
-    case BatchOrder::kInside:
-      return "images_inside";
-    case BatchOrder::kGrouped:
-      return "images_grouped";
-    default:
-      return "images_outside";
-  }
+// LayerReport::batch_order's name of a batch's loop order.
+const char* batch_name(LoopOrder o) {
+  return o == LoopOrder::kWeightsOuter ? "images_inside"
+         : o == LoopOrder::kGrouped    ? "images_grouped"
+                                       : "images_outside";
 }
 
 }  // namespace
@@ -74,6 +85,58 @@ bool Lowerer::band_fits(const Node& n, uint32_t rows, uint32_t cb) const {
   return true;
 }
 
+uint64_t Lowerer::banded_dram_bytes(const Node& n, uint32_t rows, uint32_t cb, uint32_t images,
+                                    LoopOrder o) const {
+  const TensorShape& out = g_.tensors[n.outputs[0]].shape;
+  const uint32_t out_c = uint32_t(out.c), out_h = uint32_t(out.h);
+  const uint64_t bands = (out_h + rows - 1) / rows, blocks = (out_c + cb - 1) / cb;
+  uint64_t fill = 0;  // one image's input fills with the bands outer
+  for (uint32_t r0 = 0; layout_.tensor_spilled[n.inputs[0]] && r0 < out_h; r0 += rows) {
+    const uint32_t rb = std::min(rows, out_h - r0);
+    if (!channel_local(n)) {
+      fill += band_input_bytes(n, r0, rb, 0, cb);
+    } else {
+      for (uint32_t c0 = 0; c0 < out_c; c0 += cb)
+        fill += band_input_bytes(n, r0, rb, c0, std::min(cb, out_c - c0));
+    }
+  }
+  const uint64_t w = n.weights >= 0 ? uint64_t(out_c) * (weights_per_channel(n) + 4) : 0;
+  switch (o) {
+    case LoopOrder::kWeightsOuter:
+      return w + images * (channel_local(n) ? fill : blocks * fill);
+    case LoopOrder::kGrouped: {
+      const uint64_t group = std::max<uint64_t>(1, in_bands_.last_user.size());
+      return bands * ((images + group - 1) / group) * w + images * fill;
+    }
+    default:
+      return images * (bands * w + fill);
+  }
+}
+
+bool Lowerer::banded_order_legal(const Node& n, uint32_t images, LoopOrder o) const {
+  if (o == LoopOrder::kInputsOuter) return true;
+  // A spilled second MatMul operand or fused residual Add operand is filled per tile.
+  const bool b_spilled = (n.op == OpType::kMatMul || n.residual.fused) && n.inputs.size() > 1 &&
+                         layout_.tensor_spilled[n.inputs[1]];
+  if (n.weights < 0 || b_spilled) return false;
+  if (o == LoopOrder::kWeightsOuter) return true;
+  return o == LoopOrder::kGrouped && images > 1 && n.inputs.size() == 1 && !channel_local(n) &&
+         in_bands_.last_user.size() > 1;
+}
+
+LoopOrder Lowerer::banded_default_order(const Node& n, uint32_t rows, uint32_t cb,
+                                        uint32_t images) const {
+  if (images < 2 || n.weights < 0) return LoopOrder::kInputsOuter;
+  LoopOrder best = LoopOrder::kInputsOuter;
+  uint64_t bytes = banded_dram_bytes(n, rows, cb, images, best);
+  for (LoopOrder o : {LoopOrder::kWeightsOuter, LoopOrder::kGrouped}) {
+    const uint64_t b =
+        banded_order_legal(n, images, o) ? banded_dram_bytes(n, rows, cb, images, o) : UINT64_MAX;
+    if (b < bytes) best = o, bytes = b;
+  }
+  return best;
+}
+
 void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
   const OpDesc base0 = base_op(n);  // image 0: shapes and the tile plan are the same for each
   const int out_t = n.outputs[0];
@@ -96,7 +159,8 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
       done.insert(done.end(), last_desc_[out_t].begin(), last_desc_[out_t].end());
     }
     for (int t : n.outputs) last_desc_[t] = done;
-    if (images > 1 && n.weights >= 0) out_.layers[layer].batch_order = "images_outside";
+    if (images > 1 && n.weights >= 0)
+      out_.layers[layer].batch_order = batch_name(LoopOrder::kInputsOuter);
     return;
   }
   if (!fits(1, cb)) {
@@ -128,32 +192,13 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
     }
   }
 
-  // The two orders' DRAM bytes (see the header).
-  const uint64_t bands = (out_h + rows - 1) / rows, blocks = (out_c + cb - 1) / cb;
-  uint64_t fill = 0;  // one image's input fills in the images_outside order
-  for (uint32_t r0 = 0; layout_.tensor_spilled[n.inputs[0]] && r0 < out_h; r0 += rows) {
-    const uint32_t rb = std::min(rows, out_h - r0);
-    if (!channel_local(n)) {
-      fill += in_bytes(r0, rb, 0, cb);
-    } else {
-      for (uint32_t c0 = 0; c0 < out_c; c0 += cb)
-        fill += in_bytes(r0, rb, c0, std::min(cb, out_c - c0));
-    }
+  // The loop order (see the header): the search's, where this node can run it, else its own.
+  LoopOrder order = idx < node_order_.size() ? node_order_[idx] : LoopOrder::kDefault;
+  if (order == LoopOrder::kDefault || !banded_order_legal(n, images, order)) {
+    order = banded_default_order(n, rows, cb, images);
   }
-  const uint64_t w = n.weights >= 0 ? uint64_t(out_c) * (weights_per_channel(n) + 4) : 0;
-  const uint64_t outside = images * (bands * w + fill);
-  const uint64_t inside = w + images * (channel_local(n) ? fill : blocks * fill);
-  // images_grouped: as many images as there are in-band slots hold a band each while every
-  // weight block of the band is staged once for them.
+  if (images > 1 && n.weights >= 0) out_.layers[layer].batch_order = batch_name(order);
   const uint64_t group = in_bands_.last_user.size();
-  const uint64_t grouped = bands * ((images + group - 1) / group) * w + images * fill;
-  BatchOrder order = BatchOrder::kOutside;
-  if (images > 1 && n.weights >= 0) {  // a spilled second operand: image after image
-    if (inside < outside && !b_spilled) order = BatchOrder::kInside;
-    const bool one_input = n.inputs.size() == 1 && !channel_local(n) && group > 1;
-    if (one_input && grouped < std::min(inside, outside)) order = BatchOrder::kGrouped;
-    out_.layers[layer].batch_order = to_string(order);
-  }
 
   // Tiles wait for the producers of spilled inputs through their fills (see fill_band).
   std::vector<uint32_t> producers, done;
@@ -257,10 +302,10 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
       }
     }
   };
-  if (order == BatchOrder::kInside) {
+  if (order == LoopOrder::kWeightsOuter) {
     for (uint32_t c0 = 0; c0 < out_c; c0 += cb)
       shared_block(0, images, 0, out_h, c0, std::min(out_c, c0 + cb), true);
-  } else if (order == BatchOrder::kGrouped) {
+  } else if (order == LoopOrder::kGrouped) {
     for (uint32_t r0 = 0; r0 < out_h; r0 += rows) {
       const uint32_t r1 = std::min(out_h, r0 + rows);
       for (uint32_t i0 = 0; i0 < images; i0 += uint32_t(group)) {

@@ -357,7 +357,9 @@ void Lowerer::lower_compute(const Node& n, uint32_t layer) {
 }
 
 // Tiles of a node whose tensors are all in L2: bands of output rows x blocks of output channels;
-// a block's weights are staged once and reused by the tiles of every image of the batch.
+// a block's weights are staged once per band and reused by the tiles of every image of the batch
+// (inputs outer), or, in the loop order weights_outer (the mapping search's, node_order_), staged
+// once and reused by every band: W instead of bands x W DRAM bytes for the same tiles.
 void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
   std::vector<OpDesc> image_base(images);
   for (image_ = 0; image_ < images; ++image_) image_base[image_] = base_op(n);
@@ -366,33 +368,30 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
   if (images > 1 && n.weights >= 0) out_.layers[layer].batch_order = "images_inside";
   const uint32_t out_c = base.output.c, block = weight_block(n);
   const uint32_t out_h = base.output.h, rows = band_rows(n, base);
-  uint32_t last = 0;
-  // A layer in one channel block stages its weights once; its later row bands read the same slot
-  // (fpn30: tiny_fpn_det's c3 moved its 1,216 weight bytes once per band, four times).
-  std::vector<uint32_t> staged;
-  TensorRef staged_w, staged_b;
-  for (uint32_t r0 = 0; r0 < out_h; r0 += rows)
-  for (uint32_t c0 = 0; c0 < out_c; c0 += block) {
+  const size_t idx = size_t(&n - g_.nodes.data());
+  const bool weights_outer =
+      n.weights >= 0 && idx < node_order_.size() && node_order_[idx] == LoopOrder::kWeightsOuter;
+  uint32_t last = 0, slot = 0;
+  std::vector<uint32_t> staged;  // the moves that staged the block staged last
+  TensorRef staged_w, staged_b;  // the block staged last
+  auto tile = [&](uint32_t r0, uint32_t c0, bool stage) {
     Descriptor d =
         op_tile(n, layer, base, r0, std::min(out_h, r0 + rows), c0, std::min(out_c, c0 + block));
     d.deps = input_deps(n);
     row_deps(n, r0, std::min(out_h, r0 + rows), &d.deps);  // a graph input loading in chunks
-    if (n.weights >= 0 && block >= out_c && !staged.empty()) {
-      d.op.weights = staged_w, d.op.bias = staged_b;
-      d.deps.insert(d.deps.end(), staged.begin(), staged.end());
-      const size_t ring = staging_.last_user.size();
-      const uint32_t s = uint32_t((staging_.next + ring - 1) % ring);
-      staging_.last_user[s] = -2 - static_cast<int>(s);  // this tile becomes its last reader
-    } else if (n.weights >= 0) {
+    if (n.weights >= 0 && stage) {
       const size_t before = d.deps.size();
       stage_weights(n, layer, d.op.ch_begin, d.op.ch_end, d);
       staged.assign(d.deps.begin() + std::ptrdiff_t(before), d.deps.end());
       staged_w = d.op.weights, staged_b = d.op.bias;
+      // The slot stage_weights just filled (the ring's previous one).
+      const size_t ring = staging_.last_user.size();
+      slot = ring ? uint32_t((staging_.next + ring - 1) % ring) : 0;
+    } else if (n.weights >= 0) {
+      d.op.weights = staged_w, d.op.bias = staged_b;  // the block staged for an earlier band
+      d.deps.insert(d.deps.end(), staged.begin(), staged.end());
     }
     emit_gathers(&n, &d.deps);  // a gather of the step before, behind these weights (lowering.cpp)
-    // The slot stage_weights just filled (the ring's previous one).
-    const size_t ring = staging_.last_user.size();
-    const uint32_t slot = ring ? uint32_t((staging_.next + ring - 1) % ring) : 0;
     for (uint32_t i = 0; i < images; ++i) {
       // The same tile over image i: same staged weights, image i's tensors.
       Descriptor di = i + 1 < images ? d : std::move(d);
@@ -402,9 +401,19 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
       di.op.output = image_base[i].output;
       di.op.pool.output = image_base[i].pool.output;
       // The slot's last reader becomes this tile (the next writer of the slot waits for it).
-      if (i > 0 && n.weights >= 0) staging_.last_user[slot] = -2 - static_cast<int>(slot);
+      if ((i > 0 || !stage) && n.weights >= 0)
+        staging_.last_user[slot] = -2 - static_cast<int>(slot);
       last = emit_tile(std::move(di), layer);
     }
+  };
+  // A layer in one channel block stages its weights once in either order (fpn30: tiny_fpn_det's
+  // c3 moved its 1,216 weight bytes once per band, four times).
+  if (weights_outer || block >= out_c) {
+    for (uint32_t c0 = 0; c0 < out_c; c0 += block)
+      for (uint32_t r0 = 0; r0 < out_h; r0 += rows) tile(r0, c0, r0 == 0);
+  } else {
+    for (uint32_t r0 = 0; r0 < out_h; r0 += rows)
+      for (uint32_t c0 = 0; c0 < out_c; c0 += block) tile(r0, c0, true);
   }
   for (int t : n.outputs) last_desc_[t] = {last};
 }

@@ -34,6 +34,11 @@ struct SlotRing {
   }
 };
 
+// The order of a compute node's tile loops (banded_lowering.cpp's header; the search's `loop_order`
+// dimension, mapper.h). kDefault: what the lowering picks by itself.
+enum class LoopOrder : uint8_t { kDefault, kInputsOuter, kWeightsOuter, kGrouped };
+const char* to_string(LoopOrder o);
+
 class Lowerer {
  public:
   // in_band_slots: the row-band input buffers (2, or with a batch up to batch_band_slots(g)).
@@ -117,6 +122,14 @@ class Lowerer {
   uint64_t band_input_bytes(const Node& n, uint32_t r0, uint32_t rows, uint32_t c0,
                             uint32_t cb) const;
   bool band_fits(const Node& n, uint32_t rows, uint32_t cb) const;
+  // A banded node's DRAM bytes of weights and input fills for tiles of `rows` x `cb` over
+  // `images` in loop order `o` (output spills are the same in every order); whether `o` is one it
+  // can run (a spilled second operand or residual refills per tile: inputs outer only); the
+  // order it takes by itself (the fewest bytes, inputs outer for one image).
+  uint64_t banded_dram_bytes(const Node& n, uint32_t rows, uint32_t cb, uint32_t images,
+                             LoopOrder o) const;
+  bool banded_order_legal(const Node& n, uint32_t images, LoopOrder o) const;
+  LoopOrder banded_default_order(const Node& n, uint32_t rows, uint32_t cb, uint32_t images) const;
   // mapper.cpp: `lowering.mapping: search`, after the memory plan.
   void search_mappings(const std::vector<int>& order);
   void lower_compute(const Node& n, uint32_t layer);
@@ -195,6 +208,7 @@ class Lowerer {
   std::vector<SlotRing> node_staging_;        // per node: its weight slots (a scratch buffer)
   std::vector<Mapping> node_mapping_;         // per node: how its tiles use the neuron array
   std::vector<uint32_t> node_block_, node_rows_;  // per node: the search's choice; 0: default
+  std::vector<LoopOrder> node_order_;             // per node: the search's loop order
   // per node: the mapping of its channels from node_tail_from_ on (the search's partial last
   // block; UINT32_MAX: none)
   std::vector<Mapping> node_tail_;

@@ -93,8 +93,10 @@ struct MappingRow {
                                 // last channel block in positions)
   uint32_t block = 0;           // output channels per tile
   uint32_t rows = 0;            // output rows per band
+  std::string loop_order;       // inputs_outer | weights_outer | images_grouped (lowerer.h)
   uint64_t predicted_cycles = 0;
   double predicted_energy_pj = 0;
+  uint64_t predicted_dram_bytes = 0;  // weights staged, bands filled and spilled (exact)
   double predicted_cost = 0;    // the objective's value (cycles, pJ, or pJ x cycles)
   std::string alternative;      // the best other candidate: mapping/block/rows; empty: none
   uint64_t alternative_cycles = 0;

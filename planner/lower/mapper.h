@@ -15,22 +15,29 @@
 //             (`channels+positions` in mapping.csv; the lowering gives those tiles that mapping,
 //             Lowerer::op_tile): mobilenet_v2's 14 x 14 projections, 196 positions and 96
 //             channels, leave a tail on 64 neurons either way, split they do not.
+//   order     the loop order (banded_lowering.cpp's header, LoopOrder): inputs_outer (bands
+//             outer, each block staged per band), weights_outer (blocks outer, each staged once
+//             for every band and image) where a block would be staged more than once, and
+//             images_grouped for a banded batch; a banded layer of several blocks takes
+//             weights_outer only as its own batch order (it refills every band per block, in
+//             short pieces slower than their bytes: resnet50's layer3.0 downsample).
 // `auto`'s choice, cut as the lowering would cut it, is costed first; a candidate replaces the
 // best so far only when strictly cheaper and more than kMinGain (1 %) cheaper than auto's — for
 // `cycles` also once both are net of their tiles' pipeline overlap (each tile's first fill runs
 // under the tile before's last computes, which the sum below charges in full: tiny_fpn_det's c3,
 // auto's 4 tiles predicted 1,440 and simulated 1,337, one tile predicted 1,368 and simulated
 // 1,379) — so the search never predicts worse than `auto`, leaves it only where the model is
-// sure, and the order is fixed (mapping, block ascending, rows descending): same inputs, same
-// choice.
+// sure, and the order is fixed (mapping, block ascending, rows descending, loop order): same
+// inputs, same choice.
 //
 // Cost of a candidate (exact and closed form, no simulation): per tile
 // max(fill pipeline, L2 load-port bytes / port width, store-port bytes / port width) from
 // compute_tile_work (the same closed form the units time themselves with) — each port's time plus
 // the bank conflicts of its pieces as the L2 model charges them (core/timing/l2_banks.h), a fused
 // residual Add's operand read on the store port — summed over the tiles;
-// the layer's DRAM bytes (weights staged once per band, for a banded layer per band and image
-// with images outside, plus its band fills and spills) at the DRAM's peak bandwidth; the layer's
+// the layer's DRAM bytes (weights staged once per band with the inputs outer, once with the
+// weights outer; a banded layer's per its order, Lowerer::banded_dram_bytes, plus its spills:
+// exactly what the lowering then moves) at the DRAM's peak bandwidth; the layer's
 // predicted cycles are the larger of the two for a layer resident in L2 (its weights prefetch under
 // the layer before) and their sum for a banded one (measured: its tiles wait for their fills and
 // its spills take the L2 ports, resnet50's layer1 ran at about tiles + DRAM time). Energy: the

@@ -32,7 +32,7 @@ done
 again=resnet50
 [[ -d "$tmp/$again.search" ]] || again=$(basename "${runs[0]}" .yaml)
 head -1 "$tmp/$again.search/mapping.csv" | grep -qx \
-  'layer,mapping,block,rows,predicted_cycles,simulated_cycles,objective,predicted_cost,alternative,alternative_cycles,auto_cycles,auto_over_chosen,candidates,worst_cycles,weight_slot_bytes' ||
+  'layer,mapping,block,rows,loop_order,predicted_dram_bytes,predicted_cycles,simulated_cycles,objective,predicted_cost,alternative,alternative_cycles,auto_cycles,auto_over_chosen,candidates,worst_cycles,weight_slot_bytes' ||
   { echo "FAIL: mapping.csv header"; fail=1; }
 "$strider" run "$root/configs/runs/$again.yaml" --set "output_dir=$tmp/again" \
   --set arch.lowering.mapping=search --set sim.trace=false --set sim.functional=false \
