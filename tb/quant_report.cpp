@@ -159,6 +159,7 @@ nlohmann::ordered_json quant_json(const RunResult& r) {
   j["in_sample"] = r.quant.evaluation_samples.empty();
   j["synthetic"] = r.quant.synthetic;
   j["method"] = r.quant.method;
+  j["bias_correction"] = r.quant.bias_correction;
   j["inputs"] = inputs_note(r.quant);
   const int w = worst_layer(r);
   j["worst_layer"] = w < 0 ? "" : r.lowered.list.layers[size_t(w)];

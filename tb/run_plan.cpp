@@ -55,6 +55,7 @@ Graph load_checked(const RunConfig& cfg, size_t k, QuantInfo* quant, std::ostrea
     co.percentile = qo.percentile;
     co.output_headroom = qo.output_headroom;
     co.unsigned_activations = qo.unsigned_activations;
+    co.bias_correction = qo.bias_correction;
     if (g.inputs.empty() && files) throw std::runtime_error(net.path + ": quant: the network has no input to calibrate on");
     if (!qo.calibration.inputs.empty()) {
       co.inputs = load_input_set(qo.calibration, g.tensors[size_t(g.inputs[0])], qo.preprocess,
@@ -72,6 +73,7 @@ Graph load_checked(const RunConfig& cfg, size_t k, QuantInfo* quant, std::ostrea
     quant->calibrated = true;
     quant->seed = net.seed;
     quant->method = g.calibration_method;
+    quant->bias_correction = co.bias_correction;
     quant->synthetic = co.inputs.empty();
     quant->calibration_inputs = qo.calibration.inputs;
     quant->calibration_images = co.inputs.empty() ? co.images : int(co.inputs.size());

@@ -35,6 +35,7 @@ struct QuantInfo {
   int calibration_images = 1;  // images the scales were chosen on
   std::string calibration_inputs;  // the files' pattern (empty: synthetic)
   std::string method;              // Graph::calibration_method
+  bool bias_correction = false;    // CalibrationOptions::bias_correction (bias_correction.h)
   ClipBounds clip_bounds;          // calibrate()'s, for float passes after calibration
   // The graph as calibrated when fuse_residual_adds then folded Adds into convs and input sets
   // are evaluated: the float network for those passes (clip_bounds indexes its nodes).

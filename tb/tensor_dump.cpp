@@ -63,6 +63,11 @@ nlohmann::json numerics(const Graph& g, const Node& n) {
     const Tensor& w = g.tensors[n.weights];
     j["weight_scale"] = w.scale;
     if (!w.channel_scales.empty()) j["weight_channel_scales"] = w.channel_scales;
+    // Bias correction: the int32 bias is round((float bias - shift) / (input scale x weight
+    // scale)) per output channel (planner/quant/bias_correction.h).
+    if (n.bias >= 0 && !g.tensors[n.bias].bias_shift.empty()) {
+      j["bias_correction"] = g.tensors[n.bias].bias_shift;
+    }
   }
   if (n.op == OpType::kAdd) {
     j["operands"] = "each at its own scale: v = a * requant.multiplier + b * input2_multiplier, "

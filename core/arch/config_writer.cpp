@@ -209,6 +209,7 @@ std::string effective_yaml(const RunConfig& run) {
   e << YAML::Key << "method" << YAML::Value << q.method;
   e << YAML::Key << "percentile" << YAML::Value << config::format_number(q.percentile);
   e << YAML::Key << "output_headroom" << YAML::Value << config::format_number(q.output_headroom);
+  e << YAML::Key << "bias_correction" << YAML::Value << q.bias_correction;
   e << YAML::EndMap;
   e << YAML::Key << "unsigned_activations" << YAML::Value << q.unsigned_activations;
   e << YAML::Key << "evaluation" << YAML::Value << YAML::BeginMap;

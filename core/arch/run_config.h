@@ -72,6 +72,9 @@ struct QuantOptions {
   // The graph outputs' threshold x this factor (>= 1): room for held-out inputs whose logits
   // exceed every calibration image's (calibrator.h CalibrationOptions::output_headroom).
   double output_headroom = 1.0;
+  // quant.calibration.bias_correction: each conv / fc bias less the mean output error its
+  // weights' rounding causes on the calibration inputs (planner/quant/bias_correction.h).
+  bool bias_correction = true;
   // quant.unsigned_activations: tensors holding no negative value (a ReLU's, ReLU6's, sigmoid's
   // output) stored as uint8 with zero point 0 (calibrator.h CalibrationOptions).
   bool unsigned_activations = true;

@@ -185,6 +185,7 @@ void read_quant(FieldReader& top, const Origin& file, RunConfig& run, Diagnostic
     c.read_choice("method", run.quant.method, {"mse", "minmax", "percentile", "entropy"});
     c.read("percentile", run.quant.percentile);
     c.read("output_headroom", run.quant.output_headroom);
+    c.read("bias_correction", run.quant.bias_correction);
     c.finish();
     if (!(run.quant.output_headroom >= 1 && std::isfinite(run.quant.output_headroom)) &&
         !origins.invalid("quant.calibration.output_headroom")) {

@@ -135,6 +135,10 @@ struct Tensor {
   // whole tensor. Set at import from an already-quantised ONNX model (DequantizeLinear weights,
   // with `data` its int8 values); calibration keeps them.
   std::vector<double> channel_scales;
+  // A conv / fc bias: the real shift per output channel that bias correction subtracts from
+  // float_data before it is quantised to `bias` (planner/quant/bias_correction.h); the float
+  // network keeps float_data. Empty: none.
+  std::vector<double> bias_shift{};
   // uint8 values, real = uint8 x scale: the probabilities of a softmax read only as a MatMul's
   // first operand (materialise_parameters; OpDesc::kUnsigned). Every other tensor is int8.
   bool is_unsigned = false;

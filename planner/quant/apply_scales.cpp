@@ -59,10 +59,11 @@ void apply_scales(Graph* g) {
         if (n.bias >= 0) {
           Tensor& b = g->tensors[n.bias];
           b.bias.resize(b.float_data.size());
+          const std::vector<double>& shift = b.bias_shift;
           for (size_t k = 0; k < b.bias.size(); ++k) {
             const double s = s_acc[std::min(k, s_acc.size() - 1)];
-            b.bias[k] =
-                int32_t(std::clamp<double>(std::round(b.float_data[k] / s), INT32_MIN, INT32_MAX));
+            const double real = b.float_data[k] - (k < shift.size() ? shift[k] : 0.0);
+            b.bias[k] = int32_t(std::clamp<double>(std::round(real / s), INT32_MIN, INT32_MAX));
           }
         }
         break;

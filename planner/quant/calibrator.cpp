@@ -9,6 +9,7 @@
 
 #include "core/common/hash.h"
 #include "core/common/parallel_for.h"
+#include "planner/quant/bias_correction.h"
 #include "planner/quant/fidelity.h"
 #include "planner/quant/clip_threshold.h"
 #include "planner/quant/float_reference.h"
@@ -373,6 +374,7 @@ ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
   // max |x| and sample, per node, as a tensor's.
   std::vector<double> pre_max(g->nodes.size(), 0.0);
   std::vector<std::vector<float>> pre_samples(g->nodes.size());
+  BiasCorrection correction(*g);  // after step 1: the int8 weights are set
   const auto calibrated_table = [&](const Node& n) {
     return is_lookup(n.activation) && n.op != OpType::kMaxPool && n.op != OpType::kAvgPool;
   };
@@ -425,6 +427,7 @@ ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
       const uint64_t stride = std::max<uint64_t>(1, uint64_t(v.size()) / per_image);
       for (size_t k = 0; k < v.size(); k += stride) pre_samples[i].push_back(std::fabs(v[k]));
     }
+    if (opt.bias_correction) correction.add(ref.values());
     if (image == 0) first = std::move(ref.values());
   }
   // Each table's input scale: the threshold the method chooses over the pre-activation, / 127
@@ -484,6 +487,15 @@ ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
                                                  : kLutFixedScale;
     x.float_data = std::move(first[t]);
   }
+  bool corrected = false;  // a layer's bias moved (not with materialised weights alone)
+  if (opt.bias_correction) {
+    std::vector<std::vector<double>> shifts = correction.shifts();
+    for (size_t i = 0; i < g->nodes.size(); ++i) {
+      if (shifts[i].empty()) continue;
+      g->tensors[size_t(g->nodes[i].bias)].bias_shift = std::move(shifts[i]);
+      corrected = true;
+    }
+  }
   apply_scales(g);
   for (int t : g->inputs) {
     Tensor& x = g->tensors[t];
@@ -495,6 +507,7 @@ ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
   method << opt.method;
   if (opt.method == "percentile") method << " " << opt.percentile;
   if (opt.output_headroom != 1.0) method << ", output headroom " << opt.output_headroom;
+  if (corrected) method << ", bias correction";
   g->calibration_method = method.str();
   return clip_bounds;
 }

@@ -114,6 +114,10 @@ struct CalibrationOptions {
   // whose readers all take uint8 are stored as uint8 with zero point 0 (scale T / 255: one
   // more bit than int8); calibrator.cpp mark_unsigned_activations has the rule.
   bool unsigned_activations = true;
+  // Bias correction (bias_correction.h): each conv / fc bias less the mean output error its
+  // weights' rounding causes on the calibration images. Graph::calibration_method says
+  // "bias correction" when a layer's bias moved (none does when every weight is materialised).
+  bool bias_correction = true;
 };
 
 // Real [min, max] bounds of each node's Clip / ReLU6 as imported (for FloatReference), which

@@ -40,6 +40,7 @@ void expect_same_run(const RunConfig& a, const RunConfig& b) {
   EXPECT_EQ(a.quant.method, b.quant.method);
   EXPECT_EQ(a.quant.percentile, b.quant.percentile);
   EXPECT_EQ(a.quant.output_headroom, b.quant.output_headroom);
+  EXPECT_EQ(a.quant.bias_correction, b.quant.bias_correction);
   EXPECT_EQ(a.quant.unsigned_activations, b.quant.unsigned_activations);
   EXPECT_EQ(a.quant.evaluation.inputs, b.quant.evaluation.inputs);
   EXPECT_EQ(a.quant.preprocess.mean, b.quant.preprocess.mean);
@@ -191,6 +192,7 @@ TEST(EffectiveYamlText, ExactTextOfAMinimalRun) {
                 "    method: mse\n"
                 "    percentile: 99.99\n"
                 "    output_headroom: 1\n"
+                "    bias_correction: true\n"
                 "  unsigned_activations: true\n"
                 "  evaluation:\n"
                 "    inputs: \"\"\n"

@@ -231,7 +231,9 @@ TEST(QuantInputs, ConfigErrorsNameTheKey) {
       {{"sim.functional=true", "quant.calibration.inputs=/nonexistent/x.npy"},
        "/nonexistent/x.npy"},
       {{"quant.calibration.output_headroom=0.5"},
-       "--set quant.calibration.output_headroom=0.5: expected a finite factor >= 1, got 0.5"}};
+       "--set quant.calibration.output_headroom=0.5: expected a finite factor >= 1, got 0.5"},
+      {{"quant.calibration.bias_correction=maybe"},
+       "--set quant.calibration.bias_correction=maybe: expected true or false, got \"maybe\""}};
   for (const auto& [sets, want] : cases) {
     std::vector<std::string> args = {"run", kDefaultRun, "--out", dir.str()};
     for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
