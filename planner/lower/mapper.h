@@ -16,7 +16,7 @@
 //             Lowerer::op_tile): mobilenet_v2's 14 x 14 projections, 196 positions and 96
 //             channels, leave a tail on 64 neurons either way, split they do not.
 //   order     the loop order (banded_lowering.cpp's header, LoopOrder): inputs_outer (bands
-//             outer, each block staged per band), weights_outer (blocks outer, each staged once
+//             outer, each block staged per band; a resident layer's one block once), weights_outer (blocks outer, each staged once
 //             for every band and image) where a block would be staged more than once, and
 //             images_grouped for a banded batch; a banded layer of several blocks takes
 //             weights_outer only as its own batch order (it refills every band per block, in

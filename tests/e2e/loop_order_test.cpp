@@ -61,8 +61,11 @@ TEST(LoopOrderE2e, OrdersRunBitExactAndAsPredicted) {
     const Figures functional = simulate(batch, true);
     ASSERT_EQ(timing.status, 0) << timing.detail;
     ASSERT_EQ(functional.status, 0) << functional.detail;
-    EXPECT_GT(timing.weights_outer, 0u) << "batch " << batch;
+    // Batch 1: every searched layer here is in one channel block or a band the search keeps
+    // inputs outer (a resident layer in one block is staged once in either order); batch 2: conv1
+    // weights outer, conv2a images grouped.
     if (batch == 2) {
+      EXPECT_GT(timing.weights_outer, 0u);
       EXPECT_GT(timing.grouped, 0u);
     }
     EXPECT_GT(functional.checked, 0u);
@@ -70,8 +73,8 @@ TEST(LoopOrderE2e, OrdersRunBitExactAndAsPredicted) {
     EXPECT_EQ(functional.cycles, timing.cycles);
     // A layer in a loop order other than inputs outer simulates within a quarter of its
     // prediction (the closed-form tile model on tiny's small layers, where a tile's fixed latencies
-    // weigh most): batch 1 conv1 (im2col, weights outer) predicted 16,574 and simulated 14,534,
-    // conv2b 2,632 and 3,194; batch 2 conv2a (images grouped) 49,280 and 40,235.
+    // weigh most): batch 2 conv1 (im2col, weights outer) predicted 33,086 and simulated 28,902,
+    // conv2a (images grouped) 49,280 and 40,235.
     for (uint32_t k = 0; k < timing.layers; ++k) {
       if (std::string(timing.order[k]) == "inputs_outer") continue;
       const uint64_t p = timing.predicted[k], s = timing.simulated[k];
