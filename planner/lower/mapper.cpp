@@ -136,13 +136,24 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
   const uint64_t align = arch_.l2.alignment_bytes;
   std::vector<Searched> searched;
 
-  for (int idx : order) {
+  // Schedule steps inside an image segment run one image per pass (lower_segment): a layer there
+  // stages its weights again in every pass.
+  std::vector<char> in_segment(order.size(), 0);
+  for (const StepRange& r : opt_.image_segments) {
+    for (int64_t st = r.first; st <= r.last && st < int64_t(order.size()); ++st) {
+      in_segment[size_t(st)] = 1;
+    }
+  }
+  for (size_t step = 0; step < order.size(); ++step) {
+    const int idx = order[step];
     const Node& n = g_.nodes[size_t(idx)];
     if (moves_no_compute(n) || moves_by_dma(n)) continue;
     if (n.op != OpType::kConv && n.op != OpType::kGlobalAvgPool) continue;
     const OpDesc op0 = base_op(n, false);
     const uint32_t out_c = op0.output.c, out_h = op0.output.h;
-    const uint32_t images = uint32_t(g_.tensors[n.outputs[0]].shape.n);
+    // Images per pass of the layer's tiles, and passes (several inside an image segment).
+    const uint32_t batch = uint32_t(g_.tensors[n.outputs[0]].shape.n);
+    const uint32_t images = in_segment[step] ? 1 : batch, passes = batch / images;
     bool banded = layout_.tensor_spilled[n.outputs[0]];
     for (int t : n.inputs) banded = banded || layout_.tensor_spilled[t];
     const bool out_spilled = layout_.tensor_spilled[n.outputs[0]];
@@ -233,7 +244,7 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
         for (uint32_t i = 0; i < bands; ++i)
           for (uint32_t j = 0; j < blocks; ++j) add(i, j);
       }
-      compute *= images, pj *= images, k.overlap *= images;
+      compute *= batch, pj *= batch, k.overlap *= batch;
       // A resident layer stages each block again for every band with the inputs outer
       // (lower_resident's tiles), once with the weights outer or in one block; a banded one
       // moves the bytes of its loop order (banded_lowering.cpp's header).
@@ -242,7 +253,8 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
       // A banded layer waits for its fills and its spills take the L2 ports: measured on
       // resnet50's layer1, its DRAM time adds to the tiles' rather than hiding under them. A
       // resident layer's weights prefetch during the layer before.
-      if (out_spilled) dram += images * out_bytes;
+      dram *= passes;
+      if (out_spilled) dram += batch * out_bytes;
       k.dram_bytes = dram;
       const uint64_t dram_cycles = dram_peak_cycles(arch_, dram);
       k.cycles = banded ? compute + dram_cycles : std::max(compute, dram_cycles);

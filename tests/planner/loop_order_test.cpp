@@ -98,6 +98,18 @@ TEST(LoopOrder, BatchGroupsImagesOrSharesTheBlock) {
   EXPECT_EQ(moved(s.l.layers[b.layer]), 16704u);
 }
 
+TEST(LoopOrder, ALayerInAnImageSegmentStagesItsWeightsPerPass) {
+  const Searched s = search(2, "cycles");
+  // conv3 (3x3, 16 -> 16, resident) runs inside an image segment: image after image, each pass
+  // staging its one block again, W = 16 x (16 x 9 + 4) = 2,368 B per pass, 2 x 2,368 = 4,736 B
+  // for the batch; the mapper counts the passes (it counted one: 2,368).
+  ASSERT_FALSE(s.l.image_segments.empty());
+  const MappingRow& c3 = s.rows.at("conv3");
+  EXPECT_EQ(s.l.layers[c3.layer].weight_bytes, 2u * 2368u);
+  EXPECT_EQ(c3.predicted_dram_bytes, 2u * 2368u);
+  EXPECT_EQ(moved(s.l.layers[c3.layer]), 2u * 2368u);
+}
+
 TEST(LoopOrder, InputsOuterWhereOneBandNeedsNoRestaging) {
   // Energy: conv3 (stride 2, 8 x 8 outputs, resident) keeps one band of 8 rows (one staging
   // either way); its best other candidate, 2 bands with the weights outer, loses.
