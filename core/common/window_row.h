@@ -3,13 +3,28 @@
 // (planner/quant/float_reference.cpp): dst[x] = src[x * stride + first] for the x whose source
 // column lies inside [0, width), else 0. The inside columns are one contiguous range of x
 // (WindowSpan, the same for every row of a kernel column: compute it once), so the row is a zero
-// prefix, a (strided) copy and a zero suffix, with no test per element.
+// prefix, a (strided) copy and a zero suffix, with no test per element. window_positions: how
+// many positions a sliding window takes along one axis (shape inference, the fused max-pool's
+// descriptor check).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 
 namespace strider {
+
+// Positions of a sliding window along an `extent`-long axis (ONNX / PyTorch rules): `span` the
+// window's extent (dilation x (kernel - 1) + 1); with ceil_mode a last partial window counts when
+// it starts inside the input or the leading padding. 0 when the window is larger than the padded
+// axis or stride < 1.
+inline int64_t window_positions(int64_t extent, int64_t span, int64_t stride, int64_t pad_begin,
+                                int64_t pad_end, bool ceil_mode) {
+  const int64_t room = extent + pad_begin + pad_end - span;
+  if (room < 0 || stride < 1) return 0;
+  int64_t out = (ceil_mode ? (room + stride - 1) / stride : room / stride) + 1;
+  if (ceil_mode && (out - 1) * stride >= extent + pad_begin) --out;
+  return out;
+}
 
 // The x in [lo, hi) whose column x * stride + first lies inside [0, width), of x in [0, count).
 struct WindowSpan {

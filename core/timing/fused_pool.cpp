@@ -14,15 +14,6 @@ void pool_window(uint32_t p, uint32_t extent, uint32_t kernel, uint32_t stride, 
   *end = uint32_t(std::clamp<int64_t>(hi, *begin, extent));
 }
 
-uint32_t pooled_extent(uint32_t extent, uint32_t kernel, uint32_t stride, uint32_t pad_begin,
-                       uint32_t pad_end, bool ceil_mode) {
-  const int64_t room = int64_t(extent) + pad_begin + pad_end - kernel;
-  if (room < 0 || stride == 0) return 0;
-  int64_t out = (ceil_mode ? (room + stride - 1) / stride : room / stride) + 1;
-  if (ceil_mode && (out - 1) * stride >= int64_t(extent) + pad_begin) --out;
-  return uint32_t(out);
-}
-
 uint32_t pool_group_channels(const OpDesc& op, uint32_t neurons) {
   const uint32_t channels = op.ch_end - op.ch_begin;
   return op.mapping == Mapping::kPositions ? channels : std::min(channels, std::max(neurons, 1u));

@@ -22,11 +22,6 @@ namespace strider {
 void pool_window(uint32_t p, uint32_t extent, uint32_t kernel, uint32_t stride, uint32_t pad,
                  uint32_t* begin, uint32_t* end);
 
-// Pooled extent of an `extent`-long axis (ONNX / PyTorch rules; ceil_mode: a last partial
-// window that starts inside the input or the leading padding).
-uint32_t pooled_extent(uint32_t extent, uint32_t kernel, uint32_t stride, uint32_t pad_begin,
-                       uint32_t pad_end, bool ceil_mode);
-
 // Channels in flight together: the tile's (positions mapping), or up to `neurons` of them
 // (channels, im2col).
 uint32_t pool_group_channels(const OpDesc& op, uint32_t neurons);

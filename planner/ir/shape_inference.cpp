@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/common/window_row.h"
 #include "planner/ir/graph.h"
 
 namespace strider {
@@ -46,10 +47,7 @@ int64_t window_extent(const Node& n, const char* axis, int64_t in, int kernel, i
     fail(n, std::string("window ") + std::to_string(span) + " larger than padded input " +
                 std::to_string(in + pad_begin + pad_end) + " along " + axis);
   }
-  int64_t out = (ceil_mode ? (room + stride - 1) / stride : room / stride) + 1;
-  // With ceil_mode the last window must start inside the input or the leading padding.
-  if (ceil_mode && (out - 1) * stride >= in + pad_begin) --out;
-  return out;
+  return window_positions(in, span, stride, pad_begin, pad_end, ceil_mode);
 }
 
 TensorShape window_output(const Node& n, const TensorShape& in, int64_t channels, bool ceil_mode) {

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/common/saturating.h"
+#include "core/common/window_row.h"
 #include "core/contract/vector_math.h"
 #include "core/timing/fused_pool.h"
 #include "planner/lower/data_flow_check.h"
@@ -242,10 +243,12 @@ class Validator {
     if (!tensor("op.pool.output", p.output, 1, true)) return false;
     // The pooled extent with floor and with ceil rounding (ONNX ceil_mode).
     const auto rows = [&](bool ceil) {
-      return pooled_extent(o.output.h, p.kernel_h, p.stride_h, p.pad_top, p.pad_bottom, ceil);
+      return uint32_t(
+          window_positions(o.output.h, p.kernel_h, p.stride_h, p.pad_top, p.pad_bottom, ceil));
     };
     const auto cols = [&](bool ceil) {
-      return pooled_extent(o.output.w, p.kernel_w, p.stride_w, p.pad_left, p.pad_right, ceil);
+      return uint32_t(
+          window_positions(o.output.w, p.kernel_w, p.stride_w, p.pad_left, p.pad_right, ceil));
     };
     const uint32_t h0 = rows(false), h1 = rows(true), w0 = cols(false), w1 = cols(true);
     if (p.output.c != o.output.c || p.output.h < h0 || p.output.h > h1 || p.output.w < w0 ||
