@@ -383,7 +383,9 @@ void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
   out << "  MACs             " << s.macs << "  utilisation " << std::setprecision(1)
       << s.utilization * 100 << " %\n";
   out << "  bound            " << s.bound_cycles << " cycles, run at " << std::setprecision(2)
-      << s.cycles_over_bound << "x its bound\n";
+      << s.cycles_over_bound << "x its bound; its layers' own bounds sum to "
+      << s.layer_bound_cycles << " ("
+      << (s.layer_bound_cycles ? double(s.cycles) / double(s.layer_bound_cycles) : 0.0) << "x)\n";
   out << "  DRAM traffic     " << r.stats.get("dram.read_bytes") << " B read, "
       << r.stats.get("dram.write_bytes") << " B written\n";
   out << "  L2 peak          " << s.l2_peak_planned << " B planned, " << s.l2_peak_observed
