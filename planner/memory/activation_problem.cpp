@@ -112,7 +112,29 @@ ActivationPlanInput build_activation_problem(const Graph& g, const std::vector<i
       flags.assign(node.inputs.size(), 0);
       int64_t cursor = 0;
       bool all = true;
-      for (size_t k = 0; k < node.inputs.size(); ++k) {
+      size_t k = 0;
+      // A chain of concats (DenseNet: layer k concatenates the block's input and the k - 1
+      // features before it, layer k - 1 the same list less one): when the leading inputs already
+      // lie back to back from byte 0 of one buffer that holds exactly them (the previous concat's
+      // output), that whole buffer becomes the prefix of this output and they stay in place.
+      const auto [r0, o0] = forest.find(node.inputs[0]);
+      const int64_t r0_bytes = g.tensors[r0].bytes();
+      if (g.tensors[out].shape.n == 1 && !is_input[r0] && o0 == 0 &&
+          r0 != forest.find(out).first && r0_bytes > g.tensors[node.inputs[0]].bytes()) {
+        size_t j = 0;
+        int64_t c = 0;
+        while (j < node.inputs.size() && c < r0_bytes && forest.find(node.inputs[j]) ==
+                                                             std::make_pair(r0, c)) {
+          c += g.tensors[node.inputs[j]].bytes();
+          ++j;
+        }
+        if (c == r0_bytes) {
+          forest.attach(r0, out, 0);
+          for (; k < j; ++k) flags[k] = 1;
+          cursor = c;
+        }
+      }
+      for (; k < node.inputs.size(); ++k) {
         const int t = node.inputs[k];
         const int64_t bytes = g.tensors[t].bytes();
         auto [root, off] = forest.find(t);

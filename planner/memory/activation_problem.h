@@ -11,7 +11,10 @@
 //    at offset 0, not already placed into an earlier concat, not an earlier input of this same
 //    concat) and (c) the batch is 1. Other inputs are copied by the concat.
 // Concats claim their inputs in schedule order, so when a tensor feeds two concats only the first
-// one to run gets it in place.
+// one to run gets it in place — except along a chain (DenseNet: each layer concatenates the
+// block's input and every feature before it): when a concat's leading inputs lie back to back
+// from byte 0 of one buffer that holds exactly them (the previous concat's output), that buffer
+// becomes this output's prefix, so the whole chain is one buffer and nothing is copied.
 //
 // Lifetimes in schedule steps (step i runs order[i]): a buffer is live from the step of the first
 // producer of any tensor of its group (graph inputs: their first use, as they are loaded just

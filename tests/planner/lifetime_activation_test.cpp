@@ -199,6 +199,52 @@ TEST(LifetimeActivation, NestedConcatAndFullReshapeViewGoInPlace) {
   EXPECT_EQ(p.node_is_alias, (std::vector<char>{0, 1, 0, 1, 0, 1}));
 }
 
+// DenseNet's chain: D1 concatenates a and b, a conv C reads D1's output, and D2 concatenates a, b
+// and C's output. a and b already lie back to back in c1, so c1 becomes the prefix of c2 and
+// nothing is copied (before, D2 copied a and b: flags {0, 0, 1}).
+TEST(LifetimeActivation, ConcatChainExtendsThePreviousConcatInPlace) {
+  Graph g;
+  int in = tensor(&g, "in", 1, 2, 2), a = tensor(&g, "a", 2, 2, 2), b = tensor(&g, "b", 2, 2, 2),
+      c1 = tensor(&g, "c1", 4, 2, 2), c = tensor(&g, "c", 2, 2, 2), c2 = tensor(&g, "c2", 6, 2, 2),
+      out = tensor(&g, "out", 1, 2, 2);
+  g.inputs = {in};
+  g.outputs = {out};
+  node(&g, "A", OpType::kConv, {in}, {a});
+  node(&g, "B", OpType::kConv, {in}, {b});
+  const int d1 = node(&g, "D1", OpType::kConcat, {a, b}, {c1});
+  node(&g, "C", OpType::kConv, {c1}, {c});
+  const int d2 = node(&g, "D2", OpType::kConcat, {a, b, c}, {c2});
+  node(&g, "E", OpType::kConv, {c2}, {out});
+  const std::vector<int> order = schedule_nodes(g, "dfs");
+  ASSERT_EQ(order, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  ActivationPlanInput p = build_activation_problem(g, order, 1);
+  EXPECT_EQ(p.concat_input_in_place[d1], (std::vector<char>{1, 1}));
+  EXPECT_EQ(p.concat_input_in_place[d2], (std::vector<char>{1, 1, 1}));
+  EXPECT_EQ(p.node_is_alias, (std::vector<char>{0, 0, 1, 0, 1, 0}));
+  // One buffer c2 (24 bytes) from A (step 0) to E (5): a at 0, b at 8, c1 at 0, c at 16; in lives
+  // until B (1), out from E.
+  EXPECT_EQ(lives(p), (std::vector<Life>{{"in", 0, 2, 4}, {"c2", 0, 6, 24}, {"out", 5, 6, 4}}));
+  EXPECT_EQ(p.tensor_offset_in_buffer, (std::vector<int64_t>{0, 0, 8, 0, 16, 0, 0}));
+}
+
+// The chain needs the leading inputs to fill the earlier buffer exactly: here D2 takes only a
+// (c1 holds a and b), so c1 is not D2's prefix and a, already in c1, is copied.
+TEST(LifetimeActivation, ConcatChainNeedsTheWholeEarlierBuffer) {
+  Graph g;
+  int in = tensor(&g, "in", 1, 2, 2), a = tensor(&g, "a", 2, 2, 2), b = tensor(&g, "b", 2, 2, 2),
+      c1 = tensor(&g, "c1", 4, 2, 2), c = tensor(&g, "c", 2, 2, 2), c2 = tensor(&g, "c2", 4, 2, 2);
+  g.inputs = {in};
+  g.outputs = {c1, c2};
+  node(&g, "A", OpType::kConv, {in}, {a});
+  node(&g, "B", OpType::kConv, {in}, {b});
+  node(&g, "D1", OpType::kConcat, {a, b}, {c1});
+  node(&g, "C", OpType::kConv, {in}, {c});
+  const int d2 = node(&g, "D2", OpType::kConcat, {a, c}, {c2});
+  ActivationPlanInput p = build_activation_problem(g, schedule_nodes(g, "dfs"), 1);
+  EXPECT_EQ(p.concat_input_in_place[d2], (std::vector<char>{0, 1}));
+  EXPECT_NE(p.tensor_buffer[a], p.tensor_buffer[c2]);
+}
+
 TEST(LifetimeActivation, SameTensorTwiceInOneConcat) {
   Graph g;
   int in = tensor(&g, "in", 1, 2, 2), a = tensor(&g, "a", 1, 2, 2), cat = tensor(&g, "cat", 2, 2, 2);
