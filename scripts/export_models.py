@@ -22,6 +22,7 @@ the QDQ import fixture:
 
     /usr/bin/python3 scripts/export_models.py                  # the zoo into configs/networks
     /usr/bin/python3 scripts/export_models.py --out-dir /tmp/zoo shufflenet_v2_x1_0 vgg16
+    /usr/bin/python3 scripts/export_models.py --out-dir configs/networks/zoo --more-zoo
 """
 import argparse
 import os
@@ -42,6 +43,10 @@ ZOO = {
     "densenet121": ({}, 224),
     "vit_b_16": ({}, 224),
 }
+# The rest of the torchvision zoo (configs/networks/zoo: --more-zoo), all at 224 x 224.
+MORE_ZOO = ["alexnet", "efficientnet_b0", "mnasnet1_0", "mobilenet_v3_large", "mobilenet_v3_small",
+            "regnet_x_400mf", "regnet_y_400mf", "resnet18", "resnext50_32x4d",
+            "shufflenet_v2_x1_0", "squeezenet1_0"]
 
 
 def tiny_convnext():
@@ -133,12 +138,14 @@ def main():
                         help="torchvision model names, tiny_vit or tiny_qdq_cnn (test fixtures), or one of "
                         + ", ".join(list(TRANSFORMERS) + list(REDUCED)))
     parser.add_argument("--out-dir", default=os.path.join(here, "..", "configs", "networks"))
+    parser.add_argument("--more-zoo", action="store_true",
+                        help="export MORE_ZOO (configs/networks/zoo) instead of the default list")
     parser.add_argument("--opset", type=int, default=13, help="ONNX opset (11 to 17)")
     parser.add_argument("--seq", type=int, nargs="+", default=[128],
                         help="sequence lengths of the transformers (not 128: FILE_seqN.onnx)")
     args = parser.parse_args()
     os.makedirs(args.out_dir, exist_ok=True)
-    for name in args.models:
+    for name in MORE_ZOO if args.more_zoo else args.models:
         for seq in (args.seq if name in TRANSFORMERS else [128]):
             export(name, args.out_dir, args.opset, seq)
     return 0

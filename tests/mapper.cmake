@@ -1,4 +1,5 @@
-# The mapping search (planner/lower/mapper.h) against auto on every run file of configs/runs
+# The mapping search (planner/lower/mapper.h) against auto on every run file of configs/runs and
+# every network of configs/networks/zoo
 # (under the sanitizers, where a simulation is several times slower, on four of them).
 set(MAPPER_RUNS "")
 if(STRIDER_SANITIZE)

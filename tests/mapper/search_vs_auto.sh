@@ -3,16 +3,22 @@
 # arch.lowering.mapping auto and search (timing only, no trace), and the search's simulated
 # cycles must not exceed auto's; a search run writes mapping.csv with one row per searched layer
 # and its simulated cycles. Then resnet50's search (or the first run's) runs a second time and its
-# mapping.csv and layers.csv must be byte-identical (deterministic search).
-# usage: search_vs_auto.sh STRIDER REPO_ROOT [RUN_NAME...]   (default: every run file)
+# mapping.csv and layers.csv must be byte-identical (deterministic search). Without run names the
+# rest of the torchvision zoo (configs/networks/zoo/*.onnx, each on mobilenet_v2's run file) is
+# compared too.
+# usage: search_vs_auto.sh STRIDER REPO_ROOT [RUN_NAME...]   (default: every run file and the zoo)
 set -euo pipefail
 source "$(dirname "$0")/../lib/run_files.sh"
 cycles() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cycles"])' "$1"; }
 fail=0
-for run in "${runs[@]}"; do
-  net=$(basename "$run" .yaml)
+zoo=()
+(( $# )) || zoo=("$root"/configs/networks/zoo/*.onnx)
+# compare NAME RUN_FILE [--set ...]: one network with auto and with search.
+compare() {
+  local net=$1 m a s
+  shift
   for m in auto search; do
-    "$strider" run "$run" --set "output_dir=$tmp/$net.$m" --set arch.lowering.mapping=$m \
+    "$strider" run "$@" --set "output_dir=$tmp/$net.$m" --set arch.lowering.mapping=$m \
       --set sim.trace=false --set sim.functional=false >"$tmp/$net.$m.txt" 2>&1 ||
       { echo "$net ($m) failed:"; cat "$tmp/$net.$m.txt"; exit 1; }
   done
@@ -27,6 +33,11 @@ for run in "${runs[@]}"; do
     echo "FAIL $net: mapping.csv must be written by search runs only"
     fail=1
   fi
+}
+for run in "${runs[@]}"; do compare "$(basename "$run" .yaml)" "$run"; done
+for onnx in "${zoo[@]}"; do
+  compare "$(basename "$onnx" .onnx)" "$root/configs/runs/mobilenet_v2.yaml" \
+    --set "networks[0].path=$onnx"
 done
 # Determinism: resnet50's search (or the first run's) again.
 again=resnet50
