@@ -138,6 +138,18 @@ void fully_connected(const Graph& g, const Node& n, const Bytes& in, Bytes& out)
   }
 }
 
+// Calls f(byte) for each element of the kernel_h x kernel_w window at (top, left) of an h x w
+// plane that lies inside it, row by row: padding is virtual, the pads hold no element.
+template <typename F>
+void for_each_in_window(const int8_t* plane, const Dims& s, int64_t top, int64_t left,
+                        int64_t kernel_h, int64_t kernel_w, F f) {
+  for (int64_t iy = std::max<int64_t>(top, 0); iy < std::min(top + kernel_h, s.h); ++iy) {
+    for (int64_t ix = std::max<int64_t>(left, 0); ix < std::min(left + kernel_w, s.w); ++ix) {
+      f(plane[iy * s.w + ix]);
+    }
+  }
+}
+
 // Max / average pooling; padding is virtual (never a value). A global average pool requantises
 // its sum (calibrator.h: s_in / (H W s_out)).
 void pool(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
@@ -155,14 +167,12 @@ void pool(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
         const int64_t y0 = oy * sh - pt, x0 = ox * sw - pl;
         int64_t sum = 0, count = 0;
         int32_t best = std::numeric_limits<int32_t>::min();
-        for (int64_t iy = std::max<int64_t>(y0, 0); iy < std::min(y0 + kh, is.h); ++iy) {
-          for (int64_t ix = std::max<int64_t>(x0, 0); ix < std::min(x0 + kw, is.w); ++ix) {
-            const int32_t v = byte_value(plane[iy * is.w + ix], u8);
-            sum += v;
-            best = std::max(best, v);
-            ++count;
-          }
-        }
+        for_each_in_window(plane, is, y0, x0, kh, kw, [&](int8_t b) {
+          const int32_t v = byte_value(b, u8);
+          sum += v;
+          best = std::max(best, v);
+          ++count;
+        });
         int32_t v = 0;
         if (n.op == OpType::kMaxPool) {
           v = count ? best : 0;
@@ -359,13 +369,10 @@ void fused_max_pool(const Graph& g, const Node& n, const Bytes& y, Bytes& out) {
         const int64_t left = ox * n.pool.stride_w - n.pool.pad_left;
         int32_t best = INT32_MIN;
         int8_t byte = 0;
-        for (int64_t iy = std::max<int64_t>(top, 0); iy < std::min(top + n.pool.kernel_h, ys.h); ++iy) {
-          for (int64_t ix = std::max<int64_t>(left, 0); ix < std::min(left + n.pool.kernel_w, ys.w);
-               ++ix) {
-            const int8_t b = y[(c * ys.h + iy) * ys.w + ix];
-            if (byte_value(b, u8) > best) best = byte_value(b, u8), byte = b;
-          }
-        }
+        for_each_in_window(&y[c * ys.plane()], ys, top, left, n.pool.kernel_h, n.pool.kernel_w,
+                           [&](int8_t b) {
+                             if (byte_value(b, u8) > best) best = byte_value(b, u8), byte = b;
+                           });
         out[(c * os.h + oy) * os.w + ox] = byte;
       }
     }
