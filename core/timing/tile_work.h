@@ -87,7 +87,8 @@ struct PiecePattern {
 
 struct TileWork {
   uint64_t channels = 0;           // output channels in the tile
-  uint64_t runs = 0;               // positions: neuron runs; channels: channel runs x position groups
+  // Positions: neuron runs (hybrid: + its tail's); channels: channel runs x position groups.
+  uint64_t runs = 0;
   uint64_t computed_positions = 0; // per output channel, incl. discarded
   uint64_t valid_outputs = 0;      // output elements stored (all channels)
   uint64_t discarded_outputs = 0;  // computed and dropped (all channels)

@@ -95,11 +95,11 @@ void merge(Access& a, const Access& b) {
 // The tile's L2 reads. Positions-mapping window tiles with shift-stride writes: every input row
 // piece (row_pieces.h) is its own access at its address, then the kernel bytes as one range from
 // the weights and the partial sums read back as one range from theirs; a hybrid tile's tail reads
-// its lines' weights with the kernel bytes and gathers its inputs last, from its first position. Other tiles (and per-line
-// writes): one contiguous range for their input blocks, weights and kernels, then the channels
-// mapping's operand gather piece by piece (one piece per input channel at the input's channel
-// stride, per group of positions). Stall: queueing before the first access plus every access's bank
-// conflicts. Returns the bytes read in `bytes`.
+// its lines' weights with the kernel bytes and gathers its inputs last, from its first position.
+// Other tiles (and per-line writes): one contiguous range for their input blocks, weights and
+// kernels, then the channels mapping's operand gather piece by piece (one piece per input channel
+// at the input's channel stride, per group of positions). Stall: queueing before the first access
+// plus every access's bank conflicts. Returns the bytes read in `bytes`.
 Access LoadUnit::read_l2(const OpDesc& op, const TileWork& w, uint64_t now, uint64_t& bytes) {
   if (arch_.l1.shift_stride && reads_row_pieces(op)) {
     pieces_.clear();

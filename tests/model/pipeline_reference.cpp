@@ -87,7 +87,8 @@ TilePlan plan_tile(const OpDesc& op, const ArchConfig& arch) {
   TilePlan t;
   // The strided traversal (rows or one stream) and the hybrid tile are the closed form's choices;
   // the rest is stepped.
-  const TileWork closed = compute_tile_work(op, arch.l1, arch.neurons, arch.l2.port_bytes_per_cycle);
+  const TileWork closed =
+      compute_tile_work(op, arch.l1, arch.neurons, arch.l2.port_bytes_per_cycle);
   const bool hybrid = closed.tail_positions > 0;
   t.work = run_stepped_reference(op, arch.l1, arch.neurons, closed.streamed, hybrid);
   // Input row pieces grouped by (run, kernel row, part, row): one access over their channels.
@@ -132,16 +133,16 @@ TilePlan plan_tile(const OpDesc& op, const ArchConfig& arch) {
     // positions per channel when they fit the kernel region and stay there).
     const uint64_t reduced = op.in_ch_end ? op.in_ch_end - op.in_ch_begin : op.input.c;
     const uint64_t first = positions - tail;
-    const uint64_t addr =
-        op.input.addr + op.input.offset(op.in_ch_end ? op.in_ch_begin : 0,
-                                        uint32_t((op.row_begin + first / op.output.w) * op.stride_h),
-                                        uint32_t(first % op.output.w * op.stride_w));
+    const uint32_t y = (op.row_begin + uint32_t(first / op.output.w)) * op.stride_h;
+    const uint32_t x = uint32_t(first % op.output.w) * op.stride_w;
+    const uint64_t addr = op.input.addr + op.input.offset(op.in_ch_end ? op.in_ch_begin : 0, y, x);
     const uint64_t channel_runs = (channels + arch.neurons.count - 1) / arch.neurons.count;
     const uint64_t stride = op.input.channel_stride;
     if (tail * reduced <= arch.l1.kernel_bytes) {
       t.reads.push_back(Pattern{addr, tail, reduced, stride, 1});
     } else {
-      if (tail / acc) t.reads.push_back(Pattern{addr, acc, reduced, stride, channel_runs * (tail / acc)});
+      const uint64_t full = tail / acc;
+      if (full) t.reads.push_back(Pattern{addr, acc, reduced, stride, channel_runs * full});
       if (tail % acc) t.reads.push_back(Pattern{addr, tail % acc, reduced, stride, channel_runs});
     }
     t.read_bytes += t.work.gather_bytes;
