@@ -105,10 +105,14 @@ Access LoadUnit::read_l2(const OpDesc& op, const TileWork& w, uint64_t now, uint
     pieces_.clear();
     input_row_pieces(op, arch_.l1, arch_.neurons, w.streamed, w.tail_positions, pieces_);
     const uint64_t psum = (op.psum_mode & OpDesc::kPsumRead) ? 4 * w.valid_outputs : 0;
-    const uint64_t weights = w.kernel_bytes - gathered(w) + w.tail_line_bytes;
+    // A hybrid tile: its runs' kernels and its tail's lines' weights, then (below) its tail's
+    // gather. Other tiles: the kernel bytes as one range.
+    const bool hybrid = w.tail_positions > 0;
+    const uint64_t weights =
+        hybrid ? w.kernel_bytes - gathered(w) + w.tail_line_bytes : w.kernel_bytes;
     if (weights) pieces_.push_back(AccessPattern{op.weights.addr, weights});
     if (psum) pieces_.push_back(AccessPattern{op.psum.addr, psum});
-    append_gather(op, w, pieces_);
+    if (hybrid) append_gather(op, w, pieces_);
     Access a;
     bytes = 0;
     for (size_t i = 0; i < pieces_.size(); ++i) {
