@@ -81,9 +81,75 @@ std::vector<uint64_t> channel_groups(const OpDesc& op, const NeuronConfig& nc) {
   return sizes;
 }
 
+// The channels form's fills over `positions` positions and a reduction of `k` elements: for each
+// run of up to `neurons.count` of the tile's output channels, for each group of up to
+// `accumulators` positions, fills of `line_bytes` elements, every active line written with its
+// own channel's operand (l2_read_bytes); `group_kernel`: each group's broadcast operand (group x k
+// bytes) is loaded into the kernel region (kernel_bytes). Returns the channel runs.
+uint64_t channel_form_fills(TileWork& w, TileBuilder& b, const L1Config& l1,
+                            const NeuronConfig& nc, uint64_t positions, uint64_t k,
+                            bool group_kernel) {
+  const uint64_t channel_runs = cdiv(w.channels, nc.count);
+  const uint64_t groups = cdiv(positions, nc.accumulators);
+  Reduction red;
+  red.segments = k;
+  red.per_fill = l1.line_bytes;
+  for (uint64_t r = 0; r < channel_runs; ++r) {
+    red.active = std::min<uint64_t>(nc.count, w.channels - r * nc.count);
+    red.writes_per_fill = red.active;  // each line its own channel's weights (pooling: inputs)
+    for (uint64_t g = 0; g < groups; ++g) {
+      red.group = std::min<uint64_t>(nc.accumulators, positions - g * nc.accumulators);
+      w.line_writes += b.reduce(red);
+      w.l2_read_bytes += red.active * k;
+      if (group_kernel) w.kernel_bytes += red.group * k;
+    }
+  }
+  w.runs += channel_runs * groups;
+  return channel_runs;
+}
+
+// The channels form's operand gather over `positions` positions of `k` input channels: one piece
+// of all the positions per channel when they stay resident, else per channel run one piece of
+// each group's positions per channel (full groups, then the last partial group).
+void channel_form_gather(PiecePattern* gather, const NeuronConfig& nc, uint64_t positions,
+                         uint64_t k, bool resident, uint64_t channel_runs) {
+  const uint64_t full = positions / nc.accumulators, rest = positions % nc.accumulators;
+  if (resident) {
+    gather[0] = {positions, k, 1};
+  } else {
+    gather[0] = {nc.accumulators, k, channel_runs * full};
+    gather[1] = {rest, k, rest ? channel_runs : 0};
+  }
+}
+
+// The hybrid tile's tail (hybrid_tail_applies): the last `tail` positions of a 1x1 convolution's
+// positions tile, its partial last run, in the channels form after the runs. The kernel region
+// holds the tail's inputs (resident when tail x k fits it), the lines the output channels'
+// weights (tail_line_bytes). Stored per group of positions and output channel; when the tail has
+// full groups and a partial one, the partial group's pieces are counted with the runs' piece of
+// each channel (the store pattern has two slots; the stored elements are exact).
+void channels_tail(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config& l1,
+                   const NeuronConfig& nc, uint64_t tail) {
+  const uint64_t k = reduced_channels(op);
+  const bool resident = tail * k <= l1.kernel_bytes;
+  const uint64_t lines_before = w.l2_read_bytes;
+  const uint64_t channel_runs = channel_form_fills(w, b, l1, nc, tail, k, !resident);
+  w.tail_positions = tail;
+  w.tail_line_bytes = w.l2_read_bytes - lines_before;
+  if (resident) w.kernel_bytes += tail * k;
+  channel_form_gather(w.gather, nc, tail, k, resident, channel_runs);
+  const uint64_t full = tail / nc.accumulators, rest = tail % nc.accumulators;
+  if (full == 0) {
+    w.store[1] = {rest, w.channels, 1};
+  } else {
+    w.store[1] = {nc.accumulators, w.channels, full};
+    w.store[0].bytes += rest;
+  }
+}
+
 // Positions mapping of a window op (conv, pools, global pooling).
 void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config& l1,
-                      const NeuronConfig& nc, bool stream) {
+                      const NeuronConfig& nc, bool stream, uint64_t tail) {
   const uint64_t n = nc.count;
   const uint64_t rows = op.row_end - op.row_begin;
   const uint64_t wo = op.output.w;
@@ -108,9 +174,9 @@ void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Con
   // stopping at its last valid output. Otherwise strided: output rows back to back.
   const uint64_t positions = crossing ? (rows - 1) * wp + wo : rows * wo;
   w.computed_positions = positions;
-  w.runs = cdiv(positions, n);
+  w.runs = cdiv(positions - tail, n);  // the hybrid's tail (channels form) follows the runs
   for (uint64_t k = 0; k < w.runs; ++k) {
-    const uint64_t start = k * n, end = std::min(start + n, positions);
+    const uint64_t start = k * n, end = std::min(start + n, positions - tail);
     const uint64_t active = end - start;
     uint64_t pieces = 1, crossings = 0, stored = 0;  // stored: L2 bytes of one segment's block(s)
     if (crossing) {
@@ -154,11 +220,12 @@ void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Con
   }
   w.valid_outputs = w.channels * rows * wo;
   w.discarded_outputs = w.channels * (positions - rows * wo);
-  w.store[0] = {rows * wo, w.channels, 1};
+  w.store[0] = {rows * wo - tail, w.channels, 1};
   if (conv) {
     w.macs = w.valid_outputs * kernel;
     if (resident) w.kernel_bytes = w.channels * kernel;
   }
+  if (tail) channels_tail(w, b, op, l1, nc, tail);
 }
 
 // Input rows a conv tile's windows read (clipped to the tensor).
@@ -222,21 +289,8 @@ void channels_map(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config&
   const bool resident =
       !pool && (im2col ? uint64_t(reduced_channels(op)) * im2col_input_rows(op) * op.input.w
                        : positions * k) <= l1.kernel_bytes;
-  const uint64_t channel_runs = cdiv(w.channels, nc.count);
-  const uint64_t groups = cdiv(positions, nc.accumulators);
-  Reduction red;
-  red.segments = k;
-  red.per_fill = l1.line_bytes;
-  for (uint64_t r = 0; r < channel_runs; ++r) {
-    red.active = std::min<uint64_t>(nc.count, w.channels - r * nc.count);
-    red.writes_per_fill = red.active;  // each line its own channel's weights (pooling: inputs)
-    for (uint64_t g = 0; g < groups; ++g) {
-      red.group = std::min<uint64_t>(nc.accumulators, positions - g * nc.accumulators);
-      w.line_writes += b.reduce(red);
-      w.l2_read_bytes += red.active * k;
-      if (!pool && !resident && !im2col) w.kernel_bytes += red.group * k;
-    }
-  }
+  const uint64_t channel_runs =
+      channel_form_fills(w, b, l1, nc, positions, k, !pool && !resident && !im2col);
   if (resident && !im2col) w.kernel_bytes = positions * k;
   const uint64_t full = positions / nc.accumulators, rest = positions % nc.accumulators;
   if (im2col) {
@@ -244,16 +298,10 @@ void channels_map(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config&
     if (!resident) w.gather[0].repeats *= channel_runs, w.gather[1].repeats *= channel_runs;
     w.kernel_bytes = w.gather[0].total() + w.gather[1].total();
   } else if (!pool && op.op != OpCode::kFullyConnected) {
-    if (resident) {
-      w.gather[0] = {positions, k, 1};
-    } else {
-      w.gather[0] = {nc.accumulators, k, channel_runs * full};
-      w.gather[1] = {rest, k, rest ? channel_runs : 0};
-    }
+    channel_form_gather(w.gather, nc, positions, k, resident, channel_runs);
   }
   w.store[0] = {nc.accumulators, w.channels, full};
   w.store[1] = {rest, w.channels, rest ? 1u : 0u};
-  w.runs = channel_runs * groups;
   w.computed_positions = positions;
   w.valid_outputs = w.channels * positions;
   if (!pool) w.macs = w.valid_outputs * k;
@@ -327,9 +375,10 @@ bool channels_on_neurons(const OpDesc& op) {
 }
 
 // One traversal of the tile: `stream` runs a strided positions-mapping window tile as one stream
-// over the padded input (strided_stream_applies).
+// over the padded input (strided_stream_applies); `hybrid` runs its partial last run in the
+// channels form (hybrid_tail_applies).
 TileWork build_tile_work(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
-                         uint32_t l2_port_bytes, bool stream) {
+                         uint32_t l2_port_bytes, bool stream, bool hybrid) {
   TileWork w;
   w.channels = op.ch_end - op.ch_begin;
   w.streamed = stream;
@@ -344,7 +393,9 @@ TileWork build_tile_work(const OpDesc& op, const L1Config& l1, const NeuronConfi
       if (channels) {
         channels_map(w, b, op, l1, nc);
       } else {
-        positions_window(w, b, op, l1, nc, stream);
+        positions_window(w, b, op, l1, nc, stream,
+                         hybrid ? uint64_t(op.row_end - op.row_begin) * op.output.w % nc.count
+                                : 0);
       }
       break;
     case OpCode::kMatMul: {  // a 1x1 convolution over the positions (rows of A), B as weights
@@ -393,13 +444,26 @@ bool strided_stream_applies(const OpDesc& op, const L1Config& l1) {
   return wp >= extent && op.output.w == (wp - extent) / op.stride_w + 1;
 }
 
+bool hybrid_tail_applies(const OpDesc& op, const NeuronConfig& nc) {
+  if (op.op != OpCode::kConv || !channels_mapping_applies(op) || channels_on_neurons(op) ||
+      op.pool.present())
+    return false;
+  const uint64_t positions = uint64_t(op.row_end - op.row_begin) * op.output.w;
+  return positions > nc.count && positions % nc.count != 0;
+}
+
+// The plain traversal, or (strided_stream_applies) the strided stream, or (hybrid_tail_applies)
+// the hybrid tile, whichever takes the fewest cycles (ties: the plain one).
 TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
                            uint32_t l2_port_bytes) {
-  TileWork rows = build_tile_work(op, l1, nc, l2_port_bytes, false);
-  if (!strided_stream_applies(op, l1)) return rows;
-  TileWork stream = build_tile_work(op, l1, nc, l2_port_bytes, true);
-  return traversal_cycles(stream, l2_port_bytes) < traversal_cycles(rows, l2_port_bytes) ? stream
-                                                                                         : rows;
+  TileWork best = build_tile_work(op, l1, nc, l2_port_bytes, false, false);
+  auto consider = [&](bool stream, bool hybrid) {
+    TileWork w = build_tile_work(op, l1, nc, l2_port_bytes, stream, hybrid);
+    if (traversal_cycles(w, l2_port_bytes) < traversal_cycles(best, l2_port_bytes)) best = w;
+  };
+  if (strided_stream_applies(op, l1)) consider(true, false);
+  if (hybrid_tail_applies(op, nc)) consider(false, true);
+  return best;
 }
 
 }  // namespace strider

@@ -51,6 +51,19 @@
 // broadcasts the window's elements out of them, one per lane per cycle; each line is written
 // with its channel's weights. Resident when the tile's input rows fit `l1.kernel_bytes`.
 //
+// Hybrid tile (a positions-mapping 1x1 convolution, hybrid_tail_applies): the last run of a
+// positions tile is partial when its positions are not a multiple of `neurons.count` (a 14x14
+// plane: 196 = 3 x 64 + 4), yet costs a full run: every group of `accumulators` output channels
+// takes group x ceil(fill / macs_per_cycle) compute cycles per fill whatever the run's length. The
+// hybrid runs that tail in the channels form instead, after the full runs: the tile's output
+// channels on neurons, the tail's positions in the accumulators (groups of up to `accumulators`),
+// each line written with its channel's weights, the tail's inputs broadcast from the kernel region
+// (resident when tail x k fits it). A 4-position tail of C channels over k inputs then costs
+// ceil(C / 64) x k / 32 x max(64 writes, 4 x 8 compute) = C x k / 32 cycles instead of the run's
+// C / 8 x k / 32 x 8 x 8 = C x k / 4 (seed machine). `compute_tile_work` builds it beside the plain
+// tile and keeps it when its cycles (as for the strided stream) are fewer (`tail_positions`); the
+// load unit and the neurons follow the same TileWork, so planner and model agree.
+//
 // All: a conv tile over an input-channel block reduces only over those channels and its int32
 // partial sums are read from L2 before (kPsumRead) and written instead of the output (kPsumWrite).
 // Softmax reads C channels per position and makes three passes. An Add / Mul whose second operand
@@ -74,7 +87,8 @@ struct PiecePattern {
 
 struct TileWork {
   uint64_t channels = 0;           // output channels in the tile
-  uint64_t runs = 0;               // positions: neuron runs; channels: channel runs x position groups
+  // Positions: neuron runs (hybrid: + its tail's); channels: channel runs x position groups.
+  uint64_t runs = 0;
   uint64_t computed_positions = 0; // per output channel, incl. discarded
   uint64_t valid_outputs = 0;      // output elements stored (all channels)
   uint64_t discarded_outputs = 0;  // computed and dropped (all channels)
@@ -96,15 +110,20 @@ struct TileWork {
   uint64_t last_fill_compute_cycles = 0; // after the last write
   uint64_t first_output_cycles = 0;      // from the neurons' start to the first group's results
   bool streamed = false;  // strided windows run as one stream over the padded input (see above)
+  // Hybrid tile (see above): the positions of the last run, run in the channels form (0: none),
+  // and the weight bytes the tail's lines are written with (part of l2_read_bytes).
+  uint64_t tail_positions = 0;
+  uint64_t tail_line_bytes = 0;
   // Channels mapping (not fc, not pooling): the operand gather (part of kernel_bytes), per group
   // of positions one piece of the group's positions from each reduced input channel, per channel
   // run (once for all positions when the tile's inputs stay resident); full groups, then the
-  // last partial group. Im2col: the input row pieces above. Empty otherwise (the input is read
-  // as one contiguous range).
+  // last partial group. Im2col: the input row pieces above. Hybrid tile: the tail's, from its
+  // first position on. Empty otherwise (the input is read as one contiguous range).
   PiecePattern gather[2];
   // The stored output, in elements: channels mapping, per group of positions one piece of the
   // group's positions per output channel; positions mapping, one piece of the channel's valid
-  // outputs per output channel.
+  // outputs per output channel (hybrid: of the runs' outputs, then the tail's groups as in the
+  // channels mapping).
   PiecePattern store[2];
 };
 
@@ -118,6 +137,12 @@ TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronCon
 // made in the block, and no ceil-mode overhang (every row's last window ends inside the padded
 // row).
 bool strided_stream_applies(const OpDesc& op, const L1Config& l1);
+
+// Whether a positions-mapping tile may run its last, partial run in the channels form (the hybrid
+// tile): a 1x1 unpadded convolution with groups 1 (channels_mapping_applies) in the positions
+// mapping, no fused pool, whose positions (rows x output width) are more than `neurons.count` and
+// not a multiple of it.
+bool hybrid_tail_applies(const OpDesc& op, const NeuronConfig& nc);
 
 // Whether `op` is an Add or Mul whose second operand is one scalar per channel (input2 1 x 1),
 // which the kernel region broadcasts instead of a second line write per run.

@@ -56,6 +56,33 @@ bool reads_row_pieces(const OpDesc& op) {
   }
 }
 
+// The operand gather's bytes (TileWork::gather).
+uint64_t gathered(const TileWork& w) { return w.gather[0].total() + w.gather[1].total(); }
+
+// Appends the operand gather's pieces (TileWork::gather) at the input's channel stride: from the
+// input's first element, or a hybrid tile's from its tail's first position (a 1x1 convolution:
+// output position p of the tile reads input row (row_begin + p / W_out) x stride_h, column
+// (p mod W_out) x stride_w).
+void append_gather(const OpDesc& op, const TileWork& w, std::vector<AccessPattern>& out) {
+  uint64_t addr = op.input.addr;
+  if (w.tail_positions) {
+    const uint64_t first = uint64_t(op.row_end - op.row_begin) * op.output.w - w.tail_positions;
+    addr += op.input.offset(op.in_ch_end ? op.in_ch_begin : op.input.first_channel,
+                            uint32_t((op.row_begin + first / op.output.w) * op.stride_h),
+                            uint32_t(first % op.output.w * op.stride_w));
+  }
+  for (const PiecePattern& g : w.gather) {
+    if (g.total() == 0) continue;
+    AccessPattern p;
+    p.addr = addr;
+    p.bytes = g.bytes;
+    p.count = g.count;
+    p.stride = op.input.channel_stride;
+    p.repeats = g.repeats;
+    out.push_back(p);
+  }
+}
+
 // Adds access `b` (issued after `a`) to the tile's total `a`.
 void merge(Access& a, const Access& b) {
   a.end = std::max(a.end, b.end);
@@ -67,18 +94,25 @@ void merge(Access& a, const Access& b) {
 
 // The tile's L2 reads. Positions-mapping window tiles with shift-stride writes: every input row
 // piece (row_pieces.h) is its own access at its address, then the kernel bytes as one range from
-// the weights and the partial sums read back as one range from theirs. Other tiles (and per-line
-// writes): one contiguous range for their input blocks, weights and kernels, then the channels
-// mapping's operand gather piece by piece (one piece per input channel at the input's channel
-// stride, per group of positions). Stall: queueing before the first access plus every access's bank
-// conflicts. Returns the bytes read in `bytes`.
+// the weights and the partial sums read back as one range from theirs; a hybrid tile's tail reads
+// its lines' weights with the kernel bytes and gathers its inputs last, from its first position.
+// Other tiles (and per-line writes): one contiguous range for their input blocks, weights and
+// kernels, then the channels mapping's operand gather piece by piece (one piece per input channel
+// at the input's channel stride, per group of positions). Stall: queueing before the first access
+// plus every access's bank conflicts. Returns the bytes read in `bytes`.
 Access LoadUnit::read_l2(const OpDesc& op, const TileWork& w, uint64_t now, uint64_t& bytes) {
   if (arch_.l1.shift_stride && reads_row_pieces(op)) {
     pieces_.clear();
-    input_row_pieces(op, arch_.l1, arch_.neurons, w.streamed, pieces_);
+    input_row_pieces(op, arch_.l1, arch_.neurons, w.streamed, w.tail_positions, pieces_);
     const uint64_t psum = (op.psum_mode & OpDesc::kPsumRead) ? 4 * w.valid_outputs : 0;
-    if (w.kernel_bytes) pieces_.push_back(AccessPattern{op.weights.addr, w.kernel_bytes});
+    // A hybrid tile: its runs' kernels and its tail's lines' weights, then (below) its tail's
+    // gather. Other tiles: the kernel bytes as one range.
+    const bool hybrid = w.tail_positions > 0;
+    const uint64_t weights =
+        hybrid ? w.kernel_bytes - gathered(w) + w.tail_line_bytes : w.kernel_bytes;
+    if (weights) pieces_.push_back(AccessPattern{op.weights.addr, weights});
     if (psum) pieces_.push_back(AccessPattern{op.psum.addr, psum});
+    if (hybrid) append_gather(op, w, pieces_);
     Access a;
     bytes = 0;
     for (size_t i = 0; i < pieces_.size(); ++i) {
@@ -94,18 +128,10 @@ Access LoadUnit::read_l2(const OpDesc& op, const TileWork& w, uint64_t now, uint
     return a;
   }
   bytes = w.l2_read_bytes;
-  const uint64_t gathered = w.gather[0].total() + w.gather[1].total();
-  Access a = l2_.access(L2Sram::kLoad, op.input.addr, w.l2_read_bytes - gathered, now);
-  for (const PiecePattern& g : w.gather) {
-    if (g.total() == 0) continue;
-    AccessPattern p;
-    p.addr = op.input.addr;
-    p.bytes = g.bytes;
-    p.count = g.count;
-    p.stride = op.input.channel_stride;
-    p.repeats = g.repeats;
-    merge(a, l2_.access_pattern(L2Sram::kLoad, p, now));
-  }
+  Access a = l2_.access(L2Sram::kLoad, op.input.addr, w.l2_read_bytes - gathered(w), now);
+  pieces_.clear();
+  append_gather(op, w, pieces_);
+  for (const AccessPattern& p : pieces_) merge(a, l2_.access_pattern(L2Sram::kLoad, p, now));
   return a;
 }
 

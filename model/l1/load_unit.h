@@ -5,8 +5,10 @@
 // padding), the L2 reads it issues on the load port (positions mapping with shift-stride writes:
 // every input row piece at its address through the bank model, row_pieces.h, then the kernel
 // bytes from the weights; channels mapping: the lines' operands, then the channel-plane gather
-// piece by piece), and the line-buffer writes: one shifted write per segment with
-// `l1.shift_stride`, else one per line.
+// piece by piece; a hybrid tile, tile_work.h: its runs' row pieces, the kernels and the tail's
+// lines' weights, then the tail's gather from its first position), and the line-buffer writes:
+// one shifted write per segment with `l1.shift_stride`, else one per line (the channels form:
+// one per line).
 // Cycles: the unit is busy for max(the fill pipeline's write span — writes wait for a free fill
 // buffer when the neurons are the bottleneck —, L2 load-port time incl. bank conflicts); the
 // neurons may start once the first fill is written, so the tile is handed on after the first

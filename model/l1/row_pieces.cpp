@@ -43,7 +43,7 @@ std::vector<ChannelSet> channel_sets(const OpDesc& op, const NeuronConfig& nc) {
 }  // namespace
 
 void input_row_pieces(const OpDesc& op_in, const L1Config& l1, const NeuronConfig& nc, bool stream,
-                      std::vector<AccessPattern>& out) {
+                      uint64_t tail, std::vector<AccessPattern>& out) {
   OpDesc op = op_in;
   if (op.op == OpCode::kMatMul) op.op = OpCode::kConv, op.kernel_h = op.kernel_w = 1;
   const TensorRef& in = op.input;
@@ -52,7 +52,7 @@ void input_row_pieces(const OpDesc& op_in, const L1Config& l1, const NeuronConfi
   const uint64_t rows = op.row_end - op.row_begin, wo = op.output.w;
   const bool crossing = (op.stride_h == 1 && op.stride_w == 1) || stream;
   const int64_t step = op.stride_w;  // stream elements between consecutive positions
-  const uint64_t positions = crossing ? (rows - 1) * wp + wo : rows * wo;
+  const uint64_t positions = (crossing ? (rows - 1) * wp + wo : rows * wo) - tail;
   // A kernel row wider than a line is read in parts of equal width (the last narrower).
   const uint64_t parts = cdiv(op.kernel_w, l1.line_bytes);
   const uint64_t width = cdiv(op.kernel_w, parts);

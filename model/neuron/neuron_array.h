@@ -8,7 +8,9 @@
 // ending before the load unit's last fill (late when the L2 port was slower) plus its compute:
 // end = max(start + pipeline - first fill writes, load_end + last fill compute) +
 // `neurons.postop_cycles`. Cycles beyond start + compute are line-buffer stalls. The store unit
-// receives the tile when the first group's results are out.
+// receives the tile when the first group's results are out. A hybrid tile (tile_work.h) turns the
+// array round for its tail: output channels on neurons, the tail's positions in the accumulators;
+// the same fill pipeline counts it.
 // Ports: in (LatencyFifo<TileToken>), out (LatencyFifo<TileToken>, capacity 1).
 // Stats: neurons.tiles, neurons.busy_cycles, neurons.macs, neurons.acc_updates, neurons.stall_cycles.
 // Observation (for waves.vcd and trace.json, never read by the model): busy_flag() is written

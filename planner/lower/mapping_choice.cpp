@@ -70,8 +70,9 @@ void Lowerer::choose_mappings() {
       node_mapping_[i] = Mapping::kChannels;
     }
     // im2col where the mapper's tile cost (bank terms included) puts it more than kMinGain below
-    // the choice above: without the bank terms the gather's conflicts go unseen.
-    if (want == "auto" && im2col_mapping_applies(base_op(n, false)) &&
+    // the choice above: without the bank terms the gather's conflicts go unseen. `search` starts
+    // from this choice too (mapper.h: auto's choice is costed first), so it is never behind auto.
+    if ((want == "auto" || want == "search") && im2col_mapping_applies(base_op(n, false)) &&
         double(mapping_cost(n, Mapping::kIm2col, true)) <
             double(mapping_cost(n, node_mapping_[i], true)) * (1 - kMinGain)) {
       node_mapping_[i] = Mapping::kIm2col;

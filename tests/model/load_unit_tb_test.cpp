@@ -301,5 +301,54 @@ TEST(LoadUnitTb, Im2colTileExactCycles) {
   EXPECT_EQ(b.record.descriptors[0].l2_bank_conflict_cycles, 12u);
 }
 
+// A 1x1 conv in the positions mapping: 16 input channels of 2 x 6 (planes 12 B apart at L2 0)
+// -> 8 output channels, weights (8 x 16 B) at 1024. 12 positions on 8 neurons: a run of 8, then
+// a partial run of 4, which the hybrid tile runs in the channels form.
+Descriptor hybrid_tile(uint32_t id) {
+  Descriptor d = conv_descriptor(id);
+  d.op.input = TensorRef{MemSpace::kL2, 0, 16, 2, 6, 6, 12, 1};
+  d.op.weights = TensorRef{MemSpace::kL2, 1024, 8, 1, 16, 16, 16, 1};
+  d.op.output = TensorRef{MemSpace::kL2, 4096, 8, 2, 6, 6, 12, 1};
+  d.op.kernel_h = d.op.kernel_w = 1;
+  d.op.row_end = 2;
+  d.op.ch_end = 8;
+  return d;
+}
+
+// Tiny (4 MAC lanes, 8 accumulators). Plain: 2 runs, one fill each (16 shifted writes, 8 x
+// ceil(16 / 4) = 32 compute): 16 + 2 x 32 = 80 cycles. Hybrid: the run of 8 (writes 0 -> 16,
+// compute 16 -> 48), then the 4 positions with the 8 channels on neurons: one fill of 8 line
+// writes (16 -> 24) and 4 x 4 = 16 compute cycles (48 -> 64): 64 cycles, kept.
+// L2, in order: the run's row pieces, positions [0, 8) = row 0 and 2 columns of row 1, back to
+// back: 8 B at 0 for each of the 16 channels (12 B apart: words 0..23 once each, 6 per bank),
+// ceil(24 x 8 / 16) = 12 port cycles (0 -> 12), no conflict. Then from the weights the run's
+// resident kernels (128 B) and the tail's lines' weights (128 B): 256 B, 16 port cycles
+// (12 -> 28), 8 words per bank (banks free at 20). Then the tail's gather from its first
+// position (row 1, column 2: byte 8): 4 B per channel at 8 + 12 i, words 1 + 3j and 2 + 3j
+// (j < 8), 4 per bank: 8 port cycles (28 -> 36), banks 28 -> 32, no conflict. L2 done at 36 + 2
+// latency = 38 > the 24-cycle write span: busy 38. 128 + 256 + 64 = 448 B. The neurons may start
+// after the first fill's 16 writes + 2 latency = 18.
+TEST(LoadUnitTb, HybridTileExactCycles) {
+  Bench b("hybrid", true, 1, 1, hybrid_tile);
+  b.delays = {0};
+  sc_core::sc_start();
+  ASSERT_EQ(b.taken.size(), 1u);
+  const TileWork w =
+      compute_tile_work(b.tiles[0].op, b.arch.l1, b.arch.neurons, b.arch.l2.port_bytes_per_cycle);
+  EXPECT_EQ(w.tail_positions, 4u);
+  EXPECT_EQ(w.pipeline_cycles, 64u);
+  EXPECT_EQ(w.write_span_cycles, 24u);
+  EXPECT_EQ(b.taken[0], 18u);
+  EXPECT_EQ(b.tokens[0].load_end, 38u);
+  EXPECT_EQ(b.stats.get("load.busy_cycles"), 38u);
+  EXPECT_EQ(b.stats.get("load.l2_read_bytes"), 448u);
+  EXPECT_EQ(b.stats.get("l2.load_bytes"), 448u);
+  EXPECT_EQ(b.stats.get("line_buffer.shifted_writes"), 16u);
+  EXPECT_EQ(b.stats.get("line_buffer.line_writes"), 8u);
+  EXPECT_EQ(b.stats.get("line_buffer.fills"), 2u);
+  EXPECT_EQ(b.stats.get("kernel.load_bytes"), 192u);  // 128 kernels + 64 tail inputs
+  EXPECT_EQ(b.record.descriptors[0].l2_bank_conflict_cycles, 0u);
+}
+
 }  // namespace
 }  // namespace strider

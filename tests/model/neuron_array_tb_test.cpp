@@ -182,5 +182,90 @@ TEST(NeuronArrayTb, FirstConvTileExactCycles) {
   EXPECT_EQ(b.stats.get("neurons.macs"), 6912u);  // 256 outputs x 27
 }
 
+// A 1x1 conv hybrid tile, functional: 16 input channels of 2 x 6 at L2 0 -> 8 channels, bias,
+// x 5 / 2^7; 12 positions on tiny's 8 neurons, the last 4 in the channels form.
+struct HybridBench : sc_core::sc_module {
+  ArchConfig arch = tiny();
+  ClockDomain clock{1000.0};
+  StatRegistry stats;
+  RunRecord record;
+  L2Sram l2{arch.l2, true, stats};
+  LatencyFifo<TileToken> in{"in", 0}, out{"out", 1};
+  Descriptor d;
+  std::vector<int8_t> input, weights;
+  std::vector<int32_t> bias = {-300, 0, 90, 1000, -5, 7, 64, -1000};
+  std::vector<TileToken> results;
+  uint64_t taken = 0;
+  std::unique_ptr<NeuronArray> unit;
+
+  explicit HybridBench(sc_core::sc_module_name n) : sc_core::sc_module(n) {
+    std::mt19937 rng(17);
+    for (int i = 0; i < 16 * 12; ++i) input.push_back(int8_t(int(rng() % 256) - 128));
+    for (int i = 0; i < 8 * 16; ++i) weights.push_back(int8_t(int(rng() % 255) - 127));
+    l2.write(kIn, input.data(), input.size());
+    l2.write(kWeights, weights.data(), weights.size());
+    l2.write(kBias + 256, reinterpret_cast<const int8_t*>(bias.data()), 32);
+    d.id = 0;
+    d.kind = DescKind::kOp;
+    OpDesc& op = d.op;
+    op.op = OpCode::kConv;
+    op.input = TensorRef{MemSpace::kL2, kIn, 16, 2, 6, 6, 12, 1};
+    op.output = TensorRef{MemSpace::kL2, 4096, 8, 2, 6, 6, 12, 1};
+    op.weights = TensorRef{MemSpace::kL2, kWeights, 8, 1, 16, 16, 16, 1};
+    op.bias = TensorRef{MemSpace::kL2, kBias + 256, 8, 1, 1, 4, 4, 4};
+    op.kernel_h = op.kernel_w = 1;
+    op.requant_multiplier = 5;
+    op.requant_shift = 7;
+    op.row_end = 2;
+    op.ch_end = 8;
+    record.descriptors.resize(1);
+    unit = std::make_unique<NeuronArray>("neurons", arch.neurons, clock, true, l2, in, out, record,
+                                         stats);
+    SC_HAS_PROCESS(HybridBench);
+    SC_THREAD(source);
+    SC_THREAD(sink);
+  }
+  void source() {
+    TileToken t;
+    t.desc = &d;
+    t.work = compute_tile_work(d.op, arch.l1, arch.neurons, arch.l2.port_bytes_per_cycle);
+    t.load_end = 24;  // the load unit's last (tail) fill written at 24
+    in.write(std::move(t));
+  }
+  void sink() {
+    results.push_back(out.read());
+    taken = clock.now();
+  }
+};
+
+// Tiny: 8 neurons x 4 MAC lanes, 8 accumulators, 16-byte lines, post-op 2. The run of 8
+// positions: one fill of the 16 input channels (16 shifted writes), 8 channels x ceil(16 / 4) =
+// 32 compute cycles; the 4-position tail with the 8 channels on neurons: one fill (8 line writes)
+// of 4 positions x 4 = 16 cycles, written by 24 (tile_work: pipeline 16 + 32 + 16 = 64). The
+// tile arrives at 0 with its first fill written: MACs end at max(0 + 64 - 16, 24 + 16) = 48, the
+// post-ops at 50; the run's group of 8 channels is out at 32 + 2 = 34. Every output equals the
+// plain 1x1 convolution's.
+TEST(NeuronArrayTb, HybridTileExactCyclesAndBitExact) {
+  HybridBench b("hybrid");
+  sc_core::sc_start();
+  ASSERT_EQ(b.results.size(), 1u);
+  EXPECT_EQ(b.results[0].work.tail_positions, 4u);
+  EXPECT_EQ(b.results[0].neuron_end, 50u);
+  EXPECT_EQ(b.taken, 34u);
+  EXPECT_EQ(b.stats.get("neurons.busy_cycles"), 48u);  // 32 + 16
+  EXPECT_EQ(b.stats.get("neurons.stall_cycles"), 0u);
+  EXPECT_EQ(b.stats.get("neurons.acc_updates"), 32u * 8u + 16u * 8u);
+  EXPECT_EQ(b.stats.get("neurons.macs"), 8u * 12u * 16u);
+  std::vector<int8_t> want;
+  for (int c = 0; c < 8; ++c) {
+    for (int p = 0; p < 12; ++p) {
+      int32_t acc = b.bias[c];
+      for (int ci = 0; ci < 16; ++ci) acc += b.input[ci * 12 + p] * b.weights[c * 16 + ci];
+      want.push_back(saturate8(requantize(acc, 5, 7)));
+    }
+  }
+  EXPECT_EQ(b.results[0].output, want);
+}
+
 }  // namespace
 }  // namespace strider

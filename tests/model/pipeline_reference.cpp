@@ -85,10 +85,12 @@ struct TilePlan {
 
 TilePlan plan_tile(const OpDesc& op, const ArchConfig& arch) {
   TilePlan t;
-  // The strided traversal (rows or one stream) is the closed form's choice; the rest is stepped.
-  const bool stream =
-      compute_tile_work(op, arch.l1, arch.neurons, arch.l2.port_bytes_per_cycle).streamed;
-  t.work = run_stepped_reference(op, arch.l1, arch.neurons, stream);
+  // The strided traversal (rows or one stream) and the hybrid tile are the closed form's choices;
+  // the rest is stepped.
+  const TileWork closed =
+      compute_tile_work(op, arch.l1, arch.neurons, arch.l2.port_bytes_per_cycle);
+  const bool hybrid = closed.tail_positions > 0;
+  t.work = run_stepped_reference(op, arch.l1, arch.neurons, closed.streamed, hybrid);
   // Input row pieces grouped by (run, kernel row, part, row): one access over their channels.
   std::map<std::tuple<uint64_t, uint32_t, uint32_t, int64_t>, std::vector<InputRead>> rows;
   for (const InputRead& r : t.work.input_reads) rows[{r.run, r.kh, r.part, r.y}].push_back(r);
@@ -116,20 +118,55 @@ TilePlan plan_tile(const OpDesc& op, const ArchConfig& arch) {
       kernel = t.work.runs * channels * per_channel;
     }
   }
+  // A hybrid tile's tail: its lines' weights (the stepped tail's line reads) with the kernels.
+  if (hybrid) kernel += t.work.l2_read_bytes;
   if (kernel) t.reads.push_back(Pattern{op.weights.addr, kernel});
   const uint64_t outputs = t.work.valid_outputs;
   if (op.psum_mode & OpDesc::kPsumRead) t.reads.push_back(Pattern{op.psum.addr, 4 * outputs});
   t.read_bytes += kernel + ((op.psum_mode & OpDesc::kPsumRead) ? 4 * outputs : 0);
+  const uint64_t acc = arch.neurons.accumulators;
+  const uint64_t positions = uint64_t(op.row_end - op.row_begin) * op.output.w;
+  const uint64_t tail = hybrid ? positions % arch.neurons.count : 0;
+  if (hybrid) {
+    // Then the tail's inputs, from its first position: one piece of each group's positions per
+    // input channel, per run of output channels on neurons (one piece of all the tail's
+    // positions per channel when they fit the kernel region and stay there).
+    const uint64_t reduced = op.in_ch_end ? op.in_ch_end - op.in_ch_begin : op.input.c;
+    const uint64_t first = positions - tail;
+    const uint32_t y = (op.row_begin + uint32_t(first / op.output.w)) * op.stride_h;
+    const uint32_t x = uint32_t(first % op.output.w) * op.stride_w;
+    const uint64_t addr = op.input.addr + op.input.offset(op.in_ch_end ? op.in_ch_begin : 0, y, x);
+    const uint64_t channel_runs = (channels + arch.neurons.count - 1) / arch.neurons.count;
+    const uint64_t stride = op.input.channel_stride;
+    if (tail * reduced <= arch.l1.kernel_bytes) {
+      t.reads.push_back(Pattern{addr, tail, reduced, stride, 1});
+    } else {
+      const uint64_t full = tail / acc;
+      if (full) t.reads.push_back(Pattern{addr, acc, reduced, stride, channel_runs * full});
+      if (tail % acc) t.reads.push_back(Pattern{addr, tail % acc, reduced, stride, channel_runs});
+    }
+    t.read_bytes += t.work.gather_bytes;
+  }
   const bool psum_out = op.psum_mode & OpDesc::kPsumWrite;
   const TensorRef& o = psum_out ? op.psum : op.output;
   const uint64_t element = psum_out ? 4 : 1;
   Pattern w;
   w.addr = o.addr + o.offset(op.ch_begin, op.row_begin, 0);
-  w.bytes = uint64_t(op.row_end - op.row_begin) * op.output.w * element;
+  w.bytes = (positions - tail) * element;
   w.count = channels;
   w.stride = o.channel_stride;
+  if (tail >= acc) w.bytes += tail % acc * element;  // the tail's partial group (see below)
   t.writes.push_back(w);
-  t.write_bytes = w.bytes * w.count;
+  if (tail > 0) {
+    // A hybrid tile's tail: one piece per output channel and group of positions, at the tile's
+    // first output element like the others (as the store unit issues them; a tail with whole
+    // groups and a partial one counts the partial group's pieces with the runs' piece).
+    Pattern g = w;
+    g.bytes = std::min<uint64_t>(tail, acc) * element;
+    g.repeats = std::max<uint64_t>(1, tail / acc);
+    t.writes.push_back(g);
+  }
+  t.write_bytes = positions * channels * element;
   return t;
 }
 

@@ -84,6 +84,38 @@ OpDesc random_tile(Rng& rng) {
   }
 }
 
+// A random 1x1 convolution (groups 1, unpadded, stride 1 or 2, maybe an input-channel block with
+// partial sums) in the positions mapping: the hybrid tile's candidates.
+OpDesc random_pointwise(Rng& rng) {
+  OpDesc op;
+  op.op = OpCode::kConv;
+  op.kernel_h = op.kernel_w = 1;
+  op.stride_h = op.stride_w = uint16_t(pick(rng, 0, 3) == 0 ? 2 : 1);
+  const uint32_t in_c = pick(rng, 1, 40), out_c = pick(rng, 1, 20);
+  const uint32_t h = pick(rng, 2, 9), w = pick(rng, 2, 14);
+  const uint32_t oh = (h - 1) / op.stride_h + 1, ow = (w - 1) / op.stride_w + 1;
+  const uint32_t row = w + pick(rng, 0, 6);
+  op.input = TensorRef{MemSpace::kL2, pick(rng, 0, 2048), in_c, h, w, row,
+                       h * row + pick(rng, 0, 12), 1};
+  op.weights = TensorRef{MemSpace::kL2, 16384 + pick(rng, 0, 64), out_c, 1, in_c, 0, 0, 1};
+  op.output = TensorRef{
+      MemSpace::kL2, 32768 + pick(rng, 0, 64), out_c, oh, ow, ow, oh * ow + pick(rng, 0, 12), 1};
+  op.row_begin = pick(rng, 0, oh - 1);
+  op.row_end = pick(rng, op.row_begin + 1, oh);
+  op.ch_begin = pick(rng, 0, out_c - 1);
+  op.ch_end = pick(rng, op.ch_begin + 1, out_c);
+  if (pick(rng, 0, 3) == 0) {
+    op.in_ch_begin = pick(rng, 0, in_c - 1);
+    op.in_ch_end = pick(rng, op.in_ch_begin + 1, in_c);
+    op.psum_mode = uint8_t(pick(rng, 1, 3));
+    const uint32_t rows = op.row_end - op.row_begin, chans = op.ch_end - op.ch_begin;
+    op.psum = TensorRef{MemSpace::kL2, 49152, chans, rows, ow, 4 * ow, 4 * rows * ow, 4};
+    op.psum.first_channel = op.ch_begin;
+    op.psum.first_row = op.row_begin;
+  }
+  return op;
+}
+
 // Source -> load unit -> line buffer -> neurons -> output channel -> store unit -> retire; the
 // load and store ports on two L2 models (see pipeline_reference.h).
 struct Bench : UnitBench<const Descriptor*> {
@@ -106,7 +138,8 @@ struct Bench : UnitBench<const Descriptor*> {
   const Descriptor* item(const Descriptor& d) override { return &d; }
 };
 
-constexpr int kTiles = 400;
+constexpr int kRandomTiles = 400, kPointwiseTiles = 80;
+constexpr int kTiles = kRandomTiles + kPointwiseTiles;
 
 struct Case {
   std::vector<OpDesc> ops;
@@ -117,7 +150,7 @@ Case random_case(uint64_t seed) {
   Rng rng(seed);
   Case c;
   for (int i = 0; i < kTiles; ++i) {
-    c.ops.push_back(random_tile(rng));
+    c.ops.push_back(i < kRandomTiles ? random_tile(rng) : random_pointwise(rng));
     c.gaps.push_back(pick(rng, 0, 3) == 0 ? pick(rng, 0, 400) : pick(rng, 0, 8));
   }
   return c;
@@ -180,21 +213,27 @@ TEST(PipelineStepped, HandOffsAndL2TrafficMatchTheSteppedReference) {
   std::string text;
   EXPECT_EQ(compare(b, ref, &text), 0) << "of " << kTiles << " tiles:" << text;
   // The random tiles exercise what the comparison is about.
-  uint64_t backpressured = 0, conflicted = 0, line_buffer_stalled = 0, psums = 0;
+  uint64_t backpressured = 0, conflicted = 0, line_buffer_stalled = 0, psums = 0, hybrids = 0;
   for (size_t k = 0; k < ref.size(); ++k) {
+    hybrids += compute_tile_work(r.c.ops[k], b.arch.l1, b.arch.neurons,
+                                 b.arch.l2.port_bytes_per_cycle)
+                   .tail_positions > 0;
     backpressured += ref[k].backpressure > 0;
     conflicted += ref[k].conflict > 0;
     line_buffer_stalled += ref[k].stall_line_buffer > 0;
     psums += r.c.ops[k].psum_mode != 0;
   }
   std::printf(
-      "tiles backpressured %llu, with bank conflicts %llu, line-buffer stalled %llu, psums %llu\n",
+      "tiles backpressured %llu, with bank conflicts %llu, line-buffer stalled %llu, psums %llu, "
+      "hybrid %llu\n",
       (unsigned long long)backpressured, (unsigned long long)conflicted,
-      (unsigned long long)line_buffer_stalled, (unsigned long long)psums);
+      (unsigned long long)line_buffer_stalled, (unsigned long long)psums,
+      (unsigned long long)hybrids);
   EXPECT_GT(backpressured, 20u);
   EXPECT_GE(conflicted, 20u);  // 20 since small strided tiles may run as one stream
   EXPECT_GT(line_buffer_stalled, 20u);
   EXPECT_GT(psums, 20u);
+  EXPECT_GE(hybrids, 20u);  // 1x1 tiles whose partial last run goes to the channels form
 }
 
 // Injected faults: the reference run as if the model read every input row piece 4 bytes further

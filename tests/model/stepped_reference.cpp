@@ -188,8 +188,13 @@ std::vector<RowPiece> block_pieces(const OpDesc& op, const std::vector<Position>
   return out;
 }
 
+void channels_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
+                    uint64_t conv_positions, std::vector<Fill>* fills, SteppedWork* l2);
+
+// `hybrid`: the last run, when partial, runs in the channels form after the others (its
+// positions in the accumulators, the output channels on neurons).
 void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc, bool stream,
-                     std::vector<Fill>* fills, SteppedWork* l2) {
+                     bool hybrid, std::vector<Fill>* fills, SteppedWork* l2) {
   const bool window_op = op.op == OpCode::kConv || op.op == OpCode::kMaxPool ||
                          op.op == OpCode::kAvgPool || op.op == OpCode::kGlobalAvgPool;
   bool stride1 = false;
@@ -201,7 +206,8 @@ void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& n
   const uint64_t seg_elems = (op.kernel_w + parts - 1) / parts;
   const uint64_t per_fill = l1.line_bytes / seg_elems;
   const auto groups = channel_groups(op, nc.accumulators);
-  for (size_t begin = 0; begin < ps.size(); begin += nc.count) {
+  const size_t tail = hybrid ? ps.size() % nc.count : 0;
+  for (size_t begin = 0; begin < ps.size() - tail; begin += nc.count) {
     const size_t end = std::min(ps.size(), begin + size_t(nc.count));
     const uint64_t active = end - begin;
     ++l2->runs;
@@ -275,14 +281,17 @@ void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& n
       }
     }
   }
+  if (tail > 0) channels_fills(op, l1, nc, tail, fills, l2);
 }
 
+// `conv_positions`: the positions a convolution's channels form runs over (the tile's, or a
+// hybrid tile's tail).
 void channels_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
-                    std::vector<Fill>* fills, SteppedWork* l2) {
+                    uint64_t conv_positions, std::vector<Fill>* fills, SteppedWork* l2) {
   uint64_t positions = 1, reduction = 0;
   switch (op.op) {
     case OpCode::kConv:
-      positions = uint64_t(op.row_end - op.row_begin) * op.output.w;
+      positions = conv_positions;
       reduction = op.in_ch_end > op.in_ch_begin ? op.in_ch_end - op.in_ch_begin : op.input.c;
       break;
     case OpCode::kFullyConnected:
@@ -326,16 +335,16 @@ void channels_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc
 }  // namespace
 
 SteppedWork run_stepped_reference(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
-                                  bool stream) {
+                                  bool stream, bool hybrid) {
   std::vector<Fill> fills;
   const bool channels = op.op == OpCode::kFullyConnected ||
                         (op.mapping == Mapping::kChannels && channels_mapping_applies(op));
   SteppedWork w;
   if (channels) {
-    channels_fills(op, l1, nc, &fills, &w);
+    channels_fills(op, l1, nc, uint64_t(op.row_end - op.row_begin) * op.output.w, &fills, &w);
     w.l2_read_bytes += w.kernel_bytes;
   } else {
-    positions_fills(op, l1, nc, stream, &fills, &w);
+    positions_fills(op, l1, nc, stream, hybrid, &fills, &w);
   }
   const size_t n = fills.size();
   w.fills = n;

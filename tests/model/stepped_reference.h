@@ -83,9 +83,13 @@ struct SteppedWork {
 };
 
 // Steps `op` (one tile) cycle by cycle on the given line buffer and neuron array; `stream`: a
-// strided positions tile runs as one stream over the padded input (TileWork::streamed).
+// strided positions tile runs as one stream over the padded input (TileWork::streamed);
+// `hybrid`: a positions tile's partial last run runs in the channels form after the other runs
+// (TileWork::tail_positions): its positions walked as the channels mapping walks a tile's, its
+// L2 figures (the lines' weights in l2_read_bytes, kernel_bytes, the gather, the stored pieces)
+// counted as there; the input row pieces are the other runs'.
 SteppedWork run_stepped_reference(const OpDesc& op, const L1Config& l1, const NeuronConfig& neurons,
-                                  bool stream);
+                                  bool stream, bool hybrid);
 
 // A one-line description of the tile and machine, printed when a check fails.
 std::string describe_tile(const OpDesc& op, const L1Config& l1, const NeuronConfig& neurons);

@@ -36,6 +36,7 @@ struct Tile {
   L1Config l1;
   NeuronConfig nc;
   bool stream = false;  // row pieces: a strided tile runs as one stream (TileWork::streamed)
+  bool hybrid = false;  // row pieces: the partial last run in the channels form (tail_positions)
 };
 
 enum class Kind {
@@ -197,7 +198,7 @@ Tile random_tile(Rng& rng, Kind kind) {
 
 // Compares every field the reference models; returns the mismatches as text and counts them per
 // field in `tally`.
-std::string compare(const OpDesc& op, const TileWork& w, const SteppedWork& r,
+std::string compare(const OpDesc& op, const L1Config& l1, const TileWork& w, const SteppedWork& r,
                     std::map<std::string, int>* tally) {
   std::string out;
   auto eq = [&](const char* name, uint64_t closed, uint64_t stepped) {
@@ -231,6 +232,19 @@ std::string compare(const OpDesc& op, const TileWork& w, const SteppedWork& r,
   eq("store_elements", w.store[0].total() + w.store[1].total(), r.store_elements);
   const bool channels = op.op == OpCode::kFullyConnected ||
                         (op.mapping == Mapping::kChannels && channels_mapping_applies(op));
+  if (w.tail_positions > 0) {
+    // A hybrid tile's tail: the weights its lines are written with, its operand gather and its
+    // kernel-region bytes beside the runs' kernels (one per output channel and run when they are
+    // not resident).
+    const uint64_t kernel = op.in_ch_end ? op.in_ch_end - op.in_ch_begin : op.input.c;
+    const uint64_t channels = op.ch_end - op.ch_begin;
+    const uint64_t runs_kernel =
+        channels * kernel <= l1.kernel_bytes ? channels * kernel : r.runs * channels * kernel;
+    eq("kernel_bytes", w.kernel_bytes, runs_kernel + r.kernel_bytes);
+    eq("tail_line_bytes", w.tail_line_bytes, r.l2_read_bytes);
+    eq("gather_pieces", pieces(w.gather), r.gather_pieces);
+    eq("gather_bytes", w.gather[0].total() + w.gather[1].total(), r.gather_bytes);
+  }
   if (channels) {
     // A tile reading partial sums also reads 4 bytes per stored output (int32).
     const uint64_t psums = (op.psum_mode & OpDesc::kPsumRead) ? 4 * r.store_elements : 0;
@@ -286,11 +300,13 @@ TEST(TileWorkStepped, ClosedFormMatchesCycleSteppedReferenceOnRandomTiles) {
     // The closed form picks the strided traversal (rows or one stream, on a 64 B load port); the
     // reference steps the one it picked.
     const TileWork closed = compute_tile_work(t.op, t.l1, t.nc, 64);
-    const SteppedWork stepped = run_stepped_reference(t.op, t.l1, t.nc, closed.streamed);
+    const SteppedWork stepped =
+        run_stepped_reference(t.op, t.l1, t.nc, closed.streamed, closed.tail_positions > 0);
     for (const std::string& c : classes(t, stepped)) ++coverage[c];
     if (closed.streamed) ++coverage["strided stream"];
+    if (closed.tail_positions > 0) ++coverage["hybrid tail"];
     if (scalar_second_operand(t.op)) ++coverage["scalar second operand"];
-    const std::string diff = compare(t.op, closed, stepped, &tally);
+    const std::string diff = compare(t.op, t.l1, closed, stepped, &tally);
     if (!diff.empty() && ++failures <= 20) {
       ADD_FAILURE() << "tile " << i << ": " << describe_tile(t.op, t.l1, t.nc) << "\n ->" << diff;
     }
@@ -325,6 +341,7 @@ TEST(TileWorkStepped, ClosedFormMatchesCycleSteppedReferenceOnRandomTiles) {
                                   "window strided",
                                   "strided padded",
                                   "strided stream",
+                                  "hybrid tail",
                                   "stride-1 row-padded",
                                   "window top/bottom padded",
                                   "window dilated",
@@ -394,11 +411,14 @@ Tile random_window_tile(Rng& rng, int i) {
   return t;
 }
 
-// Every other tile that may run as one strided stream does (whichever traversal is cheaper).
+// Every other tile that may run as one strided stream does (whichever traversal is cheaper);
+// every other tile that may run its partial last run in the channels form (the hybrid tile) does.
 bool streams(const Tile& t, int i) { return i % 2 == 1 && strided_stream_applies(t.op, t.l1); }
+bool hybrid(const Tile& t, int i) { return i % 2 == 0 && hybrid_tail_applies(t.op, t.nc); }
 
 void row_pieces(const Tile& t, std::vector<AccessPattern>& out) {
-  input_row_pieces(t.op, t.l1, t.nc, t.stream, out);
+  const uint64_t positions = uint64_t(t.op.row_end - t.op.row_begin) * t.op.output.w;
+  input_row_pieces(t.op, t.l1, t.nc, t.stream, t.hybrid ? positions % t.nc.count : 0, out);
 }
 
 // Runs `model` (the row pieces, or a faulty copy) against the reference on random window tiles;
@@ -408,16 +428,18 @@ int check_row_pieces(int tiles,
                      const std::function<void(const Tile&, std::vector<AccessPattern>&)>& model,
                      bool report, int* changed = nullptr) {
   Rng rng(0x0e2f'5a17u);
-  int failures = 0, streamed = 0;
+  int failures = 0, streamed = 0, hybrids = 0;
   uint64_t pieces = 0;
   if (changed) *changed = 0;
   for (int i = 0; i < tiles; ++i) {
     Tile t = random_window_tile(rng, i);
     t.stream = streams(t, i);
+    t.hybrid = hybrid(t, i);
     streamed += t.stream;
+    hybrids += t.hybrid;
     std::vector<AccessPattern> patterns, right;
     model(t, patterns);
-    const SteppedWork ref = run_stepped_reference(t.op, t.l1, t.nc, t.stream);
+    const SteppedWork ref = run_stepped_reference(t.op, t.l1, t.nc, t.stream, t.hybrid);
     pieces += ref.input_pieces.size();
     const std::string diff = compare_pieces(expand(patterns), ref.input_pieces);
     if (!diff.empty() && ++failures <= 10 && report) {
@@ -429,6 +451,7 @@ int check_row_pieces(int tiles,
   if (report) {
     EXPECT_GT(pieces, uint64_t(tiles) * 4);  // tiles read several pieces
     EXPECT_GT(streamed, tiles / 100);        // strided streams are covered
+    EXPECT_GT(hybrids, tiles / 100);         // hybrid tiles' runs are covered
   }
   return failures;
 }

@@ -455,5 +455,88 @@ TEST(TileWork, GlobalPoolingOnChannelsReducesEachLineOverItsOwnChannel) {
   EXPECT_EQ(w.valid_outputs, 16u);
 }
 
+// A 1x1 conv, 16 input channels of 5 x 4 -> 8 channels (20 positions), in the positions mapping on
+// 8 neurons x 2 MAC lanes, 16-byte lines and 4 accumulators.
+OpDesc pointwise_tile() {
+  OpDesc op;
+  op.op = OpCode::kConv;
+  op.input = TensorRef{MemSpace::kL2, 0, 16, 5, 4, 4, 20, 1};
+  op.output = TensorRef{MemSpace::kL2, 4096, 8, 5, 4, 4, 20, 1};
+  op.kernel_h = op.kernel_w = 1;
+  op.row_end = 5;
+  op.ch_end = 8;
+  return op;
+}
+
+TEST(TileWork, HybridTileRunsTheLastPartialRunInTheChannelsForm) {
+  const OpDesc op = pointwise_tile();
+  ASSERT_TRUE(hybrid_tail_applies(op, small_neurons(4)));
+  const TileWork w = compute_tile_work(op, small_l1(), small_neurons(4), kPort);
+  // Plain: 20 positions in runs of 8, 8, 4; 2 groups of 4 channels; one fill of the 16 segments
+  // (1 B each) per run and group: 16 shifted writes, 4 x ceil(16 / 2) = 32 compute cycles, so
+  // compute-bound: 16 + 6 x 32 = 208 cycles, the 4-position run costing as much as a full one.
+  // Hybrid: the runs of 8 and 8 (4 fills, compute ends 48, 80, 112, 144), then the 4 positions in
+  // the channels form: the 8 channels on the 8 neurons, the 4 positions in one group of the 4
+  // accumulators, one fill of the 16 input channels: 8 line writes (each line its channel's 16
+  // weights; fill 5's buffer is free when fill 3's compute ends at 112: writes 112 -> 120) and
+  // 4 x ceil(16 / 2) = 32 compute cycles after fill 4's: 144 -> 176.
+  EXPECT_EQ(w.tail_positions, 4u);
+  EXPECT_EQ(w.pipeline_cycles, 176u);
+  EXPECT_EQ(w.write_span_cycles, 120u);
+  EXPECT_EQ(w.runs, 3u);  // 2 position runs + 1 channel run x 1 group of positions
+  EXPECT_EQ(w.fills, 5u);
+  EXPECT_EQ(w.shifted_writes, 64u);  // 2 runs x 2 groups x 16 segments
+  EXPECT_EQ(w.line_writes, 8u);
+  EXPECT_EQ(w.compute_cycles, 160u);
+  EXPECT_EQ(w.last_fill_compute_cycles, 32u);
+  EXPECT_EQ(w.acc_updates, 4u * 32u * 8u + 32u * 8u);  // 8 positions, then 8 channels active
+  EXPECT_EQ(w.lb_write_bytes, 4u * 16u * 8u + 16u * 8u);
+  EXPECT_EQ(w.macs, 8u * 20u * 16u);
+  EXPECT_EQ(w.valid_outputs, 160u);
+  EXPECT_EQ(w.discarded_outputs, 0u);
+  // L2: the runs' blocks (16 segments x 8 B, per run and group: 512 B), the tail's lines' weights
+  // (8 x 16 = 128 B), the kernel region: the runs' resident kernels (8 x 16 = 128 B) and the
+  // tail's resident inputs (4 positions x 16 channels = 64 B, gathered as one 4 B piece per
+  // input channel).
+  EXPECT_EQ(w.tail_line_bytes, 128u);
+  EXPECT_EQ(w.kernel_bytes, 128u + 64u);
+  EXPECT_EQ(w.l2_read_bytes, 512u + 128u + 192u);
+  EXPECT_EQ(w.gather[0].bytes, 4u);
+  EXPECT_EQ(w.gather[0].count, 16u);
+  EXPECT_EQ(w.gather[0].repeats, 1u);
+  EXPECT_EQ(w.gather[1].total(), 0u);
+  // Stored: the runs' 16 outputs per channel, then the tail's group of 4 per channel.
+  EXPECT_EQ(w.store[0].bytes, 16u);
+  EXPECT_EQ(w.store[0].count, 8u);
+  EXPECT_EQ(w.store[1].bytes, 4u);
+  EXPECT_EQ(w.store[1].count, 8u);
+  EXPECT_EQ(w.store[1].repeats, 1u);
+}
+
+TEST(TileWork, HybridTileIsKeptOnlyWhereItIsShorter) {
+  // One output channel: a positions run's fill is write-bound (16 shifted writes against
+  // 1 x ceil(16 / 2) = 8 compute), so the plain tile takes 3 x 16 + 8 = 56 cycles; the tail in
+  // the channels form would compute its 4 positions one after another on the one active neuron,
+  // 4 x 8 = 32 cycles after the runs' 16 + 16 writes: 72. The plain tile is kept.
+  OpDesc op = pointwise_tile();
+  op.ch_end = 1;
+  const TileWork w = compute_tile_work(op, small_l1(), small_neurons(4), kPort);
+  EXPECT_EQ(w.tail_positions, 0u);
+  EXPECT_EQ(w.pipeline_cycles, 56u);
+  EXPECT_EQ(w.runs, 3u);
+  EXPECT_EQ(w.gather[0].total(), 0u);
+  // No hybrid where the positions fill whole runs, nor for a 3x3 window or the channels mapping.
+  op = pointwise_tile();
+  op.row_end = 4;  // 16 positions: 2 whole runs
+  EXPECT_FALSE(hybrid_tail_applies(op, small_neurons(4)));
+  op = pointwise_tile();
+  op.mapping = Mapping::kChannels;
+  EXPECT_FALSE(hybrid_tail_applies(op, small_neurons(4)));
+  op = pointwise_tile();
+  op.kernel_h = op.kernel_w = 3;
+  op.pad_top = op.pad_left = op.pad_bottom = op.pad_right = 1;
+  EXPECT_FALSE(hybrid_tail_applies(op, small_neurons(4)));
+}
+
 }  // namespace
 }  // namespace strider
