@@ -17,7 +17,8 @@ is rounded once (after the activation, fused); one whose reader is a lookup acti
 (hard-swish, hard-sigmoid, SiLU) is rounded twice, as the table's int8 index and at the table's
 output; a hard-sigmoid writes uint8 at 1/255; the headroom list applies to the body and
 --output-headroom (default 1.5, quant.calibration.output_headroom) to every global average
-pool's output and to the logits. With it:
+pool's output and to the logits (Strider before issue 28's pooled-tensor headroom), or with
+--pooled-headroom to every tensor computed from a pool alone (Strider now). With it:
   --zero-point compares symmetric int8 (as Strider stores a signed tensor) with the hard-swish /
     SiLU outputs stored as uint8 with a zero point (s = (max - min) / 255, zp = round(-min / s))
     and with every signed tensor so;
@@ -83,6 +84,7 @@ class Quantise(torch.nn.Module):
 
     def forward(self, x):
         if not self.rounding:
+            self.pooled_shape = x.dim() == 2 or tuple(x.shape[2:]) == (1, 1)
             per = x.detach().transpose(0, 1).flatten(1)
             lo, hi = per.amin(1), per.amax(1)
             self.lo = lo if self.lo is None else torch.minimum(self.lo, lo)
@@ -98,14 +100,14 @@ class Quantise(torch.nn.Module):
         q = torch.sign(x / s) * torch.floor(torch.abs(x / s) + 0.5)
         return (q.clamp(0, 2 * top + 1) if self.unsigned else q.clamp(-top - 1, top)) * s
 
-    def freeze(self, headroom, per_channel, zero_point="none"):
+    def freeze(self, headroom, per_channel, zero_point="none", strider=False):
         """zero_point: "none" (signed symmetric, as Strider stores a signed tensor), "swish" (a
         hard-swish / SiLU output is uint8 with zp = round(-min / s), s = (max - min) / 255),
         "all" (every signed tensor so)."""
         self.unsigned = bool((self.lo >= 0).all())
         self.zero_point = None
         top = 2 ** (self.bits - 1) - 1
-        if self.kind == "unit":
+        if strider and self.kind == "unit":
             self.scale = torch.full_like(self.lo, 1.0 / (2 * top + 1))
         elif not self.unsigned and self.bits == 8 and (
                 zero_point == "all" or (zero_point == "swish" and self.kind == "swish")):
@@ -180,6 +182,10 @@ def main():
     ap.add_argument("--strider", action="store_true", help="Strider's rounding and headroom rules")
     ap.add_argument("--output-headroom", type=float, default=1.5,
                     help="--strider: the headroom of the global average pools and the logits")
+    ap.add_argument("--pooled-headroom", action="store_true",
+                    help="--strider: the output headroom on every pooled (1 x 1) tensor, as "
+                    "Strider now does; without it, on the pools and the logits only (Strider "
+                    "before issue 28's change)")
     ap.add_argument("--zero-point", action="store_true",
                     help="--strider: symmetric against zero points on the swishes / on all")
     ap.add_argument("--sensitivity", action="store_true",
@@ -224,12 +230,14 @@ def figures(gm, ref, photos, charts):
     return "; ".join(row)
 
 
-def freeze_strider(quants, headroom, output_headroom, zero_point="none"):
-    """Strider's rules: the body at `headroom`, the pools' and the logits' at output_headroom."""
+def freeze_strider(quants, headroom, output_headroom, zero_point="none", pooled=False):
+    """Strider's rules: the body at `headroom`, the pools' and the logits' at output_headroom
+    (pooled: every 1 x 1 tensor's, i.e. everything computed from a pool alone, as Strider does
+    since issue 28's pooled-tensor headroom)."""
     for q in quants:
         q.skip = q.kind == "fused"
-        q.freeze(output_headroom if q.kind == "pooled" or q is quants[-1] else headroom, False,
-                 zero_point)
+        wide = q.kind == "pooled" or q is quants[-1] or (pooled and q.pooled_shape)
+        q.freeze(output_headroom if wide else headroom, False, zero_point, strider=True)
 
 
 def strider_modes(args, gm, quants, ref, photos, charts):
@@ -238,12 +246,12 @@ def strider_modes(args, gm, quants, ref, photos, charts):
         sum(q.kind != "fused" for q in quants), args.output_headroom))
     for h in args.headroom:
         for zp in (("none", "swish", "all") if args.zero_point else ("none",)):
-            freeze_strider(quants, h, args.output_headroom, zp)
+            freeze_strider(quants, h, args.output_headroom, zp, args.pooled_headroom)
             swishes = [q for q in quants if q.kind == "swish" and q.zero_point is not None]
             print("  per-tensor body headroom %.2f, zero points %-5s (%d swish outputs with one): %s" % (
                 h, zp, len(swishes), figures(gm, ref, photos, charts)))
         if args.zero_point:
-            freeze_strider(quants, h, args.output_headroom, "swish")
+            freeze_strider(quants, h, args.output_headroom, "swish", args.pooled_headroom)
             for q in quants:
                 if q.kind == "swish":
                     lo, hi = float(q.lo.min()), float(q.hi.max())
@@ -252,7 +260,7 @@ def strider_modes(args, gm, quants, ref, photos, charts):
                         q.name, lo, hi, float(q.scale[0]) / sym))
         if not args.sensitivity:
             continue
-        freeze_strider(quants, h, args.output_headroom)
+        freeze_strider(quants, h, args.output_headroom, pooled=args.pooled_headroom)
         x, y = photos, ref["photographs"]
         live = [q for q in quants if q.kind != "fused"]
         for q in live:
@@ -279,7 +287,7 @@ def strider_modes(args, gm, quants, ref, photos, charts):
         for k in args.wide:
             for i, (_, q) in enumerate(rows):
                 q.bits = 16 if i < k else 8
-            freeze_strider(quants, h, args.output_headroom)
+            freeze_strider(quants, h, args.output_headroom, pooled=args.pooled_headroom)
             print("  the %d noisiest at 16 bits: %s" % (k, figures(gm, ref, photos, charts)))
         for q in quants:
             q.bits = 8
