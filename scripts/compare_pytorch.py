@@ -20,8 +20,9 @@ group in file-name order, alternate: the 1st, 3rd, ... calibrate (11), the 2nd, 
 out (9). The charts (7) are evaluated too but reported in their own out-of-distribution row, not
 mixed into the held-out figure. Files under 64 pixels a side (decoder test fixtures) are neither.
 --calibration colour takes the 5 colour calibration photographs alone. Defaults: method minmax,
-the graph output's threshold x 1.5 (quant.calibration.output_headroom; docs/planner.md has the
-measured steps).
+the thresholds of the graph output and of the pooled tensors (a global average pool's output and
+the fc layers computed from it) x 1.5 (quant.calibration.output_headroom; docs/planner.md has
+the measured steps).
 
     /usr/bin/python3 scripts/compare_pytorch.py resnet18
     /usr/bin/python3 scripts/compare_pytorch.py mobilenet_v3_small --method mse --headroom 1 --calibration colour

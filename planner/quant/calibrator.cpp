@@ -275,6 +275,30 @@ void mark_unsigned_activations(Graph* g, const std::vector<double>& imported,
   }
 }
 
+// Pooled tensors: a global average pool's output and every tensor computed from pooled tensors
+// alone (the fc / activation / view layers after it: a classifier head, a squeeze-excitation's
+// fc1 and fc2; not the excitation's Mul, which also reads the feature map), in graph order.
+// Each holds C values per image against a feature map's C x H x W, so the range the
+// calibration images give it is a small sample of its extremes, which held-out images exceed.
+std::vector<char> pooled_tensors(const Graph& g) {
+  std::vector<char> pooled(g.tensors.size(), 0);
+  for (const Node& n : g.nodes) {
+    bool from_pooled = n.op == OpType::kGlobalAvgPool;
+    if (!from_pooled) {
+      int read = 0, pooled_read = 0;
+      for (int t : n.inputs) {
+        if (g.tensors[size_t(t)].kind != TensorKind::kActivation) continue;
+        ++read;
+        pooled_read += pooled[size_t(t)];
+      }
+      from_pooled = read > 0 && pooled_read == read;
+    }
+    if (!from_pooled) continue;
+    for (int t : n.outputs) pooled[size_t(t)] = 1;
+  }
+  return pooled;
+}
+
 }  // namespace
 
 double choose_threshold(std::vector<float> sample, double max, const CalibrationOptions& opt,
@@ -431,10 +455,15 @@ ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
     if (image == 0) first = std::move(ref.values());
   }
   // Each table's input scale: the threshold the method chooses over the pre-activation, / 127
-  // (an int8 index), as a table scale (multiplier / 2^shift) the requantisation then targets.
+  // (an int8 index), as a table scale (multiplier / 2^shift) the requantisation then targets;
+  // a table computed from pooled tensors alone takes the output headroom (below).
+  const std::vector<char> pooled = pooled_tensors(*g);
   for (size_t i = 0; i < g->nodes.size(); ++i) {
     if (!calibrated_table(g->nodes[i])) continue;
-    const double t = choose_threshold(std::move(pre_samples[i]), pre_max[i], opt, 127);
+    const Node& n = g->nodes[i];
+    const bool pooled_table = !n.outputs.empty() && pooled[size_t(n.outputs[0])];
+    const double t = choose_threshold(std::move(pre_samples[i]), pre_max[i], opt, 127) *
+                     (pooled_table ? opt.output_headroom : 1.0);
     g->nodes[i].lut.in = quantize_multiplier(t > 0 ? t / 127 : kLutFixedScale);
   }
   std::vector<double> group_max(g->tensors.size(), 0.0);
@@ -445,10 +474,13 @@ ClipBounds calibrate(Graph* g, const CalibrationOptions& opt) {
   }
   std::vector<char> holds_output(g->tensors.size(), 0);
   for (int t : g->outputs) holds_output[size_t(groups.find(t))] = 1;
-  // A global average pool's output (the features a classifier reads) takes the headroom too: a
-  // held-out image whose pooled features exceed every calibration image's would clip them.
-  for (const Node& n : g->nodes) {
-    if (n.op == OpType::kGlobalAvgPool) holds_output[size_t(groups.find(n.outputs[0]))] = 1;
+  // The pooled tensors (a global average pool's output, the features a classifier reads, and
+  // the fc layers after it) take the headroom too: a held-out image whose pooled features
+  // exceed every calibration image's would clip them. mobilenet_v3_small's classifier.0 (an fc
+  // with a hard-swish after the pool) reached 1.6x its calibration range on held-out
+  // photographs (docs/planner.md).
+  for (size_t t = 0; t < g->tensors.size(); ++t) {
+    if (pooled[t]) holds_output[size_t(groups.find(int(t)))] = 1;
   }
   // The groups' thresholds, each from its own sample (on default_threads(): the same values on
   // any), at the first member's levels.

@@ -37,7 +37,10 @@
 //    clipping threshold the method chooses (CalibrationOptions::method; by default the one that
 //    minimises clipping plus rounding error on a sample of its members' values, with
 //    at most 0.5 % of them clipped, T = max |x| when no smaller threshold does better), times
-//    CalibrationOptions::output_headroom for a group holding a graph output. In the
+//    CalibrationOptions::output_headroom for a group holding a graph output or a pooled tensor
+//    (a global average pool's output and every tensor computed from pooled tensors alone, the
+//    fc layers of a classifier head or a squeeze-excitation; a lookup table computed from them
+//    takes it on its input scale too). In the
 //    group of a softmax input, values of -50 or below are additive masks (Swin's -100; exp(-50)
 //    = 2e-22): they are left out of max |x| and the sample and saturate to -128, so the logits
 //    keep their resolution.
@@ -106,8 +109,9 @@ struct CalibrationOptions {
   double percentile = 99.99;
   // A free group holding a graph output takes the method's threshold x output_headroom (>= 1):
   // a classifier's largest logits are the values that decide its top-1, and a held-out image
-  // whose logits exceed every calibration image's would clip them to a tie at 127. Recorded in
-  // Graph::calibration_method ("minmax, output headroom 1.5") when not 1.
+  // whose logits exceed every calibration image's would clip them to a tie at 127. So does a
+  // pooled tensor (step 3 above): C values per image, whose calibration range held-out images
+  // exceed. Recorded in Graph::calibration_method ("minmax, output headroom 1.5") when not 1.
   double output_headroom = 1.0;
   // Unsigned activations (quant.unsigned_activations): tensors that hold no negative value (a
   // ReLU's, ReLU6's, sigmoid's or hard-sigmoid's output, and the views and pools of it) and

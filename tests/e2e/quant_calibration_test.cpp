@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/contract/quant.h"
 #include "core/contract/vector_math.h"
 #include "planner/import/network_loader.h"
 #include "planner/lower/legalise.h"
@@ -15,6 +16,7 @@
 #include "planner/quant/fidelity.h"
 #include "tb/reference.h"
 #include "tests/e2e/quant_graph_util.h"
+#include "tests/config/config_test_util.h"
 #include "tests/e2e/report_util.h"
 
 namespace strider {
@@ -136,6 +138,67 @@ TEST(Quant, OutputHeadroomWidensOnlyTheGraphOutput) {
     } else {
       EXPECT_EQ(b.tensors[t].scale, a.tensors[t].scale) << a.tensors[t].name;
     }
+  }
+}
+
+// The pooled tensors take the output headroom: a network with a squeeze-excitation (gap1 -> se
+// -> excite, a Mul of the feature map by the gate) and a classifier head after a second pool
+// (gap2 -> fc1 with a hard-swish -> fc2), calibrated twice (minmax, headroom 1 and 1.5). The
+// pools' outputs and everything computed from them alone (fc1, fc2; se's pre-activation table
+// index) are 1.5 x: max / 127 against (max x 1.5) / 127, the same max (same images), a ratio of
+// 1.5 up to the divisions' rounding. se's hard-sigmoid output is fixed (1/255, uint8) and stays;
+// excite reads the feature map too, so it is not pooled and stays, as do conv1 and the input.
+// A table's input scale is a multiplier / 2^shift with a 15-bit multiplier in [2^14, 2^15)
+// (quantize_multiplier): each of the two rounds T / 127 to within 2^-15 of its value, so their
+// ratio is 1.5 within 1.5 x 2 x 2^-15 = 9.2e-5.
+TEST(Quant, PooledTensorsTakeTheOutputHeadroom) {
+  testing::TempDir dir;
+  const std::string path = dir.write("pooled_head.yaml", R"(network:
+  name: pooled_head
+  input: {name: x, shape: [1, 3, 8, 8]}
+  layers:
+    - {name: conv1, op: conv, inputs: [x], out_channels: 8, kernel: 3, pad: 1, activation: hardswish}
+    - {name: gap1, op: globalavgpool, inputs: [conv1]}
+    - {name: se, op: conv, inputs: [gap1], out_channels: 8, kernel: 1, activation: hardsigmoid}
+    - {name: excite, op: mul, inputs: [conv1, se]}
+    - {name: gap2, op: globalavgpool, inputs: [excite]}
+    - {name: fc1, op: fc, inputs: [gap2], out_features: 16, activation: hardswish}
+    - {name: fc2, op: fc, inputs: [fc1], out_features: 4}
+  outputs: [fc2]
+)");
+  Graph a = load_network(path, 0, 0, 1);
+  fuse_activations(&a);
+  Graph b = a;
+  CalibrationOptions opt{7, 2};
+  opt.method = "minmax";
+  calibrate(&a, opt);
+  opt.output_headroom = 1.5;
+  calibrate(&b, opt);
+  const auto node = [&](const std::string& name) -> const Node& {
+    for (const Node& n : a.nodes) {
+      if (n.name == name) return n;
+    }
+    throw std::runtime_error("no node " + name);
+  };
+  const auto ratio = [&](const std::string& name) {
+    const int t = node(name).outputs[0];
+    return b.tensors[size_t(t)].scale / a.tensors[size_t(t)].scale;
+  };
+  for (const char* widened : {"gap1", "gap2", "fc1", "fc2"}) EXPECT_DOUBLE_EQ(ratio(widened), 1.5) << widened;
+  for (const char* kept : {"conv1", "se", "excite"}) EXPECT_EQ(ratio(kept), 1.0) << kept;
+  EXPECT_EQ(a.tensors[size_t(node("se").outputs[0])].scale, 1.0 / 255);
+  EXPECT_EQ(a.tensors[size_t(a.inputs[0])].scale, b.tensors[size_t(b.inputs[0])].scale);
+  // The table indices: conv1's (the feature map) kept, se's and fc1's (pooled) widened.
+  size_t se = 0, fc1 = 0, conv1 = 0;
+  for (size_t i = 0; i < a.nodes.size(); ++i) {
+    if (a.nodes[i].name == "se") se = i;
+    if (a.nodes[i].name == "fc1") fc1 = i;
+    if (a.nodes[i].name == "conv1") conv1 = i;
+  }
+  EXPECT_EQ(a.nodes[conv1].lut.in, b.nodes[conv1].lut.in);
+  for (size_t i : {se, fc1}) {
+    EXPECT_NEAR(lut_scale(b.nodes[i].lut.in) / lut_scale(a.nodes[i].lut.in), 1.5, 9.2e-5)
+        << a.nodes[i].name;
   }
 }
 
