@@ -19,6 +19,9 @@ rendered text). skimage/data's photographs, colour and grey (grey ones replicate
 group in file-name order, alternate: the 1st, 3rd, ... calibrate (11), the 2nd, 4th, ... are held
 out (9). The charts (7) are evaluated too but reported in their own out-of-distribution row, not
 mixed into the held-out figure. Files under 64 pixels a side (decoder test fixtures) are neither.
+Fresh photographs (python3-sklearn's china.jpg and flower.jpg, python3-matplotlib's
+grace_hopper.jpg, those installed) get a row of their own: the held-out photographs were looked at
+while choosing the pooled tensors' headroom, these were not.
 --calibration colour takes the 5 colour calibration photographs alone. Defaults: method minmax,
 the thresholds of the graph output and of the pooled tensors (a global average pool's output and
 the fc layers computed from it) x 1.5 (quant.calibration.output_headroom; docs/planner.md has
@@ -56,7 +59,14 @@ CHARTS = ["bw_text.png", "chessboard_RGB.png", "color.png", "green_palette.png",
 CALIBRATION_COLOUR = PHOTO_COLOUR[0::2]
 CALIBRATION = CALIBRATION_COLOUR + PHOTO_GREY[0::2]
 PHOTOGRAPHS = PHOTO_COLOUR[1::2] + PHOTO_GREY[1::2]
-EVALUATION = PHOTOGRAPHS + CHARTS
+# Photographs from other Debian packages (python3-sklearn's two sample photographs,
+# python3-matplotlib's Grace Hopper portrait), each used when installed: a fresh held-out row
+# that no calibration choice was tuned on (the held-out photographs above were looked at).
+FRESH = [p for p in ("/usr/lib/python3/dist-packages/sklearn/datasets/images/china.jpg",
+                     "/usr/lib/python3/dist-packages/sklearn/datasets/images/flower.jpg",
+                     "/usr/share/matplotlib/mpl-data/sample_data/grace_hopper.jpg")
+         if os.path.exists(p)]
+EVALUATION = PHOTOGRAPHS + CHARTS + FRESH
 MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
 
 
@@ -141,7 +151,7 @@ def main():
             os.makedirs(os.path.join(tmp, name))
             xs = []
             for i, f in enumerate(files):
-                x = preprocess(SKIMAGE + f)
+                x = preprocess(f if os.path.isabs(f) else SKIMAGE + f)
                 np.save(os.path.join(tmp, name, "%02d.npy" % i), x)
                 xs.append(x)
             with torch.no_grad():
@@ -181,8 +191,12 @@ def main():
         print("  largest float logit: %.3g" % float(np.abs(sets["evaluation"]).max()))
         groups = (("calibration", "calibration photographs", calibration, 0),
                   ("evaluation", "held-out photographs", PHOTOGRAPHS, 0),
-                  ("evaluation", "out-of-distribution charts", CHARTS, len(PHOTOGRAPHS)))
+                  ("evaluation", "out-of-distribution charts", CHARTS, len(PHOTOGRAPHS)),
+                  ("evaluation", "fresh photographs", FRESH, len(PHOTOGRAPHS) + len(CHARTS)))
         for name, label, names, first in groups:
+            if not names:
+                continue
+            names = [os.path.basename(f) for f in names]
             rows = q[name]["per_sample"][first:first + len(names)]
             outs = sets[name][first:first + len(names)]
             for i, p in enumerate(rows):  # Strider's samples in the order written here
