@@ -45,7 +45,6 @@ uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 bool Lowerer::prefetchable(const Node& n) const {
   if (n.weights < 0 || n.pool.fused) return false;
   if (n.op != OpType::kConv && n.op != OpType::kFullyConnected) return false;
-  if (g_.tensors[n.outputs[0]].shape.h != 1) return false;  // one band: each block staged once
   for (int t : n.inputs) {
     if (layout_.tensor_spilled[size_t(t)]) return false;
   }
@@ -109,7 +108,17 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
     const uint64_t out_c = uint64_t(g_.tensors[size_t(n.outputs[0])].shape.c);
     const uint64_t per = weights_per_channel(n) + 4, block = weight_block(n);
     const uint64_t blocks = cdiv(out_c, block);
-    if (dram_peak_cycles(arch_, out_c * per) <= cycles[size_t(t)]) continue;  // not DRAM-bound
+    // DRAM-bound on its weights in one band of output rows (each block staged once): the ring may
+    // grow. Otherwise two slots, moved earlier only where the ordinary lead's steps are too short
+    // for its first two fills (a conv after a squeeze-excitation's small layers).
+    const bool grows = g_.tensors[size_t(n.outputs[0])].shape.h == 1 &&
+                       dram_peak_cycles(arch_, out_c * per) > cycles[size_t(t)];
+    if (!grows) {
+      uint64_t lead = 0;
+      for (int64_t s = reqs[i].step; s < t; ++s) lead += cycles[size_t(s)];
+      const uint64_t first = std::min(out_c, kStagingSlots * block) * per;
+      if (dram_peak_cycles(arch_, first) + arch_.dram.latency_cycles <= lead) continue;
+    }
     const int64_t slot = reqs[i].size / int64_t(kStagingSlots);
     // The k (slots) and first step that prefetch the most bytes, larger k first; per k the
     // earliest first step whose slots the holes hold (a binary search between the first step
@@ -137,7 +146,8 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
     const uint64_t tile = std::max<uint64_t>(1, cycles[size_t(t)] / blocks);
     const uint64_t streamed = cycles[size_t(t)] / fill;
     const uint64_t need = std::max(blocks > streamed ? blocks - streamed : 0, cdiv(fill, tile) + 1);
-    for (uint64_t k = std::clamp<uint64_t>(need, kStagingSlots, std::max<uint64_t>(blocks, kStagingSlots));;) {
+    const uint64_t most = grows ? std::max<uint64_t>(blocks, kStagingSlots) : kStagingSlots;
+    for (uint64_t k = std::clamp<uint64_t>(need, kStagingSlots, most);;) {
       // The bytes of the first k fills, covered by the credit of the steps before t (the latest
       // steps' first).
       const uint64_t want = std::min(out_c, k * block) * per;
@@ -195,7 +205,8 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
 }
 
 void Lowerer::emit_prefetches() {
-  if (out_.layers.empty()) return;
+  if (out_.layers.empty() || prefetched_step_ == current_step_) return;
+  prefetched_step_ = current_step_;
   const uint32_t layer = uint32_t(out_.layers.size() - 1);  // the DMA runs them in this span
   for (DeepPrefetch& p : prefetches_) {
     if (current_step_ < p.from || current_step_ >= p.step) continue;

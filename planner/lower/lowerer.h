@@ -245,6 +245,7 @@ class Lowerer {
   std::vector<DeepPrefetch> prefetches_;
   std::vector<int> node_prefetch_;  // per node: its index in prefetches_, -1: none
   uint32_t fills_ = 0;              // the current node's staging fills so far
+  int64_t prefetched_step_ = -1;    // the step whose deep-prefetch pieces were emitted last
   std::vector<Mapping> node_mapping_;         // per node: how its tiles use the neuron array
   std::vector<uint32_t> node_block_, node_rows_;  // per node: the search's choice; 0: default
   std::vector<LoopOrder> node_order_;             // per node: the search's loop order
