@@ -6,23 +6,29 @@
 // it in the layer's own span as before.
 //
 // Plan (plan_prefetch, from place_staging once the ordinary staging fits): per schedule step a
-// DMA credit, the bytes the DRAM could move at its peak during the step's estimated cycles (the
-// closed-form tile cost of its mapping, step_cycles) minus the step's own fills, spills, graph
-// I/O and the next layer's weights (step_dram_bytes). Layers in schedule order: a prefetchable
-// layer (one band of output rows, every tensor in L2, outside image segments) whose weights take
-// longer at peak than its tiles asks for k slots (k = its blocks, then 3/4 of that down to 2),
-// walks back from its step over at most kMaxPrefetchSteps steps taking credit until the k blocks'
-// bytes are covered, and asks the scratch planner for k slots live from the earliest step it took
-// credit from; the first k that places within the heap is kept and its credit consumed, else the
-// layer keeps its two slots.
+// DMA credit, the bytes the DRAM could move at kCreditShare of its peak during the step's
+// estimated cycles (the closed-form tile cost of auto's mapping, step_cycles) minus the step's own
+// weights, fills, spills and graph I/O (step_dram_bytes). Layers in schedule order: a resident
+// layer with weights outside image segments (prefetchable) whose output is one row band and
+// whose weights take longer at peak than its tiles asks for k slots (the blocks beyond those that
+// stream under its own tiles, and enough that a refill lands before the slots ahead are used;
+// then 3/4 of that, down to 2); any other one two slots, and only where the steps of its
+// ordinary lead are too short for its first two fills. Per k the credit of the steps before it
+// (latest first, at most kMaxPrefetchSteps back) gives the first step it wants, a binary search
+// up to the ordinary lead's first step the earliest one whose ring the scratch planner places
+// within the heap; the k that prefetches the most bytes is kept and its credit consumed, else the
+// layer keeps its ordinary ring.
 //
 // Lowering (emit_prefetches, at the end of every step): each prefetch whose slots are live emits
 // its next fills (the weight and bias moves of one channel block each, the same moves
-// stage_weights would emit) while the bytes emitted stay below the credit it took up to this
-// step, so the DMA, which takes its moves in list order, runs them between the moves the next
+// stage_weights would emit) once the credit it took up to this step covers half of the fill
+// beyond the bytes already emitted, so the DMA, which takes its moves in list order, runs them between the moves the next
 // steps need, in pieces ordered by need; each waits for the fence of the step before the slots'
-// first step. The layer's own tiles then name those moves (stage_weights); fills the credit did
-// not cover are emitted in its own step as before.
+// first step. They form a layer of their own, `prefetch:NAME`, added at the first of them. The
+// layer's own tiles then name those moves (stage_weights); fills the credit did not cover are
+// emitted in its own step as before. Costs: the mapper leaves the prefetched
+// blocks out of a layer's DRAM bytes (SlotRing::ahead), the weight-slot search the bytes a layer
+// loads for later ones (LayerReport::prefetch_bytes) out of its DRAM time.
 #include <algorithm>
 #include <stdexcept>
 
@@ -33,7 +39,6 @@ namespace strider {
 namespace {
 
 constexpr int64_t kMaxPrefetchSteps = 64;  // a deep prefetch starts at most this many steps early
-constexpr uint32_t kStagingSlots = 2;      // memory_layout.cpp: an ordinary ring
 // The share of a step's DRAM time at peak a prefetch may take: the DRAM does not reach its peak
 // under mixed traffic, and the estimate is auto's whole-height tiles.
 constexpr double kCreditShare = 0.75;
@@ -86,6 +91,9 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
   prefetches_.clear();
   node_prefetch_.assign(g_.nodes.size(), -1);
   if (!opt_.image_segments.empty() || !psums_.last_user.empty()) return;
+  // The credit needs the DRAM's peak rate: a JEDEC model without its timing table (an arch not
+  // loaded from a preset) gets none.
+  if (arch_.dram.model == "jedec" && arch_.dram.spec.timing.count("nBL") == 0) return;
   const double per_cycle = double(1 << 20) / double(dram_peak_cycles(arch_, 1 << 20));
   // Per step: its estimated cycles, the bytes the DRAM could move meanwhile, and the bytes it
   // moves itself (its weights, until a deep prefetch takes them elsewhere) or for a prefetch.
@@ -205,12 +213,15 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
 }
 
 void Lowerer::emit_prefetches() {
-  if (out_.layers.empty() || prefetched_step_ == current_step_) return;
+  if (prefetched_step_ == current_step_) return;
   prefetched_step_ = current_step_;
-  const uint32_t layer = uint32_t(out_.layers.size() - 1);  // the DMA runs them in this span
   for (DeepPrefetch& p : prefetches_) {
     if (current_step_ < p.from || current_step_ >= p.step) continue;
     const Node& n = g_.nodes[size_t(p.node)];
+    // Its moves are a layer of their own, `prefetch:NAME` (as a graph input's load is), so the
+    // layers they run under keep their own DRAM bytes and the layer its own span.
+    if (p.layer < 0) p.layer = int(add_layer("prefetch:" + n.name, "prefetch"));
+    const uint32_t layer = uint32_t(p.layer);
     const SlotRing& ring = node_staging_[size_t(p.node)];
     const uint64_t out_c = uint64_t(g_.tensors[size_t(n.outputs[0])].shape.c);
     const uint64_t block = weight_block(n), per = weights_per_channel(n) + 4;

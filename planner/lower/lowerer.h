@@ -16,6 +16,8 @@
 
 namespace strider {
 
+constexpr uint32_t kStagingSlots = 2;  // a layer's weight staging: double buffered
+
 // A ring of equal L2 buffers reused in turn; each remembers the last descriptor that used it, so
 // the next writer waits for it (write-after-read).
 struct SlotRing {
@@ -241,6 +243,7 @@ class Lowerer {
     std::vector<std::pair<uint32_t, uint32_t>> moves, channels;
     uint64_t emitted_bytes = 0, w_dram = 0, b_dram = 0;
     bool stored = false;
+    int layer = -1;  // its moves' layer, `prefetch:NAME`, once the first is emitted
   };
   std::vector<DeepPrefetch> prefetches_;
   std::vector<int> node_prefetch_;  // per node: its index in prefetches_, -1: none

@@ -17,7 +17,6 @@
 namespace strider {
 namespace {
 
-constexpr uint32_t kStagingSlots = 2;  // weights: double buffered
 constexpr uint32_t kMaxBatchBandSlots = 4;
 constexpr uint32_t kOutBandSlots = 2;
 constexpr uint32_t kPsumSlots = 2;

@@ -58,13 +58,18 @@ TEST(DeepPrefetch, FcWeightsLoadWhileTheConvComputes) {
                                       ((i - (i < 10 ? 4u : 5u)) % 2) * 4096u)
         << i;
   }
-  EXPECT_EQ(l.list.layers[d[4].layer], "a");
-  EXPECT_EQ(l.list.layers[d[11].layer], "g");
+  // They form the layer prefetch:fc, added after a's (layers: input:x, a, prefetch:fc, g, fc,
+  // output:fc); the fc's own layer moves none.
+  ASSERT_EQ(l.list.layers.size(), 6u);
+  EXPECT_EQ(l.list.layers[2], "prefetch:fc");
+  EXPECT_EQ(d[4].layer, 2u);
+  EXPECT_EQ(d[11].layer, 2u);
   EXPECT_EQ(d[13].deps, (std::vector<uint32_t>{4, 5, 10}));
   EXPECT_EQ(d[16].deps, (std::vector<uint32_t>{10, 11, 12}));
-  EXPECT_EQ(l.layers[1].prefetch_bytes, 13056u);  // a's span: 3 fills
-  EXPECT_EQ(l.layers[2].prefetch_bytes, 4352u);   // g's span: 1 fill
-  EXPECT_EQ(l.layers[3].weight_bytes, 0u);         // none in the fc's own span
+  EXPECT_EQ(l.layers[2].weight_bytes, 17408u);
+  EXPECT_EQ(l.layers[2].prefetch_bytes, 17408u);
+  EXPECT_EQ(l.layers[1].weight_bytes, 9472u);  // a's own
+  EXPECT_EQ(l.layers[4].weight_bytes, 0u);
 
   SimOptions sim;
   StatRegistry stats;
@@ -110,7 +115,8 @@ TEST(DeepPrefetch, NoRoomInL2KeepsTheTwoSlots) {
   EXPECT_EQ(s->first, 0);
   EXPECT_EQ(s->last, 3);
   for (const LayerReport& r : l.layers) EXPECT_EQ(r.prefetch_bytes, 0u) << r.name;
-  // Every fc weight move is in the fc's layer (its own step).
+  // Every fc weight move is in the fc's layer (its own step); no prefetch layer.
+  for (const std::string& name : l.list.layers) EXPECT_NE(name, "prefetch:fc");
   uint64_t fc_bytes = 0;
   for (const Descriptor& x : l.list.descriptors) {
     if (x.kind == DescKind::kMove && l.list.layers[x.layer] == "fc") fc_bytes += x.move.bytes();
