@@ -287,37 +287,66 @@ void Lowerer::place_weights(const Node& n) {
 }
 
 // Weight and bias moves of channels [c0, c1) into the next staging slot; the tile waits for both.
+// A fill a deep prefetch emitted during an earlier step (emit_prefetches) is only named.
 void Lowerer::stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t c1, Descriptor& d,
                             uint32_t i0, uint32_t i1) {
   const uint64_t per = weights_per_channel(n);
   const uint64_t kernel = uint64_t(n.kernel_h) * n.kernel_w;
-  // An input-channel block takes a slice of every output channel's kernels: a 2-D move.
-  const uint64_t block = i1 ? (i1 - i0) * kernel : per, skip = i1 ? i0 * kernel : 0;
-  const uint32_t ch = c1 - c0, slot = staging_.take();
+  const uint64_t block = i1 ? (i1 - i0) * kernel : per;
+  const uint32_t ch = c1 - c0, slot = staging_.take(), fill = fills_++;
   const uint64_t w_l2 = staging_.addr(slot);
   const uint64_t b_l2 = w_l2 + align_up(ch * block, arch_.l2.alignment_bytes);
-  // The slot was last read by this layer's earlier tile; before that, its memory may have held
-  // data of any step before the ring's lead steps (the weights prefetch during them; inside an
-  // image segment, during the previous step only).
-  std::vector<uint32_t> war = staging_.war(slot);
-  const int64_t lead = in_segment_ ? 1 : int64_t(staging_.lead_steps);
-  if (staging_.last_user[slot] < 0 && current_step_ >= lead + 1) {
-    const std::vector<uint32_t>& fence = step_fence_[size_t(current_step_ - lead - 1)];
-    war.insert(war.end(), fence.begin(), fence.end());
+  const int pf = node_prefetch_.empty() ? -1 : node_prefetch_[size_t(&n - g_.nodes.data())];
+  if (pf >= 0 && fill < prefetches_[size_t(pf)].moves.size()) {
+    const DeepPrefetch& p = prefetches_[size_t(pf)];
+    if (p.channels[fill] != std::make_pair(c0, c1) || i1 != 0) {
+      throw std::logic_error("node '" + n.name + "': weight fill " + std::to_string(fill) +
+                             " (channels " + std::to_string(c0) + ".." + std::to_string(c1) +
+                             ") is not the one its deep prefetch loaded");
+    }
+    d.deps.push_back(p.moves[fill].first);
+    d.deps.push_back(p.moves[fill].second);
+  } else {
+    // The slot was last read by this layer's earlier tile; before that, its memory may have held
+    // data of any step before the ring's lead steps (the weights prefetch during them; inside an
+    // image segment, during the previous step only).
+    std::vector<uint32_t> war = staging_.war(slot);
+    const int64_t lead = in_segment_ ? 1 : int64_t(staging_.lead_steps);
+    if (staging_.last_user[slot] < 0 && current_step_ >= lead + 1) {
+      const std::vector<uint32_t>& fence = step_fence_[size_t(current_step_ - lead - 1)];
+      war.insert(war.end(), fence.begin(), fence.end());
+    }
+    const auto ids = weight_moves(n, layer, c0, c1, i0, i1, w_l2, w_dram_, b_dram_, war);
+    d.deps.push_back(ids.first);
+    d.deps.push_back(ids.second);
   }
-  d.deps.push_back(move(layer, MemSpace::kDram, w_dram_ + c0 * per + skip, MemSpace::kL2, w_l2,
-                        block == per ? 1 : ch, static_cast<uint32_t>(block == per ? ch * per : block),
-                        static_cast<uint32_t>(block == per ? 0 : per),
-                        static_cast<uint32_t>(block == per ? 0 : block), war));
-  d.deps.push_back(move(layer, MemSpace::kDram, b_dram_ + uint64_t(c0) * 4, MemSpace::kL2, b_l2, 1,
-                        ch * 4, 0, 0, war));
-  out_.layers[layer].weight_bytes += ch * block + uint64_t(ch) * 4;
   d.op.weights = TensorRef{MemSpace::kL2, w_l2, ch, static_cast<uint32_t>(n.kernel_h),
                            static_cast<uint32_t>(block / n.kernel_h), 0, 0, 1};
   d.op.weights.row_stride = d.op.weights.w;
   d.op.weights.channel_stride = static_cast<uint32_t>(block);
   d.op.bias = TensorRef{MemSpace::kL2, b_l2, ch, 1, 1, 4, 4, 4};
   staging_.last_user[slot] = -2 - static_cast<int>(slot);  // set to the tile's id once emitted
+}
+
+std::pair<uint32_t, uint32_t> Lowerer::weight_moves(const Node& n, uint32_t layer, uint32_t c0,
+                                                    uint32_t c1, uint32_t i0, uint32_t i1,
+                                                    uint64_t w_l2, uint64_t w_dram,
+                                                    uint64_t b_dram,
+                                                    const std::vector<uint32_t>& deps) {
+  const uint64_t per = weights_per_channel(n);
+  const uint64_t kernel = uint64_t(n.kernel_h) * n.kernel_w;
+  // An input-channel block takes a slice of every output channel's kernels: a 2-D move.
+  const uint64_t block = i1 ? (i1 - i0) * kernel : per, skip = i1 ? i0 * kernel : 0;
+  const uint32_t ch = c1 - c0;
+  const uint64_t b_l2 = w_l2 + align_up(ch * block, arch_.l2.alignment_bytes);
+  const uint32_t w = move(layer, MemSpace::kDram, w_dram + c0 * per + skip, MemSpace::kL2, w_l2,
+                          block == per ? 1 : ch, static_cast<uint32_t>(block == per ? ch * per : block),
+                          static_cast<uint32_t>(block == per ? 0 : per),
+                          static_cast<uint32_t>(block == per ? 0 : block), deps);
+  const uint32_t b = move(layer, MemSpace::kDram, b_dram + uint64_t(c0) * 4, MemSpace::kL2, b_l2, 1,
+                          ch * 4, 0, 0, deps);
+  out_.layers[layer].weight_bytes += ch * block + uint64_t(ch) * 4;
+  return {w, b};
 }
 
 // Output rows per tile when memory does not limit them. Strided windows run over output rows back
@@ -340,8 +369,15 @@ uint32_t Lowerer::band_rows(const Node& n, const OpDesc& op) const {
 
 void Lowerer::lower_compute(const Node& n, uint32_t layer) {
   layer_first_desc_ = static_cast<uint32_t>(out_.list.descriptors.size());
-  place_weights(n);
-  if (n.weights >= 0) staging_ = node_staging_[&n - g_.nodes.data()];
+  const size_t idx = size_t(&n - g_.nodes.data());
+  const int pf = node_prefetch_.empty() ? -1 : node_prefetch_[idx];
+  if (pf >= 0 && prefetches_[size_t(pf)].stored) {  // stored when its first fill was emitted
+    w_dram_ = prefetches_[size_t(pf)].w_dram, b_dram_ = prefetches_[size_t(pf)].b_dram;
+  } else {
+    place_weights(n);
+  }
+  if (n.weights >= 0) staging_ = node_staging_[idx];
+  fills_ = 0;
   out_.layers[layer].macs = static_cast<uint64_t>(node_macs(g_, n));  // all images
   // Inside an image segment the node runs for the one image of the segment's current pass.
   const uint32_t images = in_segment_ ? 1 : static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.n);

@@ -7,12 +7,16 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "planner/lower/activation_layout.h"
 #include "planner/lower/lowering.h"
+#include "planner/memory/scratch_planner.h"
 
 namespace strider {
+
+constexpr uint32_t kStagingSlots = 2;  // a layer's weight staging: double buffered
 
 // A ring of equal L2 buffers reused in turn; each remembers the last descriptor that used it, so
 // the next writer waits for it (write-after-read).
@@ -23,6 +27,9 @@ struct SlotRing {
   // Weight staging: the schedule steps before its own during which the memory plan keeps the ring
   // free, so its first fills may start once the step before them retired (1: the previous step).
   uint32_t lead_steps = 1;
+  // Deep weight prefetch (memory_layout.cpp, plan_prefetch): the ring's first `ahead` fills are
+  // emitted during earlier steps (emit_prefetches); 0: every fill in the layer's own step.
+  uint32_t ahead = 0;
   uint32_t take() {
     const uint32_t s = next;
     next = (next + 1) % last_user.size();
@@ -56,6 +63,20 @@ class Lowerer {
   uint64_t staging_bytes(const Node& n) const;
   // The error when L2 minus `bands` cannot hold the staging: names the largest layer's need.
   std::runtime_error staging_error(const std::vector<int>& order, uint64_t bands) const;
+  // Deep weight prefetch: gives the staging requests (reqs, one per req_node) of layers that are
+  // DRAM-bound on their own weights more slots, live from earlier steps, where the holes allow
+  // (the placement p stays within heap); fills prefetches_.
+  void plan_prefetch(const std::vector<int>& order, uint64_t heap, const memory::Problem& acts,
+                     const memory::Solution& plan, const memory::ScratchOptions& opt,
+                     std::vector<memory::ScratchRequest>& reqs, const std::vector<int>& req_node,
+                     memory::ScratchPlacement& p);
+  bool prefetchable(const Node& n) const;
+  // A compute node's cycles by the closed-form tile cost of its mapping (0 for the vector
+  // unit's ops and nodes without compute); the DRAM bytes of its fills, spills and graph I/O.
+  uint64_t step_cycles(const Node& n) const;
+  uint64_t step_dram_bytes(const Node& n) const;
+  // The pieces of the deep prefetches whose quota the step just lowered reached (end of a step).
+  void emit_prefetches();
 
   // lowering.cpp
   TensorRef ref(int tensor) const;
@@ -115,6 +136,12 @@ class Lowerer {
   void place_weights(const Node& n);
   void stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t c1, Descriptor& d,
                      uint32_t i0 = 0, uint32_t i1 = 0);
+  // The weight and bias moves of output channels [c0, c1) (input channels [i0, i1) of each when
+  // i1 > 0) from DRAM (w_dram, b_dram) into the slot at w_l2, counted in `layer`: {weights, bias}.
+  std::pair<uint32_t, uint32_t> weight_moves(const Node& n, uint32_t layer, uint32_t c0,
+                                             uint32_t c1, uint32_t i0, uint32_t i1, uint64_t w_l2,
+                                             uint64_t w_dram, uint64_t b_dram,
+                                             const std::vector<uint32_t>& deps);
   uint32_t band_rows(const OpDesc& op) const;
   uint32_t band_rows(const Node& n, const OpDesc& op) const;  // the search's choice, else the above
   // banded_lowering.cpp: bytes of the input band output rows [r0, r0 + rows) x channels
@@ -206,6 +233,22 @@ class Lowerer {
   SlotRing staging_, in_bands_, out_bands_;  // staging_: the current layer's weight slots
   SlotRing psums_;  // int32 partial sums of input-channel blocks (only when L2 forces them)
   std::vector<SlotRing> node_staging_;        // per node: its weight slots (a scratch buffer)
+  // A deep weight prefetch (plan_prefetch): node's slots live from step `from`; quota[s - from]
+  // the bytes of its early fills to have emitted by the end of step s (s < step, its own step);
+  // the fills emitted so far (their weight and bias moves and channels) and its DRAM blobs.
+  struct DeepPrefetch {
+    int node = -1;
+    int64_t from = 0, step = 0;
+    std::vector<uint64_t> quota;
+    std::vector<std::pair<uint32_t, uint32_t>> moves, channels;
+    uint64_t emitted_bytes = 0, w_dram = 0, b_dram = 0;
+    bool stored = false;
+    int layer = -1;  // its moves' layer, `prefetch:NAME`, once the first is emitted
+  };
+  std::vector<DeepPrefetch> prefetches_;
+  std::vector<int> node_prefetch_;  // per node: its index in prefetches_, -1: none
+  uint32_t fills_ = 0;              // the current node's staging fills so far
+  int64_t prefetched_step_ = -1;    // the step whose deep-prefetch pieces were emitted last
   std::vector<Mapping> node_mapping_;         // per node: how its tiles use the neuron array
   std::vector<uint32_t> node_block_, node_rows_;  // per node: the search's choice; 0: default
   std::vector<LoopOrder> node_order_;             // per node: the search's loop order

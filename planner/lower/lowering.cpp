@@ -405,6 +405,7 @@ void Lowerer::lower_step(int idx) {
   for (int t : n.outputs) {
     if (!in_segment_ || layout_.tensor_per_image[size_t(t)]) store_output(t);
   }
+  emit_prefetches();  // later layers' weights the DMA loads from here on (deep_prefetch.cpp)
   // What must retire before memory this step was the last to use is written again.
   std::vector<uint32_t> fence;
   after_ops(&fence);

@@ -71,6 +71,7 @@ struct LayerReport {
   std::string op;
   uint32_t tiles = 0;
   uint64_t weight_bytes = 0;   // DRAM -> L2 weights and biases
+  uint64_t prefetch_bytes = 0; // of which a later layer's (a deep prefetch's layer, prefetch:NAME)
   uint64_t input_bytes = 0;    // graph inputs DRAM -> L2
   uint64_t output_bytes = 0;   // graph outputs L2 -> DRAM
   uint64_t copy_bytes = 0;     // copies (channel shuffle, concat inputs not made in place)

@@ -254,6 +254,11 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
       // resnet50's layer1, its DRAM time adds to the tiles' rather than hiding under them. A
       // resident layer's weights prefetch during the layer before.
       dram *= passes;
+      // A deep prefetch (deep_prefetch.cpp) loads the ring's first fills under earlier layers.
+      const uint64_t ahead = node_staging_[size_t(idx)].ahead;
+      if (ahead > 0 && !banded && (bands == 1 || c.order == LoopOrder::kWeightsOuter)) {
+        dram -= std::min<uint64_t>(out_c, ahead * c.block) * (per + 4);
+      }
       if (out_spilled) dram += batch * out_bytes;
       k.dram_bytes = dram;
       const uint64_t dram_cycles = dram_peak_cycles(arch_, dram);

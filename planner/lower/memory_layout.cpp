@@ -3,7 +3,8 @@
 //
 // Each layer with weights asks for one scratch buffer of two staging slots (double buffering),
 // live from the step of the previous layer with weights (its weights prefetch while that layer
-// and the weightless steps after it compute; place_staging) to its own; it is latency-critical,
+// and the weightless steps after it compute; place_staging) to its own; a layer DRAM-bound on its
+// own weights may get more slots, live from further back (deep_prefetch.cpp); it is latency-critical,
 // so it prefers the L2 fast region. When the holes are not enough the
 // scratch planner grows the heap; the activations are then planned into less room (spilling if
 // they must) until activations and scratch fit together.
@@ -16,7 +17,6 @@
 namespace strider {
 namespace {
 
-constexpr uint32_t kStagingSlots = 2;  // weights: double buffered
 constexpr uint32_t kMaxBatchBandSlots = 4;
 constexpr uint32_t kOutBandSlots = 2;
 constexpr uint32_t kPsumSlots = 2;
@@ -168,6 +168,7 @@ uint64_t Lowerer::place_staging(const std::vector<int>& order, uint64_t heap) {
     }
   }
   if (uint64_t(p.heap_bytes) > heap) return uint64_t(p.heap_bytes) - heap;
+  plan_prefetch(order, heap, acts, plan, opt, reqs, req_node, p);  // deep_prefetch.cpp
   // Growth at the bottom moved every activation in L2 up by grow_bottom.
   const uint64_t shift = uint64_t(p.grow_bottom);
   for (size_t t = 0; t < layout_.tensor_addr.size(); ++t) {
@@ -184,8 +185,9 @@ uint64_t Lowerer::place_staging(const std::vector<int>& order, uint64_t heap) {
   for (size_t i = 0; i < reqs.size(); ++i) {
     SlotRing& ring = node_staging_[req_node[i]];
     ring.base = uint64_t(p.offsets[i]);
-    ring.slot_bytes = uint64_t(reqs[i].size) / kStagingSlots;
-    ring.last_user.assign(kStagingSlots, -1);
+    ring.slot_bytes = staging_bytes(g_.nodes[size_t(req_node[i])]) / kStagingSlots;
+    ring.last_user.assign(size_t(uint64_t(reqs[i].size) / ring.slot_bytes), -1);
+    if (node_prefetch_[size_t(req_node[i])] >= 0) ring.ahead = uint32_t(ring.last_user.size());
     ring.lead_steps = uint32_t(reqs[i].steps - 1);
     height = std::max(height, ring.base + uint64_t(reqs[i].size));
     out_.plan.push_back({reqs[i].id, "scratch", ring.base, uint64_t(reqs[i].size), reqs[i].step,

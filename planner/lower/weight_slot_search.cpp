@@ -15,7 +15,9 @@ namespace strider {
 
 namespace {
 
-// The DRAM bytes of the layers the mapper did not search (their DRAM time is not in a row).
+// The DRAM bytes of the layers the mapper did not search (their DRAM time is not in a row),
+// without the weights a deep prefetch loads under them for later layers (deep_prefetch.cpp: the
+// planner gave them only the DMA time those layers leave idle).
 uint64_t unsearched_dram_bytes(const Lowered& l) {
   std::vector<bool> searched(l.layers.size(), false);
   for (const MappingRow& r : l.mapping) {
@@ -23,7 +25,7 @@ uint64_t unsearched_dram_bytes(const Lowered& l) {
   }
   uint64_t other = 0;
   for (size_t i = 0; i < l.layers.size(); ++i) {
-    if (!searched[i]) other += dram_bytes(l.layers[i]);
+    if (!searched[i]) other += dram_bytes(l.layers[i]) - l.layers[i].prefetch_bytes;
   }
   return other;
 }

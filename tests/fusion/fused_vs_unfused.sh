@@ -32,8 +32,16 @@ def total(d):
     return {"cycles": s["cycles"], "dram_bytes": s["dram"]["read_bytes"] + s["dram"]["write_bytes"],
             "l2_bytes": s["totals"]["l2_bytes"]}
 def layers(d):
+    # A deep weight prefetch's moves are a row of their own, prefetch:LAYER (docs/planner.md),
+    # present or not as each plan's holes allow: their DRAM bytes go back to LAYER's row.
     with open(d + "/layers.csv") as f:
-        return list(csv.DictReader(f))
+        rows = list(csv.DictReader(f))
+    by_name = {r["layer"]: r for r in rows}
+    for r in rows:
+        if r["op"] == "prefetch":
+            t = by_name[r["layer"][len("prefetch:"):]]
+            t["dram_bytes"] = str(int(t["dram_bytes"]) + int(r["dram_bytes"]))
+    return [r for r in rows if r["op"] != "prefetch"]
 a, b = total(plain), total(fused)
 pl, fl = layers(plain), layers(fused)
 fused_names = {r["layer"]: r for r in fl}

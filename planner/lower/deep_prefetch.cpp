@@ -1,0 +1,253 @@
+// Deep weight prefetch (issue 30): a layer that is DRAM-bound on its own weights (a classifier,
+// a squeeze-excitation FC: its weights at the DRAM's peak take longer than its tiles) gets more
+// staging slots than the two of double buffering — all its weight blocks, or as many as the holes
+// of the activation plan hold — live from an earlier step, so its weights load while earlier
+// compute-bound layers leave the DMA idle; the blocks beyond the ring's first pass stream through
+// it in the layer's own span as before.
+//
+// Plan (plan_prefetch, from place_staging once the ordinary staging fits): per schedule step a
+// DMA credit, the bytes the DRAM could move at kCreditShare of its peak during the step's
+// estimated cycles (the closed-form tile cost of auto's mapping, step_cycles) minus the step's own
+// weights, fills, spills and graph I/O (step_dram_bytes). Layers in schedule order: a resident
+// layer with weights outside image segments (prefetchable) whose output is one row band and
+// whose weights take longer at peak than its tiles asks for k slots (the blocks beyond those that
+// stream under its own tiles, and enough that a refill lands before the slots ahead are used;
+// then 3/4 of that, down to 2); any other one two slots, and only where the steps of its
+// ordinary lead are too short for its first two fills. Per k the credit of the steps before it
+// (latest first, at most kMaxPrefetchSteps back) gives the first step it wants, a binary search
+// up to the ordinary lead's first step the earliest one whose ring the scratch planner places
+// within the heap; the k that prefetches the most bytes is kept and its credit consumed, else the
+// layer keeps its ordinary ring.
+//
+// Lowering (emit_prefetches, at the end of every step): each prefetch whose slots are live emits
+// its next fills (the weight and bias moves of one channel block each, the same moves
+// stage_weights would emit) once the credit it took up to this step covers half of the fill
+// beyond the bytes already emitted, so the DMA, which takes its moves in list order, runs them between the moves the next
+// steps need, in pieces ordered by need; each waits for the fence of the step before the slots'
+// first step. They form a layer of their own, `prefetch:NAME`, added at the first of them. The
+// layer's own tiles then name those moves (stage_weights); fills the credit did not cover are
+// emitted in its own step as before. Costs: the mapper leaves the prefetched
+// blocks out of a layer's DRAM bytes (SlotRing::ahead), the weight-slot search the bytes a layer
+// loads for later ones (LayerReport::prefetch_bytes) out of its DRAM time.
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/arch/dram_bandwidth.h"
+#include "planner/lower/lowerer.h"
+
+namespace strider {
+namespace {
+
+constexpr int64_t kMaxPrefetchSteps = 64;  // a deep prefetch starts at most this many steps early
+// The share of a step's DRAM time at peak a prefetch may take: the DRAM does not reach its peak
+// under mixed traffic, and the estimate is auto's whole-height tiles.
+constexpr double kCreditShare = 0.75;
+
+uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+bool Lowerer::prefetchable(const Node& n) const {
+  if (n.weights < 0 || n.pool.fused) return false;
+  if (n.op != OpType::kConv && n.op != OpType::kFullyConnected) return false;
+  for (int t : n.inputs) {
+    if (layout_.tensor_spilled[size_t(t)]) return false;
+  }
+  return !layout_.tensor_spilled[size_t(n.outputs[0])];
+}
+
+uint64_t Lowerer::step_cycles(const Node& n) const {
+  switch (n.op) {
+    case OpType::kConv:
+    case OpType::kFullyConnected:
+    case OpType::kMaxPool:
+    case OpType::kAvgPool:
+    case OpType::kGlobalAvgPool:
+    case OpType::kAdd:
+    case OpType::kMul:
+      break;
+    default:
+      return 0;
+  }
+  if (moves_no_compute(n) || moves_by_dma(n)) return 0;
+  return mapping_cost(n, node_mapping_[size_t(&n - g_.nodes.data())]);
+}
+
+uint64_t Lowerer::step_dram_bytes(const Node& n) const {
+  uint64_t bytes = 0;
+  const auto in_dram = [&](int t) {
+    return layout_.tensor_spilled[size_t(t)] || is_input_[size_t(t)] || is_output_[size_t(t)];
+  };
+  for (int t : n.inputs) bytes += in_dram(t) ? uint64_t(g_.tensors[size_t(t)].bytes()) : 0;
+  for (int t : n.outputs) bytes += in_dram(t) ? uint64_t(g_.tensors[size_t(t)].bytes()) : 0;
+  return bytes;
+}
+
+void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
+                            const memory::Problem& acts, const memory::Solution& plan,
+                            const memory::ScratchOptions& opt,
+                            std::vector<memory::ScratchRequest>& reqs,
+                            const std::vector<int>& req_node, memory::ScratchPlacement& p) {
+  prefetches_.clear();
+  node_prefetch_.assign(g_.nodes.size(), -1);
+  if (!opt_.image_segments.empty() || !psums_.last_user.empty()) return;
+  // The credit needs the DRAM's peak rate: a JEDEC model without its timing table (an arch not
+  // loaded from a preset) gets none.
+  if (arch_.dram.model == "jedec" && arch_.dram.spec.timing.count("nBL") == 0) return;
+  const double per_cycle = double(1 << 20) / double(dram_peak_cycles(arch_, 1 << 20));
+  // Per step: its estimated cycles, the bytes the DRAM could move meanwhile, and the bytes it
+  // moves itself (its weights, until a deep prefetch takes them elsewhere) or for a prefetch.
+  std::vector<uint64_t> cycles(order.size(), 0);
+  std::vector<int64_t> cap(order.size(), 0), own(order.size(), 0);
+  for (size_t s = 0; s < order.size(); ++s) {
+    const Node& n = g_.nodes[size_t(order[s])];
+    cycles[s] = step_cycles(n);
+    cap[s] = int64_t(double(cycles[s]) * per_cycle * kCreditShare);
+    own[s] = int64_t(step_dram_bytes(n));
+    if (n.weights >= 0) {
+      own[s] += int64_t(g_.tensors[size_t(n.outputs[0])].shape.c * (weights_per_channel(n) + 4));
+    }
+  }
+  const auto credit = [&](int64_t s) { return std::max<int64_t>(0, cap[size_t(s)] - own[size_t(s)]); };
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    const Node& n = g_.nodes[size_t(req_node[i])];
+    const int64_t t = reqs[i].step + reqs[i].steps - 1;  // the layer's own step
+    if (!prefetchable(n) || t < 1) continue;
+    const uint64_t out_c = uint64_t(g_.tensors[size_t(n.outputs[0])].shape.c);
+    const uint64_t per = weights_per_channel(n) + 4, block = weight_block(n);
+    const uint64_t blocks = cdiv(out_c, block);
+    // DRAM-bound on its weights in one band of output rows (each block staged once): the ring may
+    // grow. Otherwise two slots, moved earlier only where the ordinary lead's steps are too short
+    // for its first two fills (a conv after a squeeze-excitation's small layers).
+    const bool grows = g_.tensors[size_t(n.outputs[0])].shape.h == 1 &&
+                       dram_peak_cycles(arch_, out_c * per) > cycles[size_t(t)];
+    if (!grows) {
+      uint64_t lead = 0;
+      for (int64_t s = reqs[i].step; s < t; ++s) lead += cycles[size_t(s)];
+      const uint64_t first = std::min(out_c, kStagingSlots * block) * per;
+      if (dram_peak_cycles(arch_, first) + arch_.dram.latency_cycles <= lead) continue;
+    }
+    const int64_t slot = reqs[i].size / int64_t(kStagingSlots);
+    // The k (slots) and first step that prefetch the most bytes, larger k first; per k the
+    // earliest first step whose slots the holes hold (a binary search between the first step
+    // the credit asks for and the ordinary lead's).
+    struct Best {
+      uint64_t covered = 0, k = 0;
+      int64_t from = 0;
+      std::vector<uint64_t> take;
+      std::vector<memory::ScratchRequest> reqs;
+      memory::ScratchPlacement placed;
+    } best;
+    const auto trial_of = [&](uint64_t k, int64_t from) {
+      std::vector<memory::ScratchRequest> trial = reqs;
+      trial[i].id = "prefetch:" + n.name;
+      trial[i].size = slot * int64_t(k);
+      trial[i].step = from;
+      trial[i].steps = t - from + 1;
+      return trial;
+    };
+    // The slots it needs so that the rest streams under its own tiles: the blocks beyond those
+    // whose fills (a block at the DRAM's peak plus a request's latency) fit in its cycles, and
+    // enough slots that a fill, started when the tile that read its slot ends, is in before the
+    // tiles of the slots ahead of it are done.
+    const uint64_t fill = dram_peak_cycles(arch_, block * per) + arch_.dram.latency_cycles;
+    const uint64_t tile = std::max<uint64_t>(1, cycles[size_t(t)] / blocks);
+    const uint64_t streamed = cycles[size_t(t)] / fill;
+    const uint64_t need = std::max(blocks > streamed ? blocks - streamed : 0, cdiv(fill, tile) + 1);
+    const uint64_t most = grows ? std::max<uint64_t>(blocks, kStagingSlots) : kStagingSlots;
+    for (uint64_t k = std::clamp<uint64_t>(need, kStagingSlots, most);;) {
+      // The bytes of the first k fills, covered by the credit of the steps before t (the latest
+      // steps' first).
+      const uint64_t want = std::min(out_c, k * block) * per;
+      std::vector<uint64_t> take(size_t(t), 0);
+      uint64_t left = want;
+      int64_t lo = t;
+      for (int64_t s = t - 1; s >= std::max<int64_t>(0, t - kMaxPrefetchSteps) && left > 0; --s) {
+        take[size_t(s)] = std::min<uint64_t>(left, uint64_t(credit(s)));
+        left -= take[size_t(s)];
+        if (take[size_t(s)] > 0) lo = s;
+      }
+      lo = std::min(lo, reqs[i].step);
+      int64_t hi = k > kStagingSlots ? reqs[i].step : reqs[i].step - 1;  // the latest worth it
+      memory::ScratchPlacement placed;
+      int64_t from = -1;
+      while (lo <= hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        memory::ScratchPlacement q = memory::place_scratch(acts, plan, plan.height, trial_of(k, mid), opt);
+        if (uint64_t(q.heap_bytes) <= heap) {
+          from = mid, placed = std::move(q), hi = mid - 1;
+        } else {
+          lo = mid + 1;
+        }
+      }
+      if (from >= 0) {
+        uint64_t covered = 0;
+        for (int64_t s = from; s < t; ++s) covered += take[size_t(s)];
+        if (covered > best.covered) {
+          best.covered = covered, best.k = k, best.from = from, best.take = take;
+          best.reqs = trial_of(k, from);
+          best.placed = std::move(placed);
+        }
+        if (covered == want) break;  // every byte of the most slots placed
+      }
+      if (k == kStagingSlots) break;
+      k = std::max<uint64_t>(kStagingSlots, std::min(k - 1, k * 3 / 4));
+    }
+    if (best.covered == 0) continue;
+    reqs = std::move(best.reqs);
+    p = std::move(best.placed);
+    DeepPrefetch d;
+    d.node = req_node[i];
+    d.from = best.from;
+    d.step = t;
+    own[size_t(t)] -= int64_t(best.covered);  // no longer loaded in its own step
+    uint64_t sum = 0;
+    for (int64_t s = best.from; s < t; ++s) {
+      own[size_t(s)] += int64_t(best.take[size_t(s)]);
+      sum += best.take[size_t(s)];
+      d.quota.push_back(sum);
+    }
+    node_prefetch_[size_t(d.node)] = int(prefetches_.size());
+    prefetches_.push_back(std::move(d));
+  }
+}
+
+void Lowerer::emit_prefetches() {
+  if (prefetched_step_ == current_step_) return;
+  prefetched_step_ = current_step_;
+  for (DeepPrefetch& p : prefetches_) {
+    if (current_step_ < p.from || current_step_ >= p.step) continue;
+    const Node& n = g_.nodes[size_t(p.node)];
+    // Its moves are a layer of their own, `prefetch:NAME` (as a graph input's load is), so the
+    // layers they run under keep their own DRAM bytes and the layer its own span.
+    if (p.layer < 0) p.layer = int(add_layer("prefetch:" + n.name, "prefetch"));
+    const uint32_t layer = uint32_t(p.layer);
+    const SlotRing& ring = node_staging_[size_t(p.node)];
+    const uint64_t out_c = uint64_t(g_.tensors[size_t(n.outputs[0])].shape.c);
+    const uint64_t block = weight_block(n), per = weights_per_channel(n) + 4;
+    const uint64_t fills = std::min<uint64_t>(ring.last_user.size(), cdiv(out_c, block));
+    const uint64_t quota = p.quota[size_t(current_step_ - p.from)];
+    // A fill is emitted once the quota reaches half its bytes (so the pieces track the quota).
+    while (p.moves.size() < fills &&
+           p.emitted_bytes + std::min<uint64_t>(block, out_c - p.moves.size() * block) * per / 2 <=
+               quota) {
+      if (!p.stored) {  // its blobs, where its own step will find them (lower_compute)
+        const uint64_t w = w_dram_, b = b_dram_;
+        place_weights(n);
+        p.w_dram = w_dram_, p.b_dram = b_dram_, p.stored = true;
+        w_dram_ = w, b_dram_ = b;
+      }
+      const uint32_t j = uint32_t(p.moves.size());
+      const uint32_t c0 = uint32_t(j * block), c1 = uint32_t(std::min(out_c, c0 + block));
+      std::vector<uint32_t> deps;  // the slots' memory is free once the step before `from` retired
+      if (p.from >= 1) deps = step_fence_[size_t(p.from - 1)];
+      p.moves.push_back(
+          weight_moves(n, layer, c0, c1, 0, 0, ring.addr(j), p.w_dram, p.b_dram, deps));
+      out_.layers[layer].prefetch_bytes += (c1 - c0) * per;
+      p.channels.emplace_back(c0, c1);
+      p.emitted_bytes += (c1 - c0) * per;
+    }
+  }
+}
+
+}  // namespace strider
