@@ -214,7 +214,9 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
     l.cycles = l.end - l.start;
     l.utilization = l.cycles ? double(l.macs) / (double(l.cycles) * s.peak_macs_per_cycle) : 0;
     bound_layer(l, arch, s.peak_macs_per_cycle);
-    s.layer_bound_cycles += l.bound_cycles;
+    // A deep prefetch's moves (planner/lower/deep_prefetch.cpp) run under other layers by
+    // construction: not a layer of its own in the layers' sum.
+    if (l.op != "prefetch") s.layer_bound_cycles += l.bound_cycles;
     load += l.load_port_bytes, store += l.store_port_bytes, dma += l.dma_port_bytes;
     s.macs += l.macs;
     s.totals += l;

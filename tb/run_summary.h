@@ -64,7 +64,8 @@ struct RunSummary {
   uint64_t peak_macs_per_cycle = 0;
   // The network's bound: max(MACs / peak, DRAM bytes incl. descriptor fetch / bandwidth, busiest
   // L2 port's bytes / port bandwidth, line-buffer write cycles, all L2 bytes / the banks'
-  // bandwidth) over the whole run; layer_bound_cycles sums the layers'.
+  // bandwidth) over the whole run; layer_bound_cycles sums the layers' (not the deep prefetches'
+  // rows: those moves run under other layers).
   uint64_t bound_cycles = 0, layer_bound_cycles = 0;
   double cycles_over_bound = 0;
   uint64_t l2_peak_planned = 0, l2_peak_observed = 0;
