@@ -37,14 +37,17 @@ namespace {
 
 // Whether the tile's input is read as row pieces: a window op (conv, pools, MatMul) in the
 // positions mapping with shift-stride writes (without them every line reads its own window; that
-// ablation keeps one contiguous range).
+// ablation keeps one contiguous range). The channels and im2col mappings write each line with its
+// channel's weights and gather their inputs into the kernel region, with or without shifted
+// writes.
 bool reads_row_pieces(const OpDesc& op) {
   switch (op.op) {
     case OpCode::kConv:
     case OpCode::kMaxPool:
     case OpCode::kAvgPool:
     case OpCode::kGlobalAvgPool:
-      return !(op.mapping == Mapping::kChannels && channels_mapping_applies(op));
+      return !(op.mapping == Mapping::kChannels && channels_mapping_applies(op)) &&
+             !(op.mapping == Mapping::kIm2col && im2col_mapping_applies(op));
     case OpCode::kMatMul: {
       OpDesc conv = op;
       conv.op = OpCode::kConv;

@@ -77,8 +77,11 @@ TEST(DeepPrefetch, FcWeightsLoadWhileTheConvComputes) {
   Top top("top", arch, sim, l.list, stats, rec);
   // Each move holds its DMA channel for its bus cycles (bytes / 16) + 100 of latency, the bus
   // shared: fill 0's weights take channel 1 when a's weights end (1,047): 1,047 + 4,096 / 16 +
-  // 100 = 1,403; the six moves of fills 0-2 (13,056 B, 816 bus cycles) end at 3,132 and fill 3's
-  // two at 3,286, all while a computes (1,084 - 11,367). The fc's tiles then run back to back
+  // 100 = 1,403; the six moves of fills 0-2 (13,056 B, 816 bus cycles) and fill 3's two end at
+  // 3,798 and 4,154 — on the bus alone 3,132 and 3,286; the rest is their L2 writes waiting on
+  // banks that a's im2col tiles read its lines' weights from (the load unit reads them with shift
+  // stride on since the im2col accounting fix; 3,132 and 3,286 before it) — all while a computes
+  // (1,084 - 11,367). The fc's tiles then run back to back
   // from 11,900 (g ends at 11,899), each 128 cycles after the one before (64 lines, each its
   // output channel's 64 weight bytes in two writes of 32 B), the last ending 147 cycles after
   // its start (its 128 writes, the compute and the store): 12,284 + 147 = 12,431, 531 cycles.
@@ -88,8 +91,8 @@ TEST(DeepPrefetch, FcWeightsLoadWhileTheConvComputes) {
   EXPECT_EQ(top.run(), 12556u);  // 12,431 + 1 + the output's 256 B: 16 + 100 + 8 = 12,556
   EXPECT_EQ(rec.descriptors[4].start, 1047u);
   EXPECT_EQ(rec.descriptors[4].end, 1403u);
-  EXPECT_EQ(rec.descriptors[9].end, 3132u);
-  EXPECT_EQ(rec.descriptors[12].end, 3286u);
+  EXPECT_EQ(rec.descriptors[9].end, 3798u);
+  EXPECT_EQ(rec.descriptors[12].end, 4154u);
   EXPECT_EQ(rec.descriptors[3].end, 11367u);
   EXPECT_EQ(rec.descriptors[13].start, 11900u);
   EXPECT_EQ(rec.descriptors[14].start, 12028u);

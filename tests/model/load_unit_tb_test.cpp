@@ -301,6 +301,26 @@ TEST(LoadUnitTb, Im2colTileExactCycles) {
   EXPECT_EQ(b.record.descriptors[0].l2_bank_conflict_cycles, 12u);
 }
 
+// The same im2col tile with shift-stride writes on (the seed's setting): im2col writes each line
+// with its channel's weights and has no shifted writes, so it reads what it reads without them —
+// the lines' weights and its gather, 864 + 192 bytes, with the same 12 bank-conflict cycles and
+// the same 400 busy cycles. (It read positions-style row pieces and the gather's size from the
+// weights before: 864 bytes of the lines' weights never read.)
+TEST(LoadUnitTb, Im2colTileReadsItsWeightsWithShiftStrideOn) {
+  Bench b("im2col_shift", true, 1, 1, im2col_tile);
+  b.delays = {0};
+  sc_core::sc_start();
+  ASSERT_EQ(b.taken.size(), 1u);
+  const TileWork w =
+      compute_tile_work(b.tiles[0].op, b.arch.l1, b.arch.neurons, b.arch.l2.port_bytes_per_cycle);
+  EXPECT_EQ(w.l2_read_bytes, 864u + 192u);
+  EXPECT_EQ(b.record.descriptors[0].l2_read_bytes, w.l2_read_bytes);
+  EXPECT_EQ(b.tokens[0].load_end, 400u);
+  EXPECT_EQ(b.stats.get("line_buffer.shifted_writes"), 0u);
+  EXPECT_EQ(b.stats.get("line_buffer.line_writes"), 64u);
+  EXPECT_EQ(b.record.descriptors[0].l2_bank_conflict_cycles, 12u);
+}
+
 // A 1x1 conv in the positions mapping: 16 input channels of 2 x 6 (planes 12 B apart at L2 0)
 // -> 8 output channels, weights (8 x 16 B) at 1024. 12 positions on 8 neurons: a run of 8, then
 // a partial run of 4, which the hybrid tile runs in the channels form.
