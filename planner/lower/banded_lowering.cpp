@@ -100,7 +100,7 @@ uint64_t Lowerer::banded_dram_bytes(const Node& n, uint32_t rows, uint32_t cb, u
         fill += band_input_bytes(n, r0, rb, c0, std::min(cb, out_c - c0));
     }
   }
-  const uint64_t w = n.weights >= 0 ? uint64_t(out_c) * (weights_per_channel(n) + 4) : 0;
+  const uint64_t w = n.weights >= 0 ? uint64_t(out_c) * staged_bytes_per_channel(n) : 0;
   switch (o) {
     case LoopOrder::kWeightsOuter:
       return w + images * (channel_local(n) ? fill : blocks * fill);

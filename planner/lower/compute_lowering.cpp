@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include "core/common/hash.h"
@@ -272,10 +273,9 @@ uint64_t Lowerer::store_blob(std::vector<int8_t> bytes) {
   return addr;
 }
 
-void Lowerer::place_weights(const Node& n) {
-  if (n.weights < 0) return;
+std::pair<uint64_t, uint64_t> Lowerer::place_weights(const Node& n) {
   const uint32_t out_c = static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.c);
-  w_dram_ = store_blob(g_.tensors[n.weights].data);
+  const uint64_t w = store_blob(g_.tensors[n.weights].data);
   std::vector<int8_t> bias(uint64_t(out_c) * 4, 0);
   if (n.bias >= 0) {
     const std::vector<int32_t>& b = g_.tensors[n.bias].bias;
@@ -283,7 +283,7 @@ void Lowerer::place_weights(const Node& n) {
       for (int k = 0; k < 4; ++k) bias[4 * i + k] = int8_t((uint32_t(b[i]) >> (8 * k)) & 0xff);
     }
   }
-  b_dram_ = store_blob(std::move(bias));
+  return {w, store_blob(std::move(bias))};
 }
 
 // Weight and bias moves of channels [c0, c1) into the next staging slot; the tile waits for both.
@@ -373,8 +373,8 @@ void Lowerer::lower_compute(const Node& n, uint32_t layer) {
   const int pf = node_prefetch_.empty() ? -1 : node_prefetch_[idx];
   if (pf >= 0 && prefetches_[size_t(pf)].stored) {  // stored when its first fill was emitted
     w_dram_ = prefetches_[size_t(pf)].w_dram, b_dram_ = prefetches_[size_t(pf)].b_dram;
-  } else {
-    place_weights(n);
+  } else if (n.weights >= 0) {
+    std::tie(w_dram_, b_dram_) = place_weights(n);
   }
   if (n.weights >= 0) staging_ = node_staging_[idx];
   fills_ = 0;

@@ -31,6 +31,7 @@
 // loads for later ones (LayerReport::prefetch_bytes) out of its DRAM time.
 #include <algorithm>
 #include <stdexcept>
+#include <tuple>
 
 #include "core/arch/dram_bandwidth.h"
 #include "planner/lower/lowerer.h"
@@ -69,7 +70,6 @@ uint64_t Lowerer::step_cycles(const Node& n) const {
     default:
       return 0;
   }
-  if (moves_no_compute(n) || moves_by_dma(n)) return 0;
   return mapping_cost(n, node_mapping_[size_t(&n - g_.nodes.data())]);
 }
 
@@ -105,7 +105,7 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
     cap[s] = int64_t(double(cycles[s]) * per_cycle * kCreditShare);
     own[s] = int64_t(step_dram_bytes(n));
     if (n.weights >= 0) {
-      own[s] += int64_t(g_.tensors[size_t(n.outputs[0])].shape.c * (weights_per_channel(n) + 4));
+      own[s] += int64_t(g_.tensors[size_t(n.outputs[0])].shape.c * staged_bytes_per_channel(n));
     }
   }
   const auto credit = [&](int64_t s) { return std::max<int64_t>(0, cap[size_t(s)] - own[size_t(s)]); };
@@ -114,7 +114,7 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
     const int64_t t = reqs[i].step + reqs[i].steps - 1;  // the layer's own step
     if (!prefetchable(n) || t < 1) continue;
     const uint64_t out_c = uint64_t(g_.tensors[size_t(n.outputs[0])].shape.c);
-    const uint64_t per = weights_per_channel(n) + 4, block = weight_block(n);
+    const uint64_t per = staged_bytes_per_channel(n), block = weight_block(n);
     const uint64_t blocks = cdiv(out_c, block);
     // DRAM-bound on its weights in one band of output rows (each block staged once): the ring may
     // grow. Otherwise two slots, moved earlier only where the ordinary lead's steps are too short
@@ -224,7 +224,7 @@ void Lowerer::emit_prefetches() {
     const uint32_t layer = uint32_t(p.layer);
     const SlotRing& ring = node_staging_[size_t(p.node)];
     const uint64_t out_c = uint64_t(g_.tensors[size_t(n.outputs[0])].shape.c);
-    const uint64_t block = weight_block(n), per = weights_per_channel(n) + 4;
+    const uint64_t block = weight_block(n), per = staged_bytes_per_channel(n);
     const uint64_t fills = std::min<uint64_t>(ring.last_user.size(), cdiv(out_c, block));
     const uint64_t quota = p.quota[size_t(current_step_ - p.from)];
     // A fill is emitted once the quota reaches half its bytes (so the pieces track the quota).
@@ -232,10 +232,8 @@ void Lowerer::emit_prefetches() {
            p.emitted_bytes + std::min<uint64_t>(block, out_c - p.moves.size() * block) * per / 2 <=
                quota) {
       if (!p.stored) {  // its blobs, where its own step will find them (lower_compute)
-        const uint64_t w = w_dram_, b = b_dram_;
-        place_weights(n);
-        p.w_dram = w_dram_, p.b_dram = b_dram_, p.stored = true;
-        w_dram_ = w, b_dram_ = b;
+        std::tie(p.w_dram, p.b_dram) = place_weights(n);
+        p.stored = true;
       }
       const uint32_t j = uint32_t(p.moves.size());
       const uint32_t c0 = uint32_t(j * block), c1 = uint32_t(std::min(out_c, c0 + block));

@@ -133,7 +133,8 @@ class Lowerer {
   // banks: each tile at the mapper's cost (mapper_tile_cycles), else max(pipeline, load port).
   uint64_t mapping_cost(const Node& n, Mapping m, bool banks = false) const;
   uint64_t store_blob(std::vector<int8_t> bytes);
-  void place_weights(const Node& n);
+  // Stores a layer with weights' weights and int32 biases in DRAM (store_blob): their addresses.
+  std::pair<uint64_t, uint64_t> place_weights(const Node& n);
   void stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t c1, Descriptor& d,
                      uint32_t i0 = 0, uint32_t i1 = 0);
   // The weight and bias moves of output channels [c0, c1) (input channels [i0, i1) of each when
@@ -179,6 +180,8 @@ class Lowerer {
   // banded_lowering.cpp: every image's tiles, images outside or inside the weight blocks.
   void lower_banded(const Node& n, uint32_t layer, uint32_t images);
   uint64_t weights_per_channel(const Node& n) const;  // weight bytes of one output channel
+  // The bytes one output channel stages: its weights and its int32 bias.
+  uint64_t staged_bytes_per_channel(const Node& n) const { return weights_per_channel(n) + 4; }
   void lower_partial_sums(const Node& n, uint32_t layer, const OpDesc& base);
   bool channel_local(const Node& n) const;  // output channel c needs only input channel c's group
   void input_rows(const Node& n, uint32_t r0, uint32_t r1, uint32_t* y0, uint32_t* y1) const;

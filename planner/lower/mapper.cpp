@@ -160,7 +160,7 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
     const uint64_t out_bytes = uint64_t(out_c) * out_h * op0.output.w;  // one image
     const bool has_weights = n.weights >= 0;
     const uint64_t per = has_weights ? weights_per_channel(n) : 0;
-    const uint64_t w_bytes = has_weights ? uint64_t(out_c) * (per + 4) : 0;
+    const uint64_t w_bytes = has_weights ? uint64_t(out_c) * staged_bytes_per_channel(n) : 0;
     // Output channels one staging slot holds (the slot was sized for auto's block).
     uint32_t cap = out_c;
     if (has_weights) {
@@ -257,7 +257,7 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
       // A deep prefetch (deep_prefetch.cpp) loads the ring's first fills under earlier layers.
       const uint64_t ahead = node_staging_[size_t(idx)].ahead;
       if (ahead > 0 && !banded && (bands == 1 || c.order == LoopOrder::kWeightsOuter)) {
-        dram -= std::min<uint64_t>(out_c, ahead * c.block) * (per + 4);
+        dram -= std::min<uint64_t>(out_c, ahead * c.block) * staged_bytes_per_channel(n);
       }
       if (out_spilled) dram += batch * out_bytes;
       k.dram_bytes = dram;
