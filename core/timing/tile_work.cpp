@@ -168,10 +168,12 @@ void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Con
   const std::vector<uint64_t> groups = channel_groups(op, nc);
   const bool resident = conv && w.channels * kernel <= l1.kernel_bytes;
   const uint64_t span_extra = uint64_t(op.kernel_w - 1) * op.dilation_w + 1;
-  const bool crossing = (op.stride_h == 1 && op.stride_w == 1) || stream;
+  const bool crossing = stream;
+  const bool strided_stream = stream && (op.stride_h > 1 || op.stride_w > 1);
   const uint64_t step = op.stride_w;  // stream elements between consecutive positions
-  // Stride 1 (or a strided stream): one stream of virtual rows of wp positions, the last row
-  // stopping at its last valid output. Otherwise strided: output rows back to back.
+  // One stream of virtual rows of wp positions, the last row stopping at its last valid output
+  // (stride 1, or a strided stream). Otherwise output rows back to back (strided, or a stride-1
+  // tile walking its rows).
   const uint64_t positions = crossing ? (rows - 1) * wp + wo : rows * wo;
   w.computed_positions = positions;
   w.runs = cdiv(positions - tail, n);  // the hybrid's tail (channels form) follows the runs
@@ -185,7 +187,7 @@ void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Con
       // crossing a row end needs a second per-line write unless the pads are made in the block.
       const uint64_t span = (active - 1) * step + span_extra;
       stored = span;
-      if (stream) {
+      if (strided_stream) {
         // The block covers stream elements [step x start, step x start + span) of the padded rows
         // (wp elements each; step x wp per virtual row); its stored part is at most one stored
         // row per padded row it touches. One write: the stream needs pad_in_block.
@@ -201,7 +203,8 @@ void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Con
       }
       if (l1.pad_in_block) pieces = 1, crossings = 0;
     } else {
-      // Each output row's windows come from their own stored rows: one block per output row.
+      // Each output row's windows come from their own stored rows: one block per output row
+      // (pads made in the block: rows_back_to_back_applies, strided tiles).
       pieces = (end - 1) / wo - start / wo + 1;
       for (uint64_t row = start / wo; row <= (end - 1) / wo; ++row) {
         const uint64_t in_row = std::min(end, (row + 1) * wo) - std::max(start, row * wo);
@@ -374,9 +377,10 @@ bool channels_on_neurons(const OpDesc& op) {
          (op.mapping == Mapping::kIm2col && im2col_mapping_applies(op));
 }
 
-// One traversal of the tile: `stream` runs a strided positions-mapping window tile as one stream
-// over the padded input (strided_stream_applies); `hybrid` runs its partial last run in the
-// channels form (hybrid_tail_applies).
+// One traversal of the tile: `stream` walks a positions-mapping window tile's padded input as one
+// stream (a stride-1 tile's default; strided_stream_applies), else its output rows back to back
+// (a strided tile's default; rows_back_to_back_applies); `hybrid` runs its partial last run in
+// the channels form (hybrid_tail_applies).
 TileWork build_tile_work(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
                          uint32_t l2_port_bytes, bool stream, bool hybrid) {
   TileWork w;
@@ -444,6 +448,16 @@ bool strided_stream_applies(const OpDesc& op, const L1Config& l1) {
   return wp >= extent && op.output.w == (wp - extent) / op.stride_w + 1;
 }
 
+bool stride_one(const OpDesc& op) { return op.stride_h == 1 && op.stride_w == 1; }
+
+bool rows_back_to_back_applies(const OpDesc& op, const L1Config& l1) {
+  const bool window =
+      op.op == OpCode::kConv || op.op == OpCode::kMaxPool || op.op == OpCode::kAvgPool;
+  if (!window || !stride_one(op) || op.row_end - op.row_begin < 2) return false;
+  if (channels_on_neurons(op) || !l1.shift_stride || !l1.pad_in_block) return false;
+  return uint64_t(op.input.w) + op.pad_left + op.pad_right > op.output.w;  // windows to discard
+}
+
 bool hybrid_tail_applies(const OpDesc& op, const NeuronConfig& nc) {
   if (op.op != OpCode::kConv || !channels_mapping_applies(op) || channels_on_neurons(op) ||
       op.pool.present())
@@ -452,17 +466,20 @@ bool hybrid_tail_applies(const OpDesc& op, const NeuronConfig& nc) {
   return positions > nc.count && positions % nc.count != 0;
 }
 
-// The plain traversal, or (strided_stream_applies) the strided stream, or (hybrid_tail_applies)
-// the hybrid tile, whichever takes the fewest cycles (ties: the plain one).
+// The plain traversal (one stream for stride 1, rows back to back otherwise), or the other one
+// (strided_stream_applies, rows_back_to_back_applies), or (hybrid_tail_applies) the hybrid tile,
+// whichever takes the fewest cycles (ties: the plain one).
 TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
                            uint32_t l2_port_bytes) {
-  TileWork best = build_tile_work(op, l1, nc, l2_port_bytes, false, false);
+  const bool plain = stride_one(op);
+  TileWork best = build_tile_work(op, l1, nc, l2_port_bytes, plain, false);
   auto consider = [&](bool stream, bool hybrid) {
     TileWork w = build_tile_work(op, l1, nc, l2_port_bytes, stream, hybrid);
     if (traversal_cycles(w, l2_port_bytes) < traversal_cycles(best, l2_port_bytes)) best = w;
   };
   if (strided_stream_applies(op, l1)) consider(true, false);
-  if (hybrid_tail_applies(op, nc)) consider(false, true);
+  if (rows_back_to_back_applies(op, l1)) consider(false, false);
+  if (hybrid_tail_applies(op, nc)) consider(plain, true);
   return best;
 }
 

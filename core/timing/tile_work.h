@@ -22,6 +22,12 @@
 // `compute_tile_work` builds both and keeps the stream when its cycles — the pipeline's or the
 // load port's time for `l2_read_bytes`, whichever is longer — are fewer (`TileWork::streamed`);
 // the input iterator makes the same choice from the descriptor, so planner and model agree.
+// The other way round, a stride-1 tile may walk its output rows back to back as a strided one
+// does (rows_back_to_back_applies): one block per output row a run touches, so a segment costs as
+// many shifted writes as the run spans rows, but no window crosses a row end and nothing is
+// discarded. A 16x16 3x3 conv with pad 1 walks 15 x 18 + 16 = 286 stream positions (5 runs of
+// 64) for 256 outputs (4 runs); where a fill's compute (accumulators x ceil(segments x kernel_w
+// / macs_per_cycle)) still exceeds its writes, the rows take fewer cycles and are kept.
 // The reduction of a position is split into *segments*, one kernel row of one input channel
 // (kernel_w elements); a fill holds floor(line_bytes / kernel_w) segments. The loop is
 //   for each run: for each group of up to `neurons.accumulators` output channels that read the
@@ -109,7 +115,10 @@ struct TileWork {
   uint64_t first_fill_write_cycles = 0;  // before the neurons can start
   uint64_t last_fill_compute_cycles = 0; // after the last write
   uint64_t first_output_cycles = 0;      // from the neurons' start to the first group's results
-  bool streamed = false;  // strided windows run as one stream over the padded input (see above)
+  // Positions-mapping window tiles: the tile walks its padded input as one stream of virtual rows
+  // (a stride-1 tile, unless its rows back to back take fewer cycles; a strided one when that
+  // takes fewer: see above), else its output rows back to back.
+  bool streamed = false;
   // Hybrid tile (see above): the positions of the last run, run in the channels form (0: none),
   // and the weight bytes the tail's lines are written with (part of l2_read_bytes).
   uint64_t tail_positions = 0;
@@ -137,6 +146,15 @@ TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronCon
 // made in the block, and no ceil-mode overhang (every row's last window ends inside the padded
 // row).
 bool strided_stream_applies(const OpDesc& op, const L1Config& l1);
+
+// Whether a stride-1 tile may walk its output rows back to back instead of the padded stream (one
+// block per output row a run touches, nothing discarded): a positions-mapping conv or pool tile of
+// two or more output rows whose padded rows are wider than its output rows (windows crossing a row
+// end to discard), with shift-stride writes and padding made in the block.
+bool rows_back_to_back_applies(const OpDesc& op, const L1Config& l1);
+
+// Whether `op`'s windows move one element at a time both ways (stride 1 x 1).
+bool stride_one(const OpDesc& op);
 
 // Whether a positions-mapping tile may run its last, partial run in the channels form (the hybrid
 // tile): a 1x1 unpadded convolution with groups 1 (channels_mapping_applies) in the positions

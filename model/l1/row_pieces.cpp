@@ -50,7 +50,7 @@ void input_row_pieces(const OpDesc& op_in, const L1Config& l1, const NeuronConfi
   const std::vector<ChannelSet> sets = channel_sets(op, nc);
   const int64_t h = in.h, w = in.w, wp = w + op.pad_left + op.pad_right;
   const uint64_t rows = op.row_end - op.row_begin, wo = op.output.w;
-  const bool crossing = (op.stride_h == 1 && op.stride_w == 1) || stream;
+  const bool crossing = stream;
   const int64_t step = op.stride_w;  // stream elements between consecutive positions
   const uint64_t positions = (crossing ? (rows - 1) * wp + wo : rows * wo) - tail;
   // A kernel row wider than a line is read in parts of equal width (the last narrower).

@@ -100,23 +100,24 @@ void check_against_model(Bench& b, uint64_t busy, uint64_t first) {
   }
 }
 
-// The conv tile on tiny: 10 runs, one group of 4 channels each, 9 segments of 3 B in fills of 5
-// and 4 segments. Shift-stride: fills write 5 and 4 cycles and compute 4 x ceil(15 / 4) = 16 and
-// 4 x ceil(12 / 4) = 12 cycles, so the writes wait for free fill buffers: the last fill's writes
-// start when fill 17's compute ends (5 + 9 x 28 = 257) and end at 261. L2: the input row pieces
-// (model/l1/row_pieces.h). Per channel and kernel row kh the 10 runs' blocks tile the padded
-// stream (rows of 10) [10 kh, 10 kh + 80), 8 padded rows of which 7, 8, 7 are stored rows
-// (56 + 64 + 56 = 176 B), and overlap by 2 positions at each of the 9 run boundaries, 14 + 15 + 13
-// = 42 of those 54 stored (the rest pad columns or pad rows): 3 channels x 218 = 654 B, plus 108
-// resident kernel bytes = 762 B, far inside the 261-cycle write span.
+// The conv tile on tiny walks its 8 output rows back to back (core/timing/tile_work.h: 8 runs of
+// one output row each, where the padded stream would be 7 x 10 + 8 = 78 positions in 10 runs), one
+// group of 4 channels each, 9 segments of 3 B in fills of 5 and 4 segments, each segment one
+// shifted write (one output row). Shift-stride: fills write 5 and 4 cycles and compute 4 x
+// ceil(15 / 4) = 16 and 4 x ceil(12 / 4) = 12 cycles, so the writes wait for free fill buffers:
+// the last fill's writes start when fill 13's compute ends (5 + 7 x 28 = 201) and end at 205. L2:
+// the input row pieces (model/l1/row_pieces.h): per run (output row r) and kernel row kh the
+// stored row r + kh - 1, its 8 columns (the pad columns are made in the block), for the 3 channels
+// at once; rows -1 and 8 are padding: 8 x 3 - 2 = 22 pieces x 8 B x 3 channels = 528 B, plus 108
+// resident kernel bytes = 636 B, far inside the 205-cycle write span.
 TEST(LoadUnitTb, ShiftStrideConvTilesUnderRandomBackPressure) {
   Bench b("bench", true, 12, 7);
-  // busy = max(261 write span, L2) = 261. First fill: 5 writes + 2 latency = 7.
-  check_against_model(b, 261, 7);
-  EXPECT_EQ(b.stats.get("line_buffer.write_cycles"), 12u * 90u);  // 9 segments x 10 runs
-  EXPECT_EQ(b.stats.get("line_buffer.shifted_writes"), 12u * 90u);
-  EXPECT_EQ(b.stats.get("load.l2_read_bytes"), 12u * 762u);
-  EXPECT_EQ(b.record.descriptors[0].l2_read_bytes, 762u);
+  // busy = max(205 write span, L2) = 205. First fill: 5 writes + 2 latency = 7.
+  check_against_model(b, 205, 7);
+  EXPECT_EQ(b.stats.get("line_buffer.write_cycles"), 12u * 72u);  // 9 segments x 8 runs
+  EXPECT_EQ(b.stats.get("line_buffer.shifted_writes"), 12u * 72u);
+  EXPECT_EQ(b.stats.get("load.l2_read_bytes"), 12u * 636u);
+  EXPECT_EQ(b.record.descriptors[0].l2_read_bytes, 636u);
   // The back-pressure really bit: some tile waited for the sink.
   uint64_t stalled = 0;
   for (const DescriptorRecord& r : b.record.descriptors) stalled += r.stall_backpressure;
@@ -139,10 +140,10 @@ TEST(LoadUnitTb, FirstTileExactCycles) {
   b.delays = {0};
   sc_core::sc_start();
   // Issued at 0; visible to the neurons at 5 writes + 2 L2 latency = 7; busy until the last
-  // fill's writes end at 261 (see above).
+  // fill's writes end at 205 (see above).
   EXPECT_EQ(b.taken[0], 7u);
-  EXPECT_EQ(b.tokens[0].load_end, 261u);
-  EXPECT_EQ(b.stats.get("load.busy_cycles"), 261u);
+  EXPECT_EQ(b.tokens[0].load_end, 205u);
+  EXPECT_EQ(b.stats.get("load.busy_cycles"), 205u);
 }
 
 }  // namespace
@@ -239,18 +240,23 @@ Descriptor row_piece_tile(uint32_t id) {
 //   kernel 6 B at 1024 (bank 0): port 8 -> 9, bank 0 8 -> 9                   conflict 0
 // L2 done at 9 + 2 latency = 11, 3 conflict cycles. Planes 40 B apart put the second channel one
 // bank further: 0 -> 1, 1 -> 2, 2 -> 4 (4 words over banks 1, 2, 2, 3), 4 -> 5, kernel 5 -> 6:
-// no conflict, done at 6 + 2 = 8. The writes: 2 segments (one per channel) per run, 3 runs, each
-// fill written in 2 cycles and computed in ceil(6 / 4) = 2, so the write span is 6 and the L2
-// decides the busy time: 11 against 8. The neurons may start after the first fill's 2 writes +
-// 2 latency = 4.
+// no conflict, done at 6 + 2 = 8. The writes: 2 segments (one per channel) per run, 3 runs, one
+// shifted write per stored row a segment's block touches (1, 2, 1: run 1 spans both rows) and
+// ceil(6 / 4) = 2 compute cycles per fill: writes 0 -> 2, 2 -> 6, 6 -> 8, so the write span is 8
+// and the L2 decides the busy time: 11 against 8. The neurons may start after the first fill's 2
+// writes + 2 latency = 4.
 TEST(LoadUnitTb, PositionsRowPiecesAreChargedPieceByPiece) {
   Bench same("same", true, 1, 1, row_piece_tile<32>);
   Bench spread("spread", true, 1, 1, row_piece_tile<40>);
+  // Pads not made in the block: the tile keeps the padded stream (its rows back to back, 2 runs,
+  // need them made in the block), one shifted write per stored row a segment's block touches.
+  same.arch.l1.pad_in_block = spread.arch.l1.pad_in_block = false;
   same.delays = spread.delays = {0};
   run_both(same, spread);
   const TileWork w = compute_tile_work(same.tiles[0].op, same.arch.l1, same.arch.neurons,
                                        same.arch.l2.port_bytes_per_cycle);
-  EXPECT_EQ(w.write_span_cycles, 6u);
+  EXPECT_TRUE(w.streamed);
+  EXPECT_EQ(w.write_span_cycles, 8u);
   EXPECT_EQ(w.kernel_bytes, 6u);
   const DescriptorRecord& s = same.record.descriptors[0];
   EXPECT_EQ(s.l2_read_bytes, 44u);

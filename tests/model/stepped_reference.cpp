@@ -42,14 +42,15 @@ bool is_conv_like(const OpDesc& op) {
 }
 
 // The output positions of the tile in the order the neurons take them.
-// `stream`: a strided tile runs as one stream too (TileWork::streamed), position x of a virtual
-// row at padded column stride x x.
-std::vector<Position> tile_positions(const OpDesc& op, bool stream, bool* stride1) {
+// `stream`: the tile walks one stream of virtual rows (TileWork::streamed: a stride-1 tile's
+// default; a strided one's position x of a virtual row at padded column stride x x), else its
+// output rows back to back.
+std::vector<Position> tile_positions(const OpDesc& op, bool stream, bool* one_stream) {
   const uint32_t rows = op.row_end - op.row_begin;
   const uint32_t out_w = op.output.w;
   std::vector<Position> ps;
-  *stride1 = (op.stride_h == 1 && op.stride_w == 1) || stream;
-  if (*stride1) {
+  *one_stream = stream;
+  if (*one_stream) {
     // One stream of virtual rows of padded width; a window whose last tap lies past its row's end
     // crosses into the next row and is discarded. The last row stops at its last valid window.
     const uint32_t wp = op.input.w + op.pad_left + op.pad_right;
@@ -149,7 +150,7 @@ struct RowPiece {
   int64_t y = 0, x = 0, n = 0;
 };
 std::vector<RowPiece> block_pieces(const OpDesc& op, const std::vector<Position>& ps, size_t begin,
-                                   size_t end, bool stride1, uint32_t kh, uint64_t part,
+                                   size_t end, bool one_stream, uint32_t kh, uint64_t part,
                                    uint64_t part_width) {
   const int64_t wp = int64_t(op.input.w) + op.pad_left + op.pad_right;
   std::map<int64_t, std::pair<int64_t, int64_t>> span;  // padded row -> [first, last] column
@@ -166,7 +167,7 @@ std::vector<RowPiece> block_pieces(const OpDesc& op, const std::vector<Position>
   for (size_t p = begin; p < end; ++p) {
     const uint64_t kw_end = std::min<uint64_t>(op.kernel_w, (part + 1) * part_width);
     for (uint64_t kw = part * part_width; kw < kw_end; ++kw) {
-      if (stride1) {
+      if (one_stream) {
         const int64_t idx = (int64_t(ps[p].row) * op.stride_h + int64_t(kh) * op.dilation_h) * wp +
                             int64_t(ps[p].x) * op.stride_w + int64_t(kw) * op.dilation_w;
         first = std::min(first, idx), last = std::max(last, idx);
@@ -177,7 +178,7 @@ std::vector<RowPiece> block_pieces(const OpDesc& op, const std::vector<Position>
     }
   }
   // Stride 1: the block is the stream from the first tap to the last, cut at each row end.
-  for (int64_t idx = first; stride1 && idx <= last; ++idx) add(idx / wp, idx % wp);
+  for (int64_t idx = first; one_stream && idx <= last; ++idx) add(idx / wp, idx % wp);
   std::vector<RowPiece> out;
   for (const auto& [pr, cols] : span) {
     const int64_t y = pr - op.pad_top;
@@ -197,8 +198,8 @@ void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& n
                      bool hybrid, std::vector<Fill>* fills, SteppedWork* l2) {
   const bool window_op = op.op == OpCode::kConv || op.op == OpCode::kMaxPool ||
                          op.op == OpCode::kAvgPool || op.op == OpCode::kGlobalAvgPool;
-  bool stride1 = false;
-  const std::vector<Position> ps = tile_positions(op, stream, &stride1);
+  bool one_stream = false;
+  const std::vector<Position> ps = tile_positions(op, stream, &one_stream);
   const bool padded_rows = op.pad_left + op.pad_right > 0;
   // A kernel row wider than a line is cut into the fewest parts that fit, each `seg_elems` lanes
   // wide (the last zero-padded), one segment each.
@@ -216,7 +217,7 @@ void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& n
     // Writes of one segment over this run: walk the run's positions.
     std::vector<WriteOp> seg_writes;
     if (l1.shift_stride) {
-      if (!stride1 || (padded_rows && !l1.pad_in_block)) {
+      if (!one_stream || (padded_rows && !l1.pad_in_block)) {
         // One block per (stored or output) row the run touches, into the lines of that row's
         // positions.
         for (size_t p = begin; p < end; ++p) {
@@ -230,7 +231,7 @@ void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& n
       for (size_t p = begin; p < end; ++p) {
         seg_writes.push_back(WriteOp{false, seg_elems});
         // A window across a padded row end takes a second write when pads are not generated.
-        if (stride1 && padded_rows && !l1.pad_in_block && !ps[p].valid) {
+        if (one_stream && padded_rows && !l1.pad_in_block && !ps[p].valid) {
           seg_writes.push_back(WriteOp{false, 0});
         }
       }
@@ -245,7 +246,7 @@ void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& n
         // The segment's pieces; one that continues the previous one in memory extends it.
         std::vector<InputRead> reads;
         for (const RowPiece& r :
-             block_pieces(op, ps, begin, end, stride1, seg.row, seg.part, seg_elems)) {
+             block_pieces(op, ps, begin, end, one_stream, seg.row, seg.part, seg_elems)) {
           const uint64_t addr =
               op.input.addr + op.input.offset(seg.channel, uint32_t(r.y), uint32_t(r.x));
           const uint64_t bytes = uint64_t(r.n) * op.input.element_bytes;

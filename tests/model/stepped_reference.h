@@ -83,7 +83,8 @@ struct SteppedWork {
 };
 
 // Steps `op` (one tile) cycle by cycle on the given line buffer and neuron array; `stream`: a
-// strided positions tile runs as one stream over the padded input (TileWork::streamed);
+// positions tile walks its padded input as one stream (TileWork::streamed), else its output rows
+// back to back;
 // `hybrid`: a positions tile's partial last run runs in the channels form after the other runs
 // (TileWork::tail_positions): its positions walked as the channels mapping walks a tile's, its
 // L2 figures (the lines' weights in l2_read_bytes, kernel_bytes, the gather, the stored pieces)

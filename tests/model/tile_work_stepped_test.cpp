@@ -35,7 +35,7 @@ struct Tile {
   OpDesc op;
   L1Config l1;
   NeuronConfig nc;
-  bool stream = false;  // row pieces: a strided tile runs as one stream (TileWork::streamed)
+  bool stream = false;  // row pieces: the tile walks one stream (TileWork::streamed)
   bool hybrid = false;  // row pieces: the partial last run in the channels form (tail_positions)
 };
 
@@ -303,7 +303,10 @@ TEST(TileWorkStepped, ClosedFormMatchesCycleSteppedReferenceOnRandomTiles) {
     const SteppedWork stepped =
         run_stepped_reference(t.op, t.l1, t.nc, closed.streamed, closed.tail_positions > 0);
     for (const std::string& c : classes(t, stepped)) ++coverage[c];
-    if (closed.streamed) ++coverage["strided stream"];
+    if (closed.streamed && !stride_one(t.op)) ++coverage["strided stream"];
+    if (!closed.streamed && stride_one(t.op) && t.op.mapping == Mapping::kPositions &&
+        rows_back_to_back_applies(t.op, t.l1))
+      ++coverage["stride-1 rows back to back"];
     if (closed.tail_positions > 0) ++coverage["hybrid tail"];
     if (scalar_second_operand(t.op)) ++coverage["scalar second operand"];
     const std::string diff = compare(t.op, t.l1, closed, stepped, &tally);
@@ -411,9 +414,14 @@ Tile random_window_tile(Rng& rng, int i) {
   return t;
 }
 
-// Every other tile that may run as one strided stream does (whichever traversal is cheaper);
-// every other tile that may run its partial last run in the channels form (the hybrid tile) does.
-bool streams(const Tile& t, int i) { return i % 2 == 1 && strided_stream_applies(t.op, t.l1); }
+// A stride-1 tile walks one stream, a strided one its rows back to back; every other tile that
+// may take the other traversal does (whichever is cheaper); every other tile that may run its
+// partial last run in the channels form (the hybrid tile) does.
+bool streams(const Tile& t, int i) {
+  const bool other = i % 2 == 1 && (strided_stream_applies(t.op, t.l1) ||
+                                    rows_back_to_back_applies(t.op, t.l1));
+  return stride_one(t.op) != other;
+}
 bool hybrid(const Tile& t, int i) { return i % 2 == 0 && hybrid_tail_applies(t.op, t.nc); }
 
 void row_pieces(const Tile& t, std::vector<AccessPattern>& out) {
@@ -428,14 +436,15 @@ int check_row_pieces(int tiles,
                      const std::function<void(const Tile&, std::vector<AccessPattern>&)>& model,
                      bool report, int* changed = nullptr) {
   Rng rng(0x0e2f'5a17u);
-  int failures = 0, streamed = 0, hybrids = 0;
+  int failures = 0, streamed = 0, rows = 0, hybrids = 0;
   uint64_t pieces = 0;
   if (changed) *changed = 0;
   for (int i = 0; i < tiles; ++i) {
     Tile t = random_window_tile(rng, i);
     t.stream = streams(t, i);
     t.hybrid = hybrid(t, i);
-    streamed += t.stream;
+    streamed += t.stream && !stride_one(t.op);
+    rows += !t.stream && stride_one(t.op);
     hybrids += t.hybrid;
     std::vector<AccessPattern> patterns, right;
     model(t, patterns);
@@ -451,6 +460,7 @@ int check_row_pieces(int tiles,
   if (report) {
     EXPECT_GT(pieces, uint64_t(tiles) * 4);  // tiles read several pieces
     EXPECT_GT(streamed, tiles / 100);        // strided streams are covered
+    EXPECT_GT(rows, tiles / 100);            // stride-1 rows back to back are covered
     EXPECT_GT(hybrids, tiles / 100);         // hybrid tiles' runs are covered
   }
   return failures;

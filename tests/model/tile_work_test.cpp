@@ -159,6 +159,63 @@ TEST(TileWork, SmallStridedTileRunsAsOneStreamOverThePaddedInput) {
   EXPECT_EQ(w.l2_read_bytes, 234u);
 }
 
+// The default run's conv2a on the seed machine (64 neurons x 4 lanes, 8 accumulators, 32 B lines):
+// 16 -> 16 channels, 3x3, pad 1, 16 x 16.
+OpDesc seed_conv2a() {
+  OpDesc op;
+  op.op = OpCode::kConv;
+  op.input = TensorRef{MemSpace::kL2, 0, 16, 16, 16, 16, 256, 1};
+  op.output = TensorRef{MemSpace::kL2, 8192, 16, 16, 16, 16, 256, 1};
+  op.kernel_h = op.kernel_w = 3;
+  op.pad_top = op.pad_left = op.pad_bottom = op.pad_right = 1;
+  op.row_end = 16;
+  op.ch_end = 16;
+  return op;
+}
+
+TEST(TileWork, StrideOneTileWalksItsRowsBackToBackWhenShorter) {
+  const OpDesc op = seed_conv2a();
+  const L1Config l1;
+  const NeuronConfig nc;
+  ASSERT_TRUE(rows_back_to_back_applies(op, l1));
+  const TileWork w = compute_tile_work(op, l1, nc, kPort);
+  // A position reduces 16 channels x 3 kernel rows = 48 segments of 3, 10 to a 32 B fill: 5 fills
+  // (4 x 10 + 8) per group of 8 channels, computing 8 x ceil(30 / 4) = 64 and 8 x ceil(24 / 4) =
+  // 48 cycles: 304 per group, 608 per run for the 2 groups. The padded stream is 15 x 18 + 16 =
+  // 286 positions = 5 runs (the last of 30): 3,040 compute cycles, 10 + 3,040 = 3,050 in the
+  // pipeline. Rows back to back: 256 positions = 4 runs of 4 output rows, each segment 4 shifted
+  // writes (40 and 32 per fill, under the previous fill's 64 or 48 compute cycles): 4 x 608 =
+  // 2,432 compute cycles, 40 + 2,432 = 2,472 in the pipeline. The rows are kept.
+  EXPECT_FALSE(w.streamed);
+  EXPECT_EQ(w.runs, 4u);
+  EXPECT_EQ(w.computed_positions, 256u);
+  EXPECT_EQ(w.discarded_outputs, 0u);
+  EXPECT_EQ(w.fills, 40u);                      // 4 runs x 2 groups x 5
+  EXPECT_EQ(w.shifted_writes, 1536u);           // 4 runs x 2 groups x 48 segments x 4 rows
+  EXPECT_EQ(w.compute_cycles, 2432u);
+  EXPECT_EQ(w.pipeline_cycles, 2472u);
+  EXPECT_EQ(w.macs, 589824u);                   // 256 x 16 outputs x 144
+}
+
+TEST(TileWork, StrideOneDepthwiseTileKeepsThePaddedStream) {
+  OpDesc op = seed_conv2a();
+  op.groups = 16;  // depthwise: each channel reduces its own 3 kernel rows
+  const L1Config l1;
+  const NeuronConfig nc;
+  ASSERT_TRUE(rows_back_to_back_applies(op, l1));
+  const TileWork w = compute_tile_work(op, l1, nc, kPort);
+  // Per run and channel one fill of 3 segments computed in ceil(9 / 4) = 3 cycles. The stream
+  // writes a segment once (3 writes a fill); rows back to back write it once per output row a run
+  // spans (4: 12 writes a fill), write-bound at 4 x 16 x 12 = 768 cycles against the stream's 5
+  // runs x 16 channels x 3 = 240. The stream is kept, its 30 discarded positions per channel too.
+  EXPECT_TRUE(w.streamed);
+  EXPECT_EQ(w.runs, 5u);
+  EXPECT_EQ(w.computed_positions, 286u);
+  EXPECT_EQ(w.discarded_outputs, 16u * 30u);
+  EXPECT_EQ(w.shifted_writes, 240u);
+  EXPECT_EQ(w.compute_cycles, 240u);
+}
+
 TEST(TileWork, WideStridedTileKeepsItsRowsBackToBack) {
   StridedDepthwiseCase c;
   // Input 2x8x16 -> output 2x4x8: a run is one output row, one block per kernel row either way;
@@ -251,31 +308,37 @@ TEST(TileWork, AccumulatorsShareOneFillAcrossChannelsAndPaddingIsMadeInTheBlock)
   c.nc.accumulators = 4;  // the tile's 4 output channels share every fill
   c.l1.pad_in_block = true;
   const TileWork w = compute_tile_work(c.op, c.l1, c.nc, kPort);
-  // Still 10 runs of 78 positions, but one group of 4 channels per run: 2 fills of 5 and 4
-  // segments per run = 20 fills (A = 1: 80), each segment one shifted write however many padded
-  // row ends the run crosses: 9 x 10 = 90 writes (A = 1 without padding in the block: 576).
-  EXPECT_EQ(w.fills, 20u);
-  EXPECT_EQ(w.shifted_writes, 90u);
-  // A fill computes 4 channels: 4 x ceil(5 x 3 / 2) = 32 and 4 x ceil(4 x 3 / 2) = 24 cycles; the
-  // same 560 in all as with one accumulator.
-  EXPECT_EQ(w.compute_cycles, 560u);
+  // With padding made in the block the tile walks its 8 output rows back to back (a strided
+  // tile's traversal, rows_back_to_back_applies): 8 runs of one row, nothing discarded, where the
+  // padded stream takes 10 runs of 78 positions (560 compute cycles below against 448). One group
+  // of 4 channels per run: 2 fills of 5 and 4 segments per run = 16 fills (A = 1: 64), each
+  // segment one shifted write (the run is one output row): 9 x 8 = 72 writes.
+  EXPECT_FALSE(w.streamed);
+  EXPECT_EQ(w.runs, 8u);
+  EXPECT_EQ(w.computed_positions, 64u);
+  EXPECT_EQ(w.fills, 16u);
+  EXPECT_EQ(w.shifted_writes, 72u);
+  // A fill computes 4 channels: 4 x ceil(5 x 3 / 2) = 32 and 4 x ceil(4 x 3 / 2) = 24 cycles, 56
+  // per run: 448.
+  EXPECT_EQ(w.compute_cycles, 448u);
   // Writes of 5 and 4 cycles always finish before the previous fill's compute: compute-bound, so
-  // the pipeline is the first fill's 5 writes + 560 = 565. The last fill's writes start when fill
-  // 17's compute ends (5 + 9 x 56 = 509) and take 4 cycles: 513.
-  EXPECT_EQ(w.pipeline_cycles, 565u);
-  EXPECT_EQ(w.write_span_cycles, 513u);
+  // the pipeline is the first fill's 5 writes + 448 = 453. The last fill's writes start when fill
+  // 13's compute ends (5 + 7 x 56 = 397) and take 4 cycles: 401.
+  EXPECT_EQ(w.pipeline_cycles, 453u);
+  EXPECT_EQ(w.write_span_cycles, 401u);
   EXPECT_EQ(w.first_fill_write_cycles, 5u);
   EXPECT_EQ(w.first_output_cycles, 56u);  // the first run's two fills: 32 + 24
   EXPECT_EQ(w.last_fill_compute_cycles, 24u);
   EXPECT_EQ(w.macs, 6912u);
-  EXPECT_EQ(w.discarded_outputs, 56u);
-  // The input blocks are read once per run for all 4 channels: 9 x 92 = 828 stored bytes (pads are
-  // generated, never read), plus the 4 x 27 = 108 kernel bytes resident in the 512 B region.
-  EXPECT_EQ(w.l2_read_bytes, 936u);
-  // Lines written: 9 segments x 3 bytes x 78 active positions; accumulator updates: 56 compute
-  // cycles per run on 8 neurons for 9 runs and on 6 for the last.
-  EXPECT_EQ(w.lb_write_bytes, 2106u);
-  EXPECT_EQ(w.acc_updates, 4368u);
+  EXPECT_EQ(w.discarded_outputs, 0u);
+  // The input blocks are read once per run for all 4 channels: per segment one output row's block,
+  // min(8 stored, 7 + 3 padded) = 8 bytes, 9 x 8 x 8 = 576 (the closed form counts pad rows' blocks
+  // too), plus the 4 x 27 = 108 kernel bytes resident in the 512 B region.
+  EXPECT_EQ(w.l2_read_bytes, 684u);
+  // Lines written: 9 segments x 3 bytes x 8 active positions x 8 runs; accumulator updates: 56
+  // compute cycles per run on 8 neurons for 8 runs.
+  EXPECT_EQ(w.lb_write_bytes, 1728u);
+  EXPECT_EQ(w.acc_updates, 3584u);
 }
 
 TEST(TileWork, DepthwiseConvGainsNothingFromAccumulators) {

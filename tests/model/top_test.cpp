@@ -79,20 +79,20 @@ TEST(Top, ConvTileThroughTheComputePipeline) {
   d.op.ch_end = 4;
   s.list.descriptors = {d};
   // TileWork (tile_work_test, AccumulatorsShare...: the 4 channels share every fill, padding made
-  // in the block): 90 write cycles spanning 513 through the fill buffers, pipeline 565, 560
-  // compute, 936 L2 bytes, first fill 5 writes, last fill 24 compute, first group 56 compute,
-  // 256 output bytes.
-  // Issue at 107 (as SingleMove). Load: L2 port ceil(936/64) = 15 cycles (no other port busy) ->
-  // busy max(513, 15 + 4) = 513, load_end 620; the tile reaches the neurons after 5 writes + 4 L2
-  // latency = 116. Neurons: max(116 + 565 - 5, 620 + 24) = 676, + 2 post-op = 678; the first
+  // in the block, the 8 output rows walked back to back): 72 write cycles spanning 401 through
+  // the fill buffers, pipeline 453, 448 compute, 684 L2 bytes, first fill 5 writes, last fill 24
+  // compute, first group 56 compute, 256 output bytes, nothing discarded.
+  // Issue at 107 (as SingleMove). Load: L2 port ceil(684/64) = 11 cycles (no other port busy) ->
+  // busy max(401, 11 + 4) = 401, load_end 508; the tile reaches the neurons after 5 writes + 4 L2
+  // latency = 116. Neurons: max(116 + 453 - 5, 508 + 24) = 564, + 2 post-op = 566; the first
   // group's results reach the store at 116 + 56 + 2 = 174. Store: 256 B, 4 port cycles, done long
-  // before 678 + 1 + 4 = 683.
-  EXPECT_EQ(s.run(), 683u);
+  // before 566 + 1 + 4 = 571.
+  EXPECT_EQ(s.run(), 571u);
   const DescriptorRecord& r = s.record.descriptors[0];
   EXPECT_EQ(r.start, 107u);
-  EXPECT_EQ(r.stall_line_buffer, 0u);  // 676 - (116 + 560): compute-bound
-  EXPECT_EQ(s.stats.get("line_buffer.shifted_writes"), 90u);
-  EXPECT_EQ(s.stats.get("store.discarded_outputs"), 56u);
+  EXPECT_EQ(r.stall_line_buffer, 0u);  // 564 - (116 + 448): compute-bound
+  EXPECT_EQ(s.stats.get("line_buffer.shifted_writes"), 72u);
+  EXPECT_EQ(s.stats.get("store.discarded_outputs"), 0u);
 }
 
 TEST(Top, DependencyFenceOrdersMoveBeforeOp) {

@@ -204,15 +204,18 @@ TEST(Mapper, PartialLastChannelBlockRunsInPositions) {
 // wide_3x3 on the seed (64 neurons, 8 accumulators, 4 MACs per cycle, 32-byte lines): a (64 ->
 // 64, 3x3, pad 1, 16 x 16) and b (64 -> 16). Auto weighs them before the memory plan, so at
 // unskewed planes of 16 x 16 = 256 B (no bank term binds: each tile is compute-bound).
-//   positions: runs of 64 over virtual rows of 18: 15 x 18 + 16 = 286 positions, 5 runs; per run
-//   and group of 8 channels, 64 x 3 = 192 segments of 3 in fills of 10: 19 fills x 8 x
-//   ceil(30 / 4) + 8 x ceil(6 / 4) = 1,216 + 16 = 1,232 cycles. a (blocks of 56 and 8, 8 groups):
-//   5 x 8 x 1,232 = 49,280, plus the first fill's 10 shifted writes per tile: 49,300. b (2
-//   groups): 5 x 2 x 1,232 = 12,320 + 10 = 12,330.
+//   positions: the 16 output rows back to back (the padded stream would be 15 x 18 + 16 = 286
+//   positions, 5 runs), 256 positions = 4 runs of 4 rows; per run and group of 8 channels, 64 x 3
+//   = 192 segments of 3 in fills of 10, each segment 4 shifted writes (one per row): 19 fills x 8
+//   x ceil(30 / 4) + 8 x ceil(6 / 4) = 1,216 + 16 = 1,232 compute cycles. a (blocks of 56 and 8,
+//   8 groups): 4 x 8 x 1,232 = 39,424, plus per tile the first fill's 40 writes and, at each of
+//   its other group starts, a fill of 40 writes after one of 16 compute cycles (24 waiting: 27
+//   in the 56-channel tile's 4 runs x 7 groups, 3 in the other's): 39,424 + 80 + 30 x 24 =
+//   40,224. b (2 groups): 4 x 2 x 1,232 = 9,856 + 40 + 7 x 24 = 10,064.
 //   im2col: 256 positions in 32 groups of 8 accumulators, the 576-element window in 18 fills of 32:
 //   32 x 18 x 8 x 8 = 36,864 cycles whatever the channels on the neurons, plus the first fill's
-//   line writes (one per channel): a 36,864 + 64 = 36,928 < 49,300 x 0.99 (im2col);
-//   b 36,864 + 16 = 36,880 (16 of 64 neurons busy) > 12,330 (positions).
+//   line writes (one per channel): a 36,864 + 64 = 36,928 < 40,224 x 0.99 (im2col);
+//   b 36,864 + 16 = 36,880 (16 of 64 neurons busy) > 10,064 (positions).
 TEST(Mapper, AutoTakesIm2colWhereTheMapperCostSaysItWins) {
   const ArchConfig arch = load_arch(kDir + "/configs/arch/seed.yaml");
   const Graph g = load_network(kDir + "/tests/planner/data/wide_3x3.yaml", 0, 0, 1);
@@ -251,12 +254,12 @@ TEST(Mapper, AutoTakesIm2colWhereTheMapperCostSaysItWins) {
   const uint64_t ca_im = cost("a", Mapping::kIm2col, 64, &a_im);
   const uint64_t cb_pos = cost("b", Mapping::kPositions, 16, &b_pos);
   const uint64_t cb_im = cost("b", Mapping::kIm2col, 16, &b_im);
-  EXPECT_EQ(a_pos, 49280u);
-  EXPECT_EQ(ca_pos, 49300u);
+  EXPECT_EQ(a_pos, 39424u);
+  EXPECT_EQ(ca_pos, 40224u);
   EXPECT_EQ(a_im, 36864u);
   EXPECT_EQ(ca_im, 36928u);
-  EXPECT_EQ(b_pos, 12320u);
-  EXPECT_EQ(cb_pos, 12330u);
+  EXPECT_EQ(b_pos, 9856u);
+  EXPECT_EQ(cb_pos, 10064u);
   EXPECT_EQ(b_im, 36864u);
   EXPECT_EQ(cb_im, 36880u);
 }
