@@ -229,6 +229,42 @@ TEST(Energy, PlotRunDrawsTheEnergyBreakdown) {
   EXPECT_EQ(bytes.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
 }
 
+// scripts/energy_table.py prints docs/model.md's table row from a summary.json: a made-up one
+// of 2 mJ (2e9 pJ) whose units are 1.2e9 DRAM, 5e8 L2, 1e8 L1, 1.8e8 neurons (of which 1e8 MACs),
+// 2e7 vector: shares 60.0, 25.0, 5.0, 9.0 (5.0), 1.00 %; clock 8e7 = 4.0 %, leakage 4e6 = 0.20 %.
+TEST(Energy, EnergyTableRowsAreTheSummarysShares) {
+  Scratch dir("energy_table");
+  const fs::path run = fs::path(dir.str()) / "net_a";
+  fs::create_directories(run);
+  {
+    std::ofstream f(run / "summary.json");
+    f << R"({"cycles": 1234567, "energy": {"total_pj": 2e9, "clock_pj": 8e7, "leakage_pj": 4e6,
+          "by_unit": {"dram": 1.2e9, "l2": 5e8, "l1": 1e8, "neurons": 1.8e8, "vector": 2e7},
+          "by_action": {"mac": {"pj": 1e8}}},
+        "power_onchip_mw": 101.4, "power_dram_mw": 193.6, "tops_per_watt": 1.234,
+        "tops_per_watt_onchip": 3.8349, "area_mm2": {"total": 0.87654}})";
+  }
+  const std::string cmd = "/usr/bin/python3 " + kSrc + "/scripts/energy_table.py " + run.string() +
+                          " > " + dir.file("out.txt") + " 2> " + dir.file("err.txt");
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_EQ(slurp(dir.file("out.txt")),
+            "| network | cycles | energy / inference | DRAM | L2 | L1 (line buffer + kernel region)"
+            " | neurons (MACs) | vector | clock | leakage | power on-chip + DRAM"
+            " | TOPS/W (on-chip) | area |\n"
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+            "| net_a | 1,234,567 | 2.00 mJ | 60.0 % | 25.0 % | 5.0 % | 9.0 % (5.0 %) | 1.00 % | 4.0 %"
+            " | 0.20 % | 101 + 194 mW | 1.23 (3.83) | 0.877 mm2 |\n");
+  // A directory without a summary: an error naming the file, and nothing printed.
+  const std::string missing = "/usr/bin/python3 " + kSrc + "/scripts/energy_table.py " +
+                              run.string() + " " + dir.file("none") + " > " + dir.file("out2.txt") +
+                              " 2> " + dir.file("err2.txt");
+  EXPECT_NE(std::system(missing.c_str()), 0);
+  EXPECT_EQ(slurp(dir.file("out2.txt")), "");
+  EXPECT_EQ(slurp(dir.file("err2.txt")),
+            "energy_table.py: " + dir.file("none") + "/summary.json: [Errno 2] No such file or "
+            "directory: '" + dir.file("none") + "/summary.json'\n");
+}
+
 // Points (cycles, energy): a (10, 50), b (20, 30), c (15, 60) dominated by a, d (30, 30)
 // dominated by b, e (40, 10): the front is a, b, e in order of cycles.
 TEST(Energy, PlotSweepMarksTheParetoFront) {
