@@ -90,7 +90,9 @@ TEST(TileWork, InputChannelBlockWithPartialSums) {
 TEST(TileWork, ConvPerLineWritesWithoutShiftStride) {
   ConvCase c;
   c.l1.shift_stride = false;
-  const TileWork w = compute_tile_work(c.op, c.l1, c.nc, kPort);
+  // The plain traversal (compute_tile_work runs this tile's last run as a hybrid tail, which
+  // TileWork.K3HybridTail... below pins).
+  const TileWork w = tile_traversal(c.op, c.l1, c.nc, kPort, false, false);
   // One write per active line plus one per window crossing a row end, per segment:
   // runs give 8,10,10,10,10,8,10,10,10,6 = 92 -> 9 x 92 x 4 channels.
   EXPECT_EQ(w.line_writes, 3312u);
@@ -532,9 +534,14 @@ TEST(TileWork, HybridTileIsKeptOnlyWhereItIsShorter) {
   op = pointwise_tile();
   op.mapping = Mapping::kChannels;
   EXPECT_FALSE(hybrid_tail_applies(op, small_neurons(4)));
-  op = pointwise_tile();
+  op = pointwise_tile();  // a padded 1x1 (neither channels nor im2col form)
+  op.pad_top = op.pad_left = op.pad_bottom = op.pad_right = 1;
+  op.output.h = 7, op.output.w = 6, op.row_end = 7;
+  EXPECT_FALSE(hybrid_tail_applies(op, small_neurons(4)));
+  op = pointwise_tile();  // a grouped 3x3
   op.kernel_h = op.kernel_w = 3;
   op.pad_top = op.pad_left = op.pad_bottom = op.pad_right = 1;
+  op.groups = 2;
   EXPECT_FALSE(hybrid_tail_applies(op, small_neurons(4)));
 }
 
