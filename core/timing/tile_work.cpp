@@ -122,22 +122,89 @@ void channel_form_gather(PiecePattern* gather, const NeuronConfig& nc, uint64_t 
   }
 }
 
-// The hybrid tile's tail (hybrid_tail_applies): the last `tail` positions of a 1x1 convolution's
-// positions tile, its partial last run, in the channels form after the runs. The kernel region
-// holds the tail's inputs (resident when tail x k fits it), the lines the output channels'
-// weights (tail_line_bytes). Stored per group of positions and output channel; when the tail has
-// full groups and a partial one, the partial group's pieces are counted with the runs' piece of
-// each channel (the store pattern has two slots; the stored elements are exact).
-void channels_tail(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config& l1,
-                   const NeuronConfig& nc, uint64_t tail) {
-  const uint64_t k = reduced_channels(op);
-  const bool resident = tail * k <= l1.kernel_bytes;
+// Input rows the windows of `rows` output rows read (clipped to the tensor).
+uint64_t im2col_input_rows(const OpDesc& op, uint64_t rows) {
+  return std::min<uint64_t>(op.input.h, (rows - 1) * op.stride_h +
+                                            uint64_t(op.kernel_h - 1) * op.dilation_h + 1);
+}
+
+// Im2col mapping: the input bytes the kernel region is loaded with, which the broadcast reads the
+// window's elements out of in im2col order, for the tile's output positions from `first` on (in
+// raster order of its rows; 0: the whole tile, a hybrid tile: its tail's). Per group of
+// `accumulators` positions, the stored piece of each input row its windows read: per reduced
+// channel and kernel row, one piece per output row the group spans, (n - 1) x stride_w +
+// (kernel_w - 1) x dilation_w + 1 columns for n positions, clipped to the stored width.
+// `gather[0]`: the pieces of whole groups within one output row, `gather[1]`: the others at their
+// mean size (rounded up); each as `reduced channels` pieces at the channel stride, repeated per
+// kernel row and group. When the positions' input rows fit the kernel region (`resident`) they
+// are loaded once: one stored row per reduced channel and input row.
+void im2col_gather(const OpDesc& op, const NeuronConfig& nc, bool resident, uint64_t first,
+                   PiecePattern* gather) {
+  const uint64_t cin = reduced_channels(op), wo = op.output.w, a = nc.accumulators;
+  const uint64_t rows = op.row_end - op.row_begin;
+  if (resident) {
+    gather[0] = {op.input.w, cin, im2col_input_rows(op, rows - first / wo)};
+    return;
+  }
+  const uint64_t span_extra = uint64_t(op.kernel_w - 1) * op.dilation_w + 1;
+  auto piece = [&](uint64_t n) {
+    return std::min<uint64_t>(op.input.w, (n - 1) * op.stride_w + span_extra);
+  };
+  uint64_t whole = 0, other = 0, other_bytes = 0;
+  for (uint64_t p = first; p < rows * wo;) {
+    const uint64_t end = std::min(rows * wo, p + a);
+    if (end - p == a && p / wo == (end - 1) / wo) {
+      ++whole;
+    } else {
+      for (uint64_t q = p; q < end;) {
+        const uint64_t row_end = std::min(end, (q / wo + 1) * wo);
+        ++other, other_bytes += piece(row_end - q);
+        q = row_end;
+      }
+    }
+    p = end;
+  }
+  gather[0] = {piece(a), cin, whole * op.kernel_h};
+  gather[1] = {other ? cdiv(other_bytes, other) : 0, cin, other * op.kernel_h};
+}
+
+// Whether the im2col form's inputs for the tile's positions from `first` on stay in the kernel
+// region: one stored row per reduced channel and input row their windows read.
+bool im2col_resident(const OpDesc& op, const L1Config& l1, uint64_t first) {
+  const uint64_t rows = op.row_end - op.row_begin;
+  return uint64_t(reduced_channels(op)) * im2col_input_rows(op, rows - first / op.output.w) *
+             op.input.w <=
+         l1.kernel_bytes;
+}
+
+// The hybrid tile's tail (hybrid_tail_applies): the tile's last `tail` output positions (its valid
+// positions after the last full run), after the runs, in the channels form (a 1x1 convolution)
+// or the im2col form (k > 1): output channels on neurons, each line written with its channel's
+// weights (tail_line_bytes), the tail's positions in the accumulators. The kernel region holds
+// the tail's inputs: 1x1, the tail's positions of each input channel (resident when tail x k fits
+// it); k > 1, the input row pieces its windows read (im2col_gather, resident when its input rows
+// fit). Stored per group of positions and output channel; when the tail has full groups and a
+// partial one, the partial group's pieces are counted with the runs' piece of each channel (the
+// store pattern has two slots; the stored elements are exact).
+void hybrid_tail(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config& l1,
+                 const NeuronConfig& nc, uint64_t tail) {
+  const bool im2col = op.kernel_h * op.kernel_w > 1;
+  const uint64_t k = uint64_t(reduced_channels(op)) * op.kernel_h * op.kernel_w;
+  const uint64_t first = uint64_t(op.row_end - op.row_begin) * op.output.w - tail;
+  const bool resident = im2col ? im2col_resident(op, l1, first) : tail * k <= l1.kernel_bytes;
   const uint64_t lines_before = w.l2_read_bytes;
-  const uint64_t channel_runs = channel_form_fills(w, b, l1, nc, tail, k, !resident);
+  const uint64_t channel_runs =
+      channel_form_fills(w, b, l1, nc, tail, k, !resident && !im2col);
   w.tail_positions = tail;
   w.tail_line_bytes = w.l2_read_bytes - lines_before;
-  if (resident) w.kernel_bytes += tail * k;
-  channel_form_gather(w.gather, nc, tail, k, resident, channel_runs);
+  if (im2col) {
+    im2col_gather(op, nc, resident, first, w.gather);
+    if (!resident) w.gather[0].repeats *= channel_runs, w.gather[1].repeats *= channel_runs;
+    w.kernel_bytes += w.gather[0].total() + w.gather[1].total();
+  } else {
+    if (resident) w.kernel_bytes += tail * k;
+    channel_form_gather(w.gather, nc, tail, k, resident, channel_runs);
+  }
   const uint64_t full = tail / nc.accumulators, rest = tail % nc.accumulators;
   if (full == 0) {
     w.store[1] = {rest, w.channels, 1};
@@ -148,8 +215,10 @@ void channels_tail(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config
 }
 
 // Positions mapping of a window op (conv, pools, global pooling).
+// `hybrid`: the partial last run's valid positions run after the others in the channels or im2col
+// form (hybrid_split).
 void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config& l1,
-                      const NeuronConfig& nc, bool stream, uint64_t tail) {
+                      const NeuronConfig& nc, bool stream, bool hybrid) {
   const uint64_t n = nc.count;
   const uint64_t rows = op.row_end - op.row_begin;
   const uint64_t wo = op.output.w;
@@ -175,10 +244,15 @@ void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Con
   // (stride 1, or a strided stream). Otherwise output rows back to back (strided, or a stride-1
   // tile walking its rows).
   const uint64_t positions = crossing ? (rows - 1) * wp + wo : rows * wo;
-  w.computed_positions = positions;
-  w.runs = cdiv(positions - tail, n);  // the hybrid's tail (channels form) follows the runs
+  // The runs cover the stream up to runs_end; a hybrid's tail (its valid positions beyond) follows.
+  const HybridSplit split = hybrid ? hybrid_split(op, nc, stream) : HybridSplit{};
+  const uint64_t tail = split.tail_positions;
+  const uint64_t runs_end = positions - split.skipped;
+  w.computed_positions = runs_end + tail;
+  w.tail_skipped = split.skipped;
+  w.runs = cdiv(runs_end, n);
   for (uint64_t k = 0; k < w.runs; ++k) {
-    const uint64_t start = k * n, end = std::min(start + n, positions - tail);
+    const uint64_t start = k * n, end = std::min(start + n, runs_end);
     const uint64_t active = end - start;
     uint64_t pieces = 1, crossings = 0, stored = 0;  // stored: L2 bytes of one segment's block(s)
     if (crossing) {
@@ -222,56 +296,13 @@ void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Con
     }
   }
   w.valid_outputs = w.channels * rows * wo;
-  w.discarded_outputs = w.channels * (positions - rows * wo);
+  w.discarded_outputs = w.channels * (runs_end - (rows * wo - tail));
   w.store[0] = {rows * wo - tail, w.channels, 1};
   if (conv) {
     w.macs = w.valid_outputs * kernel;
     if (resident) w.kernel_bytes = w.channels * kernel;
   }
-  if (tail) channels_tail(w, b, op, l1, nc, tail);
-}
-
-// Input rows a conv tile's windows read (clipped to the tensor).
-uint64_t im2col_input_rows(const OpDesc& op) {
-  return std::min<uint64_t>(op.input.h, uint64_t(op.row_end - op.row_begin - 1) * op.stride_h +
-                                            uint64_t(op.kernel_h - 1) * op.dilation_h + 1);
-}
-
-// Im2col mapping: the input bytes the kernel region is loaded with, which the broadcast reads the
-// window's elements out of in im2col order. Per group of `accumulators` positions, the stored piece
-// of each input row its windows read: per reduced channel and kernel row, one piece per output row
-// the group spans, (n - 1) x stride_w + (kernel_w - 1) x dilation_w + 1 columns for n positions,
-// clipped to the stored width. `gather[0]`: the pieces of whole groups within one output row,
-// `gather[1]`: the others at their mean size (rounded up); each as `reduced channels` pieces at
-// the channel stride, repeated per kernel row and group. When the tile's input rows fit the kernel
-// region (`resident`) they are loaded once: one stored row per reduced channel and input row.
-void im2col_gather(const OpDesc& op, const NeuronConfig& nc, bool resident, PiecePattern* gather) {
-  const uint64_t cin = reduced_channels(op), wo = op.output.w, a = nc.accumulators;
-  const uint64_t rows = op.row_end - op.row_begin;
-  if (resident) {
-    gather[0] = {op.input.w, cin, im2col_input_rows(op)};
-    return;
-  }
-  const uint64_t span_extra = uint64_t(op.kernel_w - 1) * op.dilation_w + 1;
-  auto piece = [&](uint64_t n) {
-    return std::min<uint64_t>(op.input.w, (n - 1) * op.stride_w + span_extra);
-  };
-  uint64_t whole = 0, other = 0, other_bytes = 0;
-  for (uint64_t p = 0; p < rows * wo;) {
-    const uint64_t end = std::min(rows * wo, p + a);
-    if (end - p == a && p / wo == (end - 1) / wo) {
-      ++whole;
-    } else {
-      for (uint64_t q = p; q < end;) {
-        const uint64_t row_end = std::min(end, (q / wo + 1) * wo);
-        ++other, other_bytes += piece(row_end - q);
-        q = row_end;
-      }
-    }
-    p = end;
-  }
-  gather[0] = {piece(a), cin, whole * op.kernel_h};
-  gather[1] = {other ? cdiv(other_bytes, other) : 0, cin, other * op.kernel_h};
+  if (tail) hybrid_tail(w, b, op, l1, nc, tail);
 }
 
 // Channels mapping: output channels on neurons, positions in the accumulators.
@@ -290,14 +321,13 @@ void channels_map(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config&
   const bool im2col = op.mapping == Mapping::kIm2col;
   // The broadcast operand (inputs of a group of positions); pooling has none.
   const bool resident =
-      !pool && (im2col ? uint64_t(reduced_channels(op)) * im2col_input_rows(op) * op.input.w
-                       : positions * k) <= l1.kernel_bytes;
+      !pool && (im2col ? im2col_resident(op, l1, 0) : positions * k <= l1.kernel_bytes);
   const uint64_t channel_runs =
       channel_form_fills(w, b, l1, nc, positions, k, !pool && !resident && !im2col);
   if (resident && !im2col) w.kernel_bytes = positions * k;
   const uint64_t full = positions / nc.accumulators, rest = positions % nc.accumulators;
   if (im2col) {
-    im2col_gather(op, nc, resident, w.gather);
+    im2col_gather(op, nc, resident, 0, w.gather);
     if (!resident) w.gather[0].repeats *= channel_runs, w.gather[1].repeats *= channel_runs;
     w.kernel_bytes = w.gather[0].total() + w.gather[1].total();
   } else if (!pool && op.op != OpCode::kFullyConnected) {
@@ -377,11 +407,10 @@ bool channels_on_neurons(const OpDesc& op) {
          (op.mapping == Mapping::kIm2col && im2col_mapping_applies(op));
 }
 
-// One traversal of the tile: `stream` walks a positions-mapping window tile's padded input as one
-// stream (a stride-1 tile's default; strided_stream_applies), else its output rows back to back
-// (a strided tile's default; rows_back_to_back_applies); `hybrid` runs its partial last run in
-// the channels form (hybrid_tail_applies).
-TileWork build_tile_work(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
+}  // namespace
+
+// One traversal of the tile (tile_work.h: tile_traversal).
+TileWork tile_traversal(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
                          uint32_t l2_port_bytes, bool stream, bool hybrid) {
   TileWork w;
   w.channels = op.ch_end - op.ch_begin;
@@ -397,9 +426,7 @@ TileWork build_tile_work(const OpDesc& op, const L1Config& l1, const NeuronConfi
       if (channels) {
         channels_map(w, b, op, l1, nc);
       } else {
-        positions_window(w, b, op, l1, nc, stream,
-                         hybrid ? uint64_t(op.row_end - op.row_begin) * op.output.w % nc.count
-                                : 0);
+        positions_window(w, b, op, l1, nc, stream, hybrid);
       }
       break;
     case OpCode::kMatMul: {  // a 1x1 convolution over the positions (rows of A), B as weights
@@ -426,6 +453,8 @@ TileWork build_tile_work(const OpDesc& op, const L1Config& l1, const NeuronConfi
   w.output_bytes = (op.psum_mode & OpDesc::kPsumWrite) ? 4 * w.valid_outputs : w.valid_outputs;
   return w;
 }
+
+namespace {
 
 // What the input iterator weighs the two traversals by: the pipeline's cycles or the load port's
 // time for the tile's reads, whichever is longer.
@@ -458,28 +487,44 @@ bool rows_back_to_back_applies(const OpDesc& op, const L1Config& l1) {
   return uint64_t(op.input.w) + op.pad_left + op.pad_right > op.output.w;  // windows to discard
 }
 
-bool hybrid_tail_applies(const OpDesc& op, const NeuronConfig& nc) {
-  if (op.op != OpCode::kConv || !channels_mapping_applies(op) || channels_on_neurons(op) ||
-      op.pool.present())
-    return false;
-  const uint64_t positions = uint64_t(op.row_end - op.row_begin) * op.output.w;
-  return positions > nc.count && positions % nc.count != 0;
+bool traversal_applies(const OpDesc& op, const L1Config& l1, bool stream) {
+  if (stream == stride_one(op)) return true;
+  return stream ? strided_stream_applies(op, l1) : rows_back_to_back_applies(op, l1);
 }
 
-// The plain traversal (one stream for stride 1, rows back to back otherwise), or the other one
-// (strided_stream_applies, rows_back_to_back_applies), or (hybrid_tail_applies) the hybrid tile,
-// whichever takes the fewest cycles (ties: the plain one).
+HybridSplit hybrid_split(const OpDesc& op, const NeuronConfig& nc, bool stream) {
+  const uint64_t rows = op.row_end - op.row_begin, wo = op.output.w;
+  const uint64_t wp = uint64_t(op.input.w) + op.pad_left + op.pad_right;
+  const bool crossing = stream;
+  const uint64_t positions = crossing ? (rows - 1) * wp + wo : rows * wo;
+  if (positions <= nc.count || positions % nc.count == 0) return {};
+  const uint64_t runs_end = positions / nc.count * nc.count;
+  // Valid outputs before runs_end: whole virtual rows of wp positions hold wo each.
+  const uint64_t before = crossing ? runs_end / wp * wo + std::min(runs_end % wp, wo) : runs_end;
+  return {positions - runs_end, rows * wo - before};
+}
+
+bool hybrid_tail_applies(const OpDesc& op, const NeuronConfig& nc, bool stream) {
+  if (op.op != OpCode::kConv || channels_on_neurons(op) || op.pool.present()) return false;
+  if (!channels_mapping_applies(op) && !im2col_mapping_applies(op)) return false;
+  return hybrid_split(op, nc, stream).tail_positions > 0;
+}
+
+// The plain traversal (one stream for stride 1, rows back to back otherwise) or the other one
+// (rows_back_to_back_applies, strided_stream_applies), each also as a hybrid tile
+// (hybrid_tail_applies), whichever takes the fewest cycles (ties: the earlier one).
 TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
                            uint32_t l2_port_bytes) {
   const bool plain = stride_one(op);
-  TileWork best = build_tile_work(op, l1, nc, l2_port_bytes, plain, false);
+  TileWork best = tile_traversal(op, l1, nc, l2_port_bytes, plain, false);
   auto consider = [&](bool stream, bool hybrid) {
-    TileWork w = build_tile_work(op, l1, nc, l2_port_bytes, stream, hybrid);
+    TileWork w = tile_traversal(op, l1, nc, l2_port_bytes, stream, hybrid);
     if (traversal_cycles(w, l2_port_bytes) < traversal_cycles(best, l2_port_bytes)) best = w;
   };
-  if (strided_stream_applies(op, l1)) consider(true, false);
-  if (rows_back_to_back_applies(op, l1)) consider(false, false);
-  if (hybrid_tail_applies(op, nc)) consider(plain, true);
+  const bool other = traversal_applies(op, l1, !plain);
+  if (other) consider(!plain, false);
+  if (hybrid_tail_applies(op, nc, plain)) consider(plain, true);
+  if (other && hybrid_tail_applies(op, nc, !plain)) consider(!plain, true);
   return best;
 }
 

@@ -57,18 +57,27 @@
 // broadcasts the window's elements out of them, one per lane per cycle; each line is written
 // with its channel's weights. Resident when the tile's input rows fit `l1.kernel_bytes`.
 //
-// Hybrid tile (a positions-mapping 1x1 convolution, hybrid_tail_applies): the last run of a
-// positions tile is partial when its positions are not a multiple of `neurons.count` (a 14x14
-// plane: 196 = 3 x 64 + 4), yet costs a full run: every group of `accumulators` output channels
+// Hybrid tile (a positions-mapping convolution with groups 1, 1x1 unpadded or k > 1,
+// hybrid_tail_applies): the last run of a positions tile is partial when its stream of positions
+// is not a multiple of `neurons.count` (a 14x14 plane: 196 = 3 x 64 + 4; padded 3x3: 13 x 16 +
+// 14 = 222 = 3 x 64 + 30), yet costs a full run: every group of `accumulators` output channels
 // takes group x ceil(fill / macs_per_cycle) compute cycles per fill whatever the run's length. The
-// hybrid runs that tail in the channels form instead, after the full runs: the tile's output
-// channels on neurons, the tail's positions in the accumulators (groups of up to `accumulators`),
-// each line written with its channel's weights, the tail's inputs broadcast from the kernel region
-// (resident when tail x k fits it). A 4-position tail of C channels over k inputs then costs
+// hybrid runs that tail after the full runs with the tile's output channels on neurons and the
+// tail's *valid* positions in the accumulators (groups of up to `accumulators`), each line written
+// with its channel's weights: a 1x1 convolution in the channels form (the tail's inputs broadcast
+// from the kernel region, resident when tail x k fits it), a k > 1 convolution in the im2col form
+// (the reduction over the k_h x k_w x Cin window, the input row pieces the tail's windows read
+// gathered into the kernel region as the im2col mapping does, resident when those rows fit). The
+// tail is the valid outputs from the last full run's end on (hybrid_split): in a padded or strided
+// stream the discarded virtual positions among them are not computed, so the tail is the tile's
+// last `tail_positions` outputs in raster order (13 x 16 + 14: the stream's positions 192..221,
+// output rows 12 and 13, 28 positions). A 4-position 1x1 tail of C channels over k inputs costs
 // ceil(C / 64) x k / 32 x max(64 writes, 4 x 8 compute) = C x k / 32 cycles instead of the run's
-// C / 8 x k / 32 x 8 x 8 = C x k / 4 (seed machine). `compute_tile_work` builds it beside the plain
-// tile and keeps it when its cycles (as for the strided stream) are fewer (`tail_positions`); the
-// load unit and the neurons follow the same TileWork, so planner and model agree.
+// C / 8 x k / 32 x 8 x 8 = C x k / 4 (seed machine); a k > 1 tail's parallelism is the tile's
+// channel block (one channel per neuron), so it pays only for blocks of many channels.
+// `compute_tile_work` builds it beside the plain tile (and the strided stream) and keeps it when
+// its cycles (as for the strided stream) are fewer (`tail_positions`); the load unit and the
+// neurons follow the same TileWork, so planner and model agree.
 //
 // All: a conv tile over an input-channel block reduces only over those channels and its int32
 // partial sums are read from L2 before (kPsumRead) and written instead of the output (kPsumWrite).
@@ -119,9 +128,12 @@ struct TileWork {
   // (a stride-1 tile, unless its rows back to back take fewer cycles; a strided one when that
   // takes fewer: see above), else its output rows back to back.
   bool streamed = false;
-  // Hybrid tile (see above): the positions of the last run, run in the channels form (0: none),
-  // and the weight bytes the tail's lines are written with (part of l2_read_bytes).
+  // Hybrid tile (see above): the valid positions of the last run, run in the channels or im2col
+  // form (0: none), the positions of the traversal they replace (the runs end that many positions
+  // before its end: tail_positions plus the discarded ones among them), and the weight bytes the
+  // tail's lines are written with (part of l2_read_bytes).
   uint64_t tail_positions = 0;
+  uint64_t tail_skipped = 0;
   uint64_t tail_line_bytes = 0;
   // Channels mapping (not fc, not pooling): the operand gather (part of kernel_bytes), per group
   // of positions one piece of the group's positions from each reduced input channel, per channel
@@ -141,6 +153,14 @@ struct TileWork {
 TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronConfig& neurons,
                            uint32_t l2_port_bytes);
 
+// One traversal of the tile, whatever its cycles: `stream` a positions tile walking its padded
+// input as one stream (stride 1's default; strided_stream_applies), else its output rows back to
+// back (a strided tile's default; rows_back_to_back_applies), `hybrid` (hybrid_tail_applies for
+// that traversal) its partial last run with output channels on neurons. compute_tile_work picks
+// among them; the stepped references check each.
+TileWork tile_traversal(const OpDesc& op, const L1Config& l1, const NeuronConfig& neurons,
+                        uint32_t l2_port_bytes, bool stream, bool hybrid);
+
 // Whether a strided tile may run as one stream over the padded input: a positions-mapping conv
 // or pool tile of two or more output rows, square stride > 1, shift-stride writes with padding
 // made in the block, and no ceil-mode overhang (every row's last window ends inside the padded
@@ -156,11 +176,27 @@ bool rows_back_to_back_applies(const OpDesc& op, const L1Config& l1);
 // Whether `op`'s windows move one element at a time both ways (stride 1 x 1).
 bool stride_one(const OpDesc& op);
 
-// Whether a positions-mapping tile may run its last, partial run in the channels form (the hybrid
-// tile): a 1x1 unpadded convolution with groups 1 (channels_mapping_applies) in the positions
-// mapping, no fused pool, whose positions (rows x output width) are more than `neurons.count` and
-// not a multiple of it.
-bool hybrid_tail_applies(const OpDesc& op, const NeuronConfig& nc);
+// Whether a positions tile may walk its input as `stream` says (tile_traversal): its plain
+// traversal (one stream when stride_one, else its rows back to back), or the other one where
+// rows_back_to_back_applies / strided_stream_applies.
+bool traversal_applies(const OpDesc& op, const L1Config& l1, bool stream);
+
+// A positions tile's split for the hybrid tile: its runs end `skipped` positions before the end of
+// its traversal (`stream`: one stream of virtual rows of W + pad_left + pad_right positions, the
+// first W_out valid; else its output rows back to back), at the last multiple of
+// `neurons.count`; `tail_positions` are the valid outputs from there on, the tile's last ones in
+// raster order. Both 0 when the traversal has no full run or no partial one.
+struct HybridSplit {
+  uint64_t skipped = 0, tail_positions = 0;
+};
+HybridSplit hybrid_split(const OpDesc& op, const NeuronConfig& nc, bool stream);
+
+// Whether a positions-mapping tile may run its last, partial run after the others with output
+// channels on neurons (the hybrid tile): a convolution with groups 1, either 1x1 unpadded
+// (channels_mapping_applies; the tail in the channels form) or over more than one element
+// (im2col_mapping_applies; the tail in the im2col form), in the positions mapping, no fused pool,
+// whose traversal (`stream`, as for hybrid_split) has a full run and a partial one.
+bool hybrid_tail_applies(const OpDesc& op, const NeuronConfig& nc, bool stream);
 
 // Whether `op` is an Add or Mul whose second operand is one scalar per channel (input2 1 x 1),
 // which the kernel region broadcasts instead of a second line write per run.

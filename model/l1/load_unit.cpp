@@ -63,16 +63,17 @@ bool reads_row_pieces(const OpDesc& op) {
 uint64_t gathered(const TileWork& w) { return w.gather[0].total() + w.gather[1].total(); }
 
 // Appends the operand gather's pieces (TileWork::gather) at the input's channel stride: from the
-// input's first element, or a hybrid tile's from its tail's first position (a 1x1 convolution:
-// output position p of the tile reads input row (row_begin + p / W_out) x stride_h, column
-// (p mod W_out) x stride_w).
+// input's first element, or a hybrid tile's from its tail's first position's first stored input
+// (output position p of the tile reads from input row (row_begin + p / W_out) x stride_h - pad_top,
+// column (p mod W_out) x stride_w - pad_left, each clipped to 0).
 void append_gather(const OpDesc& op, const TileWork& w, std::vector<AccessPattern>& out) {
   uint64_t addr = op.input.addr;
   if (w.tail_positions) {
     const uint64_t first = uint64_t(op.row_end - op.row_begin) * op.output.w - w.tail_positions;
+    const int64_t y = int64_t(op.row_begin + first / op.output.w) * op.stride_h - op.pad_top;
+    const int64_t x = int64_t(first % op.output.w) * op.stride_w - op.pad_left;
     addr += op.input.offset(op.in_ch_end ? op.in_ch_begin : op.input.first_channel,
-                            uint32_t((op.row_begin + first / op.output.w) * op.stride_h),
-                            uint32_t(first % op.output.w * op.stride_w));
+                            uint32_t(std::max<int64_t>(0, y)), uint32_t(std::max<int64_t>(0, x)));
   }
   for (const PiecePattern& g : w.gather) {
     if (g.total() == 0) continue;
@@ -106,7 +107,7 @@ void merge(Access& a, const Access& b) {
 Access LoadUnit::read_l2(const OpDesc& op, const TileWork& w, uint64_t now, uint64_t& bytes) {
   if (arch_.l1.shift_stride && reads_row_pieces(op)) {
     pieces_.clear();
-    input_row_pieces(op, arch_.l1, arch_.neurons, w.streamed, w.tail_positions, pieces_);
+    input_row_pieces(op, arch_.l1, arch_.neurons, w.streamed, w.tail_skipped, pieces_);
     const uint64_t psum = (op.psum_mode & OpDesc::kPsumRead) ? 4 * w.valid_outputs : 0;
     // A hybrid tile: its runs' kernels and its tail's lines' weights, then (below) its tail's
     // gather. Other tiles: the kernel bytes as one range.

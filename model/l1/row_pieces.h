@@ -17,7 +17,9 @@
 // pools the tile's consecutive channels), `repeats` times (the groups of up to `accumulators`
 // output channels of one conv group each read the same pieces again).
 // A hybrid tile (TileWork::tail_positions, tile_work.h) reads row pieces for its full runs only:
-// its last `tail` positions run in the channels form, their inputs gathered (TileWork::gather).
+// they end `tail` positions before the end of the stream (TileWork::tail_skipped, incl. the
+// discarded ones among them); the tail's valid positions run in the channels or im2col form, their
+// inputs gathered (TileWork::gather).
 // The pieces' bytes are what the load unit reports as its input bytes; the closed form's
 // l2_read_bytes (tile_work) counts a segment's whole block, pads included, for the planner.
 #pragma once
@@ -31,8 +33,8 @@
 namespace strider {
 
 // Appends the input row pieces of `op` (a positions-mapping conv, pool or MatMul tile) to
-// `out`, in the iterator's order: run, kernel row, part, piece; the tile's last `tail` positions
-// (a hybrid tile's channels-form tail) are not read here.
+// `out`, in the iterator's order: run, kernel row, part, piece; the last `tail` positions of the
+// tile's stream (a hybrid tile's, TileWork::tail_skipped) are not read here.
 void input_row_pieces(const OpDesc& op, const L1Config& l1, const NeuronConfig& neurons,
                       bool stream, uint64_t tail, std::vector<AccessPattern>& out);
 

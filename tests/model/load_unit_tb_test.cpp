@@ -126,12 +126,20 @@ TEST(LoadUnitTb, ShiftStrideConvTilesUnderRandomBackPressure) {
 
 TEST(LoadUnitTb, PerLineWritesConvTilesUnderRandomBackPressure) {
   Bench b("bench", false, 12, 11);
-  // Per tile: each segment written line by line, 9 segments x 78 active positions = 702 line
-  // writes; a fill's writes (at least 6 x 4 = 24) always outlast the compute before it (at most
-  // 16), so they never wait: span 702. L2: 9 x 78 x 3 B windows + 108 kernel = 2214 ->
-  // ceil(2214 / 16) = 139 + 2 = 141 -> busy 702. First fill: 5 segments x 8 lines = 40 + 2 = 42.
-  check_against_model(b, 702, 42);
-  EXPECT_EQ(b.stats.get("line_buffer.line_writes"), 12u * 702u);
+  // Per tile: each segment written line by line. The 78 stream positions end in a partial run
+  // (stream 72..77, output row 7's last 6 positions), which the hybrid tile runs in the im2col
+  // form: the 9 full runs write 9 segments x 8 lines = 72 per run, 648 in all, in fills of 40
+  // and 32 writes that always outlast the compute before them (4 x ceil(15 / 4) = 16 and
+  // 4 x ceil(12 / 4) = 12), so they never wait: they end at 648, the last run's compute at 660.
+  // The tail: the 4 channels on 4 lines, the 27-element window in fills of 16 and 11 (4 line
+  // writes each): 648 -> 652, then (once the last run's fill releases its buffer) 660 -> 664;
+  // compute 6 x 4 = 24 and 6 x 3 = 18 (660 -> 702, as the 702 cycles of the plain tile's
+  // writes alone). L2: the runs' 9 x 72 x 3 B windows (1,944), the tail's lines' weights (108),
+  // the resident kernels (108): 2,160 B -> 135 port cycles, then the tail's resident input rows
+  // (3 channels x 3 rows x 8 B = 72): well inside the 664-cycle span -> busy 664. First fill:
+  // 5 segments x 8 lines = 40 + 2 = 42.
+  check_against_model(b, 664, 42);
+  EXPECT_EQ(b.stats.get("line_buffer.line_writes"), 12u * 656u);
   EXPECT_EQ(b.stats.get("line_buffer.shifted_writes"), 0u);
 }
 
@@ -374,6 +382,62 @@ TEST(LoadUnitTb, HybridTileExactCycles) {
   EXPECT_EQ(b.stats.get("line_buffer.fills"), 2u);
   EXPECT_EQ(b.stats.get("kernel.load_bytes"), 192u);  // 128 kernels + 64 tail inputs
   EXPECT_EQ(b.record.descriptors[0].l2_bank_conflict_cycles, 0u);
+}
+
+// A 3x3 conv, pad 1, in the positions mapping: 2 input channels of 4 x 4 (rows 4 B, planes 16 B
+// apart at L2 0) -> 8 output channels of 4 x 4, weights (8 x 18 B) at 1024. The padded stream is
+// 3 x 6 + 4 = 22 positions: runs of 8 and 8, then stream positions 16..21 (row 2's two windows
+// across its end and output row 3), whose 4 valid positions the hybrid tile runs in the im2col
+// form.
+Descriptor k3_hybrid_tile(uint32_t id) {
+  Descriptor d = conv_tile(id);
+  d.op.input = TensorRef{MemSpace::kL2, 0, 2, 4, 4, 4, 16, 1};
+  d.op.weights = TensorRef{MemSpace::kL2, 1024, 8, 3, 6, 6, 18, 1};
+  d.op.output = TensorRef{MemSpace::kL2, 4096, 8, 4, 4, 4, 16, 1};
+  d.op.row_end = 4;
+  d.op.ch_end = 8;
+  return d;
+}
+
+// Tiny (4 MAC lanes, 8 accumulators), padding not made in the block, so the tile keeps its padded
+// stream (with it made in the block, its 4 output rows back to back are 2 full runs and no tail:
+// rows_back_to_back_applies): each segment's block is one shifted write per stored row it spans,
+// 2 for every run here. Per run: the 6 segments (2 channels x 3 kernel rows, 3 B) in fills of 5
+// and 1 (10 and 2 shifted writes), the 8 channels in one group: 8 x ceil(15 / 4) = 32 and
+// 8 x ceil(3 / 4) = 8 compute. Plain: 3 runs, compute-bound from 10: 10 + 3 x 40 = 130 cycles.
+// Hybrid: the 2 runs' fills (writes 0-10, 10-12, 42-52, 52-54; compute 10-42, 42-50, 52-84,
+// 84-92), then the tail: the 8 channels on the 8 lines, the 18-element window in fills of 16 and
+// 2 (8 line writes each, 84-92 and 92-100, once fills 3 and 4 release their buffers), the 4
+// positions in one group: 4 x 4 = 16 and 4 x 1 = 4 compute (92-108, 108-112): 112 cycles, kept;
+// the writes end at 100.
+// L2 bytes: the runs' row pieces per channel, kernel rows 0..2 — run 0: 3 (row 0, columns 0..2),
+// 4 + 3 and 4 + 3 (a row and the next one's first 3 columns, back to back): 17; run 1: 3 + 4
+// three times: 21; x 2 channels = 76. The weights: the runs' resident kernels (144) and the
+// tail's lines' weights (8 x 18 = 144). The tail's gather, resident: its output row 3 reads input
+// rows 2 and 3 (3 by the rule), 4 B of each of the 2 channels: 24, from input row 2 (byte 8).
+// 76 + 288 + 24 = 388 B in 25 port cycles at least; the L2 ends well before the 100-cycle write
+// span: busy 100. The neurons may start after the first fill's 10 writes + 2 latency = 12.
+TEST(LoadUnitTb, K3HybridTileExactCycles) {
+  Bench b("k3_hybrid", true, 1, 1, k3_hybrid_tile);
+  b.arch.l1.pad_in_block = false;  // the tile keeps its padded stream (see above)
+  b.delays = {0};
+  sc_core::sc_start();
+  ASSERT_EQ(b.taken.size(), 1u);
+  const TileWork w =
+      compute_tile_work(b.tiles[0].op, b.arch.l1, b.arch.neurons, b.arch.l2.port_bytes_per_cycle);
+  EXPECT_EQ(w.tail_positions, 4u);
+  EXPECT_EQ(w.tail_skipped, 6u);
+  EXPECT_EQ(w.pipeline_cycles, 112u);
+  EXPECT_EQ(w.write_span_cycles, 100u);
+  EXPECT_EQ(b.taken[0], 12u);
+  EXPECT_EQ(b.tokens[0].load_end, 100u);
+  EXPECT_EQ(b.stats.get("load.busy_cycles"), 100u);
+  EXPECT_EQ(b.stats.get("load.l2_read_bytes"), 388u);
+  EXPECT_EQ(b.stats.get("l2.load_bytes"), 388u);
+  EXPECT_EQ(b.stats.get("line_buffer.shifted_writes"), 24u);
+  EXPECT_EQ(b.stats.get("line_buffer.line_writes"), 16u);
+  EXPECT_EQ(b.stats.get("line_buffer.fills"), 6u);
+  EXPECT_EQ(b.stats.get("kernel.load_bytes"), 168u);  // 144 kernels + 24 tail input rows
 }
 
 }  // namespace

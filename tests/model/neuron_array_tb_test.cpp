@@ -268,5 +268,107 @@ TEST(NeuronArrayTb, HybridTileExactCyclesAndBitExact) {
   EXPECT_EQ(b.results[0].output, want);
 }
 
+// A 3x3 conv hybrid tile, functional (LoadUnitTb.K3HybridTileExactCycles's tile): 2 input
+// channels of 4 x 4 at L2 0, pad 1 -> 8 channels, bias, x 5 / 2^7; the padded stream of 3 x 6 + 4
+// = 22 positions on tiny's 8 neurons runs 2 runs, then output row 3 (4 positions) in the im2col
+// form.
+struct K3HybridBench : sc_core::sc_module {
+  ArchConfig arch = tiny();
+  ClockDomain clock{1000.0};
+  StatRegistry stats;
+  RunRecord record;
+  L2Sram l2{arch.l2, true, stats};
+  LatencyFifo<TileToken> in{"in", 0}, out{"out", 1};
+  Descriptor d;
+  std::vector<int8_t> input, weights;
+  std::vector<int32_t> bias = {-300, 0, 90, 1000, -5, 7, 64, -1000};
+  std::vector<TileToken> results;
+  uint64_t taken = 0;
+  std::unique_ptr<NeuronArray> unit;
+
+  explicit K3HybridBench(sc_core::sc_module_name n) : sc_core::sc_module(n) {
+    arch.l1.pad_in_block = false;  // the tile keeps its padded stream (LoadUnitTb's K3 tile)
+    std::mt19937 rng(23);
+    for (int i = 0; i < 2 * 16; ++i) input.push_back(int8_t(int(rng() % 256) - 128));
+    for (int i = 0; i < 8 * 18; ++i) weights.push_back(int8_t(int(rng() % 255) - 127));
+    l2.write(kIn, input.data(), input.size());
+    l2.write(kWeights, weights.data(), weights.size());
+    l2.write(kBias + 256, reinterpret_cast<const int8_t*>(bias.data()), 32);
+    d.id = 0;
+    d.kind = DescKind::kOp;
+    OpDesc& op = d.op;
+    op.op = OpCode::kConv;
+    op.input = TensorRef{MemSpace::kL2, kIn, 2, 4, 4, 4, 16, 1};
+    op.output = TensorRef{MemSpace::kL2, 4096, 8, 4, 4, 4, 16, 1};
+    op.weights = TensorRef{MemSpace::kL2, kWeights, 8, 3, 6, 6, 18, 1};
+    op.bias = TensorRef{MemSpace::kL2, kBias + 256, 8, 1, 1, 4, 4, 4};
+    op.kernel_h = op.kernel_w = 3;
+    op.pad_top = op.pad_left = op.pad_bottom = op.pad_right = 1;
+    op.requant_multiplier = 5;
+    op.requant_shift = 7;
+    op.row_end = 4;
+    op.ch_end = 8;
+    record.descriptors.resize(1);
+    unit = std::make_unique<NeuronArray>("neurons", arch.neurons, clock, true, l2, in, out, record,
+                                         stats);
+    SC_HAS_PROCESS(K3HybridBench);
+    SC_THREAD(source);
+    SC_THREAD(sink);
+  }
+  void source() {
+    TileToken t;
+    t.desc = &d;
+    t.work = compute_tile_work(d.op, arch.l1, arch.neurons, arch.l2.port_bytes_per_cycle);
+    t.load_end = 100;  // the load unit's last (tail) fill written at 100
+    in.write(std::move(t));
+  }
+  void sink() {
+    results.push_back(out.read());
+    taken = clock.now();
+  }
+};
+
+// Tiny, padding not made in the block: each run's 6 segments (2 channels x 3 kernel rows) in fills
+// of 5 and 1 (10 and 2 shifted writes: each block spans 2 stored rows), the 8 channels in one
+// group: 8 x ceil(15 / 4) = 32 and 8 x ceil(3 / 4) = 8 compute; the tail's 18-element window in
+// fills of 16 and 2 (8 line writes each), its 4 positions in one group of accumulators: 4 x 4 = 16
+// and 4 x 1 = 4 (tile_work: pipeline 112 from the first writes, which take 10). The tile arrives
+// at 0 with its first fill written: MACs end at max(0 + 112 - 10, 100 + 4) = 104 (the last fill,
+// written at 100, computes 4 cycles), the post-ops at 106; the first run's group is out at 40 + 2.
+// Busy 2 x 40 + 20 = 100, stalled 104 - 100 = 4 waiting for that fill; accumulator updates 8
+// positions x 80 + 8 channels x 20. Every output equals the plain padded 3x3 convolution's.
+TEST(NeuronArrayTb, K3HybridTileExactCyclesAndBitExact) {
+  K3HybridBench b("k3_hybrid");
+  sc_core::sc_start();
+  ASSERT_EQ(b.results.size(), 1u);
+  EXPECT_EQ(b.results[0].work.tail_positions, 4u);
+  EXPECT_EQ(b.results[0].work.pipeline_cycles, 112u);
+  EXPECT_EQ(b.results[0].neuron_end, 106u);
+  EXPECT_EQ(b.taken, 42u);
+  EXPECT_EQ(b.stats.get("neurons.busy_cycles"), 100u);
+  EXPECT_EQ(b.stats.get("neurons.stall_cycles"), 4u);
+  EXPECT_EQ(b.stats.get("neurons.acc_updates"), 8u * 80u + 8u * 20u);
+  EXPECT_EQ(b.stats.get("neurons.macs"), 8u * 16u * 18u);
+  std::vector<int8_t> want;
+  for (int c = 0; c < 8; ++c) {
+    for (int y = 0; y < 4; ++y) {
+      for (int x = 0; x < 4; ++x) {
+        int32_t acc = b.bias[c];
+        for (int ci = 0; ci < 2; ++ci) {
+          for (int ky = 0; ky < 3; ++ky) {
+            for (int kx = 0; kx < 3; ++kx) {
+              const int iy = y + ky - 1, ix = x + kx - 1;
+              if (iy < 0 || iy >= 4 || ix < 0 || ix >= 4) continue;
+              acc += b.input[ci * 16 + iy * 4 + ix] * b.weights[c * 18 + ci * 9 + ky * 3 + kx];
+            }
+          }
+        }
+        want.push_back(saturate8(requantize(acc, 5, 7)));
+      }
+    }
+  }
+  EXPECT_EQ(b.results[0].output, want);
+}
+
 }  // namespace
 }  // namespace strider

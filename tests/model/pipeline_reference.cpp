@@ -126,26 +126,46 @@ TilePlan plan_tile(const OpDesc& op, const ArchConfig& arch) {
   t.read_bytes += kernel + ((op.psum_mode & OpDesc::kPsumRead) ? 4 * outputs : 0);
   const uint64_t acc = arch.neurons.accumulators;
   const uint64_t positions = uint64_t(op.row_end - op.row_begin) * op.output.w;
-  const uint64_t tail = hybrid ? positions % arch.neurons.count : 0;
+  const uint64_t tail = t.work.tail_positions;
   if (hybrid) {
-    // Then the tail's inputs, from its first position: one piece of each group's positions per
-    // input channel, per run of output channels on neurons (one piece of all the tail's
-    // positions per channel when they fit the kernel region and stay there).
+    // Then the tail's inputs, from its first position's first stored input (row and column
+    // clipped to 0): one piece of each group's positions per input channel, per run of output
+    // channels on neurons (one piece of all the tail's positions per channel when they fit the
+    // kernel region and stay there); k > 1, the stepped tail's row pieces, the whole groups' at
+    // their size, the others at their mean size.
     const uint64_t reduced = op.in_ch_end ? op.in_ch_end - op.in_ch_begin : op.input.c;
     const uint64_t first = positions - tail;
-    const uint32_t y = (op.row_begin + uint32_t(first / op.output.w)) * op.stride_h;
-    const uint32_t x = uint32_t(first % op.output.w) * op.stride_w;
+    const int64_t y0 = int64_t(op.row_begin + first / op.output.w) * op.stride_h - op.pad_top;
+    const int64_t x0 = int64_t(first % op.output.w) * op.stride_w - op.pad_left;
+    const uint32_t y = uint32_t(std::max<int64_t>(0, y0)), x = uint32_t(std::max<int64_t>(0, x0));
     const uint64_t addr = op.input.addr + op.input.offset(op.in_ch_end ? op.in_ch_begin : 0, y, x);
     const uint64_t channel_runs = (channels + arch.neurons.count - 1) / arch.neurons.count;
     const uint64_t stride = op.input.channel_stride;
-    if (tail * reduced <= arch.l1.kernel_bytes) {
+    const SteppedWork& s = t.work;
+    if (op.kernel_h * op.kernel_w > 1) {
+      if (s.gather_whole_pieces) {
+        t.reads.push_back(Pattern{addr, s.gather_whole_bytes, reduced, stride,
+                                  s.gather_whole_pieces / reduced});
+      }
+      if (s.gather_other_pieces) {
+        const uint64_t n = s.gather_other_pieces;
+        t.reads.push_back(Pattern{addr, (s.gather_other_bytes + n - 1) / n, reduced, stride,
+                                  n / reduced});
+      }
+    } else if (tail * reduced <= arch.l1.kernel_bytes) {
       t.reads.push_back(Pattern{addr, tail, reduced, stride, 1});
     } else {
       const uint64_t full = tail / acc;
       if (full) t.reads.push_back(Pattern{addr, acc, reduced, stride, channel_runs * full});
       if (tail % acc) t.reads.push_back(Pattern{addr, tail % acc, reduced, stride, channel_runs});
     }
-    t.read_bytes += t.work.gather_bytes;
+    if (op.kernel_h * op.kernel_w > 1) {  // the pieces as issued (the others' rounded size)
+      for (size_t i = t.reads.size() - (s.gather_whole_pieces > 0) - (s.gather_other_pieces > 0);
+           i < t.reads.size(); ++i)
+        t.read_bytes += t.reads[i].bytes * t.reads[i].count * t.reads[i].repeats;
+    } else {
+      t.read_bytes += s.gather_bytes;
+    }
   }
   const bool psum_out = op.psum_mode & OpDesc::kPsumWrite;
   const TensorRef& o = psum_out ? op.psum : op.output;

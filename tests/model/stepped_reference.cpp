@@ -191,6 +191,8 @@ std::vector<RowPiece> block_pieces(const OpDesc& op, const std::vector<Position>
 
 void channels_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
                     uint64_t conv_positions, std::vector<Fill>* fills, SteppedWork* l2);
+void im2col_tail_gather(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
+                        uint64_t tail, SteppedWork* l2);
 
 // `hybrid`: the last run, when partial, runs in the channels form after the others (its
 // positions in the accumulators, the output channels on neurons).
@@ -207,8 +209,11 @@ void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& n
   const uint64_t seg_elems = (op.kernel_w + parts - 1) / parts;
   const uint64_t per_fill = l1.line_bytes / seg_elems;
   const auto groups = channel_groups(op, nc.accumulators);
-  const size_t tail = hybrid ? ps.size() % nc.count : 0;
-  for (size_t begin = 0; begin < ps.size() - tail; begin += nc.count) {
+  // A hybrid tile: the stream's last partial run is skipped, its valid positions run after.
+  const size_t skipped = hybrid ? ps.size() % nc.count : 0;
+  uint64_t tail = 0;
+  for (size_t p = ps.size() - skipped; p < ps.size(); ++p) tail += ps[p].valid;
+  for (size_t begin = 0; begin < ps.size() - skipped; begin += nc.count) {
     const size_t end = std::min(ps.size(), begin + size_t(nc.count));
     const uint64_t active = end - begin;
     ++l2->runs;
@@ -282,7 +287,48 @@ void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& n
       }
     }
   }
+  l2->tail_positions = tail;
   if (tail > 0) channels_fills(op, l1, nc, tail, fills, l2);
+}
+
+// A k > 1 hybrid tail's gather (see the header): the tile's last `tail` positions in groups of
+// `accumulators`, per run of output channels on neurons.
+void im2col_tail_gather(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
+                        uint64_t tail, SteppedWork* l2) {
+  const uint64_t wo = op.output.w, rows = op.row_end - op.row_begin;
+  const uint64_t cin = op.in_ch_end > op.in_ch_begin ? op.in_ch_end - op.in_ch_begin : op.input.c;
+  const uint64_t first = rows * wo - tail;
+  const uint64_t out_rows = rows - first / wo;
+  const uint64_t in_rows = std::min<uint64_t>(
+      op.input.h, (out_rows - 1) * op.stride_h + uint64_t(op.kernel_h - 1) * op.dilation_h + 1);
+  if (cin * in_rows * op.input.w <= l1.kernel_bytes) {
+    l2->gather_pieces = l2->gather_whole_pieces = cin * in_rows;
+    l2->gather_whole_bytes = op.input.w;
+    l2->gather_bytes = l2->kernel_bytes = cin * in_rows * op.input.w;
+    return;
+  }
+  const uint64_t extent = uint64_t(op.kernel_w - 1) * op.dilation_w + 1;
+  for (uint32_t c = op.ch_begin; c < op.ch_end; c += nc.count) {
+    for (uint64_t p = first; p < rows * wo; p += nc.accumulators) {
+      const uint64_t end = std::min<uint64_t>(rows * wo, p + nc.accumulators);
+      // The group's positions by output row: one piece per row, reduced channel and kernel row.
+      std::map<uint64_t, uint64_t> per_row;
+      for (uint64_t q = p; q < end; ++q) ++per_row[q / wo];
+      const bool whole = end - p == nc.accumulators && per_row.size() == 1;
+      for (const auto& [row, n] : per_row) {
+        const uint64_t bytes = std::min<uint64_t>(op.input.w, (n - 1) * op.stride_w + extent);
+        const uint64_t pieces = cin * op.kernel_h;
+        l2->gather_pieces += pieces;
+        l2->gather_bytes += pieces * bytes;
+        if (whole) {
+          l2->gather_whole_pieces += pieces, l2->gather_whole_bytes = bytes;
+        } else {
+          l2->gather_other_pieces += pieces, l2->gather_other_bytes += pieces * bytes;
+        }
+      }
+    }
+  }
+  l2->kernel_bytes = l2->gather_bytes;
 }
 
 // `conv_positions`: the positions a convolution's channels form runs over (the tile's, or a
@@ -290,10 +336,14 @@ void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& n
 void channels_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
                     uint64_t conv_positions, std::vector<Fill>* fills, SteppedWork* l2) {
   uint64_t positions = 1, reduction = 0;
+  // A k > 1 convolution's hybrid tail: the im2col form, the window's elements broadcast out of
+  // the gathered input row pieces.
+  const bool im2col = op.op == OpCode::kConv && op.kernel_h * op.kernel_w > 1;
   switch (op.op) {
     case OpCode::kConv:
       positions = conv_positions;
       reduction = op.in_ch_end > op.in_ch_begin ? op.in_ch_end - op.in_ch_begin : op.input.c;
+      reduction *= uint64_t(op.kernel_h) * op.kernel_w;
       break;
     case OpCode::kFullyConnected:
       reduction = uint64_t(op.input.c) * op.input.h * op.input.w;
@@ -303,7 +353,8 @@ void channels_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc
   }
   const bool pool = op.op == OpCode::kGlobalAvgPool, conv = op.op == OpCode::kConv;
   // The broadcast operand stays in the kernel region when every position's inputs fit it.
-  const bool resident = !pool && positions * reduction <= l1.kernel_bytes;
+  const bool resident = !pool && !im2col && positions * reduction <= l1.kernel_bytes;
+  if (im2col) im2col_tail_gather(op, l1, nc, positions, l2);
   if (resident) {
     l2->kernel_bytes = positions * reduction;
     if (conv) l2->gather_pieces = reduction, l2->gather_bytes = positions * reduction;
@@ -315,7 +366,7 @@ void channels_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc
       for (uint64_t e = 0; e < reduction; e += l1.line_bytes) {
         const uint64_t n = std::min<uint64_t>(l1.line_bytes, reduction - e);
         l2->l2_read_bytes += active * n;  // each line its own channel's n operands
-        if (!pool && !resident) {
+        if (!pool && !resident && !im2col) {
           l2->kernel_bytes += group * n;  // the group's positions of the fill's n input channels
           if (conv) l2->gather_pieces += n, l2->gather_bytes += group * n;
         }

@@ -73,6 +73,11 @@ struct SteppedWork {
   // L2 (see the header): channels mapping only, except store_elements.
   uint64_t l2_read_bytes = 0, kernel_bytes = 0;
   uint64_t gather_pieces = 0, gather_bytes = 0;  // the broadcast operand's pieces
+  // A k > 1 hybrid tail (im2col form): of those, the pieces of whole groups of positions within
+  // one output row (each `gather_whole_bytes`), the others and their bytes.
+  uint64_t gather_whole_pieces = 0, gather_whole_bytes = 0;
+  uint64_t gather_other_pieces = 0, gather_other_bytes = 0;
+  uint64_t tail_positions = 0;  // a hybrid tile's tail: its valid positions
   uint64_t store_pieces = 0;                     // channels mapping: one per channel per group
   uint64_t store_elements = 0;                   // every mapping: output elements stored
   // Positions mapping, window ops: the input row pieces (address, bytes) and their bytes.
@@ -85,10 +90,17 @@ struct SteppedWork {
 // Steps `op` (one tile) cycle by cycle on the given line buffer and neuron array; `stream`: a
 // positions tile walks its padded input as one stream (TileWork::streamed), else its output rows
 // back to back;
-// `hybrid`: a positions tile's partial last run runs in the channels form after the other runs
-// (TileWork::tail_positions): its positions walked as the channels mapping walks a tile's, its
-// L2 figures (the lines' weights in l2_read_bytes, kernel_bytes, the gather, the stored pieces)
-// counted as there; the input row pieces are the other runs'.
+// `hybrid`: a positions tile's partial last run runs after the other runs with output channels on
+// neurons (TileWork::tail_positions): its valid positions (the discarded ones among its stream
+// positions are skipped) walked as the channels mapping walks a tile's, over the input channels
+// (1x1) or in im2col order over the k_h x k_w x Cin window (k > 1), its L2 figures (the lines'
+// weights in l2_read_bytes, kernel_bytes, the gather, the stored pieces) counted as there; the
+// input row pieces are the other runs'. A k > 1 tail's gather: the kernel region holds, per group
+// of `accumulators` of its positions (raster order), per reduced channel and kernel row, one
+// stored row piece per output row the group spans, (n - 1) x stride_w + (kernel_w - 1) x
+// dilation_w + 1 columns for its n positions (at most W) — or, when its input rows (output rows
+// it spans - 1) x stride_h + (kernel_h - 1) x dilation_h + 1 (at most H) fit the kernel region,
+// those rows once; the rule tile_work.h states, walked here group by group.
 SteppedWork run_stepped_reference(const OpDesc& op, const L1Config& l1, const NeuronConfig& neurons,
                                   bool stream, bool hybrid);
 

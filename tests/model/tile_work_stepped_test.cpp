@@ -233,17 +233,26 @@ std::string compare(const OpDesc& op, const L1Config& l1, const TileWork& w, con
   const bool channels = op.op == OpCode::kFullyConnected ||
                         (op.mapping == Mapping::kChannels && channels_mapping_applies(op));
   if (w.tail_positions > 0) {
-    // A hybrid tile's tail: the weights its lines are written with, its operand gather and its
-    // kernel-region bytes beside the runs' kernels (one per output channel and run when they are
-    // not resident).
-    const uint64_t kernel = op.in_ch_end ? op.in_ch_end - op.in_ch_begin : op.input.c;
+    // A hybrid tile's tail: its valid positions, the weights its lines are written with, its
+    // operand gather and its kernel-region bytes beside the runs' kernels (one per output channel
+    // and run when they are not resident). A k > 1 tail's gather counts the pieces of whole
+    // groups at their size and the others at their mean size, rounded up (tile_work.h).
+    const uint64_t kernel = (op.in_ch_end ? op.in_ch_end - op.in_ch_begin : op.input.c) *
+                            uint64_t(op.kernel_h) * op.kernel_w;
     const uint64_t channels = op.ch_end - op.ch_begin;
     const uint64_t runs_kernel =
         channels * kernel <= l1.kernel_bytes ? channels * kernel : r.runs * channels * kernel;
-    eq("kernel_bytes", w.kernel_bytes, runs_kernel + r.kernel_bytes);
+    const bool im2col = op.kernel_h * op.kernel_w > 1;
+    const uint64_t other = r.gather_other_pieces;
+    const uint64_t gathered =
+        im2col ? r.gather_whole_pieces * r.gather_whole_bytes +
+                     (other ? other * ((r.gather_other_bytes + other - 1) / other) : 0)
+               : r.gather_bytes;
+    eq("tail_positions", w.tail_positions, r.tail_positions);
+    eq("kernel_bytes", w.kernel_bytes, runs_kernel + (im2col ? gathered : r.kernel_bytes));
     eq("tail_line_bytes", w.tail_line_bytes, r.l2_read_bytes);
     eq("gather_pieces", pieces(w.gather), r.gather_pieces);
-    eq("gather_bytes", w.gather[0].total() + w.gather[1].total(), r.gather_bytes);
+    eq("gather_bytes", w.gather[0].total() + w.gather[1].total(), gathered);
   }
   if (channels) {
     // A tile reading partial sums also reads 4 bytes per stored output (int32).
@@ -309,7 +318,22 @@ TEST(TileWorkStepped, ClosedFormMatchesCycleSteppedReferenceOnRandomTiles) {
       ++coverage["stride-1 rows back to back"];
     if (closed.tail_positions > 0) ++coverage["hybrid tail"];
     if (scalar_second_operand(t.op)) ++coverage["scalar second operand"];
-    const std::string diff = compare(t.op, t.l1, closed, stepped, &tally);
+    std::string diff = compare(t.op, t.l1, closed, stepped, &tally);
+    // Every hybrid traversal the tile has (plain, or the other: a strided stream, stride-1 rows
+    // back to back), kept or not, is stepped too.
+    for (const bool stream : {false, true}) {
+      if (closed.tail_positions > 0 && closed.streamed == stream) continue;  // stepped above
+      if (!traversal_applies(t.op, t.l1, stream)) continue;
+      if (!hybrid_tail_applies(t.op, t.nc, stream)) continue;
+      const TileWork h = tile_traversal(t.op, t.l1, t.nc, 64, stream, true);
+      const bool k1 = t.op.kernel_h * t.op.kernel_w == 1;
+      ++coverage[k1 ? "hybrid tail 1x1 (forced)" : "hybrid tail k>1 (forced)"];
+      if (!k1 && h.tail_skipped > h.tail_positions)
+        ++coverage["hybrid tail k>1 skipping discarded positions"];
+      if (!k1 && stream && !stride_one(t.op)) ++coverage["hybrid tail k>1 strided stream"];
+      if (!k1 && !stream && stride_one(t.op)) ++coverage["hybrid tail k>1 stride-1 rows"];
+      diff += compare(t.op, t.l1, h, run_stepped_reference(t.op, t.l1, t.nc, stream, true), &tally);
+    }
     if (!diff.empty() && ++failures <= 20) {
       ADD_FAILURE() << "tile " << i << ": " << describe_tile(t.op, t.l1, t.nc) << "\n ->" << diff;
     }
@@ -345,6 +369,7 @@ TEST(TileWorkStepped, ClosedFormMatchesCycleSteppedReferenceOnRandomTiles) {
                                   "strided padded",
                                   "strided stream",
                                   "hybrid tail",
+                                  "hybrid tail 1x1 (forced)",
                                   "stride-1 row-padded",
                                   "window top/bottom padded",
                                   "window dilated",
@@ -360,6 +385,69 @@ TEST(TileWorkStepped, ClosedFormMatchesCycleSteppedReferenceOnRandomTiles) {
   for (const auto& [name, count] : coverage) counts += "\n  " + name + ": " + std::to_string(count);
   for (const char* c : kClasses) EXPECT_GE(coverage[c], 40) << c << counts;
   std::printf("tiles per class:%s\n", counts.c_str());
+}
+
+// The k > 1 hybrid tail (the partial last run's valid positions in the im2col form) on random
+// convolutions with groups 1 and small neuron arrays (so most tiles end in a partial run): every
+// hybrid traversal (plain, and as a strided stream where that applies), kept by compute_tile_work
+// or not, against the stepped reference.
+TEST(TileWorkStepped, K3HybridTailMatchesCycleSteppedReferenceOnRandomTiles) {
+  Rng rng(0x3a11'5e7du);
+  constexpr int kTiles = 4000;
+  int failures = 0;
+  std::map<std::string, int> tally, coverage;
+  for (int i = 0; i < kTiles; ++i) {
+    Tile t = random_tile(rng, Kind::kConv);
+    OpDesc& op = t.op;
+    if (op.groups != 1) {  // make it groups 1 over the same channels
+      op.groups = 1;
+      op.weights = tensor(op.output.c, op.kernel_h, op.input.c * op.kernel_w);
+    }
+    t.nc.count = pick(rng, 1, 8);
+    t.l1.lines = t.nc.count;
+    if (coin(rng)) t.l1.kernel_bytes = pick(rng, 16, 160);  // gathers that do not stay resident
+    for (const bool stream : {false, true}) {
+      if (!traversal_applies(op, t.l1, stream)) continue;
+      if (!hybrid_tail_applies(op, t.nc, stream)) continue;
+      const TileWork h = tile_traversal(op, t.l1, t.nc, 64, stream, true);
+      const SteppedWork r = run_stepped_reference(op, t.l1, t.nc, stream, true);
+      const bool k1 = op.kernel_h * op.kernel_w == 1;
+      ++coverage[k1 ? "1x1" : "k>1"];
+      if (k1) continue;
+      if (h.tail_skipped > h.tail_positions) ++coverage["skipping discarded positions"];
+      if (stream && !stride_one(op)) ++coverage["strided stream"];
+      if (op.stride_h > 1 && !stream) ++coverage["strided rows"];
+      if (stride_one(op) && !stream) ++coverage["stride-1 rows"];
+      if (r.gather_other_pieces > 0) ++coverage["gather not resident, partial groups"];
+      if (r.gather_whole_pieces > 0 && r.gather_whole_bytes < op.input.w)
+        ++coverage["gather not resident, whole groups"];
+      if (h.tail_positions > t.nc.accumulators) ++coverage["tail of several groups"];
+      if (op.ch_end - op.ch_begin > t.nc.count) ++coverage["several channel runs"];
+      if (op.in_ch_end) ++coverage["input-channel block"];
+      if (compute_tile_work(op, t.l1, t.nc, 64).tail_positions > 0) ++coverage["kept"];
+      const std::string diff = compare(op, t.l1, h, r, &tally);
+      if (!diff.empty() && ++failures <= 20) {
+        ADD_FAILURE() << "tile " << i << (stream ? " (stream)" : "") << ": "
+                      << describe_tile(op, t.l1, t.nc) << "\n ->" << diff;
+      }
+    }
+  }
+  std::string fields, counts;
+  for (const auto& [name, count] : tally) fields += " " + name + " x" + std::to_string(count);
+  for (const auto& [name, count] : coverage) counts += "\n  " + name + ": " + std::to_string(count);
+  EXPECT_EQ(failures, 0) << "mismatching fields:" << fields;
+  const char* const kClasses[] = {"k>1",
+                                  "skipping discarded positions",
+                                  "strided stream",
+                                  "strided rows",
+                                  "gather not resident, partial groups",
+                                  "gather not resident, whole groups",
+                                  "tail of several groups",
+                                  "several channel runs",
+                                  "input-channel block",
+                                  "kept"};
+  for (const char* c : kClasses) EXPECT_GE(coverage[c], 20) << c << counts;
+  std::printf("k>1 hybrid tails per class:%s\n", counts.c_str());
 }
 
 // The load unit's input row pieces (model/l1/row_pieces.h), expanded to one (address, bytes) per
@@ -415,18 +503,18 @@ Tile random_window_tile(Rng& rng, int i) {
 }
 
 // A stride-1 tile walks one stream, a strided one its rows back to back; every other tile that
-// may take the other traversal does (whichever is cheaper); every other tile that may run its
-// partial last run in the channels form (the hybrid tile) does.
+// may take the other traversal does (whichever is cheaper); three in four tiles that may run their
+// partial last run after the others with channels on neurons (the hybrid tile) do, in either
+// traversal.
 bool streams(const Tile& t, int i) {
-  const bool other = i % 2 == 1 && (strided_stream_applies(t.op, t.l1) ||
-                                    rows_back_to_back_applies(t.op, t.l1));
+  const bool other = i % 2 == 1 && traversal_applies(t.op, t.l1, !stride_one(t.op));
   return stride_one(t.op) != other;
 }
-bool hybrid(const Tile& t, int i) { return i % 2 == 0 && hybrid_tail_applies(t.op, t.nc); }
+bool hybrid(const Tile& t, int i) { return i % 4 != 3 && hybrid_tail_applies(t.op, t.nc, t.stream); }
 
 void row_pieces(const Tile& t, std::vector<AccessPattern>& out) {
-  const uint64_t positions = uint64_t(t.op.row_end - t.op.row_begin) * t.op.output.w;
-  input_row_pieces(t.op, t.l1, t.nc, t.stream, t.hybrid ? positions % t.nc.count : 0, out);
+  input_row_pieces(t.op, t.l1, t.nc, t.stream,
+                   t.hybrid ? hybrid_split(t.op, t.nc, t.stream).skipped : 0, out);
 }
 
 // Runs `model` (the row pieces, or a faulty copy) against the reference on random window tiles;

@@ -90,7 +90,9 @@ TEST(TileWork, InputChannelBlockWithPartialSums) {
 TEST(TileWork, ConvPerLineWritesWithoutShiftStride) {
   ConvCase c;
   c.l1.shift_stride = false;
-  const TileWork w = compute_tile_work(c.op, c.l1, c.nc, kPort);
+  // The plain traversal (compute_tile_work runs this tile's last run as a hybrid tail, which
+  // TileWork.K3HybridTailRunsItsValidPositionsInTheIm2colForm pins).
+  const TileWork w = tile_traversal(c.op, c.l1, c.nc, kPort, stride_one(c.op), false);
   // One write per active line plus one per window crossing a row end, per segment:
   // runs give 8,10,10,10,10,8,10,10,10,6 = 92 -> 9 x 92 x 4 channels.
   EXPECT_EQ(w.line_writes, 3312u);
@@ -100,6 +102,68 @@ TEST(TileWork, ConvPerLineWritesWithoutShiftStride) {
   // Each line reads its own 3-byte window: 9 x 3 x 78 x 4 + kernel 108.
   EXPECT_EQ(w.l2_read_bytes, 8532u);
   EXPECT_EQ(w.compute_cycles, 560u);  // compute does not depend on how lines are written
+}
+
+// ConvCase on an input 4 wide (output 4x8x4) with per-line writes: virtual rows of 4 + 2 = 6
+// positions, 7 x 6 + 4 = 46 in the stream, 5 runs of 8 and a partial run of 6 (stream positions
+// 40..45: row 6's two windows across its end, then output row 7's 4 positions). The hybrid tile
+// runs the runs (stream 0..39, 28 valid outputs and 12 discarded per channel), then the 4 valid
+// positions of the tail in the im2col form.
+TEST(TileWork, K3HybridTailRunsItsValidPositionsInTheIm2colForm) {
+  ConvCase c;
+  c.l1.shift_stride = false;
+  c.op.input = TensorRef{MemSpace::kL2, 0, 3, 8, 4, 4, 32, 1};
+  c.op.output = TensorRef{MemSpace::kL2, 4096, 4, 8, 4, 4, 32, 1};
+  ASSERT_TRUE(hybrid_tail_applies(c.op, c.nc, stride_one(c.op)));
+  const HybridSplit split = hybrid_split(c.op, c.nc, stride_one(c.op));
+  EXPECT_EQ(split.skipped, 6u);
+  EXPECT_EQ(split.tail_positions, 4u);
+  const TileWork w = compute_tile_work(c.op, c.l1, c.nc, kPort);
+  // Runs: 9 segments (3 channels x 3 kernel rows, 3 B) in fills of 5 and 4, per line: active +
+  // windows across a row end = 10, 10, 12, 10, 10 writes per segment (the plain tile's sixth run
+  // 6 + 2 = 8); 4 groups of 1 channel, compute 1 x ceil(15 / 2) = 8 and ceil(12 / 2) = 6.
+  // Write-bound: the runs' 52 x 9 x 4 = 1,872 writes end at 1,872, their last compute at 1,878.
+  // Tail: the 4 channels on 4 lines, the 27-element window in fills of 16 and 11 (4 line writes
+  // each), the 4 positions in 4 groups of 1 accumulator: compute 8 and 6 per group, back to back
+  // from 1,878 (the first tail fill written 1,872 -> 1,876; each later one once its buffer is
+  // free): 1,878 + 4 x 14 = 1,934; the last writes start when the sixth tail fill's compute ends
+  // (1,878 + 3 x 14 = 1,920): 1,924. Plain: 2,160 writes + 6 = 2,166 cycles.
+  EXPECT_EQ(w.tail_positions, 4u);
+  EXPECT_EQ(w.tail_skipped, 6u);
+  EXPECT_EQ(w.pipeline_cycles, 1934u);
+  EXPECT_EQ(w.write_span_cycles, 1924u);
+  EXPECT_EQ(tile_traversal(c.op, c.l1, c.nc, kPort, stride_one(c.op), false).pipeline_cycles, 2166u);
+  EXPECT_EQ(w.runs, 5u + 4u);  // 5 position runs + 1 channel run x 4 groups of positions
+  EXPECT_EQ(w.fills, 40u + 8u);
+  EXPECT_EQ(w.line_writes, 1872u + 32u);
+  EXPECT_EQ(w.shifted_writes, 0u);
+  EXPECT_EQ(w.compute_cycles, 5u * 4u * 14u + 4u * 14u);
+  EXPECT_EQ(w.first_fill_write_cycles, 50u);  // 5 segments x 10 lines
+  EXPECT_EQ(w.first_output_cycles, 46u);      // fill 2's writes 50 -> 90, compute 90 -> 96
+  EXPECT_EQ(w.last_fill_compute_cycles, 6u);
+  EXPECT_EQ(w.acc_updates, 5u * 4u * 14u * 8u + 4u * 14u * 4u);
+  EXPECT_EQ(w.lb_write_bytes, 5u * 4u * 9u * 3u * 8u + 4u * 27u * 4u);
+  EXPECT_EQ(w.computed_positions, 40u + 4u);
+  EXPECT_EQ(w.valid_outputs, 128u);
+  EXPECT_EQ(w.discarded_outputs, 48u);  // 12 per channel, none in the tail
+  EXPECT_EQ(w.macs, 128u * 27u);
+  // L2: the runs' per-line windows 9 x 3 x 8 per run and group (4,320), the tail's lines'
+  // weights (4 groups x 4 x 27 = 432), the kernel region: the runs' resident kernels (4 x 27 =
+  // 108) and the tail's input rows, resident (its output row 7 reads input rows 6 and 7 — 3 by
+  // the rule, at most H — of 3 channels, 4 B each: 36).
+  EXPECT_EQ(w.tail_line_bytes, 432u);
+  EXPECT_EQ(w.kernel_bytes, 108u + 36u);
+  EXPECT_EQ(w.l2_read_bytes, 4320u + 432u + 144u);
+  EXPECT_EQ(w.gather[0].bytes, 4u);
+  EXPECT_EQ(w.gather[0].count, 3u);
+  EXPECT_EQ(w.gather[0].repeats, 3u);
+  EXPECT_EQ(w.gather[1].total(), 0u);
+  // Stored: the runs' 28 outputs per channel, then the tail's 4 groups of 1 per channel.
+  EXPECT_EQ(w.store[0].bytes, 28u);
+  EXPECT_EQ(w.store[0].count, 4u);
+  EXPECT_EQ(w.store[1].bytes, 1u);
+  EXPECT_EQ(w.store[1].count, 4u);
+  EXPECT_EQ(w.store[1].repeats, 4u);
 }
 
 TEST(TileWork, StridedConvRunsOverRowsOneBlockPerRow) {
@@ -533,7 +597,7 @@ OpDesc pointwise_tile() {
 
 TEST(TileWork, HybridTileRunsTheLastPartialRunInTheChannelsForm) {
   const OpDesc op = pointwise_tile();
-  ASSERT_TRUE(hybrid_tail_applies(op, small_neurons(4)));
+  ASSERT_TRUE(hybrid_tail_applies(op, small_neurons(4), stride_one(op)));
   const TileWork w = compute_tile_work(op, small_l1(), small_neurons(4), kPort);
   // Plain: 20 positions in runs of 8, 8, 4; 2 groups of 4 channels; one fill of the 16 segments
   // (1 B each) per run and group: 16 shifted writes, 4 x ceil(16 / 2) = 32 compute cycles, so
@@ -591,14 +655,19 @@ TEST(TileWork, HybridTileIsKeptOnlyWhereItIsShorter) {
   // No hybrid where the positions fill whole runs, nor for a 3x3 window or the channels mapping.
   op = pointwise_tile();
   op.row_end = 4;  // 16 positions: 2 whole runs
-  EXPECT_FALSE(hybrid_tail_applies(op, small_neurons(4)));
+  EXPECT_FALSE(hybrid_tail_applies(op, small_neurons(4), stride_one(op)));
   op = pointwise_tile();
   op.mapping = Mapping::kChannels;
-  EXPECT_FALSE(hybrid_tail_applies(op, small_neurons(4)));
-  op = pointwise_tile();
+  EXPECT_FALSE(hybrid_tail_applies(op, small_neurons(4), stride_one(op)));
+  op = pointwise_tile();  // a padded 1x1 (neither channels nor im2col form)
+  op.pad_top = op.pad_left = op.pad_bottom = op.pad_right = 1;
+  op.output.h = 7, op.output.w = 6, op.row_end = 7;
+  EXPECT_FALSE(hybrid_tail_applies(op, small_neurons(4), stride_one(op)));
+  op = pointwise_tile();  // a grouped 3x3
   op.kernel_h = op.kernel_w = 3;
   op.pad_top = op.pad_left = op.pad_bottom = op.pad_right = 1;
-  EXPECT_FALSE(hybrid_tail_applies(op, small_neurons(4)));
+  op.groups = 2;
+  EXPECT_FALSE(hybrid_tail_applies(op, small_neurons(4), stride_one(op)));
 }
 
 }  // namespace
