@@ -417,8 +417,10 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
   const bool timed_output = int(idx) == tail_node_ && is_output_[size_t(out_t)] &&
                             !layout_.tensor_spilled[size_t(out_t)] && images == 1 &&
                             !in_segment_ && opt_.image_segments.empty();
+  // (Only window ops of more than one output row have a band height to choose.)
+  const bool windows = n.op == OpType::kConv || n.op == OpType::kMaxPool || n.op == OpType::kAvgPool;
   bool stream_out = false;
-  if (!n.pool.fused && (stream_in || timed_output)) {
+  if (windows && out_h > 1 && !n.pool.fused && (stream_in || timed_output)) {
     const StreamCut cut =
         stream_cut(n, base, rows, block, weights_outer || block >= out_c, stream_in, timed_output);
     rows = cut.rows;

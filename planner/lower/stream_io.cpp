@@ -1,29 +1,33 @@
 // Streamed graph input and output (issue 30, helper "streamio"): the row bands of the layer that
-// reads a graph input first, or that writes the network's last graph output.
+// reads a graph input first, and the band-by-band store of the run's last graph output.
 //
 // A graph input of at least 32 KiB read first by a conv or pool loads in row chunks
-// (lowering.cpp, load_input), each emitted just before the first tile that reads its rows, and a
-// graph output is stored to DRAM after its producer. With whole-height tiles (a strided stem over
-// 112 output columns, a detection head) the first tile waits for the whole image (a 224 x 224 RGB
-// image: 150,528 B, 12,473 cycles on LPDDR4-3200) and the store starts after the last tile
-// (tiny_fpn_det's box_p2: 8,192 B, 684 cycles). Cut into row bands, the first band's tile starts
-// once its rows (halo included) are in, and each band of the output is stored behind the tiles
-// that write it, at the price of more tiles (each with its own first fill and run tails).
+// (lowering.cpp, load_input), each emitted just before the first tile that reads its rows. With
+// whole-height tiles (a strided stem over 112 output columns) the first tile waited for the whole
+// image (a 224 x 224 RGB image: 150,528 B, 12,473 cycles on LPDDR4-3200). Cut into row bands, the
+// first band's tile starts once its rows (halo included) are in, at the price of more tiles (each
+// with its own first fill and run tails). A graph output is stored after its producer; the run's
+// last one, when its producer has row bands of its own, may instead be stored band by band
+// behind the tiles that write each band.
 //
-// stream_cut picks the band height, and for the run's last graph output whether to store it band
-// by band, by a closed-form schedule of the layer (the mapper's tile cost, mapper.h): the input
-// rows band k reads arrive at dram_peak_cycles of the input (in chunks of at least an eighth of
-// its rows) and weight bytes loaded up to it, plus the DMA setup and the DRAM time of the band
-// stores that started before; tile k starts at max(the previous tile's end, that arrival) and
-// takes mapper_tile_cycles less the first fill it overlaps with the previous tile's last computes
-// (as the mapper nets auto's tiles); band k's store starts at max(its last tile's end, the
-// previous store's end), one store of the whole output at the last tile's end, each taking the
-// DMA setup plus its bytes at the DRAM's peak. The layer ends with its last tile or its last
-// store. Candidates: the height the layer has (the search's or auto's) and ceil(H / b) for b up to
-// kMaxStreamBands, each with the output stored after the layer or by bands; one replaces the
-// layer's own cut (its height, one store after it) only when its predicted end is more than
-// kMinGain (1 %) earlier — deterministic, no simulation. Other graph outputs are stored after
-// their producer as before: their stores run under the layers after them.
+// stream_cut picks the band height of a first reader, and for the run's last graph output whether
+// to store it by bands, by a closed-form schedule of the layer (the mapper's tile cost, mapper.h):
+// the input rows band k reads arrive at dram_peak_cycles of the input (in chunks of at least an
+// eighth of its rows) and weight bytes loaded up to it, plus the DMA setup and the DRAM time of
+// the band stores that started before; tile k starts at max(the previous tile's end, that
+// arrival) and takes mapper_tile_cycles less the first fill it overlaps with the previous tile's
+// last computes (as the mapper nets auto's tiles); band k's store starts at max(its last tile's
+// end, the previous store's end), one store of the whole output at the last tile's end, each
+// taking the DMA setup plus its bytes at the DRAM's peak. The layer ends with its last tile or its
+// last store. Candidates: for a first reader, ceil(H / b) for b up to kMaxStreamBands below the
+// height it has (the search's or auto's); for the last output, band stores at the producer's own
+// height (never beside a streamed input: each store holds a DMA channel for its DRAM latency,
+// which the input's chunks then wait for). One replaces the layer's own cut (its height, one
+// store after it) only when its predicted end is more than kMinGain (1 %) earlier —
+// deterministic, no simulation. A producer is not cut lower for its output's sake: on the bundled
+// networks the extra tiles cost more than the store tail they hide (tiny_fpn_det's box2: +466
+// cycles of tiles for 319 of store), and on small single-conv tests the closed form, blind to
+// the split's L2 bank and port effects, got it wrong (ScaleSim's one-bank Conv3: 2,820 -> 3,659).
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -106,7 +110,6 @@ Lowerer::StreamCut Lowerer::stream_cut(const Node& n, const OpDesc& base, uint32
     const uint32_t r = (out_h + b - 1) / b;
     if (r >= rows || (b > 2 && r == (out_h + b - 2) / (b - 1))) continue;  // taller, or seen
     if (stream_in) consider(r, false);
-    if (band_stores) consider(r, true);
   }
   return best;
 }

@@ -5,7 +5,8 @@
 //   step before its own;
 // - a graph input read by a conv in row bands loads in row chunks (planner/lower/lowering.cpp
 //   load_input), each tile after the chunks its rows need, not after the whole input; a first
-//   reader with whole-height tiles is cut into row bands (planner/lower/stream_io.cpp).
+//   reader with whole-height tiles is cut into row bands (planner/lower/stream_io.cpp), and the
+//   run's last output is stored band by band behind its producer's row bands.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -195,6 +196,51 @@ TEST(StreamedInput, FirstConvStartsAfterTheFirstBandsMove) {
   // than 14,578 = 1,504 - 310).
   EXPECT_EQ(rec.descriptors[tiles[3]].end, 11227u);
   EXPECT_EQ(cycles, 13384u);
+}
+
+// x (8 x 32 x 64 = 16 KiB, below the 32 KiB of a chunked load) -> a: conv 3x3 stride 2 pad 1,
+// 16 channels, the run's last layer, on the seed with the flat DRAM pipe (16 B per bus cycle,
+// 100 cycles latency, DMA setup 8). a's 32-wide output rows run in bands of 64 / 32 = 2 rows
+// (band_rows): 8 tiles. Its output (16 x 16 x 32 = 8 KiB) was stored in one move after the last
+// tile: 8 setup + 8,192 / 16 = 512 bus cycles + 100 = 620 cycles after it, 4,442 in all. Stored
+// band by band behind the tiles (planner/lower/stream_io.cpp), only the last band's store is
+// left after the last tile.
+TEST(StreamedOutput, LastLayersBandsAreStoredBehindItsTiles) {
+  ArchConfig arch;
+  arch.dram.model = "simple";
+  const Lowered l = lowered("streamed_output.yaml", arch);
+  const std::vector<Descriptor>& d = l.list.descriptors;
+  std::vector<uint32_t> tiles, stores;
+  for (const Descriptor& e : d) {
+    if (e.kind == DescKind::kOp) tiles.push_back(e.id);
+    if (e.kind == DescKind::kMove && l.list.layers[e.layer] == "output:a") stores.push_back(e.id);
+  }
+  ASSERT_EQ(tiles.size(), 8u);
+  ASSERT_EQ(stores.size(), 8u);
+  for (uint32_t k = 0; k < 8; ++k) {
+    // Band k: output rows [2k, 2k + 2) of every channel, 16 rows of 2 x 32 = 64 B at the 512 B
+    // plane stride in L2 and in DRAM, after the band's one tile.
+    const MoveDesc& m = d[stores[k]].move;
+    EXPECT_EQ(m.rows, 16u);
+    EXPECT_EQ(m.row_bytes, 64u);
+    EXPECT_EQ(m.src_stride, 512u);
+    EXPECT_EQ(m.dst_stride, 512u);
+    EXPECT_EQ(m.dst_addr, d[stores[0]].move.dst_addr + k * 64u);
+    EXPECT_EQ(d[stores[k]].deps, (std::vector<uint32_t>{tiles[k]}));
+  }
+
+  SimOptions sim;
+  StatRegistry stats;
+  RunRecord rec;
+  Top top("top", arch, sim, l.list, stats, rec);
+  const uint64_t cycles = top.run();
+  // The last tile ends at 3,821 as before; its band's store issues a cycle later, 3,822: 8 setup
+  // + 1,024 / 16 = 64 bus cycles + 100 latency = 3,994 (448 fewer than 4,442), the earlier
+  // bands' stores having run under the tiles after them.
+  EXPECT_EQ(rec.descriptors[tiles[7]].end, 3821u);
+  EXPECT_EQ(rec.descriptors[stores[7]].start, 3822u);
+  EXPECT_EQ(rec.descriptors[stores[7]].end, 3994u);
+  EXPECT_EQ(cycles, 3994u);
 }
 
 }  // namespace
