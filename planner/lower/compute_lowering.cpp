@@ -418,7 +418,8 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
                             !layout_.tensor_spilled[size_t(out_t)] && images == 1 &&
                             !in_segment_ && opt_.image_segments.empty();
   // (Only window ops of more than one output row have a band height to choose.)
-  const bool windows = n.op == OpType::kConv || n.op == OpType::kMaxPool || n.op == OpType::kAvgPool;
+  const bool windows =
+      n.op == OpType::kConv || n.op == OpType::kMaxPool || n.op == OpType::kAvgPool;
   bool stream_out = false;
   if (windows && out_h > 1 && !n.pool.fused && (stream_in || timed_output)) {
     const StreamCut cut =
