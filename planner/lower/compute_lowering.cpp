@@ -403,10 +403,37 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
   const OpDesc& base = image_base[0];
   if (images > 1 && n.weights >= 0) out_.layers[layer].batch_order = "images_inside";
   const uint32_t out_c = base.output.c, block = weight_block(n);
-  const uint32_t out_h = base.output.h, rows = band_rows(n, base);
+  const uint32_t out_h = base.output.h;
+  uint32_t rows = band_rows(n, base);
   const size_t idx = size_t(&n - g_.nodes.data());
   const bool weights_outer =
       n.weights >= 0 && idx < node_order_.size() && node_order_[idx] == LoopOrder::kWeightsOuter;
+  // The first reader of a graph input loading in row chunks, and the producer of the run's last
+  // graph output, may take lower bands so that their tiles overlap the input's load, and store
+  // that output band by band behind its tiles (stream_io.cpp); a fused max-pool's tile keeps the
+  // whole height and stores after the layer.
+  const int out_t = n.outputs[0];
+  const bool stream_in = images == 1 && chunked_.count(n.inputs[0]) > 0;
+  const bool timed_output = int(idx) == tail_node_ && is_output_[size_t(out_t)] &&
+                            !layout_.tensor_spilled[size_t(out_t)] && images == 1 &&
+                            !in_segment_ && opt_.image_segments.empty();
+  // (Only window ops of more than one output row have a band height to choose.)
+  const bool windows =
+      n.op == OpType::kConv || n.op == OpType::kMaxPool || n.op == OpType::kAvgPool;
+  bool stream_out = false;
+  if (windows && out_h > 1 && !n.pool.fused && (stream_in || timed_output)) {
+    const StreamCut cut =
+        stream_cut(n, base, rows, block, weights_outer || block >= out_c, stream_in, timed_output);
+    rows = cut.rows;
+    stream_out = cut.band_stores && stream_output(out_t);
+    for (MappingRow& row : out_.mapping) {
+      if (row.layer == idx) row.rows = rows;  // the search's row names the node until run() ends
+    }
+  }
+  // Per band of a streamed output: the tiles written so far (a band is stored once it has all
+  // its channel blocks).
+  const uint32_t blocks = (out_c + block - 1) / block;
+  std::vector<std::vector<uint32_t>> band_tiles(stream_out ? (out_h + rows - 1) / rows : 0);
   uint32_t last = 0, slot = 0;
   std::vector<uint32_t> staged;  // the moves that staged the block staged last
   TensorRef staged_w, staged_b;  // the block staged last
@@ -440,6 +467,11 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
       if ((i > 0 || !stage) && n.weights >= 0)
         staging_.last_user[slot] = -2 - static_cast<int>(slot);
       last = emit_tile(std::move(di), layer);
+    }
+    if (stream_out) {
+      std::vector<uint32_t>& band = band_tiles[r0 / rows];
+      band.push_back(last);
+      if (band.size() == blocks) store_rows(out_t, r0, std::min(out_h, r0 + rows), band);
     }
   };
   // A layer in one channel block stages its weights once in either order (fpn30: tiny_fpn_det's

@@ -17,6 +17,7 @@
 namespace strider {
 
 constexpr uint32_t kStagingSlots = 2;  // a layer's weight staging: double buffered
+constexpr uint32_t kMaxStreamBands = 16;  // stream_rows: the most row bands it tries
 
 // A ring of equal L2 buffers reused in turn; each remembers the last descriptor that used it, so
 // the next writer waits for it (write-after-read).
@@ -102,6 +103,24 @@ class Lowerer {
   void row_deps(const Node& n, uint32_t r0, uint32_t r1, std::vector<uint32_t>* deps);
   void emit_chunks(int tensor, uint32_t rows);  // the chunks of input rows [0, rows)
   void store_output(int tensor);
+  // stream_io.cpp (see its header): the band height of a layer reading a streamed graph input
+  // (stream_in) or storing the run's last graph output (timed_output), from `rows` down, and
+  // whether that output is stored band by band; the closed-form end of the layer with bands of
+  // `rows` x `block` (weights_once: its weights staged once for every band) and its output
+  // stored as `store` says.
+  enum class OutputStore : uint8_t { kNone, kAfter, kBands };
+  struct StreamCut {
+    uint32_t rows = 0;
+    bool band_stores = false;
+  };
+  StreamCut stream_cut(const Node& n, const OpDesc& base, uint32_t rows, uint32_t block,
+                       bool weights_once, bool stream_in, bool timed_output) const;
+  uint64_t stream_cycles(const Node& n, const OpDesc& base, uint32_t rows, uint32_t block,
+                         bool weights_once, bool stream_in, OutputStore store) const;
+  // Starts graph output `t`'s store by row bands (its layer and DRAM address); false when it
+  // cannot stream (not a graph output, spilled, batch, image segment).
+  bool stream_output(int t);
+  void store_rows(int t, uint32_t r0, uint32_t r1, std::vector<uint32_t> deps);
   void lower_view(const Node& n, int idx);
   void lower_shuffle(const Node& n, uint32_t layer);
   void lower_gather(const Node& n, uint32_t layer);  // one 2-D move per block (kGather)
@@ -216,13 +235,23 @@ class Lowerer {
   };
   std::vector<DeferredGather> deferred_gathers_;
   // A graph input loaded in row chunks (load_input, lazy): the load's layer, DRAM address, fence
-  // and the chunks emitted so far.
+  // and the chunks emitted so far (each ending at its row in `ends`; rows_per_chunk: the fewest
+  // rows of one, but the last).
   struct ChunkedInput {
     uint32_t layer = 0, rows_per_chunk = 0, emitted_rows = 0;
     uint64_t dram = 0;
-    std::vector<uint32_t> fence, chunks;
+    std::vector<uint32_t> fence, chunks, ends;
   };
   std::unordered_map<int, ChunkedInput> chunked_;
+  // A graph output stored by row bands behind its producer's tiles (stream_output): the store's
+  // layer, DRAM address and moves so far.
+  struct StreamedOutput {
+    uint32_t layer = 0;
+    uint64_t dram = 0;
+    std::vector<uint32_t> stores;
+  };
+  std::unordered_map<int, StreamedOutput> streamed_;
+  int tail_node_ = -1;  // the last compute node of the schedule: its output stores end the run
   int owed_readers_[2] = {-1, -1};  // per queue: the other queue's op that took readers
   // Per issue queue, the L2 bytes its ops read or wrote that the other queue's ops are not yet
   // known to follow: an op overwriting them waits for the latest such op (emit_tile), as the two

@@ -13,7 +13,7 @@ namespace {
 uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 constexpr uint64_t kChunkedInputBytes = 32768;  // smaller graph inputs load in one move
-constexpr int64_t kInputChunks = 8;
+constexpr int64_t kInputChunks = 8;  // a chunk holds at least 1/8 of the rows
 constexpr size_t kGatherSharedDeps = 16;  // lower_gather: every move carries deps up to this many
 
 // Channel views and shuffles are lowered for one image only: with a batch they would mix the
@@ -192,18 +192,21 @@ void Lowerer::load_input(int t, bool lazy) {
                         static_cast<uint32_t>(bytes), 0, 0, deps)};
 }
 
+// Each chunk covers the rows from the last chunk's end up to the rows the reading tile needs
+// (at least rows_per_chunk of them), so a tile waits for the one move that brings its new rows.
 void Lowerer::emit_chunks(int t, uint32_t rows) {
   ChunkedInput& c = chunked_.at(t);
   const TensorRef r = shape_ref(t);
-  if (c.emitted_rows == 0 && rows >= r.h) c.rows_per_chunk = r.h;  // its first tile reads it all
   while (c.emitted_rows < std::min(rows, r.h)) {
-    const uint32_t y0 = c.emitted_rows, y1 = std::min(r.h, y0 + c.rows_per_chunk);
+    const uint32_t y0 = c.emitted_rows;
+    const uint32_t y1 = std::min(r.h, std::max(rows, y0 + c.rows_per_chunk));
     const uint64_t off = uint64_t(y0) * r.w;
     const bool whole = y1 - y0 == r.h;  // the tensor in one contiguous row
     c.chunks.push_back(move(c.layer, MemSpace::kDram, c.dram + off, MemSpace::kL2,
                             layout_.tensor_addr[t] + off, whole ? 1 : r.c,
                             whole ? r.c * r.channel_stride : (y1 - y0) * r.w,
                             whole ? 0 : r.channel_stride, whole ? 0 : r.channel_stride, c.fence));
+    c.ends.push_back(y1);
     c.emitted_rows = y1;
   }
 }
@@ -213,10 +216,15 @@ void Lowerer::row_deps(const Node& n, uint32_t r0, uint32_t r1, std::vector<uint
   if (it == chunked_.end()) return;
   uint32_t y0 = 0, y1 = 0;
   input_rows(n, r0, r1, &y0, &y1);
+  // The last band also takes the rows below every window (a 7 x 7 stride-2 stem over 224 rows
+  // reads 223): a chunk no tile waited for would be a write that the next writer of its memory
+  // does not follow.
+  if (r1 >= g_.tensors[size_t(n.outputs[0])].shape.h) y1 = shape_ref(n.inputs[0]).h;
   emit_chunks(n.inputs[0], y1);
-  const uint32_t per = it->second.rows_per_chunk;
-  for (uint32_t k = y0 / per; k < it->second.chunks.size() && k * per < y1; ++k) {
-    deps->push_back(it->second.chunks[k]);
+  const ChunkedInput& c = it->second;
+  for (size_t k = 0; k < c.chunks.size(); ++k) {
+    const uint32_t begin = k == 0 ? 0 : c.ends[k - 1];
+    if (begin < y1 && y0 < c.ends[k]) deps->push_back(c.chunks[k]);
   }
 }
 
@@ -224,15 +232,36 @@ void Lowerer::row_deps(const Node& n, uint32_t r0, uint32_t r1, std::vector<uint
 // The memory plan keeps it one step longer (memory/activation_problem.cpp), so outside image
 // segments its store is a reader the ops of the next step need not wait for: it joins the pending
 // readers once that step is lowered (lower_step), before any later writer of its memory.
+// One its producer stored by row bands (stream_output, lower_resident) has its moves already.
 void Lowerer::store_output(int t) {
   if (!is_output_[t]) return;
+  std::vector<uint32_t>& readers =
+      in_segment_ || !opt_.image_segments.empty() ? pending_readers_ : draining_outputs_;
+  const auto it = streamed_.find(t);
+  if (it != streamed_.end()) {
+    readers.insert(readers.end(), it->second.stores.begin(), it->second.stores.end());
+    out_.layers[it->second.layer].output_bytes += uint64_t(g_.tensors[t].bytes());
+    streamed_.erase(it);
+    return;
+  }
   uint32_t layer = 0;
   uint64_t dst = 0, bytes = 0;
   if (!io_move(t, "output", &out_.dram.outputs, &layer, &dst, &bytes)) return;
-  const uint32_t m = move(layer, MemSpace::kL2, layout_.tensor_addr[t], MemSpace::kDram, dst, 1,
-                          static_cast<uint32_t>(bytes), 0, 0, last_desc_[t]);
-  (in_segment_ || !opt_.image_segments.empty() ? pending_readers_ : draining_outputs_).push_back(m);
+  readers.push_back(move(layer, MemSpace::kL2, layout_.tensor_addr[t], MemSpace::kDram, dst, 1,
+                         static_cast<uint32_t>(bytes), 0, 0, last_desc_[t]));
   out_.layers[layer].output_bytes += bytes;
+}
+
+bool Lowerer::stream_output(int t) {
+  if (!is_output_[t] || layout_.tensor_spilled[t] || in_segment_ || g_.tensors[t].shape.n != 1 ||
+      !opt_.image_segments.empty()) {
+    return false;
+  }
+  StreamedOutput s;
+  uint64_t bytes = 0;
+  if (!io_move(t, "output", &out_.dram.outputs, &s.layer, &s.dram, &bytes)) return false;
+  streamed_[t] = s;
+  return true;
 }
 
 void Lowerer::lower_view(const Node& n, int idx) {
@@ -424,6 +453,9 @@ Lowered Lowerer::run() {
   for (size_t k = 0; k < layout_.copies.size(); ++k) node_copies_.at(layout_.copies[k].node).push_back(k);
 
   dram_io_ = kDramActivationsBase + (uint64_t(1) << 30);  // graph inputs and outputs
+  for (int idx : order) {
+    if (!moves_no_compute(g_.nodes[size_t(idx)])) tail_node_ = idx;
+  }
   node_layer_.assign(g_.nodes.size(), -1);
   out_.image_segments = opt_.image_segments;
   out_.tensor_per_image = layout_.tensor_per_image;

@@ -4,7 +4,9 @@
 //   weights load while that layer and the weightless steps after it run, not only during the
 //   step before its own;
 // - a graph input read by a conv in row bands loads in row chunks (planner/lower/lowering.cpp
-//   load_input), each tile after the chunks its rows need, not after the whole input.
+//   load_input), each tile after the chunks its rows need, not after the whole input; a first
+//   reader with whole-height tiles is cut into row bands (planner/lower/stream_io.cpp), and the
+//   run's last output is stored band by band behind its producer's row bands.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -140,6 +142,105 @@ TEST(ChunkedInput, FirstTileStartsOnTheFirstRows) {
   EXPECT_EQ(rec.descriptors[2].end, 575u);
   EXPECT_EQ(rec.descriptors[tiles[0]].start, 576u);
   EXPECT_EQ(cycles, 3697u);
+}
+
+
+// x (8 x 64 x 64 = 32 KiB) -> a: conv 3x3 stride 1 pad 1, 8 channels, on the seed with the flat
+// DRAM pipe (16 B per bus cycle, 100 cycles latency, DMA setup 8). a's 64-wide output rows take
+// the whole height in one tile by themselves (band_rows), which waited for the whole input: one
+// 32 KiB move, 107 + 8 setup + 32,768 / 16 = 2,048 bus cycles + 100 = 2,263, the tile from 2,368
+// to 12,421 and the output's 32 KiB store 8 + 2,048 + 100 = 2,156 more: 14,578 cycles. As the
+// first reader of a chunked graph input it is cut into row bands (planner/lower/stream_io.cpp;
+// its closed form: 4 bands of 16 rows predicted 12,992 cycles against 14,192 for one tile), each
+// tile after the chunk that brings its rows, halo included.
+TEST(StreamedInput, FirstConvStartsAfterTheFirstBandsMove) {
+  ArchConfig arch;
+  arch.dram.model = "simple";
+  const Lowered l = lowered("streamed_input.yaml", arch);
+  const std::vector<Descriptor>& d = l.list.descriptors;
+  std::vector<uint32_t> chunks, tiles;
+  for (const Descriptor& e : d) {
+    if (e.kind == DescKind::kOp) tiles.push_back(e.id);
+    if (e.kind == DescKind::kMove && l.list.layers[e.layer] == "input:x") chunks.push_back(e.id);
+  }
+  ASSERT_EQ(tiles.size(), 4u);
+  ASSERT_EQ(chunks.size(), 4u);
+  // Band k: output rows [16k, 16k + 16), input rows [16k - 1, 16k + 17). Chunk 0: rows 0-16, 17
+  // rows of every channel (8 rows of 17 x 64 = 1,088 B at the 4,096 B plane stride); chunks 1
+  // and 2 the next 16 rows each, chunk 3 the last 15.
+  EXPECT_EQ(d[chunks[0]].move.rows, 8u);
+  EXPECT_EQ(d[chunks[0]].move.row_bytes, 1088u);
+  EXPECT_EQ(d[chunks[1]].move.row_bytes, 1024u);
+  EXPECT_EQ(d[chunks[3]].move.row_bytes, 960u);
+  // Tile 0 waits for chunk 0 and the weights and biases (staged once: one channel block); tile
+  // 1 (input rows 15-33) for chunks 0 and 1.
+  EXPECT_EQ(d[tiles[0]].deps, (std::vector<uint32_t>{0, 1, 2}));
+  EXPECT_EQ(d[tiles[1]].deps, (std::vector<uint32_t>{0, 1, 2, chunks[1]}));
+
+  SimOptions sim;
+  StatRegistry stats;
+  RunRecord rec;
+  Top top("top", arch, sim, l.list, stats, rec);
+  const uint64_t cycles = top.run();
+  // As in ChunkedInput above: chunk 0 on channel 0 from 107, setup to 115, 8,704 / 16 = 544 bus
+  // cycles to 659, + 100 latency = 759. The 576 B of weights on channel 1 from 111: setup to
+  // 119, the bus free at 659, 36 cycles to 695, + 100 = 795. The 32 B of biases (one 64 B burst)
+  // set up on channel 0 while chunk 0 transfers, start at 759: 4 bus cycles, + 100 = 863; tile 0
+  // one dispatch cycle later, 864 (2,368 in one tile: 1,504 earlier).
+  EXPECT_EQ(rec.descriptors[chunks[0]].end, 759u);
+  EXPECT_EQ(rec.descriptors[1].end, 795u);
+  EXPECT_EQ(rec.descriptors[2].end, 863u);
+  EXPECT_EQ(rec.descriptors[tiles[0]].start, 864u);
+  // The four tiles end at 11,227: 10,363 cycles against the one tile's 10,053 (three more
+  // first fills and run tails: +310); then the one store, 11,228 + 2,156 = 13,384 (1,194 fewer
+  // than 14,578 = 1,504 - 310).
+  EXPECT_EQ(rec.descriptors[tiles[3]].end, 11227u);
+  EXPECT_EQ(cycles, 13384u);
+}
+
+// x (8 x 32 x 64 = 16 KiB, below the 32 KiB of a chunked load) -> a: conv 3x3 stride 2 pad 1,
+// 16 channels, the run's last layer, on the seed with the flat DRAM pipe (16 B per bus cycle,
+// 100 cycles latency, DMA setup 8). a's 32-wide output rows run in bands of 64 / 32 = 2 rows
+// (band_rows): 8 tiles. Its output (16 x 16 x 32 = 8 KiB) was stored in one move after the last
+// tile: 8 setup + 8,192 / 16 = 512 bus cycles + 100 = 620 cycles after it, 4,442 in all. Stored
+// band by band behind the tiles (planner/lower/stream_io.cpp), only the last band's store is
+// left after the last tile.
+TEST(StreamedOutput, LastLayersBandsAreStoredBehindItsTiles) {
+  ArchConfig arch;
+  arch.dram.model = "simple";
+  const Lowered l = lowered("streamed_output.yaml", arch);
+  const std::vector<Descriptor>& d = l.list.descriptors;
+  std::vector<uint32_t> tiles, stores;
+  for (const Descriptor& e : d) {
+    if (e.kind == DescKind::kOp) tiles.push_back(e.id);
+    if (e.kind == DescKind::kMove && l.list.layers[e.layer] == "output:a") stores.push_back(e.id);
+  }
+  ASSERT_EQ(tiles.size(), 8u);
+  ASSERT_EQ(stores.size(), 8u);
+  for (uint32_t k = 0; k < 8; ++k) {
+    // Band k: output rows [2k, 2k + 2) of every channel, 16 rows of 2 x 32 = 64 B at the 512 B
+    // plane stride in L2 and in DRAM, after the band's one tile.
+    const MoveDesc& m = d[stores[k]].move;
+    EXPECT_EQ(m.rows, 16u);
+    EXPECT_EQ(m.row_bytes, 64u);
+    EXPECT_EQ(m.src_stride, 512u);
+    EXPECT_EQ(m.dst_stride, 512u);
+    EXPECT_EQ(m.dst_addr, d[stores[0]].move.dst_addr + k * 64u);
+    EXPECT_EQ(d[stores[k]].deps, (std::vector<uint32_t>{tiles[k]}));
+  }
+
+  SimOptions sim;
+  StatRegistry stats;
+  RunRecord rec;
+  Top top("top", arch, sim, l.list, stats, rec);
+  const uint64_t cycles = top.run();
+  // The last tile ends at 3,821 as before; its band's store issues a cycle later, 3,822: 8 setup
+  // + 1,024 / 16 = 64 bus cycles + 100 latency = 3,994 (448 fewer than 4,442), the earlier
+  // bands' stores having run under the tiles after them.
+  EXPECT_EQ(rec.descriptors[tiles[7]].end, 3821u);
+  EXPECT_EQ(rec.descriptors[stores[7]].start, 3822u);
+  EXPECT_EQ(rec.descriptors[stores[7]].end, 3994u);
+  EXPECT_EQ(cycles, 3994u);
 }
 
 }  // namespace
