@@ -27,6 +27,8 @@ namespace strider {
 uint64_t predicted_plan_cycles(const Lowered& l, const ArchConfig& arch);
 double predicted_plan_energy_pj(const Lowered& l, const ArchConfig& arch);
 
+constexpr double kPlanMinGain = 0.001;  // predicted plan gain needed to leave the best so far
+
 using LowerAt = std::function<Lowered(const Graph&, const ArchConfig&, const LowerOptions&)>;
 
 // Lowers with `lower_at` at each candidate slot and returns the chosen lowering (its
