@@ -80,9 +80,9 @@ Lowered search_weight_slot(const Graph& g, const ArchConfig& arch, const LowerOp
     a.lowering.weight_slot_bytes = slot;
     bool picks = true;  // unknown until the lowering from auto's start is made
     for (int start = 0; start < 2; ++start) {
+      if (start == 1 && !picks) continue;
       o.search_from_im2col = start == 0;
       std::shared_ptr<Lowered> l;
-      if (start == 1 && !picks) continue;
       try {
         l = std::make_shared<Lowered>(lower_at(g, a, o));
       } catch (const std::runtime_error&) {  // this slot does not fit beside the activations
