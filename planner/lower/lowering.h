@@ -57,6 +57,11 @@ struct LowerOptions {
   std::vector<StepRange> image_segments;
   // k of N schedule steps lowered (core/common/progress.h); empty: nobody listens.
   ProgressFn progress;
+  // `lowering.mapping: search` only: the mappings the memory plan (each layer's weight-staging
+  // ring) is sized for before the mapper runs — `auto`'s, with its im2col picks (true), or
+  // positions / channels alone (false). The weight-slot search lowers both and keeps the plan
+  // predicted cheaper (weight_slot_search.h); not a config key.
+  bool search_from_im2col = true;
 };
 
 // The list passed LowerOptions::max_descriptors; thrown before the memory is spent.
@@ -165,6 +170,10 @@ struct Lowered {
   std::vector<MappingRow> mapping;   // `lowering.mapping: search`: one row per searched layer
   double search_seconds = 0;         // the mapping search's share of planner_seconds
   uint64_t weight_slot_bytes = 0;    // the weight-staging slot lowered with (searched or given)
+  // The layers `auto`'s rule put on im2col before the memory plan (mapping_choice.cpp), and
+  // whether a search's plan was sized for them (LowerOptions::search_from_im2col).
+  uint32_t im2col_picks = 0;
+  bool search_from_im2col = true;
 };
 
 // Throws std::runtime_error naming the node, tensor and sizes when the graph cannot be lowered

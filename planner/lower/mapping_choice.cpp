@@ -52,6 +52,7 @@ bool Lowerer::gemm_as_conv(const Node& n) const {
 void Lowerer::choose_mappings() {
   node_mapping_.assign(g_.nodes.size(), Mapping::kPositions);
   const std::string& want = arch_.lowering.mapping;
+  out_.search_from_im2col = want == "search" && opt_.search_from_im2col;
   for (const Node& n : g_.nodes) {
     if (moves_no_compute(n) || moves_by_dma(n)) continue;
     const size_t i = &n - g_.nodes.data();
@@ -71,11 +72,14 @@ void Lowerer::choose_mappings() {
     }
     // im2col where the mapper's tile cost (bank terms included) puts it more than kMinGain below
     // the choice above: without the bank terms the gather's conflicts go unseen. `search` starts
-    // from this choice too (mapper.h: auto's choice is costed first), so it is never behind auto.
+    // from this choice (mapper.h: the start is costed first) when LowerOptions::search_from_im2col
+    // says so: the weight-slot search lowers the plan from both starts, since im2col's blocks
+    // take larger staging rings and so change what the memory plan spills.
     if ((want == "auto" || want == "search") && im2col_mapping_applies(base_op(n, false)) &&
         double(mapping_cost(n, Mapping::kIm2col, true)) <
             double(mapping_cost(n, node_mapping_[i], true)) * (1 - kMinGain)) {
-      node_mapping_[i] = Mapping::kIm2col;
+      ++out_.im2col_picks;
+      if (want == "auto" || opt_.search_from_im2col) node_mapping_[i] = Mapping::kIm2col;
     }
   }
 }

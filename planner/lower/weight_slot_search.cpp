@@ -1,6 +1,7 @@
 // The weight-slot search (see weight_slot_search.h).
 #include "planner/lower/weight_slot_search.h"
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -50,10 +51,6 @@ double predicted_plan_energy_pj(const Lowered& l, const ArchConfig& arch) {
 Lowered search_weight_slot(const Graph& g, const ArchConfig& arch, const LowerOptions& opt,
                            const LowerAt& lower_at) {
   const uint64_t l2 = arch.l2.size_bytes;
-  ArchConfig a = arch;
-  a.lowering.weight_slot_bytes = weight_slot_bytes(arch);  // the default, L2 / 32
-  Lowered best = lower_at(g, a, opt);  // the default: its errors are the run's
-  best.weight_slot_bytes = a.lowering.weight_slot_bytes;
   const std::string& objective = arch.lowering.objective;
   auto cost = [&](const Lowered& l) {
     const double cycles = double(predicted_plan_cycles(l, arch));
@@ -61,30 +58,56 @@ Lowered search_weight_slot(const Graph& g, const ArchConfig& arch, const LowerOp
            : objective == "edp"  ? predicted_plan_energy_pj(l, arch) * cycles
                                  : cycles;
   };
-  double best_cost = cost(best);
-  double planner = best.planner_seconds, search = best.search_seconds;
-  for (uint64_t slot : {l2 / 64, l2 / 16, l2 / 8}) {
+  // The two searches over the slots, one per start (0: auto's im2col picks, 1: without them):
+  // each keeps its first candidate and leaves it only for a gain above kMinGain over its best so
+  // far. Where a slot's lowering from auto's start made no im2col pick, both starts are the
+  // same plan, lowered once and shared.
+  struct Best {
+    std::shared_ptr<Lowered> plan;
+    double cost = 0;
+    uint64_t slot = 0;
+  };
+  Best best[2];
+  auto offer = [&](Best& b, const std::shared_ptr<Lowered>& l, double c, uint64_t slot) {
+    if (!b.plan || c < b.cost * (1 - kMinGain)) b = Best{l, c, slot};
+  };
+  ArchConfig a = arch;
+  LowerOptions o = opt;
+  double planner = 0, search = 0;
+  bool first = true;
+  for (uint64_t slot : {weight_slot_bytes(arch), l2 / 64, l2 / 16, l2 / 8}) {
     if (slot == 0) continue;
     a.lowering.weight_slot_bytes = slot;
-    Lowered l;
-    try {
-      l = lower_at(g, a, opt);
-    } catch (const std::runtime_error&) {  // this slot does not fit beside the activations
-      continue;
-    }
-    planner += l.planner_seconds, search += l.search_seconds;
-    const double c = cost(l);
-    if (c < best_cost * (1 - kMinGain)) {
-      best = std::move(l);
-      best.weight_slot_bytes = slot;
-      best_cost = c;
+    bool picks = true;  // unknown until the lowering from auto's start is made
+    for (int start = 0; start < 2; ++start) {
+      if (start == 1 && !picks) continue;
+      o.search_from_im2col = start == 0;
+      std::shared_ptr<Lowered> l;
+      try {
+        l = std::make_shared<Lowered>(lower_at(g, a, o));
+      } catch (const std::runtime_error&) {  // this slot does not fit beside the activations
+        if (first) throw;                    // the default from auto's start: the run's error
+        continue;
+      }
+      first = false;
+      planner += l->planner_seconds, search += l->search_seconds;
+      const double c = cost(*l);
+      offer(best[start], l, c, slot);
+      if (start == 0 && l->im2col_picks == 0) {
+        picks = false;
+        offer(best[1], l, c, slot);
+      }
     }
   }
+  // The plan without the picks where the model predicts it more than kPlanMinGain cheaper.
+  const int k = best[1].plan && (!best[0].plan || best[1].cost < best[0].cost * (1 - kPlanMinGain));
+  Lowered chosen = std::move(*best[k].plan);
+  chosen.weight_slot_bytes = best[k].slot;
   // The list runs on the arch as given (its slot searched), whose fingerprint it carries.
-  best.list.arch_fingerprint = arch.fingerprint();
-  best.planner_seconds = planner;
-  best.search_seconds = search;
-  return best;
+  chosen.list.arch_fingerprint = arch.fingerprint();
+  chosen.planner_seconds = planner;
+  chosen.search_seconds = search;
+  return chosen;
 }
 
 }  // namespace strider
