@@ -78,34 +78,34 @@ TEST(DeepPrefetch, FcWeightsLoadWhileTheConvComputes) {
   // Each move holds its DMA channel for its bus cycles (bytes / 16) + 100 of latency, the bus
   // shared: fill 0's weights take channel 1 when a's weights end (1,047): 1,047 + 4,096 / 16 +
   // 100 = 1,403; the six moves of fills 0-2 (13,056 B, 816 bus cycles) and fill 3's two end at
-  // 3,798 and 4,154 — on the bus alone 3,132 and 3,286; the rest is their L2 writes waiting on
-  // banks that a's im2col tiles read its lines' weights from (the load unit reads them with shift
-  // stride on since the im2col accounting fix; 3,132 and 3,286 before it) — all while a computes
-  // (1,084 - 11,367). The fc's tiles then run back to back
-  // from 11,900 (g ends at 11,899), each 128 cycles after the one before (64 lines, each its
-  // output channel's 64 weight bytes in two writes of 32 B), the last ending 147 cycles after
-  // its start (its 128 writes, the compute and the store): 12,284 + 147 = 12,431, 531 cycles.
-  // Without the deep prefetch (two slots, each refilled when a tile is done) tile 2's fill
-  // waited for tile 0 (12,065) and ended at 12,430, tile 3's at 12,446: tile 3 ran
-  // 12,447 - 12,594, the fc 1,050 cycles and the run 13,075.
-  EXPECT_EQ(top.run(), 12556u);  // 12,431 + 1 + the output's 256 B: 16 + 100 + 8 = 12,556
+  // 2,916 and 3,032 — on the bus alone 1,963 and 2,235; the rest is their L2 writes waiting on
+  // banks that a's tiles read their row pieces and kernels from — all while a computes (1,084 -
+  // 10,863: its 16 output rows walked back to back, 4 runs of 4 rows x 8 groups of 8 channels x
+  // 304 cycles = 9,728 compute cycles). The fc's tiles then run back to back from 11,396 (g ends
+  // at 11,395), each 128 cycles after the one before (64 lines, each its output channel's 64
+  // weight bytes in two writes of 32 B), the last ending 147 cycles after its start (its 128
+  // writes, the compute and the store): 11,780 + 147 = 11,927, 531 cycles. Without the deep
+  // prefetch (two slots, each refilled when a tile is done) tile 2's fill waits for tile 0 and the
+  // fc takes about twice as long (1,050 cycles when a ran in im2col).
+  EXPECT_EQ(top.run(), 12052u);  // 11,927 + 1 + the output's 256 B: 16 + 100 + 8 = 12,052
   EXPECT_EQ(rec.descriptors[4].start, 1047u);
   EXPECT_EQ(rec.descriptors[4].end, 1403u);
-  EXPECT_EQ(rec.descriptors[9].end, 3798u);
-  EXPECT_EQ(rec.descriptors[12].end, 4154u);
-  EXPECT_EQ(rec.descriptors[3].end, 11367u);
-  EXPECT_EQ(rec.descriptors[13].start, 11900u);
-  EXPECT_EQ(rec.descriptors[14].start, 12028u);
-  EXPECT_EQ(rec.descriptors[15].start, 12156u);
-  EXPECT_EQ(rec.descriptors[16].start, 12284u);
-  EXPECT_EQ(rec.descriptors[16].end, 12431u);
+  EXPECT_EQ(rec.descriptors[9].end, 2916u);
+  EXPECT_EQ(rec.descriptors[12].end, 3032u);
+  EXPECT_EQ(rec.descriptors[3].end, 10863u);
+  EXPECT_EQ(rec.descriptors[13].start, 11396u);
+  EXPECT_EQ(rec.descriptors[14].start, 11524u);
+  EXPECT_EQ(rec.descriptors[15].start, 11652u);
+  EXPECT_EQ(rec.descriptors[16].start, 11780u);
+  EXPECT_EQ(rec.descriptors[16].end, 11927u);
 }
 
 // The same network in an L2 of 27 KiB: beside x (4,096 B), a (16,896 B) and a's ring at step 0
 // there is room for the fc's two ordinary slots (2 x 1,856 B: L2 / 16 = 1,728 B holds 27 channels
 // of 64 B, + 27 x 4 bias bytes aligned up) but not a third, and the fc's ring cannot start later
 // than a's step (it would be the ordinary lead), so it keeps its two slots; its fills are emitted
-// in its own step as before (the list and the 15,169 cycles are those of the tree before).
+// in its own step as before (the list is the tree's before the deep prefetch; 12,767 cycles with a
+// walking its rows back to back, 15,169 when it ran in im2col).
 TEST(DeepPrefetch, NoRoomInL2KeepsTheTwoSlots) {
   ArchConfig arch;
   arch.dram.model = "simple";
@@ -129,7 +129,7 @@ TEST(DeepPrefetch, NoRoomInL2KeepsTheTwoSlots) {
   StatRegistry stats;
   RunRecord rec;
   Top top("top", arch, sim, l.list, stats, rec);
-  EXPECT_EQ(top.run(), 15169u);
+  EXPECT_EQ(top.run(), 12767u);
 }
 
 }  // namespace

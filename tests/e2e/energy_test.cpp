@@ -58,7 +58,7 @@ TEST(Energy, TotalsAgreeAcrossFilesAndWithTheUnitsCounters) {
             stat(s, "l2.dma_bytes") + stat(s, "l2.load_bytes") + stat(s, "l2.store_bytes"));
   // DRAM (LPDDR4-3200, JEDEC model): DRAMPower's terms count the DRAM's own commands and
   // residency; the ranks' standby and power-down cycles cover the run (2 channels x the run's
-  // DRAM cycles: 6,963 ns / 0.625 ns = 11,140.8, the partial last cycle counted: 11,141).
+  // DRAM cycles: 6,282 ns / 0.625 ns = 10,051.2, the partial last cycle counted: 10,052).
   EXPECT_FALSE(s["energy"]["by_action"].contains("dram"));
   EXPECT_EQ(count(s, "dram_rd") + count(s, "dram_wr"), stat(s, "dram.bursts"));
   EXPECT_EQ(count(s, "dram_rd_io"), count(s, "dram_rd"));
@@ -70,10 +70,10 @@ TEST(Energy, TotalsAgreeAcrossFilesAndWithTheUnitsCounters) {
   EXPECT_EQ(count(s, "dram_pre_standby"), stat(s, "dram.rank_precharged_cycles"));
   EXPECT_EQ(count(s, "dram_act_powerdown"), stat(s, "dram.rank_active_powerdown_cycles"));
   EXPECT_EQ(count(s, "dram_pre_powerdown"), stat(s, "dram.rank_precharged_powerdown_cycles"));
-  ASSERT_EQ(s["cycles"], 6963);
+  ASSERT_EQ(s["cycles"], 6282);
   EXPECT_EQ(count(s, "dram_act_standby") + count(s, "dram_pre_standby") +
                 count(s, "dram_act_powerdown") + count(s, "dram_pre_powerdown"),
-            2u * 11141);
+            2u * 10052);
   EXPECT_GT(count(s, "dram_act_powerdown") + count(s, "dram_pre_powerdown"), 0u);
   EXPECT_EQ(count(s, "descriptor"), stat(s, "controller.descriptors"));
   EXPECT_EQ(count(s, "vector_mac") + count(s, "vector_exp"), 0u);  // tiny_cnn: no vector op
@@ -148,24 +148,26 @@ TEST(Energy, ShiftStrideOffRaisesLineBufferEnergyByTheWriteCyclesRatio) {
   // The default run (tiny_cnn on seed.yaml, add1 fused into conv2b: its 8,192 line bytes and 128
   // write cycles gone; pool1 fused into conv1's store: its 28,672 bytes in 256 write cycles as a
   // strided stream gone, 8,192 write cycles without shift stride): with shift stride the lines
-  // receive 189,300 bytes (a shifted write stores a segment in every active line; dw3 runs as a
-  // strided stream, its discarded positions' lines written too) in 1,900 write cycles (1,826
-  // shifted + 74 single-line); without, auto runs the 3x3 convs in im2col (their lines take their
-  // channels' weights) and the lines receive 167,232 bytes in 8,906 single-line write cycles.
-  ASSERT_EQ(stat(a, "line_buffer.write_bytes"), 189300u);
+  // receive 177,312 bytes (a shifted write stores a segment in every active line; conv1 and conv2a
+  // walk their output rows back to back, a segment one write per output row a run spans and no
+  // discarded position's line written; dw3 runs as a strided stream, its discarded positions'
+  // lines written too) in 3,226 write cycles (3,152 shifted + 74 single-line); without, auto runs
+  // the 3x3 convs in im2col (their lines take their channels' weights) and the lines receive
+  // 167,232 bytes in 8,906 single-line write cycles.
+  ASSERT_EQ(stat(a, "line_buffer.write_bytes"), 177312u);
   ASSERT_EQ(stat(b, "line_buffer.write_bytes"), 167232u);
-  ASSERT_EQ(stat(a, "line_buffer.write_cycles"), 1900u);
+  ASSERT_EQ(stat(a, "line_buffer.write_cycles"), 3226u);
   ASSERT_EQ(stat(b, "line_buffer.write_cycles"), 8906u);
-  // The write port's per-cycle energy rises by the ratio of write cycles, 8906 / 1900 = 4.7x;
+  // The write port's per-cycle energy rises by the ratio of write cycles, 8906 / 3226 = 2.8x;
   // the cells' energy by the ratio of bytes.
-  EXPECT_DOUBLE_EQ(pj(b, "lb_write_cycle") / pj(a, "lb_write_cycle"), 8906.0 / 1900.0);
-  EXPECT_DOUBLE_EQ(pj(b, "lb_write") / pj(a, "lb_write"), 167232.0 / 189300.0);
+  EXPECT_DOUBLE_EQ(pj(b, "lb_write_cycle") / pj(a, "lb_write_cycle"), 8906.0 / 3226.0);
+  EXPECT_DOUBLE_EQ(pj(b, "lb_write") / pj(a, "lb_write"), 167232.0 / 177312.0);
   // Line-buffer energy in all: a write cycle costs 8 bytes' worth (one 64-bit access), so
-  // (167232 + 8 x 8906) / (189300 + 8 x 1900) = 238480 / 204500 = 1.17x.
+  // (167232 + 8 x 8906) / (177312 + 8 x 3226) = 238480 / 203120 = 1.17x.
   const auto lb = [](const nlohmann::json& s) {
     return pj(s, "lb_write") + pj(s, "lb_write_cycle");
   };
-  EXPECT_NEAR(lb(b) / lb(a), 238480.0 / 204500.0, 1e-12);
+  EXPECT_NEAR(lb(b) / lb(a), 238480.0 / 203120.0, 1e-12);
   // Without shift stride each line reads its own block from L2: more L2 read energy.
   EXPECT_GT(pj(b, "l2_read"), pj(a, "l2_read"));
   EXPECT_GT(stat(b, "line_buffer.write_cycles"), stat(a, "line_buffer.write_cycles"));
@@ -295,39 +297,39 @@ TEST(Energy, HandComputedSmallConvOnTiny) {
   const nlohmann::json s = read_json(dir.file("summary.json"));
   // Counts (core/timing/tile_work.h, positions mapping, one tile of 4 channels = one group of 4):
   //   segments = 1 channel x 3 kernel rows = 3 of width 3; a fill holds 16 / 3 = 5: one fill.
-  //   Stride 1 over virtual rows of Wp = 8 + 2 = 10: positions = 3 x 10 + 8 = 38, runs of 8:
-  //   8, 8, 8, 8, 6. Per run: compute = 4 channels x ceil(3 x 3 / 4) = 12 cycles.
+  //   Stride 1, its 4 output rows walked back to back (the padded stream, virtual rows of Wp = 8
+  //   + 2 = 10, would be 3 x 10 + 8 = 38 positions in 5 runs): 32 positions in 4 runs of 8, one
+  //   output row each. Per run: compute = 4 channels x ceil(3 x 3 / 4) = 12 cycles.
   //   mac         = 4 channels x 4 x 8 outputs x 9 = 1152
-  //   acc_update  = 38 positions x 12 cycles = 456
-  //   lb_write    = 3 segments x 3 B x 38 active lines = 342 B
-  //   lb_write_cycle = 5 runs x 3 segments, each one shifted write into the run's lines = 15
-  //   kernel_read = 5 runs x 12 cycles x 4 B = 240 B
+  //   acc_update  = 32 positions x 12 cycles = 384
+  //   lb_write    = 3 segments x 3 B x 32 active lines = 288 B
+  //   lb_write_cycle = 4 runs x 3 segments, each one shifted write (the run's one row) = 12
+  //   kernel_read = 4 runs x 12 cycles x 4 B = 192 B
   //   kernel_write= 4 x 9 = 36 B (the whole kernel fits: loaded once)
-  //   l2_read     = tile: the stored row pieces of the 5 runs' blocks (model/l1/row_pieces.h):
-  //                 per kernel row kh they cover padded rows kh..kh+3 of 10 whole, 3, 4, 3 of
-  //                 them stored rows (24 + 32 + 24 = 80 B), and overlap by 2 positions at each of
-  //                 the 4 run boundaries, 6 + 7 + 5 = 18 of those stored (the rest pad): 98,
-  //                 + 36 kernel = 134; the output move reads 4 x 4 x 8 = 128: 262 B
+  //   l2_read     = tile: the stored row pieces of the 4 runs' blocks (model/l1/row_pieces.h):
+  //                 per run (output row r) and kernel row kh the stored row r + kh - 1, its 8 B
+  //                 (the pad columns made in the block), rows -1 and 4 padding: 4 x 3 - 2 = 10
+  //                 pieces, 80 B, + 36 kernel = 116; the output move reads 4 x 4 x 8 = 128: 244 B
   //   l2_write    = moves in: input 32 + weights 36 + bias 4 x 4 = 16; tile stores 128: 212 B
   //   dram        = moves: input 32 + weights 48 (36 rounded up to 16 B bursts) + bias 16 +
   //                 output 128 = 224; 5 descriptors x 64 B fetched = 320: 544 B
   //   descriptor  = 5 (input, weights, bias, the conv tile, output)
   EXPECT_EQ(count(s, "mac"), 1152u);
-  EXPECT_EQ(count(s, "acc_update"), 456u);
-  EXPECT_EQ(count(s, "lb_write"), 342u);
-  EXPECT_EQ(count(s, "lb_write_cycle"), 15u);
-  EXPECT_EQ(count(s, "kernel_read"), 240u);
+  EXPECT_EQ(count(s, "acc_update"), 384u);
+  EXPECT_EQ(count(s, "lb_write"), 288u);
+  EXPECT_EQ(count(s, "lb_write_cycle"), 12u);
+  EXPECT_EQ(count(s, "kernel_read"), 192u);
   EXPECT_EQ(count(s, "kernel_write"), 36u);
-  EXPECT_EQ(count(s, "l2_read"), 262u);
+  EXPECT_EQ(count(s, "l2_read"), 244u);
   EXPECT_EQ(count(s, "l2_write"), 212u);
   EXPECT_EQ(count(s, "dram"), 544u);
   EXPECT_EQ(count(s, "descriptor"), 5u);
   EXPECT_EQ(count(s, "vector_mac"), 0u);
-  ASSERT_EQ(s["cycles"].get<uint64_t>(), 220u);
-  // Busy cycles: neurons 5 runs x 12 = 60; the load unit and the one DMA channel as counted.
-  ASSERT_EQ(stat(s, "neurons.busy_cycles"), 60u);
+  ASSERT_EQ(s["cycles"].get<uint64_t>(), 208u);
+  // Busy cycles: neurons 4 runs x 12 = 48; the load unit and the one DMA channel as counted.
+  ASSERT_EQ(stat(s, "neurons.busy_cycles"), 48u);
   const uint64_t load_busy = stat(s, "load.busy_cycles"), dma_busy = stat(s, "dma.busy_cycles");
-  ASSERT_EQ(load_busy, 42u);
+  ASSERT_EQ(load_busy, 30u);
   ASSERT_EQ(dma_busy, 118u);
   // Energy per action at 45 nm (core/arch/energy_presets.cpp; SRAM: E8K = 10 pJ / 8 B = 1.25 pJ/B
   // scaled by 0.5 sqrt(bank / 8 KiB) + 0.5 sqrt(total / 8 KiB)):
@@ -337,48 +339,48 @@ TEST(Energy, HandComputedSmallConvOnTiny) {
   const double desc = 64 * 1.25 * std::sqrt(256.0 / 8192);  // 64 B of a 4 x 64 B prefetch buffer
   const std::vector<std::pair<const char*, double>> expected = {
       {"mac", 1152 * 0.23},             // 264.96
-      {"acc_update", 456 * 0.1},        // 45.6
-      {"lb_write", 342 * lb},           // 64.505
-      {"lb_write_cycle", 15 * 8 * lb},  // 22.633 (a write cycle = one 64-bit access)
-      {"kernel_read", 240 * kr},        // 75
+      {"acc_update", 384 * 0.1},        // 38.4
+      {"lb_write", 288 * lb},           // 54.320
+      {"lb_write_cycle", 12 * 8 * lb},  // 18.107 (a write cycle = one 64-bit access)
+      {"kernel_read", 192 * kr},        // 60
       {"kernel_write", 36 * kr},        // 11.25
-      {"l2_read", 262 * l2},            // 694.732
+      {"l2_read", 244 * l2},            // 647.003
       {"l2_write", 212 * l2},           // 562.150
       {"dram", 544 * 64.0},             // 34816 (LPDDR4 8 pJ/bit)
       {"descriptor", 5 * desc},         // 70.711
       {"vector_mac", 0.0},
       // Clock, 3 fJ = 0.003 pJ per flip-flop-cycle, gated: neurons 32 lanes x 32 + 8 x 32 =
-      // 1280 flops x 60 busy cycles; load 1200 x its busy cycles; dma 600 x channel-cycles;
-      // vector 4 lanes x 96 = 384 x 0; controller 800 and store 400 every one of 220 cycles.
-      {"neurons_clock", 1280 * 60 * 0.003},        // 230.4
-      {"load_clock", 1200.0 * load_busy * 0.003},  // 151.2
+      // 1280 flops x 48 busy cycles; load 1200 x its busy cycles; dma 600 x channel-cycles;
+      // vector 4 lanes x 96 = 384 x 0; controller 800 and store 400 every one of 208 cycles.
+      {"neurons_clock", 1280 * 48 * 0.003},        // 184.32
+      {"load_clock", 1200.0 * load_busy * 0.003},  // 108
       {"dma_clock", 600.0 * dma_busy * 0.003},     // 212.4
       {"vector_clock", 0.0},
-      {"controller_clock", 800 * 220 * 0.003},  // 528
-      {"store_clock", 400 * 220 * 0.003},       // 264
-      // Logic leakage, 10 mW/mm2 at 1 GHz = 10 pJ per mm2-cycle, 220 cycles; areas (um2):
+      {"controller_clock", 800 * 208 * 0.003},  // 499.2
+      {"store_clock", 400 * 208 * 0.003},       // 249.6
+      // Logic leakage, 10 mW/mm2 at 1 GHz = 10 pJ per mm2-cycle, 208 cycles; areas (um2):
       // neurons 32 x (282 + 36) + 8 x 137 + 1280 flops x 4.522 = 17060.16; controller 20000 x 0.798
       // = 15960; dma 15000 x 0.798 = 11970; load 30000 x 0.798 = 23940; store 10000 x 0.798 = 7980;
       // vector 4 x (3495 + 137) + 3495 = 18023.
-      {"neurons_logic_leakage", 17060.16e-6 * 10 * 220},  // 37.532352
-      {"controller_logic_leakage", 15960e-6 * 10 * 220},  // 35.112
-      {"dma_logic_leakage", 11970e-6 * 10 * 220},         // 26.334
-      {"load_logic_leakage", 23940e-6 * 10 * 220},        // 52.668
-      {"store_logic_leakage", 7980e-6 * 10 * 220},        // 17.556
-      {"vector_logic_leakage", 18023e-6 * 10 * 220},      // 39.6506
-      // Leakage 0.41 uW/KiB at 1 GHz = 0.00041 pJ per KiB-cycle, over 220 cycles:
-      {"l2_leakage", 64 * 220 * 0.00041},  // 5.7728
-      {"l1_leakage", 1 * 220 * 0.00041},   // 0.0902
+      {"neurons_logic_leakage", 17060.16e-6 * 10 * 208},  // 35.485133
+      {"controller_logic_leakage", 15960e-6 * 10 * 208},  // 33.1968
+      {"dma_logic_leakage", 11970e-6 * 10 * 208},         // 24.8976
+      {"load_logic_leakage", 23940e-6 * 10 * 208},        // 49.7952
+      {"store_logic_leakage", 7980e-6 * 10 * 208},        // 16.5984
+      {"vector_logic_leakage", 18023e-6 * 10 * 208},      // 37.48784
+      // Leakage 0.41 uW/KiB at 1 GHz = 0.00041 pJ per KiB-cycle, over 208 cycles:
+      {"l2_leakage", 64 * 208 * 0.00041},  // 5.45792
+      {"l1_leakage", 1 * 208 * 0.00041},   // 0.08528
   };
   double total = 0;
   for (const auto& [action, value] : expected) {
     EXPECT_NEAR(pj(s, action), value, 1e-9) << action;
     total += value;
   }
-  // Dynamic 36,627.541 + clock 1,386.0 + logic leakage 208.852952 + SRAM leakage 5.863.
-  EXPECT_NEAR(total, 38228.256954, 1e-6);
+  // Dynamic 36,542.900 + clock 1,253.52 + logic leakage 197.460973 + SRAM leakage 5.54320.
+  EXPECT_NEAR(total, 37999.423854, 1e-6);
   EXPECT_NEAR(s["energy"]["total_pj"].get<double>(), total, 1e-9);
-  EXPECT_NEAR(s["energy"]["leakage_pj"].get<double>(), 5.7728 + 0.0902 + 94933.16e-6 * 10 * 220,
+  EXPECT_NEAR(s["energy"]["leakage_pj"].get<double>(), 5.45792 + 0.08528 + 94933.16e-6 * 10 * 208,
               1e-9);
   // Per layer (layers.csv): input:x = its move (32 B DRAM + 64 B fetch, 32 B L2 write, one
   // descriptor) = 96 x 64 + 32 x l2 + desc = 6242.995 pJ.
@@ -386,8 +388,8 @@ TEST(Energy, HandComputedSmallConvOnTiny) {
   ASSERT_EQ(layers.rows.size(), 3u);
   EXPECT_EQ(layers.rows[0].at("energy_pj"), "6242.995");
   EXPECT_NEAR(96 * 64.0 + 32 * l2 + desc, 6242.995, 0.0005);
-  // Power at 1 GHz over 220 ns; TOPS/W = 2 x 1152 / total pJ.
-  EXPECT_NEAR(s["power_mw"].get<double>(), total * 1e-12 / 220e-9 * 1e3, 1e-9);
+  // Power at 1 GHz over 208 ns; TOPS/W = 2 x 1152 / total pJ.
+  EXPECT_NEAR(s["power_mw"].get<double>(), total * 1e-12 / 208e-9 * 1e3, 1e-9);
   EXPECT_NEAR(s["tops_per_watt"].get<double>(), 2304 / total, 1e-15);
 }
 

@@ -71,23 +71,25 @@ TEST(WeightPrefetch, NextWeightedLayerLoadsDuringTheOneBefore) {
   // channel 0 while x's move transfers and start when it ends, 343: 4 cycles, + 100 = 447.
   // b's weights are set up on channel 1 from 343 and start when a's weights end, 415: 4096 / 16
   // = 256 bus cycles to 671, + 100 = 771; its biases on channel 0 from 415 start at 447, the bus
-  // free at 671, 64 cycles to 735, + 100 = 835. Both land while a computes (448-1989). p (2x2
-  // stride 2 over 16 x 16, one tile) runs as one stream over its input (2 runs of 64 and 56
-  // positions, 2 shifted writes per run and channel instead of 16), its load port's reads now
-  // the longer part: it ends at 2122 (2258 row by row). b starts one dispatch cycle later, 2123,
-  // and runs its 1,051 cycles to 3174; the output's 16 KiB: 3175 + 8 + 1024 + 100 = 4307 (4443
-  // with p row by row, 4493 with the batch decoded after its last byte and each move set up
-  // after the previous one). With the one-step lead b's moves waited for a's tile: 4653 cycles
-  // in all then.
-  EXPECT_EQ(top.run(), 4307u);
+  // free at 671, 64 cycles to 735, + 100 = 835. Both land while a computes (448-1827: its 16
+  // output rows back to back in 4 runs, 2 groups x 3 fills of 64, 64 and 24 compute cycles =
+  // 1,216, + its first fill's 40 writes + 16 cycles at each of the 7 later group starts, whose
+  // first fill's 40 writes follow a 24-cycle fill; 1989 when it walked the padded stream's 5
+  // runs). p (2x2 stride 2 over 16 x 16, one tile) runs as one stream over its input (2 runs of
+  // 64 and 56 positions, 2 shifted writes per run and channel instead of 16), its load port's
+  // reads now the longer part: it ends at 1960 (133 cycles after a). b starts one dispatch cycle
+  // later, 1961, and runs its 1,051 cycles to 3012; the output's 16 KiB: 3013 + 8 + 1024 + 100 =
+  // 4145 (4307 with a's padded stream, 4493 with the batch decoded after its last byte and each
+  // move set up after the previous one). With the one-step lead b's moves waited for a's tile.
+  EXPECT_EQ(top.run(), 4145u);
   EXPECT_EQ(rec.descriptors[5].start, 415u);  // took channel 1 when a's weights ended
   EXPECT_EQ(rec.descriptors[5].end, 771u);
   EXPECT_EQ(rec.descriptors[6].start, 447u);
   EXPECT_EQ(rec.descriptors[6].end, 835u);
-  EXPECT_EQ(rec.descriptors[3].end, 1989u);
-  EXPECT_EQ(rec.descriptors[4].end, 2122u);
-  EXPECT_EQ(rec.descriptors[7].start, 2123u);
-  EXPECT_EQ(rec.descriptors[7].end, 3174u);
+  EXPECT_EQ(rec.descriptors[3].end, 1827u);
+  EXPECT_EQ(rec.descriptors[4].end, 1960u);
+  EXPECT_EQ(rec.descriptors[7].start, 1961u);
+  EXPECT_EQ(rec.descriptors[7].end, 3012u);
 }
 
 // x (8 x 64 x 64 = 32 KiB) -> a: conv 3x3 stride 2, 8 channels, on the seed with the flat DRAM
@@ -149,10 +151,11 @@ TEST(ChunkedInput, FirstTileStartsOnTheFirstRows) {
 // DRAM pipe (16 B per bus cycle, 100 cycles latency, DMA setup 8). a's 64-wide output rows take
 // the whole height in one tile by themselves (band_rows), which waited for the whole input: one
 // 32 KiB move, 107 + 8 setup + 32,768 / 16 = 2,048 bus cycles + 100 = 2,263, the tile from 2,368
-// to 12,421 and the output's 32 KiB store 8 + 2,048 + 100 = 2,156 more: 14,578 cycles. As the
-// first reader of a chunked graph input it is cut into row bands (planner/lower/stream_io.cpp;
-// its closed form: 4 bands of 16 rows predicted 12,992 cycles against 14,192 for one tile), each
-// tile after the chunk that brings its rows, halo included.
+// and the output's 32 KiB store 8 + 2,048 + 100 = 2,156 more after it. As the first reader of a
+// chunked graph input it is cut into row bands (planner/lower/stream_io.cpp; its closed form
+// keeps 10 bands of 7 rows, ceil(64 / 10), the last of 1: with the output rows walked back to back
+// a band of r rows is r runs of the 64 neurons, so short bands add no run tails), each tile after
+// the chunk that brings its rows, halo included; the chunks are 8 rows (an eighth of the input).
 TEST(StreamedInput, FirstConvStartsAfterTheFirstBandsMove) {
   ArchConfig arch;
   arch.dram.model = "simple";
@@ -163,39 +166,40 @@ TEST(StreamedInput, FirstConvStartsAfterTheFirstBandsMove) {
     if (e.kind == DescKind::kOp) tiles.push_back(e.id);
     if (e.kind == DescKind::kMove && l.list.layers[e.layer] == "input:x") chunks.push_back(e.id);
   }
-  ASSERT_EQ(tiles.size(), 4u);
-  ASSERT_EQ(chunks.size(), 4u);
-  // Band k: output rows [16k, 16k + 16), input rows [16k - 1, 16k + 17). Chunk 0: rows 0-16, 17
-  // rows of every channel (8 rows of 17 x 64 = 1,088 B at the 4,096 B plane stride); chunks 1
-  // and 2 the next 16 rows each, chunk 3 the last 15.
-  EXPECT_EQ(d[chunks[0]].move.rows, 8u);
-  EXPECT_EQ(d[chunks[0]].move.row_bytes, 1088u);
-  EXPECT_EQ(d[chunks[1]].move.row_bytes, 1024u);
-  EXPECT_EQ(d[chunks[3]].move.row_bytes, 960u);
-  // Tile 0 waits for chunk 0 and the weights and biases (staged once: one channel block); tile
-  // 1 (input rows 15-33) for chunks 0 and 1.
+  ASSERT_EQ(tiles.size(), 10u);
+  ASSERT_EQ(chunks.size(), 8u);
+  // Band k: output rows [7k, 7k + 7), input rows [7k - 1, 7k + 8). Chunk j: input rows [8j, 8j +
+  // 8) of every channel (8 rows of 8 x 64 = 512 B at the 4,096 B plane stride).
+  for (uint32_t c : chunks) {
+    EXPECT_EQ(d[c].move.rows, 8u);
+    EXPECT_EQ(d[c].move.row_bytes, 512u);
+  }
+  // Tile 0 (input rows 0-7) waits for chunk 0 and the weights and biases (staged once: one
+  // channel block); tile 1 (input rows 6-15) for chunks 0 and 1; tile 2 (13-22) for chunks 1 and
+  // 2.
   EXPECT_EQ(d[tiles[0]].deps, (std::vector<uint32_t>{0, 1, 2}));
   EXPECT_EQ(d[tiles[1]].deps, (std::vector<uint32_t>{0, 1, 2, chunks[1]}));
+  EXPECT_EQ(d[tiles[2]].deps, (std::vector<uint32_t>{1, 2, chunks[1], chunks[2]}));
+  EXPECT_EQ(d[tiles[2]].op.row_begin, 14u);
+  EXPECT_EQ(d[tiles[9]].op.row_end - d[tiles[9]].op.row_begin, 1u);
 
   SimOptions sim;
   StatRegistry stats;
   RunRecord rec;
   Top top("top", arch, sim, l.list, stats, rec);
   const uint64_t cycles = top.run();
-  // As in ChunkedInput above: chunk 0 on channel 0 from 107, setup to 115, 8,704 / 16 = 544 bus
-  // cycles to 659, + 100 latency = 759. The 576 B of weights on channel 1 from 111: setup to
-  // 119, the bus free at 659, 36 cycles to 695, + 100 = 795. The 32 B of biases (one 64 B burst)
-  // set up on channel 0 while chunk 0 transfers, start at 759: 4 bus cycles, + 100 = 863; tile 0
-  // one dispatch cycle later, 864 (2,368 in one tile: 1,504 earlier).
-  EXPECT_EQ(rec.descriptors[chunks[0]].end, 759u);
-  EXPECT_EQ(rec.descriptors[1].end, 795u);
-  EXPECT_EQ(rec.descriptors[2].end, 863u);
-  EXPECT_EQ(rec.descriptors[tiles[0]].start, 864u);
-  // The four tiles end at 11,227: 10,363 cycles against the one tile's 10,053 (three more
-  // first fills and run tails: +310); then the one store, 11,228 + 2,156 = 13,384 (1,194 fewer
-  // than 14,578 = 1,504 - 310).
-  EXPECT_EQ(rec.descriptors[tiles[3]].end, 11227u);
-  EXPECT_EQ(cycles, 13384u);
+  // As in ChunkedInput above: chunk 0 on channel 0 from 107, setup to 115, 4,096 / 16 = 256 bus
+  // cycles to 371, + 100 latency = 471. The 576 B of weights on channel 1 from 111: setup to
+  // 119, the bus free at 371, 36 cycles to 407, + 100 = 507. The 32 B of biases (one 64 B burst)
+  // set up on channel 0 while chunk 0 transfers, start at 471: 4 bus cycles, + 100 = 575; tile 0
+  // one dispatch cycle later, 576 (2,368 in one tile: 1,792 earlier).
+  EXPECT_EQ(rec.descriptors[chunks[0]].end, 471u);
+  EXPECT_EQ(rec.descriptors[1].end, 507u);
+  EXPECT_EQ(rec.descriptors[2].end, 575u);
+  EXPECT_EQ(rec.descriptors[tiles[0]].start, 576u);
+  // The ten tiles end at 10,350; then the one store, 10,351 + 2,156 = 12,507.
+  EXPECT_EQ(rec.descriptors[tiles[9]].end, 10350u);
+  EXPECT_EQ(cycles, 12507u);
 }
 
 // x (8 x 32 x 64 = 16 KiB, below the 32 KiB of a chunked load) -> a: conv 3x3 stride 2 pad 1,

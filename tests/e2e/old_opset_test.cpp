@@ -89,13 +89,14 @@ TEST(ExporterIdioms, OcrRecogniserMatchesReference) { expect_matches("tiny_ocr",
 
 // conv1 (hard-swish fused), conv2 (its "gate" Mul(c2, HardSigmoid(c2)) is a hard-swish, fused),
 // gap, fc: 4 layers checked (the Flatten is a view), as for hard_swish_cnn_fused.onnx (HardSigmoid
-// and Mul ops). 1,577 cycles both (layers.csv, descriptors.csv): the input's DMA 44-175 on
+// and Mul ops). 1,474 cycles both (layers.csv, descriptors.csv): the input's DMA 44-175 on
 // channel 0, conv1's weights 49-234 on channel 1 and its bias 175-340 behind the input on channel
-// 0, conv1 300 from 341, conv2 781, gap 83, fc 19, the output's DMA 49 (1,528-1,577). (1,809 and
-// 6 layers while the HardSigmoid and the Mul were layers of their own.)
+// 0, conv1 271 from 341, conv2 707 (their output rows walked back to back: 300 and 781 over the
+// padded stream, 1,577 in all), gap 83, fc 19, the output's DMA 49 (1,425-1,474). (1,809 and 6
+// layers while the HardSigmoid and the Mul were layers of their own.)
 TEST(ExporterIdioms, HardSwishWrittenOutMatchesReference) {
-  EXPECT_EQ(expect_matches("hard_swish_cnn", 1, 4), 1577u);
-  EXPECT_EQ(expect_matches("hard_swish_cnn_fused", 1, 4), 1577u);
+  EXPECT_EQ(expect_matches("hard_swish_cnn", 1, 4), 1474u);
+  EXPECT_EQ(expect_matches("hard_swish_cnn_fused", 1, 4), 1474u);
 }
 
 // GELU in its tanh form (PyTorch's approximate='tanh' export; make_gelu_tanh_fixtures.py) imported
@@ -105,27 +106,28 @@ TEST(ExporterIdioms, GeluTanhFormMatchesReference) { expect_matches("gelu_tanh_t
 // SiLU written as Mul(x, Sigmoid(x)) (make_silu_fixtures.py, torchvision's efficientnet_b0 form)
 // imported as one kSilu activation: SiLU of the input (an activation layer), conv1 + SiLU, conv2 +
 // SiLU (both fused into the conv's post-op), gap + the gate's Sigmoid, the gate Mul: 5 layers
-// checked. 673 cycles = the input's DMA ending at 135, then (layers.csv) act0 16, conv1 181 from
-// 306 (its bias, behind the input on DMA channel 0, ends at 305), conv2 42, gap 35, gate 21 (its
-// per-channel gate from the kernel region: one line write per run, not two) and the output's DMA
-// 84 (589 + 84). The activation is a lookup on the store path, so its kind moves no cycle: the
-// same network with Relu in place of each SiLU (silu_cnn_relu.onnx) takes the same 673.
+// checked. 670 cycles = the input's DMA ending at 135, then (layers.csv) act0 16, conv1 178 from
+// 306 (its bias, behind the input on DMA channel 0, ends at 305; its output rows walked back to
+// back, 181 over the padded stream), conv2 42, gap 35, gate 21 (its per-channel gate from the
+// kernel region: one line write per run, not two) and the output's DMA 84 (586 + 84). The
+// activation is a lookup on the store path, so its kind moves no cycle: the same network with
+// Relu in place of each SiLU (silu_cnn_relu.onnx) takes the same 670.
 TEST(ExporterIdioms, SiluAsSigmoidMulMatchesReference) {
-  EXPECT_EQ(expect_matches("silu_cnn", 1, 5), 673u);
-  EXPECT_EQ(expect_matches("silu_cnn_relu", 1, 5), 673u);
+  EXPECT_EQ(expect_matches("silu_cnn", 1, 5), 670u);
+  EXPECT_EQ(expect_matches("silu_cnn_relu", 1, 5), 670u);
 }
 
 // Hard-swish written as Mul(x, HardSigmoid(x)) (make_silu_fixtures.py, torchvision's
 // mobilenet_v3 at opset 13) imported as one kHardSwish activation: conv1 + hard-swish, conv2 +
 // hard-swish (fused into the conv's post-op), gap + the gate's HardSigmoid, the gate Mul: 4 layers
-// checked, bit-exact. 673 cycles = the input's DMA 44-135 on channel 0, conv1's weights 49-200 on
+// checked, bit-exact. 670 cycles = the input's DMA 44-135 on channel 0, conv1's weights 49-200 on
 // channel 1 and its bias 135-305 behind the input on channel 0 (descriptors.csv), then
-// (layers.csv) conv1 181 from 306, conv2 42, gap 35, gate 21 and the output's DMA 84 (589-673);
-// the same network written with the HardSwish op (hswish_cnn_fused.onnx) is the same layers, the
-// same 673.
+// (layers.csv) conv1 178 from 306 (its rows back to back), conv2 42, gap 35, gate 21 and the
+// output's DMA 84 (586-670); the same network written with the HardSwish op
+// (hswish_cnn_fused.onnx) is the same layers, the same 670.
 TEST(ExporterIdioms, HardSwishAsHardSigmoidMulMatchesReference) {
-  EXPECT_EQ(expect_matches("hswish_cnn", 1, 4), 673u);
-  EXPECT_EQ(expect_matches("hswish_cnn_fused", 1, 4), 673u);
+  EXPECT_EQ(expect_matches("hswish_cnn", 1, 4), 670u);
+  EXPECT_EQ(expect_matches("hswish_cnn_fused", 1, 4), 670u);
 }
 
 }  // namespace

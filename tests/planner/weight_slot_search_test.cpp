@@ -173,34 +173,37 @@ TEST(WeightSlotSearch, KeepsAutosStartWithinATenthOfAPercent) {
   EXPECT_EQ(l.mapping[0].predicted_cycles, 100000u);
 }
 
-// inception_v3 on the seed (1 MiB of L2, activations fused as a run fuses them). From auto's
-// picks the slot search keeps 32 KiB (9 picks; 64 KiB, 34 picks, is predicted 4.8 % dearer: its
-// im2col rings spill Mixed_7c's inputs); without the picks it takes 64 KiB (predicted 1.9 % below
-// its 32 KiB), 0.38 % below the best from the picks, so that plan is lowered (simulated
-// 27,580,591 cycles against 28,305,784: docs/figures.md). The rule before kept 32 KiB.
-TEST(WeightSlotSearch, InceptionV3PlansWithoutTheIm2colPicksAt64KiB) {
+// alexnet (configs/networks/zoo) on the seed (1 MiB of L2, activations fused as a run fuses
+// them). From auto's picks the slot search keeps 64 KiB (3 picks; predicted 7,363,854 cycles
+// against 7,522,650 at the default 32 KiB; at 128 KiB the picks' im2col rings do not fit beside
+// the activations); without the picks it takes 128 KiB (5 picks made, none taken: 7,333,782 <
+// 7,522,650 x 0.99), 0.41 % below the best from the picks (7,333,782 < 7,363,854 x 0.999 =
+// 7,356,490), so that plan is lowered. (On inception_v3, where this rule first showed, the picks
+// now win: its 3x3 tiles' rows back to back and hybrid tails make positions cheaper.)
+TEST(WeightSlotSearch, AlexnetPlansWithoutTheIm2colPicksAt128KiB) {
   ArchConfig arch = load_arch(kDir + "/configs/arch/seed.yaml");
-  Graph g = load_network(kDir + "/configs/networks/inception_v3.onnx", 0, 0, 1);
+  Graph g = load_network(kDir + "/configs/networks/zoo/alexnet.onnx", 0, 0, 1);
   fuse_activations(&g);
   arch.lowering.mapping = "search";
   const Lowered s = lower(g, arch, LowerOptions());
-  EXPECT_EQ(s.weight_slot_bytes, 65536u);
+  EXPECT_EQ(s.weight_slot_bytes, 131072u);
   EXPECT_FALSE(s.search_from_im2col);
-  EXPECT_EQ(s.im2col_picks, 34u);
+  EXPECT_EQ(s.im2col_picks, 5u);
   // The two searches' bests, each lowered at its slot alone (a given slot is not searched; the
   // start is the options').
   LowerOptions without;
   without.search_from_im2col = false;
-  arch.lowering.weight_slot_bytes = 32768;
+  arch.lowering.weight_slot_bytes = 65536;
   const Lowered a = lower(g, arch, LowerOptions());
   EXPECT_TRUE(a.search_from_im2col);
-  EXPECT_EQ(a.im2col_picks, 9u);
-  arch.lowering.weight_slot_bytes = 65536;
+  EXPECT_EQ(a.im2col_picks, 3u);
+  arch.lowering.weight_slot_bytes = 131072;
   const Lowered b = lower(g, arch, without);
   const uint64_t pa = predicted_plan_cycles(a, arch), pb = predicted_plan_cycles(b, arch);
+  EXPECT_EQ(pa, 7363854u);
+  EXPECT_EQ(pb, 7333782u);
   EXPECT_EQ(predicted_plan_cycles(s, arch), pb);
-  // Measured: 29,325,781 < 29,436,979 x 0.999 = 29,407,542.
-  EXPECT_LT(double(pb), double(pa) * (1 - kPlanMinGain)) << pa << " " << pb;
+  EXPECT_LT(double(pb), double(pa) * (1 - kPlanMinGain));
 }
 
 }  // namespace

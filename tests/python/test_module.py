@@ -175,7 +175,7 @@ check("out=None: output_dir", (d["out_dir"], os.path.exists(os.path.join(od, "ru
 
 # temp=True: nothing left behind, on success or failure; keep=True keeps it.
 t = strider.run("configs/runs/default.yaml", temp=True)
-check("temp run", (t["summary"]["cycles"], t["out_dir"]), (6963, None))  # as the default run
+check("temp run", (t["summary"]["cycles"], t["out_dir"]), (6282, None))  # as the default run
 kept = strider.run("configs/runs/default.yaml", temp=True, keep=True)
 check("kept", os.path.exists(os.path.join(kept["out_dir"], "summary.json")), True)
 shutil.rmtree(kept["out_dir"])
