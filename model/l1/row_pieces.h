@@ -8,9 +8,9 @@
 // pad_right elements, so its block is the span [first window start, last window end) of that
 // stream cut at each padded row end; otherwise (output rows back to back: a strided tile's
 // default, or a stride-1 one's when shorter) a run reads one block per output row it touches,
-// from its first window's start to its last window's end. Pad columns and pad rows are virtual (made in
-// the block, never stored), so each piece is clipped to the stored row and columns, and a piece
-// wholly in padding reads nothing. Consecutive pieces of one block that are back to back in
+// from its first window's start to its last window's end. Pad columns and pad rows are virtual
+// (made in the block, never stored), so each piece is clipped to the stored row and columns, and
+// a piece wholly in padding reads nothing. Consecutive pieces of one block that are back to back in
 // memory (no horizontal padding, rows `w` bytes apart) are one piece.
 // One AccessPattern per piece covers the input channels that read it: `count` channels at the
 // input's channel stride (a conv group's input channels, or for depthwise convolutions and

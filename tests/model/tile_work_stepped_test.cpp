@@ -510,7 +510,9 @@ bool streams(const Tile& t, int i) {
   const bool other = i % 2 == 1 && traversal_applies(t.op, t.l1, !stride_one(t.op));
   return stride_one(t.op) != other;
 }
-bool hybrid(const Tile& t, int i) { return i % 4 != 3 && hybrid_tail_applies(t.op, t.nc, t.stream); }
+bool hybrid(const Tile& t, int i) {
+  return i % 4 != 3 && hybrid_tail_applies(t.op, t.nc, t.stream);
+}
 
 void row_pieces(const Tile& t, std::vector<AccessPattern>& out) {
   input_row_pieces(t.op, t.l1, t.nc, t.stream,

@@ -132,7 +132,8 @@ TEST(TileWork, K3HybridTailRunsItsValidPositionsInTheIm2colForm) {
   EXPECT_EQ(w.tail_skipped, 6u);
   EXPECT_EQ(w.pipeline_cycles, 1934u);
   EXPECT_EQ(w.write_span_cycles, 1924u);
-  EXPECT_EQ(tile_traversal(c.op, c.l1, c.nc, kPort, stride_one(c.op), false).pipeline_cycles, 2166u);
+  EXPECT_EQ(tile_traversal(c.op, c.l1, c.nc, kPort, stride_one(c.op), false).pipeline_cycles,
+            2166u);
   EXPECT_EQ(w.runs, 5u + 4u);  // 5 position runs + 1 channel run x 4 groups of positions
   EXPECT_EQ(w.fills, 40u + 8u);
   EXPECT_EQ(w.line_writes, 1872u + 32u);
