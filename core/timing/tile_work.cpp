@@ -243,7 +243,7 @@ void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Con
   // One stream of virtual rows of wp positions, the last row stopping at its last valid output
   // (stride 1, or a strided stream). Otherwise output rows back to back (strided, or a stride-1
   // tile walking its rows).
-  const uint64_t positions = crossing ? (rows - 1) * wp + wo : rows * wo;
+  const uint64_t positions = traversal_positions(op, stream);
   // The runs cover the stream up to runs_end; a hybrid's tail (its valid positions beyond) follows.
   const HybridSplit split = hybrid ? hybrid_split(op, nc, stream) : HybridSplit{};
   const uint64_t tail = split.tail_positions;
@@ -492,15 +492,20 @@ bool traversal_applies(const OpDesc& op, const L1Config& l1, bool stream) {
   return stream ? strided_stream_applies(op, l1) : rows_back_to_back_applies(op, l1);
 }
 
+uint64_t traversal_positions(const OpDesc& op, bool stream) {
+  const uint64_t rows = op.row_end - op.row_begin, wo = op.output.w;
+  const uint64_t wp = uint64_t(op.input.w) + op.pad_left + op.pad_right;
+  return stream ? (rows - 1) * wp + wo : rows * wo;
+}
+
 HybridSplit hybrid_split(const OpDesc& op, const NeuronConfig& nc, bool stream) {
   const uint64_t rows = op.row_end - op.row_begin, wo = op.output.w;
   const uint64_t wp = uint64_t(op.input.w) + op.pad_left + op.pad_right;
-  const bool crossing = stream;
-  const uint64_t positions = crossing ? (rows - 1) * wp + wo : rows * wo;
+  const uint64_t positions = traversal_positions(op, stream);
   if (positions <= nc.count || positions % nc.count == 0) return {};
   const uint64_t runs_end = positions / nc.count * nc.count;
   // Valid outputs before runs_end: whole virtual rows of wp positions hold wo each.
-  const uint64_t before = crossing ? runs_end / wp * wo + std::min(runs_end % wp, wo) : runs_end;
+  const uint64_t before = stream ? runs_end / wp * wo + std::min(runs_end % wp, wo) : runs_end;
   return {positions - runs_end, rows * wo - before};
 }
 

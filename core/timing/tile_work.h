@@ -176,6 +176,11 @@ bool rows_back_to_back_applies(const OpDesc& op, const L1Config& l1);
 // Whether `op`'s windows move one element at a time both ways (stride 1 x 1).
 bool stride_one(const OpDesc& op);
 
+// The positions a positions-mapping window tile's traversal walks per output channel: with
+// `stream` one stream of virtual rows of W + pad_left + pad_right positions, the last stopping at
+// its last valid output ((rows - 1) x that + W_out), else its output rows back to back.
+uint64_t traversal_positions(const OpDesc& op, bool stream);
+
 // Whether a positions tile may walk its input as `stream` says (tile_traversal): its plain
 // traversal (one stream when stride_one, else its rows back to back), or the other one where
 // rows_back_to_back_applies / strided_stream_applies.

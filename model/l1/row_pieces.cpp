@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/timing/tile_work.h"
+
 namespace strider {
 namespace {
 
@@ -49,10 +51,9 @@ void input_row_pieces(const OpDesc& op_in, const L1Config& l1, const NeuronConfi
   const TensorRef& in = op.input;
   const std::vector<ChannelSet> sets = channel_sets(op, nc);
   const int64_t h = in.h, w = in.w, wp = w + op.pad_left + op.pad_right;
-  const uint64_t rows = op.row_end - op.row_begin, wo = op.output.w;
-  const bool crossing = stream;
+  const uint64_t wo = op.output.w;
   const int64_t step = op.stride_w;  // stream elements between consecutive positions
-  const uint64_t positions = (crossing ? (rows - 1) * wp + wo : rows * wo) - tail;
+  const uint64_t positions = traversal_positions(op, stream) - tail;
   // A kernel row wider than a line is read in parts of equal width (the last narrower).
   const uint64_t parts = cdiv(op.kernel_w, l1.line_bytes);
   const uint64_t width = cdiv(op.kernel_w, parts);
@@ -89,7 +90,7 @@ void input_row_pieces(const OpDesc& op_in, const L1Config& l1, const NeuronConfi
         const int64_t extra = int64_t((wj - 1) * op.dilation_w + 1);
         const int64_t shift = int64_t(kw0 * op.dilation_w);
         std::fill(last.begin(), last.end(), kNone);
-        if (crossing) {
+        if (stream) {
           // Padded-stream elements [lo, hi): output position p of the tile's stream reads
           // element stride x p from padded row row_begin x stride + kh x dilation_h (+ kernel
           // column).
