@@ -183,8 +183,17 @@ TEST(NeuronArrayTb, FirstConvTileExactCycles) {
   EXPECT_EQ(b.stats.get("neurons.macs"), 6912u);  // 256 outputs x 27
 }
 
-// A 1x1 conv hybrid tile, functional: 16 input channels of 2 x 6 at L2 0 -> 8 channels, bias,
-// x 5 / 2^7; 12 positions on tiny's 8 neurons, the last 4 in the channels form.
+// A hybrid conv tile, functional, on tiny with random inputs and weights (its seed, their bytes
+// at L2 kIn and kWeights), 8 output channels with bias x 5 / 2^7; `shape` sets its tensors,
+// kernel, pads and extent, `load_end` is when the load unit's last (tail) fill is written.
+struct HybridCase {
+  uint32_t seed = 0;
+  size_t input_bytes = 0, weight_bytes = 0;
+  uint64_t load_end = 0;
+  bool pad_in_block = true;
+  void (*shape)(OpDesc& op) = nullptr;
+};
+
 struct HybridBench : sc_core::sc_module {
   ArchConfig arch = tiny();
   ClockDomain clock{1000.0};
@@ -192,6 +201,7 @@ struct HybridBench : sc_core::sc_module {
   RunRecord record;
   L2Sram l2{arch.l2, true, stats};
   LatencyFifo<TileToken> in{"in", 0}, out{"out", 1};
+  HybridCase c;
   Descriptor d;
   std::vector<int8_t> input, weights;
   std::vector<int32_t> bias = {-300, 0, 90, 1000, -5, 7, 64, -1000};
@@ -199,10 +209,11 @@ struct HybridBench : sc_core::sc_module {
   uint64_t taken = 0;
   std::unique_ptr<NeuronArray> unit;
 
-  explicit HybridBench(sc_core::sc_module_name n) : sc_core::sc_module(n) {
-    std::mt19937 rng(17);
-    for (int i = 0; i < 16 * 12; ++i) input.push_back(int8_t(int(rng() % 256) - 128));
-    for (int i = 0; i < 8 * 16; ++i) weights.push_back(int8_t(int(rng() % 255) - 127));
+  HybridBench(sc_core::sc_module_name n, const HybridCase& hc) : sc_core::sc_module(n), c(hc) {
+    arch.l1.pad_in_block = c.pad_in_block;
+    std::mt19937 rng(c.seed);
+    for (size_t i = 0; i < c.input_bytes; ++i) input.push_back(int8_t(int(rng() % 256) - 128));
+    for (size_t i = 0; i < c.weight_bytes; ++i) weights.push_back(int8_t(int(rng() % 255) - 127));
     l2.write(kIn, input.data(), input.size());
     l2.write(kWeights, weights.data(), weights.size());
     l2.write(kBias + 256, reinterpret_cast<const int8_t*>(bias.data()), 32);
@@ -210,15 +221,10 @@ struct HybridBench : sc_core::sc_module {
     d.kind = DescKind::kOp;
     OpDesc& op = d.op;
     op.op = OpCode::kConv;
-    op.input = TensorRef{MemSpace::kL2, kIn, 16, 2, 6, 6, 12, 1};
-    op.output = TensorRef{MemSpace::kL2, 4096, 8, 2, 6, 6, 12, 1};
-    op.weights = TensorRef{MemSpace::kL2, kWeights, 8, 1, 16, 16, 16, 1};
+    c.shape(op);
     op.bias = TensorRef{MemSpace::kL2, kBias + 256, 8, 1, 1, 4, 4, 4};
-    op.kernel_h = op.kernel_w = 1;
     op.requant_multiplier = 5;
     op.requant_shift = 7;
-    op.row_end = 2;
-    op.ch_end = 8;
     record.descriptors.resize(1);
     unit = std::make_unique<NeuronArray>("neurons", arch.neurons, clock, true, l2, in, out, record,
                                          stats);
@@ -230,7 +236,7 @@ struct HybridBench : sc_core::sc_module {
     TileToken t;
     t.desc = &d;
     t.work = compute_tile_work(d.op, arch.l1, arch.neurons, arch.l2.port_bytes_per_cycle);
-    t.load_end = 24;  // the load unit's last (tail) fill written at 24
+    t.load_end = c.load_end;
     in.write(std::move(t));
   }
   void sink() {
@@ -238,6 +244,17 @@ struct HybridBench : sc_core::sc_module {
     taken = clock.now();
   }
 };
+
+// A 1x1 conv hybrid tile: 16 input channels of 2 x 6 at L2 0 -> 8 channels; 12 positions on
+// tiny's 8 neurons, the last 4 in the channels form; its tail fill written at 24.
+const HybridCase kPointwiseHybrid{17, 16 * 12, 8 * 16, 24, true, [](OpDesc& op) {
+  op.input = TensorRef{MemSpace::kL2, kIn, 16, 2, 6, 6, 12, 1};
+  op.output = TensorRef{MemSpace::kL2, 4096, 8, 2, 6, 6, 12, 1};
+  op.weights = TensorRef{MemSpace::kL2, kWeights, 8, 1, 16, 16, 16, 1};
+  op.kernel_h = op.kernel_w = 1;
+  op.row_end = 2;
+  op.ch_end = 8;
+}};
 
 // Tiny: 8 neurons x 4 MAC lanes, 8 accumulators, 16-byte lines, post-op 2. The run of 8
 // positions: one fill of the 16 input channels (16 shifted writes), 8 channels x ceil(16 / 4) =
@@ -247,7 +264,7 @@ struct HybridBench : sc_core::sc_module {
 // post-ops at 50; the run's group of 8 channels is out at 32 + 2 = 34. Every output equals the
 // plain 1x1 convolution's.
 TEST(NeuronArrayTb, HybridTileExactCyclesAndBitExact) {
-  HybridBench b("hybrid");
+  HybridBench b("hybrid", kPointwiseHybrid);
   sc_core::sc_start();
   ASSERT_EQ(b.results.size(), 1u);
   EXPECT_EQ(b.results[0].work.tail_positions, 4u);
@@ -268,65 +285,19 @@ TEST(NeuronArrayTb, HybridTileExactCyclesAndBitExact) {
   EXPECT_EQ(b.results[0].output, want);
 }
 
-// A 3x3 conv hybrid tile, functional (LoadUnitTb.K3HybridTileExactCycles's tile): 2 input
-// channels of 4 x 4 at L2 0, pad 1 -> 8 channels, bias, x 5 / 2^7; the padded stream of 3 x 6 + 4
-// = 22 positions on tiny's 8 neurons runs 2 runs, then output row 3 (4 positions) in the im2col
-// form.
-struct K3HybridBench : sc_core::sc_module {
-  ArchConfig arch = tiny();
-  ClockDomain clock{1000.0};
-  StatRegistry stats;
-  RunRecord record;
-  L2Sram l2{arch.l2, true, stats};
-  LatencyFifo<TileToken> in{"in", 0}, out{"out", 1};
-  Descriptor d;
-  std::vector<int8_t> input, weights;
-  std::vector<int32_t> bias = {-300, 0, 90, 1000, -5, 7, 64, -1000};
-  std::vector<TileToken> results;
-  uint64_t taken = 0;
-  std::unique_ptr<NeuronArray> unit;
-
-  explicit K3HybridBench(sc_core::sc_module_name n) : sc_core::sc_module(n) {
-    arch.l1.pad_in_block = false;  // the tile keeps its padded stream (LoadUnitTb's K3 tile)
-    std::mt19937 rng(23);
-    for (int i = 0; i < 2 * 16; ++i) input.push_back(int8_t(int(rng() % 256) - 128));
-    for (int i = 0; i < 8 * 18; ++i) weights.push_back(int8_t(int(rng() % 255) - 127));
-    l2.write(kIn, input.data(), input.size());
-    l2.write(kWeights, weights.data(), weights.size());
-    l2.write(kBias + 256, reinterpret_cast<const int8_t*>(bias.data()), 32);
-    d.id = 0;
-    d.kind = DescKind::kOp;
-    OpDesc& op = d.op;
-    op.op = OpCode::kConv;
-    op.input = TensorRef{MemSpace::kL2, kIn, 2, 4, 4, 4, 16, 1};
-    op.output = TensorRef{MemSpace::kL2, 4096, 8, 4, 4, 4, 16, 1};
-    op.weights = TensorRef{MemSpace::kL2, kWeights, 8, 3, 6, 6, 18, 1};
-    op.bias = TensorRef{MemSpace::kL2, kBias + 256, 8, 1, 1, 4, 4, 4};
-    op.kernel_h = op.kernel_w = 3;
-    op.pad_top = op.pad_left = op.pad_bottom = op.pad_right = 1;
-    op.requant_multiplier = 5;
-    op.requant_shift = 7;
-    op.row_end = 4;
-    op.ch_end = 8;
-    record.descriptors.resize(1);
-    unit = std::make_unique<NeuronArray>("neurons", arch.neurons, clock, true, l2, in, out, record,
-                                         stats);
-    SC_HAS_PROCESS(K3HybridBench);
-    SC_THREAD(source);
-    SC_THREAD(sink);
-  }
-  void source() {
-    TileToken t;
-    t.desc = &d;
-    t.work = compute_tile_work(d.op, arch.l1, arch.neurons, arch.l2.port_bytes_per_cycle);
-    t.load_end = 100;  // the load unit's last (tail) fill written at 100
-    in.write(std::move(t));
-  }
-  void sink() {
-    results.push_back(out.read());
-    taken = clock.now();
-  }
-};
+// A 3x3 conv hybrid tile (LoadUnitTb.K3HybridTileExactCycles's tile): 2 input channels of 4 x 4
+// at L2 0, pad 1 -> 8 channels; padding not made in the block, so the tile keeps its padded
+// stream of 3 x 6 + 4 = 22 positions on tiny's 8 neurons: 2 runs, then output row 3 (4 positions)
+// in the im2col form, its last fill written at 100 (as the load unit writes it).
+const HybridCase kK3Hybrid{23, 2 * 16, 8 * 18, 100, false, [](OpDesc& op) {
+  op.input = TensorRef{MemSpace::kL2, kIn, 2, 4, 4, 4, 16, 1};
+  op.output = TensorRef{MemSpace::kL2, 4096, 8, 4, 4, 4, 16, 1};
+  op.weights = TensorRef{MemSpace::kL2, kWeights, 8, 3, 6, 6, 18, 1};
+  op.kernel_h = op.kernel_w = 3;
+  op.pad_top = op.pad_left = op.pad_bottom = op.pad_right = 1;
+  op.row_end = 4;
+  op.ch_end = 8;
+}};
 
 // Tiny, padding not made in the block: each run's 6 segments (2 channels x 3 kernel rows) in fills
 // of 5 and 1 (10 and 2 shifted writes: each block spans 2 stored rows), the 8 channels in one
@@ -338,7 +309,7 @@ struct K3HybridBench : sc_core::sc_module {
 // Busy 2 x 40 + 20 = 100, stalled 104 - 100 = 4 waiting for that fill; accumulator updates 8
 // positions x 80 + 8 channels x 20. Every output equals the plain padded 3x3 convolution's.
 TEST(NeuronArrayTb, K3HybridTileExactCyclesAndBitExact) {
-  K3HybridBench b("k3_hybrid");
+  HybridBench b("k3_hybrid", kK3Hybrid);
   sc_core::sc_start();
   ASSERT_EQ(b.results.size(), 1u);
   EXPECT_EQ(b.results[0].work.tail_positions, 4u);
