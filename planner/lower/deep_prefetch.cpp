@@ -57,6 +57,18 @@ bool Lowerer::prefetchable(const Node& n) const {
   return !layout_.tensor_spilled[size_t(n.outputs[0])];
 }
 
+int64_t Lowerer::last_band_step(const std::vector<int>& order) const {
+  for (int64_t s = int64_t(order.size()) - 1; s >= 0; --s) {
+    const Node& n = g_.nodes[size_t(order[size_t(s)])];
+    for (const std::vector<int>* ts : {&n.inputs, &n.outputs}) {
+      for (int t : *ts) {
+        if (layout_.tensor_spilled[size_t(t)]) return s;
+      }
+    }
+  }
+  return -1;
+}
+
 uint64_t Lowerer::step_cycles(const Node& n) const {
   switch (n.op) {
     case OpType::kConv:
@@ -109,6 +121,19 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
     }
   }
   const auto credit = [&](int64_t s) { return std::max<int64_t>(0, cap[size_t(s)] - own[size_t(s)]); };
+  // The row-band buffers at the top of L2 (above `heap`) are free after the last step that may use
+  // them: a ring live only after it may take their room too (the end of a network, where its
+  // classifier's weights are prefetched, spills nothing).
+  const uint64_t l2 = arch_.l2.size_bytes;
+  const int64_t bands_free = last_band_step(order) + 1;
+  const auto fits = [&](const memory::ScratchPlacement& q, const std::vector<memory::ScratchRequest>& rs) {
+    if (uint64_t(q.heap_bytes) <= heap) return true;
+    if (uint64_t(q.heap_bytes) > l2 || q.grow_bottom != p.grow_bottom) return false;
+    for (size_t j = 0; j < rs.size(); ++j) {
+      if (uint64_t(q.offsets[j] + rs[j].size) > heap && rs[j].step < bands_free) return false;
+    }
+    return true;
+  };
   for (size_t i = 0; i < reqs.size(); ++i) {
     const Node& n = g_.nodes[size_t(req_node[i])];
     const int64_t t = reqs[i].step + reqs[i].steps - 1;  // the layer's own step
@@ -173,8 +198,9 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
       int64_t from = -1;
       while (lo <= hi) {
         const int64_t mid = lo + (hi - lo) / 2;
-        memory::ScratchPlacement q = memory::place_scratch(acts, plan, plan.height, trial_of(k, mid), opt);
-        if (uint64_t(q.heap_bytes) <= heap) {
+        const std::vector<memory::ScratchRequest> trial = trial_of(k, mid);
+        memory::ScratchPlacement q = memory::place_scratch(acts, plan, plan.height, trial, opt);
+        if (fits(q, trial)) {
           from = mid, placed = std::move(q), hi = mid - 1;
         } else {
           lo = mid + 1;
@@ -212,9 +238,7 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
   }
 }
 
-void Lowerer::emit_prefetches() {
-  if (prefetched_step_ == current_step_) return;
-  prefetched_step_ = current_step_;
+void Lowerer::emit_prefetches(double share) {
   for (DeepPrefetch& p : prefetches_) {
     if (current_step_ < p.from || current_step_ >= p.step) continue;
     const Node& n = g_.nodes[size_t(p.node)];
@@ -226,7 +250,10 @@ void Lowerer::emit_prefetches() {
     const uint64_t out_c = uint64_t(g_.tensors[size_t(n.outputs[0])].shape.c);
     const uint64_t block = weight_block(n), per = staged_bytes_per_channel(n);
     const uint64_t fills = std::min<uint64_t>(ring.last_user.size(), cdiv(out_c, block));
-    const uint64_t quota = p.quota[size_t(current_step_ - p.from)];
+    // The quota taken up to the previous step, and this step's share of its own by `share`.
+    const size_t at = size_t(current_step_ - p.from);
+    const uint64_t before = at > 0 ? p.quota[at - 1] : 0;
+    const uint64_t quota = before + uint64_t(double(p.quota[at] - before) * std::min(share, 1.0));
     // A fill is emitted once the quota reaches half its bytes (so the pieces track the quota).
     while (p.moves.size() < fills &&
            p.emitted_bytes + std::min<uint64_t>(block, out_c - p.moves.size() * block) * per / 2 <=

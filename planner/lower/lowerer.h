@@ -72,12 +72,15 @@ class Lowerer {
                      std::vector<memory::ScratchRequest>& reqs, const std::vector<int>& req_node,
                      memory::ScratchPlacement& p);
   bool prefetchable(const Node& n) const;
+  // The last step of `order` whose node reads or writes a spilled tensor (the last that may use
+  // the row-band buffers); -1: none.
+  int64_t last_band_step(const std::vector<int>& order) const;
   // A compute node's cycles by the closed-form tile cost of its mapping (0 for the vector
   // unit's ops and nodes without compute); the DRAM bytes of its fills, spills and graph I/O.
   uint64_t step_cycles(const Node& n) const;
   uint64_t step_dram_bytes(const Node& n) const;
   // The pieces of the deep prefetches whose quota the step just lowered reached (end of a step).
-  void emit_prefetches();
+  void emit_prefetches(double share = 1.0);
 
   // lowering.cpp
   TensorRef ref(int tensor) const;
@@ -280,7 +283,6 @@ class Lowerer {
   std::vector<DeepPrefetch> prefetches_;
   std::vector<int> node_prefetch_;  // per node: its index in prefetches_, -1: none
   uint32_t fills_ = 0;              // the current node's staging fills so far
-  int64_t prefetched_step_ = -1;    // the step whose deep-prefetch pieces were emitted last
   std::vector<Mapping> node_mapping_;         // per node: how its tiles use the neuron array
   std::vector<uint32_t> node_block_, node_rows_;  // per node: the search's choice; 0: default
   std::vector<LoopOrder> node_order_;             // per node: the search's loop order

@@ -269,7 +269,9 @@ void Lowerer::plan_memory(const std::vector<int>& order) {
   out_.lower_bound_bytes = layout_.lower_bound_bytes;
   out_.proven_optimal = layout_.proven_optimal;
   out_.band_bytes = bands;
-  const int64_t last = std::max<int64_t>(0, int64_t(order.size()) - 1);
+  // The band buffers are live up to the last step that may use them (deep_prefetch.cpp: a later
+  // prefetch ring may take their room).
+  const int64_t last = std::max<int64_t>(0, last_band_step(order));
   for (uint32_t s = 0; s < in_bands_.last_user.size(); ++s) {
     out_.plan.push_back({"in_band" + std::to_string(s), "scratch", in_bands_.addr(s),
                          in_bands_.slot_bytes, 0, last});

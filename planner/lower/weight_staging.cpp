@@ -134,6 +134,11 @@ void Lowerer::stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t
     d.deps.push_back(ids.first);
     d.deps.push_back(ids.second);
   }
+  // Deep prefetches of later layers take their share of this step's DMA time between this
+  // layer's fills, which wait for their slots: emitted after the step (emit_prefetches' default),
+  // the DMA, which takes its loads in list order, would run them only once this layer's last fill
+  // has been issued.
+  emit_prefetches(double(c1) / double(g_.tensors[size_t(n.outputs[0])].shape.c));
   d.op.weights = TensorRef{MemSpace::kL2, w_l2, ch, static_cast<uint32_t>(n.kernel_h),
                            static_cast<uint32_t>(block / n.kernel_h), 0, 0, 1};
   d.op.weights.row_stride = d.op.weights.w;
