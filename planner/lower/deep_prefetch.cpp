@@ -19,8 +19,13 @@
 // within the heap; the k that prefetches the most bytes is kept and its credit consumed, else the
 // layer keeps its ordinary ring.
 //
-// Lowering (emit_prefetches, at the end of every step): each prefetch whose slots are live emits
-// its next fills (the weight and bias moves of one channel block each, the same moves
+// The row-band buffers above the heap are free after the last step that may use them
+// (last_band_step): a ring live only after it may take their room, its first fills then waiting
+// for the bands' last readers too (band_war).
+//
+// Lowering (emit_prefetches, after each of a step's own weight fills with the share of the step's
+// output channels staged so far, and at the end of every step): each prefetch whose slots are
+// live emits its next fills (the weight and bias moves of one channel block each, the same moves
 // stage_weights would emit) once the credit it took up to this step covers half of the fill
 // beyond the bytes already emitted, so the DMA, which takes its moves in list order, runs them between the moves the next
 // steps need, in pieces ordered by need; each waits for the fence of the step before the slots'
@@ -67,6 +72,17 @@ int64_t Lowerer::last_band_step(const std::vector<int>& order) const {
     }
   }
   return -1;
+}
+
+void Lowerer::band_war(uint64_t addr, uint64_t bytes, std::vector<uint32_t>* deps) const {
+  for (const SlotRing* b : {&in_bands_, &out_bands_}) {
+    for (uint32_t s = 0; s < b->last_user.size(); ++s) {
+      if (addr < b->addr(s) + b->slot_bytes && b->addr(s) < addr + bytes) {
+        const std::vector<uint32_t> war = b->war(s);
+        deps->insert(deps->end(), war.begin(), war.end());
+      }
+    }
+  }
 }
 
 uint64_t Lowerer::step_cycles(const Node& n) const {
@@ -130,7 +146,8 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
     if (uint64_t(q.heap_bytes) <= heap) return true;
     if (uint64_t(q.heap_bytes) > l2 || q.grow_bottom != p.grow_bottom) return false;
     for (size_t j = 0; j < rs.size(); ++j) {
-      if (uint64_t(q.offsets[j] + rs[j].size) > heap && rs[j].step < bands_free) return false;
+      const bool ring = rs[j].id.rfind("prefetch:", 0) == 0 && rs[j].step >= bands_free;
+      if (uint64_t(q.offsets[j] + rs[j].size) > heap && !ring) return false;
     }
     return true;
   };
@@ -266,6 +283,7 @@ void Lowerer::emit_prefetches(double share) {
       const uint32_t c0 = uint32_t(j * block), c1 = uint32_t(std::min(out_c, c0 + block));
       std::vector<uint32_t> deps;  // the slots' memory is free once the step before `from` retired
       if (p.from >= 1) deps = step_fence_[size_t(p.from - 1)];
+      band_war(ring.addr(j), ring.slot_bytes, &deps);
       p.moves.push_back(
           weight_moves(n, layer, c0, c1, 0, 0, ring.addr(j), p.w_dram, p.b_dram, deps));
       out_.layers[layer].prefetch_bytes += (c1 - c0) * per;

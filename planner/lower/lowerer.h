@@ -75,6 +75,10 @@ class Lowerer {
   // The last step of `order` whose node reads or writes a spilled tensor (the last that may use
   // the row-band buffers); -1: none.
   int64_t last_band_step(const std::vector<int>& order) const;
+  // Adds to deps the last readers of the row-band buffers overlapping [addr, addr + bytes): a
+  // deep prefetch ring may take their room after the last banded step (plan_prefetch), and a
+  // band's spill to DRAM may retire after its step's fence.
+  void band_war(uint64_t addr, uint64_t bytes, std::vector<uint32_t>* deps) const;
   // A compute node's cycles by the closed-form tile cost of its mapping (0 for the vector
   // unit's ops and nodes without compute); the DRAM bytes of its fills, spills and graph I/O.
   uint64_t step_cycles(const Node& n) const;

@@ -129,6 +129,7 @@ void Lowerer::stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t
     if (staging_.last_user[slot] < 0 && current_step_ >= lead + 1) {
       const std::vector<uint32_t>& fence = step_fence_[size_t(current_step_ - lead - 1)];
       war.insert(war.end(), fence.begin(), fence.end());
+      band_war(w_l2, staging_.slot_bytes, &war);
     }
     const auto ids = weight_moves(n, layer, c0, c1, i0, i1, w_l2, w_dram_, b_dram_, war);
     d.deps.push_back(ids.first);

@@ -3,9 +3,12 @@
 // under earlier layers; with no room in L2 the two-slot ring of before stays.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
 #include <vector>
 
+#include "core/arch/config_loader.h"
 #include "model/top/top.h"
 #include "planner/import/network_loader.h"
 #include "planner/lower/legalise.h"
@@ -48,23 +51,25 @@ TEST(DeepPrefetch, FcWeightsLoadWhileTheConvComputes) {
   EXPECT_EQ(p->last, 3);
   const std::vector<Descriptor>& d = l.list.descriptors;
   ASSERT_EQ(d.size(), 18u);
-  // x; a's weights, biases, tile (3); fc's fills 0-2 in a's span (4-9: the credit of a's
-  // estimated cycles covers them); g's tile (10); fc's fill 3 in g's span (11, 12); fc's 4
-  // tiles (13-16); the output (17). The ring is free from step 0: no fence.
-  for (uint32_t i : {4u, 5u, 6u, 7u, 8u, 9u, 11u, 12u}) {
+  // x; a's weights and biases (1, 2); fc's fills 0-2 in a's span (3-8: the credit of a's
+  // estimated cycles covers them; emitted behind a's only fill, emit_prefetches' pacing); a's
+  // tile (9); g's tile (10); fc's fill 3 in g's span (11, 12); fc's 4 tiles (13-16); the output
+  // (17). The ring is free from step 0: no fence.
+  for (uint32_t i : {3u, 4u, 5u, 6u, 7u, 8u, 11u, 12u}) {
     ASSERT_EQ(d[i].kind, DescKind::kMove) << i;
     EXPECT_TRUE(d[i].deps.empty()) << i;
-    EXPECT_EQ(d[i].move.dst_addr, 39936u + (i - (i < 10 ? 4u : 5u)) / 2 * 4352u +
-                                      ((i - (i < 10 ? 4u : 5u)) % 2) * 4096u)
+    EXPECT_EQ(d[i].move.dst_addr, 39936u + (i - (i < 10 ? 3u : 5u)) / 2 * 4352u +
+                                      ((i - (i < 10 ? 3u : 5u)) % 2) * 4096u)
         << i;
   }
+  EXPECT_EQ(d[9].kind, DescKind::kOp);
   // They form the layer prefetch:fc, added after a's (layers: input:x, a, prefetch:fc, g, fc,
   // output:fc); the fc's own layer moves none.
   ASSERT_EQ(l.list.layers.size(), 6u);
   EXPECT_EQ(l.list.layers[2], "prefetch:fc");
-  EXPECT_EQ(d[4].layer, 2u);
+  EXPECT_EQ(d[3].layer, 2u);
   EXPECT_EQ(d[11].layer, 2u);
-  EXPECT_EQ(d[13].deps, (std::vector<uint32_t>{4, 5, 10}));
+  EXPECT_EQ(d[13].deps, (std::vector<uint32_t>{3, 4, 10}));
   EXPECT_EQ(d[16].deps, (std::vector<uint32_t>{10, 11, 12}));
   EXPECT_EQ(l.layers[2].weight_bytes, 17408u);
   EXPECT_EQ(l.layers[2].prefetch_bytes, 17408u);
@@ -88,16 +93,60 @@ TEST(DeepPrefetch, FcWeightsLoadWhileTheConvComputes) {
   // prefetch (two slots, each refilled when a tile is done) tile 2's fill waits for tile 0 and the
   // fc takes about twice as long (1,050 cycles when a ran in im2col).
   EXPECT_EQ(top.run(), 12052u);  // 11,927 + 1 + the output's 256 B: 16 + 100 + 8 = 12,052
-  EXPECT_EQ(rec.descriptors[4].start, 1047u);
-  EXPECT_EQ(rec.descriptors[4].end, 1403u);
-  EXPECT_EQ(rec.descriptors[9].end, 2916u);
+  EXPECT_EQ(rec.descriptors[3].start, 1047u);
+  EXPECT_EQ(rec.descriptors[3].end, 1403u);
+  EXPECT_EQ(rec.descriptors[8].end, 2916u);
   EXPECT_EQ(rec.descriptors[12].end, 3032u);
-  EXPECT_EQ(rec.descriptors[3].end, 10863u);
+  EXPECT_EQ(rec.descriptors[9].end, 10863u);
   EXPECT_EQ(rec.descriptors[13].start, 11396u);
   EXPECT_EQ(rec.descriptors[14].start, 11524u);
   EXPECT_EQ(rec.descriptors[15].start, 11652u);
   EXPECT_EQ(rec.descriptors[16].start, 11780u);
   EXPECT_EQ(rec.descriptors[16].end, 11927u);
+}
+
+// The same network with 2,560 B staging slots: a's 64 channels in 4 blocks of 16 (16 x 144 B
+// of weights + 64 B of biases, aligned: 2,304 + 256), each filled when a tile frees its slot. The
+// fc's ring takes 17,408 B of credit: g's step its closed-form 520 cycles x 16 B x 3/4 = 6,240, a's
+// the other 11,168. A prefetch's share of a step is emitted between the step's own fills, in
+// proportion to the output channels they have staged (16, 32, 48, 64 of 64: quotas 2,792, 5,584,
+// 8,376, 11,168 B); fill j goes once its quota reaches 4,352 j + 2,176 B (half the fill): fill 0
+// behind a's fill 0, fill 1 (6,528) behind a's fill 2, fill 2 (10,880) behind a's fill 3, fill 3
+// (15,232) in g's step. Emitted after a's tiles, as before, fills 0-2 would wait in the DMA's list
+// behind a's fill 3, which waits for a's tile 1 (5,557).
+TEST(DeepPrefetch, FillsArePacedBetweenTheLayersOwnFills) {
+  ArchConfig arch;
+  arch.dram.model = "simple";
+  arch.lowering.weight_slot_bytes = 2560;
+  const Lowered l = lowered(arch);
+  const std::vector<Descriptor>& d = l.list.descriptors;
+  ASSERT_EQ(d.size(), 27u);
+  // x (0); a's fill 0 (1, 2), fc's fill 0 (3, 4), a's tile 0 (5); a's fill 1 (6, 7), tile 1 (8);
+  // a's fill 2 (9, 10), fc's fill 1 (11, 12), tile 2 (13); a's fill 3 (14, 15), fc's fill 2
+  // (16, 17), tile 3 (18); g (19); fc's fill 3 (20, 21); the fc's tiles (22-25); the output.
+  const std::vector<uint32_t> prefetch = {3, 4, 11, 12, 16, 17, 20, 21};
+  for (uint32_t i = 0; i < d.size(); ++i) {
+    const bool pf = std::find(prefetch.begin(), prefetch.end(), i) != prefetch.end();
+    EXPECT_EQ(l.list.layers[d[i].layer] == "prefetch:fc", pf) << i;
+  }
+  for (uint32_t i : {5u, 8u, 13u, 18u}) {
+    ASSERT_EQ(d[i].kind, DescKind::kOp) << i;
+    EXPECT_EQ(l.list.layers[d[i].layer], "a") << i;
+  }
+  SimOptions sim;
+  StatRegistry stats;
+  RunRecord rec;
+  Top top("top", arch, sim, l.list, stats, rec);
+  // On the flat pipe (16 B per cycle, 100 cycles latency): a's fill 0 takes channel 0 at 111 and
+  // ends at 615 (the input's 4,096 B share the bus until 471); fc's fill 0 starts when a channel
+  // frees, 615, and ends 4,096 / 16 + 100 = 356 later; fc's fill 2 ends at 6,182, long before its
+  // tiles run (from 10,958, g ending at 10,957; 128 cycles apart, the last 147).
+  EXPECT_EQ(top.run(), 11614u);  // the last fc tile ends at 11,489; + 1 + the output's 124
+  EXPECT_EQ(rec.descriptors[3].start, 615u);
+  EXPECT_EQ(rec.descriptors[3].end, 971u);
+  EXPECT_EQ(rec.descriptors[17].end, 6182u);
+  EXPECT_EQ(rec.descriptors[22].start, 10958u);
+  EXPECT_EQ(rec.descriptors[25].end, 11489u);
 }
 
 // The same network in an L2 of 27 KiB: beside x (4,096 B), a (16,896 B) and a's ring at step 0
@@ -130,6 +179,36 @@ TEST(DeepPrefetch, NoRoomInL2KeepsTheTwoSlots) {
   RunRecord rec;
   Top top("top", arch, sim, l.list, stats, rec);
   EXPECT_EQ(top.run(), 12767u);
+}
+
+// mobilenet_v2 on the seed (1 MiB L2): its 112 x 112 and 56 x 56 tensors spill, so four row-band
+// buffers of 64 KiB sit at the top of L2 (786,432 up), used by the steps up to 7 (the last that
+// reads or writes a spilled tensor). Its classifier (1280 -> 1000, 1.28 MB) is DRAM-bound on its
+// weights; its ring lives from step 60 (its residual Adds unfused here) and may take the
+// bands' room (heap 786,432): 9 slots of 65,536 B from 311,808 up to 901,632 (in a run, with the
+// Adds fused, from step 50 and 373,504). The band rows of the plan end at step 7, so the plan's
+// check sees no overlap; the ring's first fills also wait for the bands' last readers (band_war).
+TEST(DeepPrefetch, RingTakesTheBandBuffersRoomAfterTheLastBandedStep) {
+  const ArchConfig arch =
+      load_arch(std::string(STRIDER_SOURCE_DIR) + "/configs/arch/seed.yaml");
+  Graph g = load_network(std::string(STRIDER_SOURCE_DIR) + "/configs/networks/mobilenet_v2.onnx",
+                         0, 0, 1);
+  fuse_activations(&g);
+  const Lowered l = lower(g, arch, LowerOptions());
+  EXPECT_EQ(l.band_bytes, 4u * 65536);
+  for (const char* band : {"in_band0", "in_band1", "out_band0", "out_band1"}) {
+    const PlannedBuffer* b = row(l, band);
+    ASSERT_NE(b, nullptr) << band;
+    EXPECT_GE(b->offset, 786432u) << band;
+    EXPECT_EQ(b->first, 0) << band;
+    EXPECT_EQ(b->last, 7) << band;
+  }
+  const PlannedBuffer* p = row(l, "prefetch:/classifier/classifier.1/Gemm");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->first, 60);
+  EXPECT_EQ(p->offset, 311808u);
+  EXPECT_EQ(p->size, 589824u);
+  EXPECT_GT(p->offset + p->size, 786432u);
 }
 
 }  // namespace
