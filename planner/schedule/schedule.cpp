@@ -42,6 +42,27 @@ Dependencies dependencies(const Graph& g) {
   throw std::logic_error("schedule: cycle without a pending node");
 }
 
+// Sibling sinks (nodes whose outputs no node reads: the graph's outputs) in `succ` reordered
+// among their own positions, the one with the most output bytes first (ties kept in order): each
+// is computed and then stored, and the last one's store is the run's tail, so the larger stores
+// overlap the later siblings' compute and the run ends on the smallest (Johnson's rule for
+// two-stage jobs, compute then store, whose compute is the longer stage).
+std::vector<int> sinks_by_output(const Graph& g, const Dependencies& d, std::vector<int> succ) {
+  std::vector<size_t> at;
+  std::vector<int> sinks;
+  for (size_t k = 0; k < succ.size(); ++k) {
+    if (d.successors[size_t(succ[k])].empty()) at.push_back(k), sinks.push_back(succ[k]);
+  }
+  const auto bytes = [&](int n) {
+    int64_t b = 0;
+    for (int t : g.nodes[size_t(n)].outputs) b += g.tensors[size_t(t)].bytes();
+    return b;
+  };
+  std::stable_sort(sinks.begin(), sinks.end(), [&](int a, int b) { return bytes(a) > bytes(b); });
+  for (size_t k = 0; k < at.size(); ++k) succ[at[k]] = sinks[k];
+  return succ;
+}
+
 std::vector<int> depth_first(const Graph& g) {
   Dependencies d = dependencies(g);
   std::vector<int> stack;
@@ -54,7 +75,7 @@ std::vector<int> depth_first(const Graph& g) {
     int n = stack.back();
     stack.pop_back();
     order.push_back(n);
-    const std::vector<int>& succ = d.successors[n];
+    const std::vector<int> succ = sinks_by_output(g, d, d.successors[n]);
     for (auto it = succ.rbegin(); it != succ.rend(); ++it) {
       if (--d.pending[*it] == 0) stack.push_back(*it);
     }

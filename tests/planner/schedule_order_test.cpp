@@ -47,6 +47,27 @@ TEST(ScheduleOrder, DepthFirstFinishesABranchFirst) {
   EXPECT_EQ(schedule_nodes(diamond(), "dfs"), (std::vector<int>{0, 1, 3, 2, 4, 5}));
 }
 
+// Two heads read one tensor, as a detector's class and box convs: in -> A -> a; a -> Cls -> cls
+// (6 channels), a -> Box -> box (8), a -> L -> l -> M -> m; cls, box and m the graph's outputs.
+// Depth-first runs the sinks made ready by A with the larger output first (Box, then Cls: the
+// run then ends on the smaller store), each in its own position among A's consumers: L, a
+// non-sink, stays between them and its consumer M follows it.
+TEST(ScheduleOrder, DepthFirstRunsTheLargerSinkFirst) {
+  Graph g;
+  g.name = "heads";
+  const int in = tensor(&g, "in", 4), a = tensor(&g, "a", 4), cls = tensor(&g, "cls", 6),
+            box = tensor(&g, "box", 8), l = tensor(&g, "l", 4), m = tensor(&g, "m", 4);
+  g.inputs = {in};
+  g.outputs = {cls, box, m};
+  node(&g, "A", OpType::kConv, {in}, {a});
+  node(&g, "Cls", OpType::kConv, {a}, {cls});
+  node(&g, "L", OpType::kConv, {a}, {l});
+  node(&g, "Box", OpType::kConv, {a}, {box});
+  node(&g, "M", OpType::kConv, {l}, {m});
+  // Node order would run Cls (1), L (2), M (4), Box (3).
+  EXPECT_EQ(schedule_nodes(g, "dfs"), (std::vector<int>{0, 3, 2, 4, 1}));
+}
+
 TEST(ScheduleOrder, MemoryAwarePicksTheSmallerIncrease) {
   Graph g;
   g.name = "mem";
