@@ -10,7 +10,7 @@
 # Exit status 1 when sequential reads fall below 85 % of peak on a preset, or random reads are
 # not well below it (above 60 %).
 # Usage: scripts/bench_dram.sh [RUNS]   (STRIDER: the binary, default build/strider; N: requests,
-# default 20000)
+# default 20000; SET: arch.dram keys for every replay, e.g. SET="refresh_postpone=0")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,10 +28,11 @@ fi
 out=$(mktemp -d "${TMPDIR:-/tmp}/strider_bench_dram.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 
-/usr/bin/python3 - "$strider" "$out" "$runs" "$n" <<'PY'
+/usr/bin/python3 - "$strider" "$out" "$runs" "$n" "${SET:-}" <<'PY'
 import json, os, random, re, statistics, subprocess, sys
 
 strider, out, runs, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+sets = [a for kv in sys.argv[5].split() for a in ("--set", kv)]
 presets = sorted(f[:-5] for f in os.listdir("configs/dram") if f.endswith(".yaml"))
 
 def peak_bytes_per_cycle(preset):
@@ -68,8 +69,8 @@ for preset in presets:
         for run in range(1, runs + 1):
             path = f"{out}/{preset}_{pattern}_{run}.trace"
             trace(path, pattern, gap, run)
-            res = subprocess.run([strider, "dram", path, "--dram", preset], capture_output=True,
-                                 text=True)
+            res = subprocess.run([strider, "dram", path, "--dram", preset] + sets,
+                                 capture_output=True, text=True)
             if res.returncode != 0:
                 sys.stderr.write(res.stderr)
                 sys.exit(1)

@@ -38,6 +38,7 @@ struct DramConfig {
   std::string page_policy = "open";   // open | closed (jedec)
   std::string scheduler = "frfcfs";   // frfcfs | fcfs (jedec)
   uint32_t queue_depth = 16;          // row segments the scheduler looks at (jedec)
+  uint32_t refresh_postpone = 8;      // REFs a busy rank may owe (jedec; JEDEC: at most 8)
   std::string mapping;                // address mapping; "" takes the preset's (jedec)
   int64_t powerdown_idle_cycles = -1;  // idle DRAM cycles before power-down; -1: the preset's
   DramSpec spec;                      // the preset as read (jedec)

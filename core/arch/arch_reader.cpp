@@ -90,6 +90,7 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
     s.read_choice("page_policy", a.dram.page_policy, {"open", "closed"});
     s.read_choice("scheduler", a.dram.scheduler, {"frfcfs", "fcfs"});
     s.read("queue_depth", a.dram.queue_depth);
+    s.read("refresh_postpone", a.dram.refresh_postpone);
     s.read("mapping", a.dram.mapping);
     if (s.node() && s.node()->find("powerdown_idle_cycles")) {
       uint32_t idle = 0;
@@ -270,6 +271,7 @@ void check_arch(const ArchConfig& a, const OriginMap& origins, const Origin& fal
 
   c.at_least("arch.dram.bytes_per_cycle", a.dram.bytes_per_cycle, 1);
   c.at_least("arch.dram.queue_depth", a.dram.queue_depth, 1);
+  c.at_most("arch.dram.refresh_postpone", a.dram.refresh_postpone, 8);  // JEDEC: 8 REF postponed
   c.at_least("arch.dram.size_bytes", a.dram.size_bytes, 1);
   c.power_of_two("arch.dram.banks", a.dram.banks);
   c.power_of_two("arch.dram.row_bytes", a.dram.row_bytes);

@@ -18,6 +18,7 @@ DramChannel::DramChannel(const DramSpec& spec, const DramPolicy& policy, uint32_
       residency_(spec.ranks),
       rank_last_(spec.ranks, 0),
       rank_quiet_(spec.ranks, 0),
+      rank_work_(spec.ranks, 0),
       rank_arrivals_(spec.ranks) {
   if (policy_.queue_depth == 0) policy_.queue_depth = 1;
   for (uint32_t r = 0; r < spec.ranks; ++r) refresh_bank_[r] = r * banks_per_rank_;
@@ -83,7 +84,7 @@ uint64_t DramChannel::earliest(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t
 DramChannel::PowerDown DramChannel::pending_powerdown(uint32_t rank) const {
   if (spec_->powerdown_idle == 0) return {};
   const uint64_t entry = std::max(rank_last_[rank] + spec_->powerdown_idle, rank_quiet_[rank]);
-  uint64_t trigger = refresh_due_[rank];
+  uint64_t trigger = refresh_wanted(rank);
   if (!rank_arrivals_[rank].empty()) trigger = std::min(trigger, *rank_arrivals_[rank].begin());
   if (trigger <= entry) return {};
   return {entry, std::max(trigger, entry + spec_->powerdown_min)};
@@ -100,12 +101,13 @@ void DramChannel::record_powerdown(uint32_t rank, const PowerDown& p, uint64_t u
 }
 
 void DramChannel::issue(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint32_t row,
-                        uint64_t t, bool bus) {
+                        uint64_t t, bool bus, bool refresh) {
   if (bus && spec_->powerdown_idle > 0) {  // (an auto-precharge belongs to its column command)
     const PowerDown p = pending_powerdown(rank);
     if (p.valid() && t >= p.entry) record_powerdown(rank, p, kNever);
   }
   rank_last_[rank] = std::max(rank_last_[rank], t);
+  if (!refresh) rank_work_[rank] = std::max(rank_work_[rank], t);
   uint64_t quiet = t;
   if (cmd == DramCmd::kRd) quiet += spec_->read_latency;
   if (cmd == DramCmd::kWr) quiet += spec_->write_latency;
@@ -199,6 +201,28 @@ void DramChannel::finish(uint64_t end) {
     if (r.open > 0 && end > r.since) stats_.active_cycles += end - r.since;
     r.since = std::max(r.since, end);
   }
+  if (policy_.refresh_postpone == 0) return;
+  // The refreshes still owed (postponed, at most refresh_postpone per rank, or due too close to the
+  // end to issue before it) are charged: the device must still do them, after the run's end (its
+  // power-down and residency stop at the end; each one's PRE / PREA when its banks are open).
+  for (uint32_t r = 0; r < refresh_due_.size(); ++r) {
+    while (refresh_due_[r] < end) {
+      if (spec_->per_bank_refresh) {
+        const uint32_t b = refresh_bank_[r];
+        if (open_row_[b] >= 0) ++stats_.commands[static_cast<int>(DramCmd::kPre)];
+        open_row_[b] = -1;
+        ++stats_.commands[static_cast<int>(DramCmd::kRefpb)];
+        refresh_bank_[r] = r * banks_per_rank_ + (b + 1 - r * banks_per_rank_) % banks_per_rank_;
+      } else {
+        if (rank_open(r)) ++stats_.commands[static_cast<int>(DramCmd::kPrea)];
+        std::fill(open_row_.begin() + size_t(r) * banks_per_rank_,
+                  open_row_.begin() + size_t(r + 1) * banks_per_rank_, -1);
+        ++stats_.commands[static_cast<int>(DramCmd::kRef)];
+      }
+      stats_.refresh_cycles += spec_->refresh_cycles;
+      refresh_due_[r] += spec_->refresh_interval;
+    }
+  }
 }
 
 bool DramChannel::rank_open(uint32_t rank) const {
@@ -230,7 +254,7 @@ uint64_t DramChannel::stream(DramSegment& s, uint64_t limit, bool younger_hits) 
   uint64_t n = 0;
   while (s.bursts > 0) {
     const uint64_t t = std::max(earliest(cmd, s.rank, s.bankgroup, s.bank), bus_free_);
-    if (t >= refresh_due_[s.rank] || t >= limit) break;  // (per bank: step() decides)
+    if (t >= refresh_block(s.rank) || t >= limit) break;  // (per bank: step() decides)
     if (younger_hits && t > std::max(next(DramScope::kChannel, 0, cmd), bus_free_)) break;
     issue(cmd, s.rank, s.bankgroup, s.bank, s.row, t, true);
     column_moved(s, t);
@@ -242,7 +266,7 @@ uint64_t DramChannel::stream(DramSegment& s, uint64_t limit, bool younger_hits) 
     // channel's own spacing (else a hit in another bank group may go first).
     const uint64_t d = self_spacing_[c];
     if (younger_hits && d > channel_spacing_[c]) break;
-    const uint64_t end = std::min(refresh_due_[s.rank], limit);  // first cycle not allowed
+    const uint64_t end = std::min(refresh_block(s.rank), limit);  // first cycle not allowed
     if (t + d >= end) break;
     const uint64_t k = std::min<uint64_t>(s.bursts, (end - 1 - t) / d);
     const uint64_t last = t + k * d;
@@ -303,7 +327,7 @@ bool DramChannel::step(uint64_t horizon) {
     // Blocked while the row is still needed, or until the rank's refresh: never before this
     // step's column stream ends (the stream stops at the refresh).
     if ((cmd == DramCmd::kPre && hit_arrival_[s.bank] <= t) ||
-        (t >= refresh_due_[s.rank] && refresh_blocks(s.rank, s.bank))) {
+        (t >= refresh_block(s.rank) && refresh_blocks(s.rank, s.bank))) {
       cand_t_[i] = kNever;
       continue;
     }
@@ -319,14 +343,19 @@ bool DramChannel::step(uint64_t horizon) {
                             ? (open_row_[b] >= 0 ? DramCmd::kPre : DramCmd::kRefpb)
                         : rank_open(r) ? DramCmd::kPrea
                                        : DramCmd::kRef;
-    const uint64_t t =
+    uint64_t t =
         std::max({earliest(cmd, r, b / banks_per_group_, b), refresh_due_[r], bus_free_, awake(r)});
+    if (policy_.refresh_postpone > 0) {
+      // Postponed while a request of the rank is queued: at the first idle cycle, else forced.
+      const uint64_t idle = std::max(t, rank_work_[r] + policy_.refresh_idle);
+      t = rank_busy(r, idle) ? std::max(t, refresh_block(r)) : idle;
+    }
     if (t <= best.t) best = {t, -1 - int(r), cmd, false, b};
   }
   if (best.t >= horizon) return false;  // (kNever: cannot happen with work queued)
   if (best.index < 0) {
     const uint32_t b = spec_->per_bank_refresh ? best.bank : 0;  // (all-bank: rank commands)
-    issue(best.cmd, uint32_t(-1 - best.index), b / banks_per_group_, b, 0, best.t, true);
+    issue(best.cmd, uint32_t(-1 - best.index), b / banks_per_group_, b, 0, best.t, true, true);
     return true;
   }
   DramSegment& s = queue_[best.index];

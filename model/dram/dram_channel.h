@@ -16,7 +16,12 @@
 // constraint). Per-bank refresh (spec.per_bank_refresh): every nREFIpb the next bank of the rank
 // in turn is due; from then no command may target that bank until a PRE (when it is open) and the
 // REFPB have issued (REFPB -> ACT holds it for nRFCpb); the other banks go on. A due refresh
-// command goes first at equal cycles. Page policy: open keeps rows open; closed precharges a
+// command goes first at equal cycles. Refresh postponement (policy.refresh_postpone = P > 0):
+// the rank's oldest owed refresh, due at D, blocks the rank only from D + P x nREFI (the cycle a
+// (P+1)-th falls due: never more than P postponed); before that it is issued at the first cycle
+// t >= D, >= the rank's last request command + policy.refresh_idle, at which no queued segment of
+// the rank has arrived (so owed refreshes are paid back to back, nRFC apart, in idle time).
+// Page policy: open keeps rows open; closed precharges a
 // bank (auto-precharge, no command-bus slot) after a column command that no arrived segment
 // follows in the same row.
 // Cycles: DRAM clock cycles. A burst's data ends read_latency (RD) / write_latency (WR) after
@@ -43,6 +48,7 @@
 // of the rank can precede a REF: REF -> ACT holds nRFC) or finish(), then sorted and summed.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -106,6 +112,12 @@ struct DramPolicy {
   bool closed_page = false;
   bool fcfs = false;
   uint32_t queue_depth = 16;
+  // Refresh postponement (arch.dram.refresh_postpone, JEDEC: at most 8): a refresh that falls
+  // due while the rank has an arrived request queued waits, up to this many owed, and is issued
+  // once the rank has had no request command for `refresh_idle` DRAM cycles and none is queued;
+  // when one more falls due the rank is blocked for it. 0: every refresh is issued when due.
+  uint32_t refresh_postpone = 0;
+  uint64_t refresh_idle = 0;
 };
 
 class DramChannel {
@@ -145,7 +157,7 @@ class DramChannel {
   };
   uint64_t earliest(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank) const;
   void issue(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint32_t row, uint64_t t,
-             bool bus);
+             bool bus, bool refresh = false);
   // Issues one command before `horizon` (and, while no other segment can go first, the
   // segment's following bursts: stream()); false when nothing can issue before it.
   bool step(uint64_t horizon);
@@ -209,7 +221,20 @@ class DramChannel {
   bool refresh_blocks(uint32_t rank, uint32_t bank) const {
     return !spec_->per_bank_refresh || bank == refresh_bank_[rank];
   }
-  uint64_t bus_free_ = 0;              // command bus
+  // Postponement: the cycle from which the rank's owed refresh blocks its commands, and the
+  // first cycle it may issue while the rank is idle (its power-down trigger).
+  uint64_t refresh_block(uint32_t rank) const {
+    return refresh_due_[rank] + uint64_t(policy_.refresh_postpone) * spec_->refresh_interval;
+  }
+  uint64_t refresh_wanted(uint32_t rank) const {
+    if (policy_.refresh_postpone == 0) return refresh_due_[rank];
+    return std::max(refresh_due_[rank], rank_work_[rank] + policy_.refresh_idle);
+  }
+  // Whether a queued segment of `rank` has arrived by cycle t.
+  bool rank_busy(uint32_t rank, uint64_t t) const {
+    return !rank_arrivals_[rank].empty() && *rank_arrivals_[rank].begin() <= t;
+  }
+  uint64_t bus_free_ = 0;  // command bus
   uint64_t last_command_ = 0;
   std::vector<uint64_t> hit_arrival_;  // per bank, scratch of step()
   // Per window candidate, scratch of step(): a lower bound of its next command's cycle (kNever:
@@ -222,6 +247,7 @@ class DramChannel {
   // Power-down, per rank: the latest command (auto-precharges included), the end of its data or
   // refresh, and the arrivals of its queued segments.
   std::vector<uint64_t> rank_last_, rank_quiet_;
+  std::vector<uint64_t> rank_work_;  // per rank: the latest command of a request (no refresh's)
   std::vector<std::multiset<uint64_t>> rank_arrivals_;
   std::vector<DramCommandRecord>* log_ = nullptr;
   std::vector<DramPowerDownRecord>* pd_log_ = nullptr;

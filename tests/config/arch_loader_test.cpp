@@ -239,6 +239,23 @@ TEST(ArchLoader, PoolRowBufferBytesIsACount) {
   EXPECT_NE(a.fingerprint(), ArchConfig{}.fingerprint());
 }
 
+// JEDEC lets a controller postpone at most 8 REF commands (model/dram/dram_channel.h).
+TEST(ArchLoader, RefreshPostponeIsAtMostJedecsEight) {
+  TempDir t;
+  const std::string f = t.write("a.yaml",
+                                "arch:\n"
+                                "  dram:\n"
+                                "    refresh_postpone: 9\n");  // line 3
+  EXPECT_EQ(errors_of([&] { load_arch(f); }),
+            Errors{f + ":3: arch.dram.refresh_postpone: must be at most 8, got 9"});
+  EXPECT_EQ(load_arch(source_path("configs/arch/seed.yaml")).dram.refresh_postpone, 8u);
+  const ArchConfig a = load_arch(t.write("b.yaml", "arch:\n  dram: {refresh_postpone: 0}\n"));
+  EXPECT_EQ(a.dram.refresh_postpone, 0u);
+  // Written (and so fingerprinted) only when changed: the seed's fingerprint is unchanged.
+  EXPECT_NE(arch_yaml(a).find("refresh_postpone: 0"), std::string::npos);
+  EXPECT_EQ(arch_yaml(ArchConfig{}).find("refresh_postpone"), std::string::npos);
+}
+
 TEST(ArchLoader, L2GeometryChecks) {
   TempDir t;
   const std::string f = t.write("a.yaml",

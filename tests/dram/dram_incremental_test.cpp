@@ -90,6 +90,14 @@ TEST(DramIncremental, AdvancingToEachArrivalMatchesQueuingAll) {
   check(spec, DramPolicy{true, false, 16}, 6);
   check(spec, DramPolicy{false, true, 16}, 7);
   check(test::small_dram_spec_per_bank(), DramPolicy{false, false, 16}, 8);
+  // Refresh postponement: whether the rank is idle depends only on arrivals before the cycle.
+  for (uint32_t postpone : {1u, 8u}) {
+    DramPolicy p;
+    p.refresh_postpone = postpone;
+    p.refresh_idle = 20;
+    check(spec, p, 9 + postpone);
+    check(test::small_dram_spec_powerdown(), p, 19 + postpone);
+  }
 }
 
 TEST(DramIncremental, ALaterRequestGoesBetweenTheBurstsOfAnEarlierOne) {

@@ -130,6 +130,39 @@ TEST(DramReference, MatchesOnRandomStreamsWithPowerDown) {
   }
 }
 
+// Refresh postponement: up to 8 (JEDEC's) or 1 owed, paid after 0 or 30 idle cycles, on the
+// small spec (gaps up to 40 or 120 cycles), per-bank refresh, power-down (gaps up to 160) and
+// the LPDDR4 preset; each stream must issue refreshes (else the test would not test them).
+TEST(DramReference, MatchesOnRandomStreamsWithRefreshPostponement) {
+  const auto policy = [](uint32_t postpone, uint64_t idle, bool closed = false) {
+    DramPolicy p{closed, false, 16};
+    p.refresh_postpone = postpone;
+    p.refresh_idle = idle;
+    return p;
+  };
+  const auto refreshes = [](const DramSpec& spec, const DramPolicy& p, uint32_t seed,
+                            uint64_t gap) {
+    check(spec, p, seed, gap);
+    DramSystem sys(spec, p);
+    for (const test::RefRequest& r : random_stream(seed, 1 << 16, 120, gap))
+      sys.submit(r.arrival, r.addr, r.bytes, r.write);
+    sys.drain();
+    const DramTotals t = sys.totals();
+    return t.commands[int(DramCmd::kRef)] + t.commands[int(DramCmd::kRefpb)];
+  };
+  const DramSpec spec = test::small_dram_spec();
+  for (uint32_t seed = 61; seed <= 63; ++seed) {
+    EXPECT_GT(refreshes(spec, policy(8, 0), seed, 120), 0u);
+    EXPECT_GT(refreshes(spec, policy(1, 30), seed, 40), 0u);
+  }
+  EXPECT_GT(refreshes(spec, policy(2, 0, true), 64, 80), 0u);
+  EXPECT_GT(refreshes(test::small_dram_spec_per_bank(), policy(8, 10), 65, 40), 0u);
+  EXPECT_GT(refreshes(test::small_dram_spec_powerdown(), policy(8, 20), 66, 160), 0u);
+  EXPECT_GT(refreshes(test::small_dram_spec_powerdown(), policy(1, 20), 67, 160), 0u);
+  const DramSpec lp = one_channel_preset("lpddr4_3200");
+  EXPECT_GT(refreshes(lp, policy(8, lp.powerdown_idle), 68, 400), 0u);
+}
+
 TEST(DramReference, MatchesOnOneChannelOfThePresets) {
   for (const char* name : {"lpddr4_3200", "ddr4_3200", "lpddr5_6400", "hbm2"}) {
     const DramSpec spec = one_channel_preset(name);

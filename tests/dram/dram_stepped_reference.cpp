@@ -47,10 +47,11 @@ bool DramSteppedReference::legal(DramCmd cmd, uint32_t rank, uint32_t bg, uint32
 }
 
 void DramSteppedReference::record(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank,
-                                  uint32_t row, uint64_t t) {
+                                  uint32_t row, uint64_t t, bool refresh) {
   history_.push_back({t, cmd, rank, bg, bank});
   log_.push_back({t, cmd, rank, bank, row});
   last_[rank] = std::max(last_[rank], t);
+  if (!refresh) work_[rank] = std::max(work_[rank], t);
   uint64_t quiet = t;
   if (cmd == DramCmd::kRd) quiet += spec_.read_latency;
   if (cmd == DramCmd::kWr) quiet += spec_.write_latency;
@@ -85,6 +86,7 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
   open_.assign(size_t(spec_.ranks) * spec_.banks_per_rank(), -1);
   last_.assign(spec_.ranks, 0);
   quiet_.assign(spec_.ranks, 0);
+  work_.assign(spec_.ranks, 0);
   std::vector<bool> down(spec_.ranks, false);
   std::vector<uint64_t> down_since(spec_.ranks, 0), awake_at(spec_.ranks, 0);
   std::vector<uint64_t> due(spec_.ranks, spec_.refresh_interval);
@@ -93,11 +95,24 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
   for (uint32_t r = 0; r < spec_.ranks; ++r) refresh_bank[r] = r * per_rank;
   std::vector<bool> activated(queue.size(), false);  // unused: kept simple
   uint64_t bus_free = 0;
+  const uint64_t postpone = uint64_t(policy_.refresh_postpone) * spec_.refresh_interval;
   for (uint64_t t = 0; !queue.empty(); ++t) {
+    // Postponement: whether rank r's owed refresh may issue at t, and whether it blocks r.
+    const auto arrived = [&](uint32_t r) {
+      for (const Seg& s : queue)
+        if (s.rank == r && s.arrival <= t) return true;
+      return false;
+    };
+    const auto refresh_may = [&](uint32_t r) {
+      if (due[r] > t) return false;
+      if (policy_.refresh_postpone == 0 || t >= due[r] + postpone) return true;
+      return !arrived(r) && t >= work_[r] + policy_.refresh_idle;
+    };
     // 0. Power-down state of each rank at t.
     for (uint32_t r = 0; r < spec_.ranks && spec_.powerdown_idle > 0; ++r) {
-      bool wanted = due[r] <= t;
-      for (const Seg& s : queue) wanted |= s.rank == r && s.arrival <= t;
+      bool wanted =
+          due[r] <= t && (policy_.refresh_postpone == 0 || t >= work_[r] + policy_.refresh_idle);
+      wanted |= arrived(r);
       if (down[r] && wanted && t >= down_since[r] + spec_.powerdown_min) {
         bool active = false;
         for (uint32_t b = 0; b < per_rank; ++b) active |= open_[r * per_rank + b] >= 0;
@@ -114,12 +129,12 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
     // 1. Refresh of a rank whose refresh is due.
     bool issued = false;
     for (uint32_t r = 0; r < spec_.ranks && !issued; ++r) {
-      if (due[r] > t || asleep(r)) continue;
+      if (!refresh_may(r) || asleep(r)) continue;
       if (spec_.per_bank_refresh) {  // PRE the bank when open, then REFPB; banks in turn
         const uint32_t b = refresh_bank[r], g = b / spec_.banks;
         const DramCmd cmd = open_[b] >= 0 ? DramCmd::kPre : DramCmd::kRefpb;
         if (legal(cmd, r, g, b, t)) {
-          record(cmd, r, g, b, 0, t);
+          record(cmd, r, g, b, 0, t, true);
           if (cmd == DramCmd::kRefpb) {
             due[r] += spec_.refresh_interval;
             refresh_bank[r] = r * per_rank + (b - r * per_rank + 1) % per_rank;
@@ -134,7 +149,7 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
         open |= open_[r * spec_.banks_per_rank() + b] >= 0;
       const DramCmd cmd = open ? DramCmd::kPrea : DramCmd::kRef;
       if (legal(cmd, r, 0, 0, t)) {
-        record(cmd, r, 0, 0, 0, t);
+        record(cmd, r, 0, 0, 0, t, true);
         if (cmd == DramCmd::kRef) due[r] += spec_.refresh_interval;
         bus_free = t + spec_.command_cycles[static_cast<int>(cmd)];
         issued = true;
@@ -149,7 +164,9 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
     for (size_t i = 0; i < n; ++i) {
       const Seg& s = queue[i];
       if (s.arrival > t || asleep(s.rank)) continue;
-      if (due[s.rank] <= t && (!spec_.per_bank_refresh || s.bank == refresh_bank[s.rank])) continue;
+      if (due[s.rank] + postpone <= t &&
+          (!spec_.per_bank_refresh || s.bank == refresh_bank[s.rank]))
+        continue;
       DramCmd cmd;
       const bool hit = open_[s.bank] == int64_t(s.row);
       if (hit) {
@@ -192,6 +209,7 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
         history_.push_back({p, DramCmd::kPre, rank, bg, bank});
         log_.push_back({p, DramCmd::kPre, rank, bank, row});
         last_[rank] = std::max(last_[rank], p);
+        work_[rank] = std::max(work_[rank], p);
         open_[bank] = -1;
       }
     }

@@ -9,6 +9,10 @@
 // refresh and nothing wants it (no queued segment of the rank has arrived, its refresh is not
 // due); a rank in power-down leaves when something wants it and it has stayed nCKE, and takes no
 // command until t + nXP.
+// Refresh postponement (policy.refresh_postpone = P > 0): a rank's owed refresh, due at D, may
+// issue at t only when t >= D + P x nREFI (forced; from then the rank's requests wait) or when no
+// queued segment of the rank has arrived by t and t >= the rank's last request command +
+// policy.refresh_idle; it wants a rank in power-down from the later of D and that idle cycle.
 #pragma once
 
 #include <cstdint>
@@ -47,7 +51,8 @@ class DramSteppedReference {
     uint32_t rank, bg, bank;
   };
   bool legal(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint64_t t) const;
-  void record(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint32_t row, uint64_t t);
+  void record(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint32_t row, uint64_t t,
+              bool refresh = false);
 
   const DramSpec& spec_;
   DramPolicy policy_;
@@ -56,6 +61,7 @@ class DramSteppedReference {
   std::vector<DramPowerDownRecord> pd_log_;
   std::vector<int64_t> open_;
   std::vector<uint64_t> last_, quiet_;  // per rank: latest command, end of its data / refresh
+  std::vector<uint64_t> work_;          // per rank: latest command of a request
 };
 
 }  // namespace strider::test
