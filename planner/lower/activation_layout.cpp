@@ -131,11 +131,11 @@ std::vector<char> segment_groups(const Graph& g, const std::vector<int>& order,
 ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order, uint64_t alignment,
                                   uint64_t capacity, const LowerOptions& opt, const L2Config& l2,
                                   uint64_t spill_base, const std::vector<StepRange>& segments,
-                                  bool skew) {
+                                  bool skew, bool fold_shuffles) {
   const size_t nt = g.tensors.size();
   // Alias groups (views, in-place concat inputs) and their lifetimes: the memory planner's.
   memory::ActivationPlanInput in =
-      memory::build_activation_problem(g, order, static_cast<int64_t>(alignment));
+      memory::build_activation_problem(g, order, static_cast<int64_t>(alignment), fold_shuffles);
   ActivationLayout out;
   out.tensor_channel_stride = skew_planes(g, alignment, l2, skew, &in);
   out.tensor_interleaved.assign(nt, 0);

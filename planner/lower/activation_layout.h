@@ -75,10 +75,12 @@ uint64_t skewed_plane_stride(uint64_t plane_bytes, const L2Config& l2);
 // image, its own alias group, neither a graph input or output nor read or written by a view,
 // concat or DMA op) gets skewed_plane_stride(h x w) with `l2`'s banks when that differs and
 // `skew` is set (`lowering.skew_planes`); its buffer holds c planes of that stride, so the plan,
-// its verifier and lower bound count the pad.
+// its verifier and lower bound count the pad. `fold_shuffles` (`lowering.shuffle_layout`): fold a
+// concat into the channel shuffle that reads it (memory/activation_problem.h).
 ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order, uint64_t alignment,
                                   uint64_t capacity, const LowerOptions& opt, const L2Config& l2,
                                   uint64_t spill_base = 0,
-                                  const std::vector<StepRange>& segments = {}, bool skew = true);
+                                  const std::vector<StepRange>& segments = {}, bool skew = true,
+                                  bool fold_shuffles = true);
 
 }  // namespace strider

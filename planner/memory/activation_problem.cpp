@@ -47,11 +47,14 @@ class AliasForest {
 
 bool is_channel_view(OpType op) { return op == OpType::kSplit || op == OpType::kSlice; }
 
-// Ops that address a tensor's planes through TensorRef::channel_stride (compute ops); views,
-// concats and the DMA's shuffles and gathers take their tensors as dense bytes.
+// Ops whose every unit addresses a tensor's planes through TensorRef::channel_stride, in its
+// timing as in its values: the compute pipeline's. Views, concats and the DMA's shuffles and
+// gathers take their tensors as dense bytes; the vector unit (softmax, layernorm, gelu,
+// instancenorm) computes through the stride but times its L2 access as one range from the base.
 bool addresses_planes(OpType op) {
   return !is_view_op(op) && !is_channel_view(op) && op != OpType::kConcat &&
-         op != OpType::kChannelShuffle && op != OpType::kGather;
+         op != OpType::kChannelShuffle && op != OpType::kGather && op != OpType::kSoftmax &&
+         op != OpType::kLayerNorm && op != OpType::kGelu && op != OpType::kInstanceNorm;
 }
 
 // The channel shuffle node that alone reads concat `node`'s output when the concat can be
@@ -100,7 +103,7 @@ bool strided_in_place(const Graph& g, int t, int concat, const std::vector<int>&
 }  // namespace
 
 ActivationPlanInput build_activation_problem(const Graph& g, const std::vector<int>& order,
-                                             int64_t alignment) {
+                                             int64_t alignment, bool fold_shuffles) {
   if (alignment < 1) {
     throw std::invalid_argument("activation plan: alignment must be >= 1, got " +
                                 std::to_string(alignment));
@@ -167,7 +170,7 @@ ActivationPlanInput build_activation_problem(const Graph& g, const std::vector<i
         forest.attach(node.outputs[k], src, b * channel_bytes);
       }
       in.node_is_alias[n] = 1;
-    } else if (node.op == OpType::kConcat &&
+    } else if (node.op == OpType::kConcat && fold_shuffles &&
                foldable_shuffle(g, node, consumers, is_output) >= 0) {
       // Channel shuffle as a layout: the concat output is the shuffle output's memory and each
       // input a strided view of it (see the header).

@@ -74,8 +74,9 @@ struct ActivationPlanInput {
 // Throws std::invalid_argument when `order` is not a permutation of the graph's nodes or
 // `alignment` < 1, std::runtime_error naming the tensor when a view's channel range is outside
 // its input.
+// `fold_shuffles` (lowering.shuffle_layout): fold concats into the channel shuffle reading them.
 ActivationPlanInput build_activation_problem(const Graph& g, const std::vector<int>& order,
-                                             int64_t alignment);
+                                             int64_t alignment, bool fold_shuffles = true);
 
 // Address of every graph tensor in the planned arena: its buffer's offset plus its offset inside
 // the buffer; -1 for tensors that are not planned (weights, biases, unused tensors).
