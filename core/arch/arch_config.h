@@ -102,6 +102,10 @@ struct LoweringConfig {
   // Channel planes of the tensors only compute ops address padded off the L2 banks' period
   // (planner/lower/activation_layout.h skewed_plane_stride); false: every plane h x w bytes.
   bool skew_planes = true;
+  // A concat read only by a channel shuffle is folded into the shuffle output's layout: inputs
+  // produced in place as strided views, no shuffle copy (planner/memory/activation_problem.h);
+  // false: the concat and the shuffle copy their bytes.
+  bool shuffle_layout = true;
 };
 
 // Energy and area (core/arch/energy_presets.cpp has every preset number and its source). Every

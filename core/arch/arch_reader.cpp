@@ -156,6 +156,7 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
     s.read("weight_slot_bytes", a.lowering.weight_slot_bytes);
     s.read("fuse", a.lowering.fuse);
     s.read("skew_planes", a.lowering.skew_planes);
+    s.read("shuffle_layout", a.lowering.shuffle_layout);
     s.finish();
   }
   {

@@ -115,6 +115,7 @@ void emit_arch_fields(YAML::Emitter& e, const ArchConfig& a) {
   e << YAML::Key << "weight_slot_bytes" << YAML::Value << a.lowering.weight_slot_bytes;
   if (!a.lowering.fuse) e << YAML::Key << "fuse" << YAML::Value << false;  // default: true
   if (!a.lowering.skew_planes) e << YAML::Key << "skew_planes" << YAML::Value << false;
+  if (!a.lowering.shuffle_layout) e << YAML::Key << "shuffle_layout" << YAML::Value << false;
   e << YAML::EndMap;
 
   e << YAML::Key << "energy" << YAML::Value << YAML::BeginMap;

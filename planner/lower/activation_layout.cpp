@@ -131,17 +131,34 @@ std::vector<char> segment_groups(const Graph& g, const std::vector<int>& order,
 ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order, uint64_t alignment,
                                   uint64_t capacity, const LowerOptions& opt, const L2Config& l2,
                                   uint64_t spill_base, const std::vector<StepRange>& segments,
-                                  bool skew) {
+                                  bool skew, bool fold_shuffles) {
   const size_t nt = g.tensors.size();
   // Alias groups (views, in-place concat inputs) and their lifetimes: the memory planner's.
   memory::ActivationPlanInput in =
-      memory::build_activation_problem(g, order, static_cast<int64_t>(alignment));
+      memory::build_activation_problem(g, order, static_cast<int64_t>(alignment), fold_shuffles);
   ActivationLayout out;
   out.tensor_channel_stride = skew_planes(g, alignment, l2, skew, &in);
+  out.tensor_interleaved.assign(nt, 0);
+  for (size_t t = 0; t < nt; ++t) {
+    if (in.tensor_channel_stride[t] == 0) continue;
+    out.tensor_channel_stride[t] = uint64_t(in.tensor_channel_stride[t]);
+    out.tensor_interleaved[t] = 1;
+  }
+  out.shuffle_folded.assign(g.nodes.size(), 0);
   std::vector<char> one_image = segment_groups(g, order, segments, alignment, &in);
   for (int idx : order) {
     const Node& n = g.nodes[idx];
     if (n.op != OpType::kConcat) continue;
+    if (in.folded_shuffle[size_t(idx)] >= 0) {  // strided copies into the shuffle's output
+      out.shuffle_folded[size_t(in.folded_shuffle[size_t(idx)])] = 1;
+      for (size_t k = 0; k < n.inputs.size(); ++k) {
+        if (in.concat_input_in_place[idx][k]) continue;
+        out.copies.push_back({idx, n.inputs[k], uint64_t(in.concat_input_offset[idx][k]),
+                              uint64_t(in.concat_input_stride[idx][k]),
+                              in.concat_input_copy_step[idx][k]});
+      }
+      continue;
+    }
     uint64_t off = 0;
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       if (!in.concat_input_in_place[idx][k]) out.copies.push_back({idx, n.inputs[k], off});

@@ -17,6 +17,12 @@ struct ConcatCopy {
   int node = -1;          // the concat node
   int tensor = -1;        // the input tensor
   uint64_t dst_addr = 0;  // where it goes inside the concat output
+  // 0: one contiguous copy; else (a concat folded into a channel shuffle's layout) bytes between
+  // the copied planes in the output, one plane of h x w per channel.
+  uint64_t dst_stride = 0;
+  // The schedule step after whose node the copy is made (its source is ready and the output's
+  // buffer live); -1: at the concat's own step, once the ops before it retired.
+  int64_t step = -1;
 };
 
 struct ActivationLayout {
@@ -27,6 +33,11 @@ struct ActivationLayout {
   std::vector<bool> tensor_per_image;
   // Per graph tensor: bytes between its channel planes, h x w unless skewed (plane_strides).
   std::vector<uint64_t> tensor_channel_stride;
+  // Per graph tensor: a strided view of a channel shuffle's output (an input of a concat folded
+  // into the shuffle's layout, memory/activation_problem.h): its planes are groups apart.
+  std::vector<char> tensor_interleaved;
+  // Per node: a channel shuffle folded with its concat into the layout (moves no data).
+  std::vector<char> shuffle_folded;
   std::vector<PlannedBuffer> buffers;    // one per alias group
   std::vector<ConcatCopy> copies;
   std::string allocator;
@@ -64,10 +75,12 @@ uint64_t skewed_plane_stride(uint64_t plane_bytes, const L2Config& l2);
 // image, its own alias group, neither a graph input or output nor read or written by a view,
 // concat or DMA op) gets skewed_plane_stride(h x w) with `l2`'s banks when that differs and
 // `skew` is set (`lowering.skew_planes`); its buffer holds c planes of that stride, so the plan,
-// its verifier and lower bound count the pad.
+// its verifier and lower bound count the pad. `fold_shuffles` (`lowering.shuffle_layout`): fold a
+// concat into the channel shuffle that reads it (memory/activation_problem.h).
 ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order, uint64_t alignment,
                                   uint64_t capacity, const LowerOptions& opt, const L2Config& l2,
                                   uint64_t spill_base = 0,
-                                  const std::vector<StepRange>& segments = {}, bool skew = true);
+                                  const std::vector<StepRange>& segments = {}, bool skew = true,
+                                  bool fold_shuffles = true);
 
 }  // namespace strider

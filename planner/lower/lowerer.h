@@ -129,6 +129,9 @@ class Lowerer {
   bool stream_output(int t);
   void store_rows(int t, uint32_t r0, uint32_t r1, std::vector<uint32_t> deps);
   void lower_view(const Node& n, int idx);
+  // A concat input's copy into the output (plane by plane into a folded channel shuffle's).
+  uint32_t copy_move(const ConcatCopy& c, uint32_t layer, std::vector<uint32_t> deps);
+  void emit_early_copies(int idx);  // the copies that may run from node idx's step on
   void lower_shuffle(const Node& n, uint32_t layer);
   void lower_gather(const Node& n, uint32_t layer);  // one 2-D move per block (kGather)
   void emit_gathers(const Node* reader = nullptr, std::vector<uint32_t>* deps = nullptr);
@@ -304,6 +307,10 @@ class Lowerer {
   std::vector<uint64_t> io_addr_;  // per graph input / output tensor: its DRAM address
   std::vector<char> is_input_, is_output_;  // per tensor: a graph input / output
   std::vector<std::vector<size_t>> node_copies_;  // per node: its layout_.copies
+  // Per node: the layout_.copies made right after its step (ConcatCopy::step); per copy: its
+  // move once made early.
+  std::vector<std::vector<size_t>> early_copies_;
+  std::vector<uint32_t> copy_desc_;
   int last_op_[2] = {-1, -1};   // per issue queue: last operation descriptor emitted
   uint32_t layer_first_desc_ = 0;  // first descriptor of the compute node being lowered
   // Batch: the image whose tiles are being emitted; ref() addresses image image_ of a tensor

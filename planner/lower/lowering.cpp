@@ -267,30 +267,69 @@ bool Lowerer::stream_output(int t) {
 void Lowerer::lower_view(const Node& n, int idx) {
   // Views and in-place concats alias memory the plan already placed: no data moves, except the
   // concat inputs that could not be produced in place, copied after the last op so far retired
-  // (the region may have held a tensor an earlier op was still reading).
+  // (the region may have held a tensor an earlier op was still reading) unless made earlier
+  // (emit_early_copies). Each copy is a reader its source's next writer waits for.
   std::vector<uint32_t> deps = input_deps(n);
-  int layer = -1;
+  int layer = node_layer_[size_t(idx)];
   for (size_t copy : node_copies_[idx]) {
     const ConcatCopy& c = layout_.copies[copy];
-    if (layer < 0) layer = static_cast<int>(add_layer(n.name, "concat"));
-    const uint64_t bytes = static_cast<uint64_t>(g_.tensors[c.tensor].bytes());
-    std::vector<uint32_t> after = last_desc_[c.tensor];
-    after_ops(&after, false);
-    const int out_t = g_.nodes[c.node].outputs[0];
-    const MemSpace dst = space(out_t);
-    // One row per image: the input's image i goes to its channels' place in the output's image i.
-    const uint32_t images = static_cast<uint32_t>(g_.tensors[c.tensor].shape.n);
-    const uint32_t row = static_cast<uint32_t>(bytes / images);
-    const uint32_t out_row = static_cast<uint32_t>(g_.tensors[out_t].bytes() / images);
-    const uint32_t m = move(layer, space(c.tensor), layout_.tensor_addr[c.tensor], dst, c.dst_addr,
-                            images, row, images > 1 ? row : 0, images > 1 ? out_row : 0, after);
+    uint32_t m = 0;
+    if (c.step >= 0) {
+      m = copy_desc_.at(copy);
+    } else {
+      if (layer < 0) layer = static_cast<int>(add_layer(n.name, "concat"));
+      std::vector<uint32_t> after = last_desc_[c.tensor];
+      after_ops(&after, false);
+      m = copy_move(c, uint32_t(layer), std::move(after));
+    }
     pending_readers_.push_back(m);
     deps.push_back(m);
-    out_.layers[layer].copy_bytes += bytes;
   }
   for (int t : n.outputs) last_desc_[t] = deps;
   if (layer >= 0) out_.layer_node[layer] = idx;
   out_.step_layer.push_back(layer);
+}
+
+uint32_t Lowerer::copy_move(const ConcatCopy& c, uint32_t layer, std::vector<uint32_t> deps) {
+  const uint64_t bytes = static_cast<uint64_t>(g_.tensors[c.tensor].bytes());
+  const int out_t = g_.nodes[c.node].outputs[0];
+  const MemSpace dst = space(out_t);
+  uint32_t m = 0;
+  if (c.dst_stride != 0) {
+    // Into a channel shuffle's output (one image): plane k of the input to every dst_stride-th
+    // byte of it, one 2-D move of c rows of h x w bytes.
+    const TensorRef src = shape_ref(c.tensor);
+    m = move(layer, space(c.tensor), layout_.tensor_addr[c.tensor], dst, c.dst_addr, src.c,
+             src.h * src.w, src.channel_stride, static_cast<uint32_t>(c.dst_stride),
+             std::move(deps));
+  } else {
+    // One row per image: the input's image i goes to its channels' place in the output's image i.
+    const uint32_t images = static_cast<uint32_t>(g_.tensors[c.tensor].shape.n);
+    const uint32_t row = static_cast<uint32_t>(bytes / images);
+    const uint32_t out_row = static_cast<uint32_t>(g_.tensors[out_t].bytes() / images);
+    m = move(layer, space(c.tensor), layout_.tensor_addr[c.tensor], dst, c.dst_addr, images, row,
+             images > 1 ? row : 0, images > 1 ? out_row : 0, std::move(deps));
+  }
+  out_.layers[layer].copy_bytes += bytes;
+  return m;
+}
+
+// The copies into a concat folded into a channel shuffle's layout that may run from node idx's
+// step on (ConcatCopy::step): emitted after the step's own descriptors (the in-order load queue
+// does not hold its weights behind them), once their source is made and what the previous step
+// fenced retired (the output's buffer is live from this step on), so they run under the compute
+// of the concat's other inputs. They join the readers at the concat's step (lower_view).
+void Lowerer::emit_early_copies(int idx) {
+  for (size_t copy : early_copies_[size_t(idx)]) {
+    const ConcatCopy& c = layout_.copies[copy];
+    int& layer = node_layer_[size_t(c.node)];
+    if (layer < 0) layer = static_cast<int>(add_layer(g_.nodes[size_t(c.node)].name, "concat"));
+    std::vector<uint32_t> deps = last_desc_[c.tensor];
+    if (!step_fence_.empty()) {
+      deps.insert(deps.end(), step_fence_.back().begin(), step_fence_.back().end());
+    }
+    copy_desc_.at(copy) = copy_move(c, uint32_t(layer), std::move(deps));
+  }
 }
 
 void Lowerer::lower_shuffle(const Node& n, uint32_t layer) {
@@ -393,7 +432,7 @@ void Lowerer::lower_step(int idx) {
                        n.inputs.size() == 1 && psums_.last_user.empty();
   for (int t : n.inputs) load_input(t, by_rows && t == n.inputs[0]);
   refuse_unbatched(g_, n);
-  if (moves_no_compute(n)) {
+  if (moves_no_compute(n) || layout_.shuffle_folded[size_t(idx)]) {
     const size_t steps = out_.step_layer.size();
     lower_view(n, idx);
     if (!first_pass) out_.step_layer.resize(steps);  // a later image's pass: the step is listed
@@ -418,6 +457,7 @@ void Lowerer::lower_step(int idx) {
       lower_compute(n, layer);
     }
   }
+  emit_early_copies(idx);
   // The chunks no tile read (rows below every window), and the input's producers for later
   // readers.
   for (auto& [t, c] : chunked_) {
@@ -451,10 +491,29 @@ Lowered Lowerer::run() {
   check_fused_pools();
   node_copies_.resize(g_.nodes.size());
   for (size_t k = 0; k < layout_.copies.size(); ++k) node_copies_.at(layout_.copies[k].node).push_back(k);
+  early_copies_.assign(g_.nodes.size(), {});
+  copy_desc_.assign(layout_.copies.size(), 0);
+  for (size_t k = 0; k < layout_.copies.size(); ++k) {
+    // After the first node from its step on that computes (views emit nothing to hide it under).
+    int64_t step = layout_.copies[k].step;
+    if (step < 0) continue;
+    while (order.at(size_t(step)) != layout_.copies[k].node &&
+           (moves_no_compute(g_.nodes[size_t(order[size_t(step)])]) ||
+            layout_.shuffle_folded[size_t(order[size_t(step)])])) {
+      ++step;
+    }
+    if (order[size_t(step)] == layout_.copies[k].node) {
+      layout_.copies[k].step = -1;  // nothing computes before the concat: made at its step
+    } else {
+      early_copies_.at(size_t(order[size_t(step)])).push_back(k);
+    }
+  }
 
   dram_io_ = kDramActivationsBase + (uint64_t(1) << 30);  // graph inputs and outputs
   for (int idx : order) {
-    if (!moves_no_compute(g_.nodes[size_t(idx)])) tail_node_ = idx;
+    if (!moves_no_compute(g_.nodes[size_t(idx)]) && !layout_.shuffle_folded[size_t(idx)]) {
+      tail_node_ = idx;
+    }
   }
   node_layer_.assign(g_.nodes.size(), -1);
   out_.image_segments = opt_.image_segments;
@@ -497,7 +556,10 @@ Lowered Lowerer::run() {
     e.space = space(int(t));
     e.addr = layout_.tensor_addr[t];
     e.bytes = static_cast<uint64_t>(tensor.bytes());
-    if (layout_.tensor_channel_stride[t] != uint64_t(tensor.shape.h) * uint64_t(tensor.shape.w)) {
+    const uint64_t plane = uint64_t(tensor.shape.h) * uint64_t(tensor.shape.w);
+    if (layout_.tensor_interleaved[t]) {  // every groups-th plane of a channel shuffle's output
+      e.bytes = (uint64_t(tensor.shape.c) - 1) * layout_.tensor_channel_stride[t] + plane;
+    } else if (layout_.tensor_channel_stride[t] != plane) {
       e.bytes = uint64_t(tensor.shape.c) * layout_.tensor_channel_stride[t];  // skewed planes
     }
     if (layout_.tensor_per_image[t]) e.bytes /= uint64_t(tensor.shape.n);  // one image at a time

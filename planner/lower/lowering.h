@@ -9,7 +9,10 @@
 //
 // Per layer, in schedule order: views (reshape, flatten, split, slice) and in-place concats emit
 // nothing (concat inputs that could not be made in place are copied); a channel shuffle is one 2-D
-// move per group; every other op becomes operation tiles: output-channel blocks (a tile's kernels
+// move per group, or nothing when its concat is folded into its layout (the concat's inputs then
+// written in place as strided views, the others copied by a 2-D move made early, under the other
+// inputs' compute: memory/activation_problem.h, Lowerer::emit_early_copies); every other op
+// becomes operation tiles: output-channel blocks (a tile's kernels
 // fit the L1 kernel region) x output-row bands (strided windows: whole neuron runs). A tile with
 // weights is preceded by its weight and bias moves into the next staging slot. A tensor in DRAM
 // is read through in-band buffers (a fill move per band) and written through out-band buffers (a

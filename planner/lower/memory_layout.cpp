@@ -235,7 +235,8 @@ void Lowerer::plan_memory(const std::vector<int>& order) {
     if (attempt > 256) throw std::runtime_error("L2 layout did not converge");
     try {
       layout_ = plan_activations(g_, order, align, cap, opt_, arch_.l2, bands ? kDramActivationsBase : 0,
-                                 opt_.image_segments, arch_.lowering.skew_planes);
+                                 opt_.image_segments, arch_.lowering.skew_planes,
+                                 arch_.lowering.shuffle_layout);
     } catch (const std::runtime_error&) {
       if (bands) throw;
       // Not everything fits: reserve band buffers at the top of L2 and spill to DRAM.

@@ -13,7 +13,7 @@ namespace {
 // Union-find over tensors where each tensor records its byte offset inside its parent.
 class AliasForest {
  public:
-  explicit AliasForest(size_t n) : parent_(n), offset_(n, 0) {
+  explicit AliasForest(size_t n) : parent_(n), offset_(n, 0), holds_others_(n, 0) {
     std::iota(parent_.begin(), parent_.end(), 0);
   }
   // Root of t and t's offset inside the root's memory.
@@ -34,19 +34,76 @@ class AliasForest {
     auto [r, base] = find(into);
     parent_[t] = r;
     offset_[t] = base + offset;
+    holds_others_[r] = 1;
   }
+  // True when t is a root that no other tensor lives in.
+  bool alone(int t) const { return parent_[t] == t && !holds_others_[t]; }
 
  private:
   std::vector<int> parent_;
   std::vector<int64_t> offset_;
+  std::vector<char> holds_others_;
 };
 
 bool is_channel_view(OpType op) { return op == OpType::kSplit || op == OpType::kSlice; }
 
+// Ops whose every unit addresses a tensor's planes through TensorRef::channel_stride, in its
+// timing as in its values: the compute pipeline's. Views, concats and the DMA's shuffles and
+// gathers take their tensors as dense bytes; the vector unit (softmax, layernorm, gelu,
+// instancenorm) computes through the stride but times its L2 access as one range from the base.
+bool addresses_planes(OpType op) {
+  return !is_view_op(op) && !is_channel_view(op) && op != OpType::kConcat &&
+         op != OpType::kChannelShuffle && op != OpType::kGather && op != OpType::kSoftmax &&
+         op != OpType::kLayerNorm && op != OpType::kGelu && op != OpType::kInstanceNorm;
+}
+
+// The channel shuffle node that alone reads concat `node`'s output when the concat can be
+// folded into its layout (activation_problem.h), else -1.
+int foldable_shuffle(const Graph& g, const Node& node, const std::vector<std::vector<int>>& readers,
+                     const std::vector<char>& is_output) {
+  const int out = node.outputs[0];
+  const TensorShape& s = g.tensors[out].shape;
+  if (s.n != 1 || is_output[out] || readers[out].size() != 1) return -1;
+  const Node& sh = g.nodes[readers[out][0]];
+  const int groups = sh.shuffle_groups;
+  if (sh.op != OpType::kChannelShuffle || groups < 2 || s.c % groups != 0 ||
+      g.tensors[sh.outputs[0]].shape.c != s.c) {
+    return -1;
+  }
+  const int64_t per = s.c / groups;
+  int64_t begin = 0;
+  for (int t : node.inputs) {
+    const int64_t c = g.tensors[t].shape.c;
+    if (g.tensors[t].shape.n != 1 || c < 1 || begin / per != (begin + c - 1) / per) return -1;
+    begin += c;
+  }
+  return readers[out][0];
+}
+
+// True when tensor t may be produced straight into a folded concat as a strided view: a tensor
+// of its own that a compute op makes and, besides `concat`, only compute ops read.
+bool strided_in_place(const Graph& g, int t, int concat, const std::vector<int>& producer,
+                      const std::vector<std::vector<int>>& readers,
+                      const std::vector<char>& is_input, const std::vector<char>& is_output) {
+  if (is_input[t] || is_output[t] || producer[t] < 0 ||
+      !addresses_planes(g.nodes[producer[t]].op)) {
+    return false;
+  }
+  int uses = 0;
+  for (int r : readers[t]) {
+    if (r == concat) {
+      ++uses;
+    } else if (!addresses_planes(g.nodes[r].op)) {
+      return false;
+    }
+  }
+  return uses == 1;
+}
+
 }  // namespace
 
 ActivationPlanInput build_activation_problem(const Graph& g, const std::vector<int>& order,
-                                             int64_t alignment) {
+                                             int64_t alignment, bool fold_shuffles) {
   if (alignment < 1) {
     throw std::invalid_argument("activation plan: alignment must be >= 1, got " +
                                 std::to_string(alignment));
@@ -75,7 +132,14 @@ ActivationPlanInput build_activation_problem(const Graph& g, const std::vector<i
   ActivationPlanInput in;
   in.concat_input_in_place.resize(num_nodes);
   in.node_is_alias.assign(num_nodes, 0);
+  in.folded_shuffle.assign(num_nodes, -1);
+  in.concat_input_offset.resize(num_nodes);
+  in.concat_input_stride.resize(num_nodes);
+  in.concat_input_copy_step.resize(num_nodes);
+  in.tensor_channel_stride.assign(num_tensors, 0);
   AliasForest forest(num_tensors);
+  const std::vector<int> producer = g.producers();
+  const std::vector<std::vector<int>> consumers = g.consumers();
 
   for (int n : order) {
     const Node& node = g.nodes[n];
@@ -106,6 +170,42 @@ ActivationPlanInput build_activation_problem(const Graph& g, const std::vector<i
         forest.attach(node.outputs[k], src, b * channel_bytes);
       }
       in.node_is_alias[n] = 1;
+    } else if (node.op == OpType::kConcat && fold_shuffles &&
+               foldable_shuffle(g, node, consumers, is_output) >= 0) {
+      // Channel shuffle as a layout: the concat output is the shuffle output's memory and each
+      // input a strided view of it (see the header).
+      const int sh = foldable_shuffle(g, node, consumers, is_output);
+      const int out = node.outputs[0], shuffled = g.nodes[sh].outputs[0];
+      const TensorShape& os = g.tensors[out].shape;
+      const int64_t groups = g.nodes[sh].shuffle_groups, per = os.c / groups;
+      const int64_t plane = os.h * os.w * g.tensors[out].element_bytes;
+      forest.attach(out, shuffled, 0);
+      in.folded_shuffle[n] = sh;
+      in.folded_shuffle[sh] = n;
+      in.node_is_alias[sh] = 1;
+      std::vector<char>& flags = in.concat_input_in_place[n];
+      flags.assign(node.inputs.size(), 0);
+      bool all = true;
+      int64_t begin = 0;
+      for (size_t k = 0; k < node.inputs.size(); ++k) {
+        const int t = node.inputs[k];
+        const int64_t group = begin / per;
+        const int64_t offset = (group + (begin - group * per) * groups) * plane;
+        in.concat_input_offset[n].push_back(offset);
+        in.concat_input_stride[n].push_back(groups * plane);
+        if (forest.alone(t) &&
+            strided_in_place(g, t, n, producer, consumers, is_input, is_output)) {
+          forest.attach(t, out, offset);
+          in.tensor_channel_stride[t] = groups * plane;
+          flags[k] = 1;
+        }
+        const int from = producer[t] >= 0 && !is_input[t] ? step_of[producer[t]] + 1
+                                                           : step_of[n];
+        in.concat_input_copy_step[n].push_back(flags[k] || from >= step_of[n] ? -1 : from);
+        all = all && flags[k];
+        begin += g.tensors[t].shape.c;
+      }
+      in.node_is_alias[n] = all ? 1 : 0;
     } else if (node.op == OpType::kConcat) {
       const int out = node.outputs[0];
       std::vector<char>& flags = in.concat_input_in_place[n];
@@ -153,8 +253,6 @@ ActivationPlanInput build_activation_problem(const Graph& g, const std::vector<i
 
   // Lifetimes per tensor, folded into their groups.
   const int last_step = static_cast<int>(order.size()) - 1;
-  const std::vector<int> producer = g.producers();
-  const std::vector<std::vector<int>> consumers = g.consumers();
   std::vector<char> used(num_tensors, 0);
   for (const Node& node : g.nodes) {
     for (int t : node.inputs) used[t] = 1;
@@ -197,6 +295,15 @@ ActivationPlanInput build_activation_problem(const Graph& g, const std::vector<i
     } else {
       lower[root] = std::min<int64_t>(lower[root], birth);
       upper[root] = std::max<int64_t>(upper[root], death + 1);
+    }
+  }
+  // A folded concat's copies may run from their copy step: its output's buffer is live there.
+  for (int n : order) {
+    const int out = g.nodes[n].outputs.empty() ? -1 : g.nodes[n].outputs[0];
+    for (int step : in.concat_input_copy_step[n]) {
+      if (step < 0) continue;
+      const int root = forest.find(out).first;
+      lower[root] = std::min<int64_t>(lower[root], step);
     }
   }
   std::stable_sort(roots.begin(), roots.end(),

@@ -220,6 +220,23 @@ TEST(ArchLoader, SkewPlanesIsABoolean) {
   EXPECT_EQ(arch_yaml(ArchConfig{}).find("skew_planes"), std::string::npos);
 }
 
+TEST(ArchLoader, ShuffleLayoutIsABoolean) {
+  TempDir t;
+  const std::string f = t.write("a.yaml",
+                                "arch:\n"
+                                "  lowering:\n"
+                                "    shuffle_layout: 2\n");  // line 3
+  EXPECT_EQ(errors_of([&] { load_arch(f); }),
+            (Errors{f + ":3: arch.lowering.shuffle_layout: expected true or false, got \"2\""}));
+  EXPECT_TRUE(ArchConfig{}.lowering.shuffle_layout);
+  const ArchConfig a =
+      load_arch(t.write("b.yaml", "arch:\n  lowering: {shuffle_layout: false}\n"));
+  EXPECT_FALSE(a.lowering.shuffle_layout);
+  // Written (and so fingerprinted) only when off: the default's fingerprint is unchanged.
+  EXPECT_NE(arch_yaml(a).find("shuffle_layout: false"), std::string::npos);
+  EXPECT_EQ(arch_yaml(ArchConfig{}).find("shuffle_layout"), std::string::npos);
+}
+
 // The store unit's row buffer of a fused max-pool (core/timing/fused_pool.h).
 TEST(ArchLoader, PoolRowBufferBytesIsACount) {
   TempDir t;
