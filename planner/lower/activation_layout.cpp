@@ -131,7 +131,7 @@ std::vector<char> segment_groups(const Graph& g, const std::vector<int>& order,
 ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order, uint64_t alignment,
                                   uint64_t capacity, const LowerOptions& opt, const L2Config& l2,
                                   uint64_t spill_base, const std::vector<StepRange>& segments,
-                                  bool skew) {
+                                  bool skew, const std::vector<int>& to_dram) {
   const size_t nt = g.tensors.size();
   // Alias groups (views, in-place concat inputs) and their lifetimes: the memory planner's.
   memory::ActivationPlanInput in =
@@ -155,6 +155,10 @@ ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order,
   const int64_t steps = static_cast<int64_t>(order.size());
 
   std::vector<bool> spilled(nb, false);
+  for (int t : to_dram) {
+    if (spill_base == 0) throw std::logic_error("activation plan: tensors to DRAM without a base");
+    spilled.at(size_t(in.tensor_buffer.at(size_t(t)))) = true;
+  }
   // Choosing what to spill uses a fast allocator; the requested one then plans the rest (and if it
   // packs worse, spilling goes on with it).
   memory::AllocatorOptions aopt;

@@ -65,9 +65,14 @@ uint64_t skewed_plane_stride(uint64_t plane_bytes, const L2Config& l2);
 // concat or DMA op) gets skewed_plane_stride(h x w) with `l2`'s banks when that differs and
 // `skew` is set (`lowering.skew_planes`); its buffer holds c planes of that stride, so the plan,
 // its verifier and lower bound count the pad.
+//
+// `to_dram`: tensors placed in DRAM whatever the room (from `spill_base`, which must then be
+// non-zero): the tensors a producer and its depthwise reader pass through a band buffer
+// (planner/lower/depthwise_fusion.cpp), never held whole.
 ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order, uint64_t alignment,
                                   uint64_t capacity, const LowerOptions& opt, const L2Config& l2,
                                   uint64_t spill_base = 0,
-                                  const std::vector<StepRange>& segments = {}, bool skew = true);
+                                  const std::vector<StepRange>& segments = {}, bool skew = true,
+                                  const std::vector<int>& to_dram = {});
 
 }  // namespace strider

@@ -1,0 +1,259 @@
+// Depthwise fused with its producer (part of Lowerer; docs/planner.md, "Depthwise fused with its
+// producer"). Where the memory plan spills a tensor T written by one conv P and read only by the
+// depthwise conv C of the next schedule step (groups == channels, a kernel over more than one
+// row), P and C are lowered interleaved in row bands: per band of C's output rows and block of
+// T's channels, P's tiles compute the rows of T that band reads (input_rows of C) into an in-band
+// buffer of L2, then C's tiles read them there. T is never written to or read from DRAM and the
+// activation plan never holds it (plan_activations' to_dram: its DRAM home is never touched).
+//
+// The halo (the k - s rows two bands of C both read) is recomputed by P, not kept: a P tile per
+// band and channel block with no dependency between bands but through the two in-band slots, and
+// no L2->L2 move. Keeping it would take a 2-D move of block x (k - s) rows per band onto the next
+// slot's top (setup + bytes / DMA width on the DMA, the bytes twice on the L2 ports) in the chain
+// P(band b) -> move -> C(band b + 1), and a P tile of the remaining rows; recomputing costs P's
+// tile cycles for (k - s) more rows, which the band height below makes a small share: with blocks
+// of 8 channels an in-band slot of L2 / 16 holds bands of 60 and more of T's 112-column rows, so
+// mobilenet_v2's features.1 conv.0 (k 3, s 1) recomputes 2 rows in 60 (3 %) and features.2
+// conv.1 (k 3, s 2) 1 in 60. dw_bands picks the block and band height: every block from the
+// smaller of the two layers' weight blocks down by halves (while at least one accumulator group,
+// or until one fits), each with the tallest band whose input rows fit an in-band slot (and C's
+// output band an out-band slot when C's output spills); the cheapest by the closed-form tile cost
+// (tile_cycles, as mapping_cost) summed over both layers' tiles.
+//
+// The choice (memory_layout.cpp, plan_memory): the plan with the pairs against the plan without,
+// each costed per step as max(tiles, DRAM bytes at the DRAM's peak) (plan_cycles), a fused pair
+// as one step of its band tiles and its DRAM bytes less T's write and read; the plan with the
+// pairs is kept only when predicted faster. `lowering.fuse: false` fuses none.
+//
+// Legal (dw_legal): both convs with weights, neither with a fused max-pool or residual Add, P
+// with one input that stays in L2 (a graph input included), C reading only T, T read by C alone
+// and neither a graph input nor output, one image and no image segments, no partial sums. Both
+// layers keep their own layer (report row, mapping row); their spans overlap.
+#include <algorithm>
+
+#include "core/arch/dram_bandwidth.h"
+#include "core/timing/tile_work.h"
+#include "planner/lower/lowerer.h"
+
+namespace strider {
+
+uint64_t Lowerer::tile_cycles(const OpDesc& base, uint32_t r0, uint32_t r1, uint32_t c0,
+                              uint32_t c1) const {
+  OpDesc t = base;
+  t.row_begin = r0, t.row_end = r1;
+  t.ch_begin = c0, t.ch_end = c1;
+  const uint64_t port = arch_.l2.port_bytes_per_cycle;
+  const TileWork w = compute_tile_work(t, arch_.l1, arch_.neurons, port);
+  return std::max(w.pipeline_cycles, (w.l2_read_bytes + port - 1) / port);
+}
+
+bool Lowerer::dw_legal(const Node& p, const Node& c) const {
+  if (!arch_.lowering.fuse || !opt_.image_segments.empty() || !psums_.last_user.empty()) {
+    return false;
+  }
+  if (p.op != OpType::kConv || c.op != OpType::kConv || p.weights < 0 || c.weights < 0) return false;
+  if (p.pool.fused || c.pool.fused || p.residual.fused || c.residual.fused) return false;
+  if (p.inputs.size() != 1 || p.outputs.size() != 1 || c.inputs.size() != 1) return false;
+  const int t = p.outputs[0];
+  if (c.inputs[0] != t || is_input_[size_t(t)] || is_output_[size_t(t)]) return false;
+  const TensorShape& ts = g_.tensors[size_t(t)].shape;
+  if (ts.n != 1 || c.groups != ts.c || int64_t(g_.tensors[size_t(c.outputs[0])].shape.c) != ts.c) {
+    return false;
+  }
+  if (c.kernel_h < 2) return false;  // a window over more than one row of T
+  if (!layout_.tensor_spilled[size_t(t)] || layout_.tensor_spilled[size_t(p.inputs[0])]) {
+    return false;
+  }
+  const std::vector<std::vector<int>> readers = g_.consumers();
+  const int ci = int(&c - g_.nodes.data());
+  if (readers[size_t(t)] != std::vector<int>{ci}) return false;
+  return dw_bands(p, c).block > 0;
+}
+
+std::vector<Lowerer::DwPair> Lowerer::dw_candidates(const std::vector<int>& order) const {
+  std::vector<DwPair> pairs;
+  for (size_t s = 0; s + 1 < order.size(); ++s) {
+    const Node& p = g_.nodes[size_t(order[s])];
+    const Node& c = g_.nodes[size_t(order[s + 1])];
+    if (!dw_legal(p, c)) continue;
+    pairs.push_back({order[s], order[s + 1], int64_t(s)});
+    ++s;  // a pair's C is no pair's P
+  }
+  return pairs;
+}
+
+Lowerer::DwBands Lowerer::dw_bands(const Node& p, const Node& c) const {
+  const OpDesc pb = base_op(p, false), cb = base_op(c, false);
+  const TensorShape& ts = g_.tensors[size_t(p.outputs[0])].shape;
+  const uint32_t t_c = uint32_t(ts.c), t_w = uint32_t(ts.w);
+  const uint32_t out_h = cb.output.h, out_w = cb.output.w;
+  const bool out_spilled = layout_.tensor_spilled[size_t(c.outputs[0])];
+  const uint32_t p_rows = band_rows(pb), c_rows = band_rows(cb);
+  auto fits = [&](uint32_t rows, uint32_t block) {
+    for (uint32_t r0 = 0; r0 < out_h; r0 += rows) {
+      uint32_t y0, y1;
+      input_rows(c, r0, std::min(out_h, r0 + rows), &y0, &y1);
+      if (uint64_t(block) * (y1 - y0) * t_w > in_bands_.slot_bytes) return false;
+    }
+    const uint64_t out_band = uint64_t(block) * std::min(rows, c_rows) * out_w;
+    return !out_spilled || out_band <= out_bands_.slot_bytes;
+  };
+  DwBands best;
+  if (in_bands_.last_user.empty()) return best;
+  const uint32_t unit = arch_.neurons.accumulators;
+  for (uint32_t block = std::min(weight_block(p), weight_block(c));; block = (block + 1) / 2) {
+    uint32_t rows = out_h;
+    while (rows > 1 && !fits(rows, block)) --rows;
+    if (fits(rows, block)) {
+      uint64_t cycles = 0;
+      for (uint32_t r0 = 0; r0 < out_h; r0 += rows) {
+        const uint32_t r1 = std::min(out_h, r0 + rows);
+        uint32_t y0, y1;
+        input_rows(c, r0, r1, &y0, &y1);
+        for (uint32_t c0 = 0; c0 < t_c; c0 += block) {
+          const uint32_t c1 = std::min(t_c, c0 + block);
+          for (uint32_t q = y0; q < y1; q += p_rows)
+            cycles += tile_cycles(pb, q, std::min(y1, q + p_rows), c0, c1);
+          for (uint32_t q = r0; q < r1; q += c_rows)
+            cycles += tile_cycles(cb, q, std::min(r1, q + c_rows), c0, c1);
+        }
+      }
+      if (best.block == 0 || cycles < best.cycles) best = {block, rows, cycles};
+    }
+    if (block == 1 || (best.block != 0 && (block + 1) / 2 < unit)) break;
+  }
+  return best;
+}
+
+uint64_t Lowerer::plan_cycles(const std::vector<int>& order) const {
+  const uint64_t mib = uint64_t(1) << 20, peak = dram_peak_cycles(arch_, mib);
+  auto dram = [&](uint64_t bytes) {
+    return peak ? (bytes * peak + mib - 1) / mib : bytes / std::max<uint64_t>(1, arch_.dram.bytes_per_cycle);
+  };
+  uint64_t total = 0;
+  for (size_t s = 0; s < order.size(); ++s) {
+    const Node& n = g_.nodes[size_t(order[s])];
+    const int c = dw_reader_[size_t(order[s])];
+    if (c < 0) {
+      total += std::max(step_cycles(n), dram(step_dram_bytes(n)));
+      continue;
+    }
+    const Node& cn = g_.nodes[size_t(c)];
+    const uint64_t t_bytes = uint64_t(g_.tensors[size_t(n.outputs[0])].bytes());
+    const uint64_t bytes = step_dram_bytes(n) + step_dram_bytes(cn) - 2 * t_bytes;
+    total += std::max(dw_bands(n, cn).cycles, dram(bytes));
+    ++s;
+  }
+  return total;
+}
+
+void Lowerer::lower_dw_pair(const Node& p, uint32_t p_layer) {
+  const size_t pi = size_t(&p - g_.nodes.data());
+  const int ci = dw_reader_[pi];
+  const Node& c = g_.nodes[size_t(ci)];
+  const uint32_t c_layer = add_layer(c.name, to_string(c.op));
+  node_layer_[size_t(ci)] = int(c_layer);
+  out_.layer_node[c_layer] = ci;
+  out_.layers[c_layer].macs = static_cast<uint64_t>(node_macs(g_, c));
+  // Each layer's staging ring, weights in DRAM and fill count, swapped in around its tiles.
+  struct Staging {
+    SlotRing ring;
+    uint64_t w = 0, b = 0;
+    uint32_t fills = 0;
+  } ps{staging_, w_dram_, b_dram_, fills_}, cs{node_staging_[size_t(ci)], 0, 0, 0};
+  std::tie(cs.w, cs.b) = place_weights(c);
+  auto use = [&](Staging& s) {
+    staging_ = s.ring, w_dram_ = s.w, b_dram_ = s.b, fills_ = s.fills;
+  };
+  auto keep = [&](Staging& s) { s.ring = staging_, s.fills = fills_; };
+
+  const DwBands bands = dw_bands(p, c);
+  const OpDesc pb = base_op(p), cb = base_op(c);
+  const int t = p.outputs[0], out_t = c.outputs[0];
+  const bool out_spilled = layout_.tensor_spilled[size_t(out_t)];
+  const uint32_t t_c = pb.output.c, out_h = cb.output.h;
+  const uint32_t p_rows = band_rows(pb), c_rows = band_rows(cb);
+  const std::vector<uint32_t> producers = input_deps(p);
+  std::vector<uint32_t> done, p_tiles;
+  // C's spilled output band leaves after the next tile's staging (as lower_banded's spills).
+  struct PendingSpill {
+    bool present = false;
+    uint32_t slot = 0, c0 = 0, c1 = 0, r0 = 0, r1 = 0, tile = 0;
+  } spill;
+  auto flush_spill = [&] {
+    if (!spill.present) return;
+    done.push_back(spill_band(c_layer, ref(out_t), spill.slot, spill.c0, spill.c1, spill.r0,
+                              spill.r1, spill.tile));
+    spill.present = false;
+  };
+  uint32_t last = 0;
+  for (uint32_t r0 = 0; r0 < out_h; r0 += bands.rows) {
+    const uint32_t r1 = std::min(out_h, r0 + bands.rows);
+    uint32_t y0, y1;
+    input_rows(c, r0, r1, &y0, &y1);
+    for (uint32_t c0 = 0; c0 < t_c; c0 += bands.block) {
+      const uint32_t c1 = std::min(t_c, c0 + bands.block);
+      // T's rows [y0, y1) x channels [c0, c1) in the next in-band slot, after its last reader.
+      const uint32_t slot = in_bands_.take();
+      TensorRef band = pb.output;
+      band.space = MemSpace::kL2;
+      band.addr = in_bands_.addr(slot);
+      band.first_channel = c0, band.channels = c1 - c0, band.first_row = y0, band.rows = y1 - y0;
+      band.channel_stride = band.rows * band.row_stride;
+      const std::vector<uint32_t> war = in_bands_.war(slot);
+      std::vector<uint32_t> made;  // P's tiles of the band
+      use(ps);
+      for (uint32_t q = y0; q < y1; q += p_rows) {
+        const uint32_t q1 = std::min(y1, q + p_rows);
+        Descriptor d = op_tile(p, p_layer, pb, q, q1, c0, c1);
+        d.deps = producers;
+        d.deps.insert(d.deps.end(), war.begin(), war.end());
+        row_deps(p, q, q1, &d.deps);  // a graph input loading in chunks
+        d.op.output = band;
+        stage_weights(p, p_layer, c0, c1, d);
+        emit_gathers(&p, &d.deps);
+        flush_spill();
+        made.push_back(emit_tile(std::move(d), p_layer));
+      }
+      keep(ps);
+      p_tiles.insert(p_tiles.end(), made.begin(), made.end());
+      use(cs);
+      bool stage = true;
+      uint32_t w_slot = 0;
+      std::vector<uint32_t> staged;
+      TensorRef staged_w, staged_b;
+      for (uint32_t q = r0; q < r1; q += c_rows) {
+        Descriptor e = op_tile(c, c_layer, cb, q, std::min(r1, q + c_rows), c0, c1);
+        e.deps = made;
+        e.op.input = band;
+        const uint32_t out_slot = out_spilled ? band_output(e) : 0;
+        if (stage) {
+          const size_t before = e.deps.size();
+          stage_weights(c, c_layer, c0, c1, e);
+          staged.assign(e.deps.begin() + std::ptrdiff_t(before), e.deps.end());
+          staged_w = e.op.weights, staged_b = e.op.bias;
+          const size_t ring = staging_.last_user.size();
+          w_slot = uint32_t((staging_.next + ring - 1) % ring);
+          stage = false;
+        } else {
+          e.op.weights = staged_w, e.op.bias = staged_b;
+          e.deps.insert(e.deps.end(), staged.begin(), staged.end());
+          staging_.last_user[w_slot] = -2 - static_cast<int>(w_slot);
+        }
+        flush_spill();
+        last = emit_tile(std::move(e), c_layer);
+        in_bands_.last_user[slot] = int(last);
+        if (out_spilled) spill = PendingSpill{true, out_slot, c0, c1, q, std::min(r1, q + c_rows), last};
+      }
+      keep(cs);
+    }
+  }
+  flush_spill();
+  done.push_back(last);
+  use(ps);  // the step's own node's ring, as lower_compute left it
+  node_staging_[size_t(ci)] = cs.ring;
+  last_desc_[size_t(t)] = p_tiles;
+  for (int o : c.outputs) last_desc_[size_t(o)] = done;
+}
+
+}  // namespace strider
