@@ -12,9 +12,10 @@
 // slot's top (setup + bytes / DMA width on the DMA, the bytes twice on the L2 ports) in the chain
 // P(band b) -> move -> C(band b + 1), and a P tile of the remaining rows; recomputing costs P's
 // tile cycles for (k - s) more rows, which the band height below makes a small share: with blocks
-// of 8 channels an in-band slot of L2 / 16 holds bands of 60 and more of T's 112-column rows, so
-// mobilenet_v2's features.1 conv.0 (k 3, s 1) recomputes 2 rows in 60 (3 %) and features.2
-// conv.1 (k 3, s 2) 1 in 60. dw_bands picks the block and band height: every block from the
+// of 8 channels an in-band slot of L2 / 16 holds bands of 57 and more of T's 112-column rows, so
+// mobilenet_v2 runs each pair in 2 bands: features.0 recomputes the 2 halo rows of features.1
+// conv.0 (k 3, s 1) once, 1.8 % more MACs, features.2 conv.0 the 1 row of conv.1 (k 3, s 2), 0.9 %
+// (layers.csv). dw_bands picks the block and band height: every block from the
 // smaller of the two layers' weight blocks down by halves (while at least one accumulator group,
 // or until one fits), each with the tallest band whose input rows fit an in-band slot (and C's
 // output band an out-band slot when C's output spills); the cheapest by the closed-form tile cost
