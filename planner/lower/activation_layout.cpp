@@ -131,7 +131,8 @@ std::vector<char> segment_groups(const Graph& g, const std::vector<int>& order,
 ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order, uint64_t alignment,
                                   uint64_t capacity, const LowerOptions& opt, const L2Config& l2,
                                   uint64_t spill_base, const std::vector<StepRange>& segments,
-                                  bool skew, const std::vector<int>& to_dram) {
+                                  bool skew, const std::vector<int>& to_dram,
+                                  const std::vector<StepRange>& joined) {
   const size_t nt = g.tensors.size();
   // Alias groups (views, in-place concat inputs) and their lifetimes: the memory planner's.
   memory::ActivationPlanInput in =
@@ -139,6 +140,14 @@ ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order,
   ActivationLayout out;
   out.tensor_channel_stride = skew_planes(g, alignment, l2, skew, &in);
   std::vector<char> one_image = segment_groups(g, order, segments, alignment, &in);
+  for (memory::Buffer& buf : in.problem.buffers) {
+    for (const StepRange& r : joined) {
+      if (buf.lower <= r.last && buf.upper > r.first) {
+        buf.lower = std::min<int64_t>(buf.lower, r.first);
+        buf.upper = std::max<int64_t>(buf.upper, r.last + 1);
+      }
+    }
+  }
   for (int idx : order) {
     const Node& n = g.nodes[idx];
     if (n.op != OpType::kConcat) continue;

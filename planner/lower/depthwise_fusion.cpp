@@ -28,7 +28,8 @@
 //
 // Legal (dw_legal): both convs with weights, neither with a fused max-pool or residual Add, P
 // with one input that stays in L2 (a graph input included), C reading only T, T read by C alone
-// and neither a graph input nor output, one image and no image segments, no partial sums. Both
+// and neither a graph input nor output, one image or both steps inside one image segment (each
+// image's pass runs the pair), no partial sums. Both
 // layers keep their own layer (report row, mapping row); their spans overlap.
 #include <algorithm>
 
@@ -48,9 +49,17 @@ uint64_t Lowerer::tile_cycles(const OpDesc& base, uint32_t r0, uint32_t r1, uint
   return std::max(w.pipeline_cycles, (w.l2_read_bytes + port - 1) / port);
 }
 
-bool Lowerer::dw_legal(const Node& p, const Node& c) const {
-  if (!arch_.lowering.fuse || !opt_.image_segments.empty() || !psums_.last_user.empty()) {
-    return false;
+bool Lowerer::dw_legal(const Node& p, const Node& c, int64_t step) const {
+  if (!arch_.lowering.fuse || !psums_.last_user.empty()) return false;
+  // A batch: both steps inside one image segment (each image's pass runs the pair for it).
+  bool in_segment = false;
+  for (const StepRange& r : opt_.image_segments) {
+    if (r.first <= step && step <= r.last) {
+      if (step + 1 > r.last) return false;
+      in_segment = true;
+    } else if (r.first <= step + 1 && step + 1 <= r.last) {
+      return false;
+    }
   }
   if (p.op != OpType::kConv || c.op != OpType::kConv || p.weights < 0 || c.weights < 0) return false;
   if (p.pool.fused || c.pool.fused || p.residual.fused || c.residual.fused) return false;
@@ -58,7 +67,7 @@ bool Lowerer::dw_legal(const Node& p, const Node& c) const {
   const int t = p.outputs[0];
   if (c.inputs[0] != t || is_input_[size_t(t)] || is_output_[size_t(t)]) return false;
   const TensorShape& ts = g_.tensors[size_t(t)].shape;
-  if (ts.n != 1 || c.groups != ts.c || int64_t(g_.tensors[size_t(c.outputs[0])].shape.c) != ts.c) {
+  if ((ts.n != 1 && !in_segment) || c.groups != ts.c || int64_t(g_.tensors[size_t(c.outputs[0])].shape.c) != ts.c) {
     return false;
   }
   if (c.kernel_h < 2) return false;  // a window over more than one row of T
@@ -76,7 +85,7 @@ std::vector<Lowerer::DwPair> Lowerer::dw_candidates(const std::vector<int>& orde
   for (size_t s = 0; s + 1 < order.size(); ++s) {
     const Node& p = g_.nodes[size_t(order[s])];
     const Node& c = g_.nodes[size_t(order[s + 1])];
-    if (!dw_legal(p, c)) continue;
+    if (!dw_legal(p, c, int64_t(s))) continue;
     pairs.push_back({order[s], order[s + 1], int64_t(s)});
     ++s;  // a pair's C is no pair's P
   }
@@ -152,10 +161,19 @@ void Lowerer::lower_dw_pair(const Node& p, uint32_t p_layer) {
   const size_t pi = size_t(&p - g_.nodes.data());
   const int ci = dw_reader_[pi];
   const Node& c = g_.nodes[size_t(ci)];
-  const uint32_t c_layer = add_layer(c.name, to_string(c.op));
-  node_layer_[size_t(ci)] = int(c_layer);
-  out_.layer_node[c_layer] = ci;
-  out_.layers[c_layer].macs = static_cast<uint64_t>(node_macs(g_, c));
+  // C's layer: added by the first pass of an image segment (or the only one), reused by the others.
+  uint32_t c_layer = uint32_t(node_layer_[size_t(ci)]);
+  if (node_layer_[size_t(ci)] < 0) {
+    c_layer = add_layer(c.name, to_string(c.op));
+    node_layer_[size_t(ci)] = int(c_layer);
+    out_.layer_node[c_layer] = ci;
+    out_.layers[c_layer].macs = static_cast<uint64_t>(node_macs(g_, c));
+  }
+  if (in_segment_) {  // this image's descriptors of C start here (as lower_step marks P's)
+    out_.layer_image_first.resize(out_.layers.size());
+    out_.layer_image_first[c_layer].push_back(uint32_t(out_.list.descriptors.size()));
+    out_.layers[c_layer].batch_order = "image_segment";
+  }
   // Each layer's staging ring, weights in DRAM and fill count, swapped in around its tiles.
   struct Staging {
     SlotRing ring;

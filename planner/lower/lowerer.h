@@ -1,6 +1,8 @@
 // Lowerer: the state of one lowering (see lowering.h for the scheme). lowering.cpp holds the
 // driver (memory layout, graph inputs and outputs, views, copies); compute_lowering.cpp turns one
-// compute node into tiles, with row bands through L2 band buffers when a tensor lives in DRAM.
+// compute node into tiles, with row bands through L2 band buffers when a tensor lives in DRAM;
+// depthwise_fusion.cpp lowers a conv and the depthwise conv reading its spilled output together,
+// interleaved in row bands (the tensor between them never leaving L2).
 #pragma once
 
 #include <cstdint>
@@ -192,7 +194,7 @@ class Lowerer {
   };
   // The pairs the current layout_ spills a T of and that can run fused.
   std::vector<DwPair> dw_candidates(const std::vector<int>& order) const;
-  bool dw_legal(const Node& p, const Node& c) const;
+  bool dw_legal(const Node& p, const Node& c, int64_t step) const;  // step: P's
   DwBands dw_bands(const Node& p, const Node& c) const;
   // The plan's predicted cycles: per step max(tiles, DRAM bytes at peak), a fused pair one step.
   uint64_t plan_cycles(const std::vector<int>& order) const;

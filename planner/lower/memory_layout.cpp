@@ -235,8 +235,8 @@ std::runtime_error Lowerer::staging_error(const std::vector<int>& order, uint64_
 
 // Depthwise fusion (depthwise_fusion.cpp): the plan without it; where that spills the tensor of
 // a pair that can run fused, the plan with those pairs (each pair's T in DRAM, never moved, and
-// the tensors live in either of its two steps live in both: P's input is read while C writes its
-// output), again without the pairs the new plan spills P's input of; the faster by plan_cycles
+// the tensors live in either of its two steps live in both, plan_activations' `joined`: P's
+// input is read while C writes its output), again without the pairs the new plan spills P's input of; the faster by plan_cycles
 // is kept (the earlier on a tie).
 void Lowerer::plan_memory(const std::vector<int>& order) {
   dw_pairs_.clear();
@@ -249,7 +249,7 @@ void Lowerer::plan_memory(const std::vector<int>& order) {
     plan_layout(order);
     pairs.clear();
     for (const DwPair& q : dw_pairs_) {
-      if (dw_legal(g_.nodes[size_t(q.p)], g_.nodes[size_t(q.c)])) pairs.push_back(q);
+      if (dw_legal(g_.nodes[size_t(q.p)], g_.nodes[size_t(q.c)], q.step)) pairs.push_back(q);
     }
     if (pairs.size() == dw_pairs_.size()) break;
   }
@@ -263,16 +263,14 @@ void Lowerer::plan_layout(const std::vector<int>& order) {
   uint64_t heap = l2, cap = l2, bands = 0;
   dw_reader_.assign(g_.nodes.size(), -1);
   dw_lowered_.assign(g_.nodes.size(), 0);
-  std::vector<StepRange> segments = opt_.image_segments;
+  std::vector<StepRange> joined;
   std::vector<int> to_dram;
   for (const DwPair& q : dw_pairs_) {
     dw_reader_[size_t(q.p)] = q.c;
     dw_lowered_[size_t(q.c)] = 1;
-    segments.push_back({q.step, q.step + 1});
+    joined.push_back({q.step, q.step + 1});
     to_dram.push_back(g_.nodes[size_t(q.p)].outputs[0]);
   }
-  std::sort(segments.begin(), segments.end(),
-            [](const StepRange& a, const StepRange& b) { return a.first < b.first; });
   if (!dw_pairs_.empty()) {  // the pairs' tensors go through the in-band buffers
     bands = reserve_bands(l2, false);
     heap = cap = l2 - bands;
@@ -281,7 +279,7 @@ void Lowerer::plan_layout(const std::vector<int>& order) {
     if (attempt > 256) throw std::runtime_error("L2 layout did not converge");
     try {
       layout_ = plan_activations(g_, order, align, cap, opt_, arch_.l2, bands ? kDramActivationsBase : 0,
-                                 segments, arch_.lowering.skew_planes, to_dram);
+                                 opt_.image_segments, arch_.lowering.skew_planes, to_dram, joined);
     } catch (const std::runtime_error&) {
       if (bands) throw;
       // Not everything fits: reserve band buffers at the top of L2 and spill to DRAM.

@@ -66,25 +66,26 @@ print(f"{net}: {len(pairs)} Adds and pools fused; total " +
 # their spans overlap in the fused run. The pair, from the producer's start to the depthwise's
 # end, must take no more cycles and move no more DRAM bytes than the two unfused.
 dw = []
+q = {r["layer"]: r for r in pl}
 for i in range(1, len(fl)):
     p, c = fl[i - 1], fl[i]
-    if p["op"] == "conv" and c.get("class") == "depthwise" and int(c["start"]) < int(p["end"]):
-        q = {r["layer"]: r for r in pl}
-        if p["layer"] in q and c["layer"] in q:
-            dw.append((q[p["layer"]], q[c["layer"]], p, c))
+    if p["op"] != "conv" or c.get("class") != "depthwise" or int(c["start"]) >= int(p["end"]):
+        continue
+    if p["layer"] in q and c["layer"] in q and int(q[c["layer"]]["start"]) >= int(q[p["layer"]]["end"]):
+        dw.append((q[p["layer"]], q[c["layer"]], p, c))  # overlapping fused, not unfused
 def span(p, c):
     return max(int(p["end"]), int(c["end"])) - min(int(p["start"]), int(c["start"]))
 def dram(p, c):
     return int(p["dram_bytes"]) + int(c["dram_bytes"])
 if dw:
     print(f"{net}: {len(dw)} depthwise convs fused with their producer; cycles " +
-          ", ".join(f"{span(a, b)} -> {span(c, d)}" for a, b, c, d in dw) + "; DRAM bytes " +
-          ", ".join(f"{dram(a, b)} -> {dram(c, d)}" for a, b, c, d in dw))
+          ", ".join(f"{span(up, uc)} -> {span(fp, fc)}" for up, uc, fp, fc in dw) + "; DRAM bytes " +
+          ", ".join(f"{dram(up, uc)} -> {dram(fp, fc)}" for up, uc, fp, fc in dw))
 ok = not bad
-for a, b, c, d in dw:
+for up, uc, fp, fc in dw:
     for k, f in (("cycles", span), ("dram_bytes", dram)):
-        if f(c, d) > f(a, b):
-            print(f"FAIL {net}: depthwise pair {c['layer']} {k} {f(c, d)} > unfused {f(a, b)}")
+        if f(fp, fc) > f(up, uc):
+            print(f"FAIL {net}: depthwise pair {fp['layer']} {k} {f(fp, fc)} > unfused {f(up, uc)}")
             ok = False
 tag = "FAIL"
 if bad:
