@@ -131,7 +131,8 @@ std::vector<char> segment_groups(const Graph& g, const std::vector<int>& order,
 ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order, uint64_t alignment,
                                   uint64_t capacity, const LowerOptions& opt, const L2Config& l2,
                                   uint64_t spill_base, const std::vector<StepRange>& segments,
-                                  bool skew, bool fold_shuffles) {
+                                  bool skew, bool fold_shuffles, const std::vector<int>& to_dram,
+                                  const std::vector<StepRange>& joined) {
   const size_t nt = g.tensors.size();
   // Alias groups (views, in-place concat inputs) and their lifetimes: the memory planner's.
   memory::ActivationPlanInput in =
@@ -146,6 +147,14 @@ ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order,
   }
   out.shuffle_folded.assign(g.nodes.size(), 0);
   std::vector<char> one_image = segment_groups(g, order, segments, alignment, &in);
+  for (memory::Buffer& buf : in.problem.buffers) {
+    for (const StepRange& r : joined) {
+      if (buf.lower <= r.last && buf.upper > r.first) {
+        buf.lower = std::min<int64_t>(buf.lower, r.first);
+        buf.upper = std::max<int64_t>(buf.upper, r.last + 1);
+      }
+    }
+  }
   for (int idx : order) {
     const Node& n = g.nodes[idx];
     if (n.op != OpType::kConcat) continue;
@@ -172,6 +181,10 @@ ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order,
   const int64_t steps = static_cast<int64_t>(order.size());
 
   std::vector<bool> spilled(nb, false);
+  for (int t : to_dram) {
+    if (spill_base == 0) throw std::logic_error("activation plan: tensors to DRAM without a base");
+    spilled.at(size_t(in.tensor_buffer.at(size_t(t)))) = true;
+  }
   // Choosing what to spill uses a fast allocator; the requested one then plans the rest (and if it
   // packs worse, spilling goes on with it).
   memory::AllocatorOptions aopt;

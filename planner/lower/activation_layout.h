@@ -77,10 +77,17 @@ uint64_t skewed_plane_stride(uint64_t plane_bytes, const L2Config& l2);
 // `skew` is set (`lowering.skew_planes`); its buffer holds c planes of that stride, so the plan,
 // its verifier and lower bound count the pad. `fold_shuffles` (`lowering.shuffle_layout`): fold a
 // concat into the channel shuffle that reads it (memory/activation_problem.h).
+//
+// `to_dram`: tensors placed in DRAM whatever the room (from `spill_base`, which must then be
+// non-zero): the tensors a producer and its depthwise reader pass through a band buffer
+// (planner/lower/depthwise_fusion.cpp), never held whole. `joined`: step ranges lowered as one
+// (such a pair's two steps): every alias group live in one of a range's steps lives in all.
 ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order, uint64_t alignment,
                                   uint64_t capacity, const LowerOptions& opt, const L2Config& l2,
                                   uint64_t spill_base = 0,
                                   const std::vector<StepRange>& segments = {}, bool skew = true,
-                                  bool fold_shuffles = true);
+                                  bool fold_shuffles = true,
+                                  const std::vector<int>& to_dram = {},
+                                  const std::vector<StepRange>& joined = {});
 
 }  // namespace strider

@@ -230,6 +230,10 @@ void Lowerer::lower_compute(const Node& n, uint32_t layer) {
   if (n.weights >= 0) staging_ = node_staging_[idx];
   fills_ = 0;
   out_.layers[layer].macs = static_cast<uint64_t>(node_macs(g_, n));  // all images
+  if (dw_reader_[idx] >= 0) {  // with its depthwise reader, in row bands (depthwise_fusion.cpp)
+    lower_dw_pair(n, layer);
+    return;
+  }
   // Inside an image segment the node runs for the one image of the segment's current pass.
   const uint32_t images = in_segment_ ? 1 : static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.n);
   bool spilled = layout_.tensor_spilled[n.outputs[0]];

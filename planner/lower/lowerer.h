@@ -1,6 +1,8 @@
 // Lowerer: the state of one lowering (see lowering.h for the scheme). lowering.cpp holds the
 // driver (memory layout, graph inputs and outputs, views, copies); compute_lowering.cpp turns one
-// compute node into tiles, with row bands through L2 band buffers when a tensor lives in DRAM.
+// compute node into tiles, with row bands through L2 band buffers when a tensor lives in DRAM;
+// depthwise_fusion.cpp lowers a conv and the depthwise conv reading its spilled output together,
+// interleaved in row bands (the tensor between them never leaving L2).
 #pragma once
 
 #include <cstdint>
@@ -55,8 +57,11 @@ class Lowerer {
   static uint32_t batch_band_slots(const Graph& g);  // memory_layout.cpp
 
  private:
-  // memory_layout.cpp
+  // memory_layout.cpp: plan_memory plans the layout without depthwise fusion and, where it
+  // spills a tensor a fusable pair passes (dw_candidates), again with those pairs (plan_layout
+  // with dw_pairs_ set), keeping the one the closed form (plan_cycles) predicts faster.
   void plan_memory(const std::vector<int>& order);
+  void plan_layout(const std::vector<int>& order);
   uint64_t min_band_bytes(bool input, std::string* worst, bool partial_sums) const;
   uint64_t reserve_bands(uint64_t room, bool partial_sums);
   uint64_t place_staging(const std::vector<int>& order, uint64_t heap);
@@ -187,6 +192,26 @@ class Lowerer {
                              LoopOrder o) const;
   bool banded_order_legal(const Node& n, uint32_t images, LoopOrder o) const;
   LoopOrder banded_default_order(const Node& n, uint32_t rows, uint32_t cb, uint32_t images) const;
+  // depthwise_fusion.cpp (see its header): a conv P and the depthwise conv C reading its
+  // spilled output T, lowered interleaved in row bands through the in-band buffers.
+  struct DwPair {
+    int p = -1, c = -1;  // node indices
+    int64_t step = 0;    // P's schedule step (C's is the next)
+  };
+  struct DwBands {
+    uint32_t block = 0, rows = 0;  // T's channels per band, C's output rows per band
+    uint64_t cycles = 0;           // the closed form's cycles of the pair's tiles
+  };
+  // The pairs the current layout_ spills a T of and that can run fused.
+  std::vector<DwPair> dw_candidates(const std::vector<int>& order) const;
+  bool dw_legal(const Node& p, const Node& c, int64_t step) const;  // step: P's
+  DwBands dw_bands(const Node& p, const Node& c) const;
+  // The plan's predicted cycles: per step max(tiles, DRAM bytes at peak), a fused pair one step.
+  uint64_t plan_cycles(const std::vector<int>& order) const;
+  // A tile's cycles in the closed form mapping_cost sums (max(fill pipeline, load port)).
+  uint64_t tile_cycles(const OpDesc& base, uint32_t r0, uint32_t r1, uint32_t c0,
+                       uint32_t c1) const;
+  void lower_dw_pair(const Node& p, uint32_t p_layer);
   // mapper.cpp: `lowering.mapping: search`, after the memory plan.
   void search_mappings(const std::vector<int>& order);
   void lower_compute(const Node& n, uint32_t layer);
@@ -290,6 +315,9 @@ class Lowerer {
   std::vector<DeepPrefetch> prefetches_;
   std::vector<int> node_prefetch_;  // per node: its index in prefetches_, -1: none
   uint32_t fills_ = 0;              // the current node's staging fills so far
+  std::vector<DwPair> dw_pairs_;     // the fused producer / depthwise pairs of the plan
+  std::vector<int> dw_reader_;       // per node: the pair's C when it is a pair's P, else -1
+  std::vector<char> dw_lowered_;     // per node: a pair's C, lowered in its producer's step
   std::vector<Mapping> node_mapping_;         // per node: how its tiles use the neuron array
   std::vector<uint32_t> node_block_, node_rows_;  // per node: the search's choice; 0: default
   std::vector<LoopOrder> node_order_;             // per node: the search's loop order

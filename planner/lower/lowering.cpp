@@ -438,18 +438,22 @@ void Lowerer::lower_step(int idx) {
     if (!first_pass) out_.step_layer.resize(steps);  // a later image's pass: the step is listed
   } else {
     uint32_t layer = uint32_t(node_layer_[size_t(idx)]);
-    if (first_pass) {
+    if (dw_lowered_[size_t(idx)]) {  // its layer and image marks made with its producer's
+      if (first_pass) out_.step_layer.push_back(static_cast<int>(layer));
+    } else if (first_pass) {
       layer = add_layer(n.name, to_string(n.op));
       node_layer_[size_t(idx)] = int(layer);
       out_.layer_node[layer] = idx;
       out_.step_layer.push_back(static_cast<int>(layer));
     }
-    if (in_segment_) {
+    if (in_segment_ && !dw_lowered_[size_t(idx)]) {
       out_.layer_image_first.resize(out_.layers.size());
       out_.layer_image_first[layer].push_back(uint32_t(out_.list.descriptors.size()));
       out_.layers[layer].batch_order = "image_segment";
     }
-    if (n.op == OpType::kChannelShuffle) {
+    if (dw_lowered_[size_t(idx)]) {
+      // Lowered with its producer in the step before (depthwise_fusion.cpp).
+    } else if (n.op == OpType::kChannelShuffle) {
       lower_shuffle(n, layer);
     } else if (n.op == OpType::kGather) {
       lower_gather(n, layer);

@@ -150,6 +150,9 @@ struct Lowered {
   std::vector<uint64_t> tensor_addr; // address per graph tensor (activations only)
   std::vector<bool> tensor_spilled;  // per graph tensor: lives in DRAM (spilled), else in L2
   std::vector<uint64_t> tensor_channel_stride;  // per graph tensor: bytes between its planes
+  // Per graph tensor: passed from a conv to its depthwise reader through band buffers only
+  // (planner/lower/depthwise_fusion.cpp), never held whole in L2 or DRAM.
+  std::vector<bool> tensor_in_bands;
   std::vector<int> step_layer;       // per schedule step: its layer index, -1 for a view
   std::vector<int> layer_node;       // per layer: graph node index, -1 for input/output moves
   // A batch: the image segments lowered (schedule steps); per graph tensor, whether its memory

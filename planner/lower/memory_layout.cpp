@@ -132,6 +132,7 @@ uint64_t Lowerer::place_staging(const std::vector<int>& order, uint64_t heap) {
     r.id = "staging:" + n.name;
     r.step = s > 0 ? int64_t(s) - 1 : 0;
     r.steps = s > 0 ? 2 : 1;
+    if (dw_reader_[size_t(order[s])] >= 0) ++r.steps;  // a fused pair's P: through C's step too
     r.size = static_cast<int64_t>(staging_bytes(n));
     r.latency_critical = true;
     r.alignment = static_cast<int64_t>(align);
@@ -189,6 +190,10 @@ uint64_t Lowerer::place_staging(const std::vector<int>& order, uint64_t heap) {
     ring.last_user.assign(size_t(uint64_t(reqs[i].size) / ring.slot_bytes), -1);
     if (node_prefetch_[size_t(req_node[i])] >= 0) ring.ahead = uint32_t(ring.last_user.size());
     ring.lead_steps = uint32_t(reqs[i].steps - 1);
+    // A fused pair's C is lowered in its producer's step, one before its own; its P's ring lives
+    // through C's step too.
+    const size_t rn = size_t(req_node[i]);
+    if ((dw_lowered_[rn] || dw_reader_[rn] >= 0) && ring.lead_steps > 0) --ring.lead_steps;
     height = std::max(height, ring.base + uint64_t(reqs[i].size));
     out_.plan.push_back({reqs[i].id, "scratch", ring.base, uint64_t(reqs[i].size), reqs[i].step,
                          reqs[i].step + reqs[i].steps - 1});
@@ -228,15 +233,54 @@ std::runtime_error Lowerer::staging_error(const std::vector<int>& order, uint64_
   return std::runtime_error(what);
 }
 
+// Depthwise fusion (depthwise_fusion.cpp): the plan without it; where that spills the tensor of
+// a pair that can run fused, the plan with those pairs (each pair's T in DRAM, never moved, and
+// the tensors live in either of its two steps live in both, plan_activations' `joined`: P's
+// input is read while C writes its output), again without the pairs the new plan spills P's input of; the faster by plan_cycles
+// is kept (the earlier on a tie).
 void Lowerer::plan_memory(const std::vector<int>& order) {
+  dw_pairs_.clear();
+  plan_layout(order);
+  std::vector<DwPair> pairs = dw_candidates(order);
+  if (pairs.empty()) return;
+  const uint64_t plain = plan_cycles(order);
+  for (int round = 0; round < 4 && !pairs.empty(); ++round) {
+    dw_pairs_ = pairs;
+    plan_layout(order);
+    pairs.clear();
+    for (const DwPair& q : dw_pairs_) {
+      if (dw_legal(g_.nodes[size_t(q.p)], g_.nodes[size_t(q.c)], q.step)) pairs.push_back(q);
+    }
+    if (pairs.size() == dw_pairs_.size()) break;
+  }
+  if (pairs.size() == dw_pairs_.size() && !pairs.empty() && plan_cycles(order) < plain) return;
+  dw_pairs_.clear();
+  plan_layout(order);
+}
+
+void Lowerer::plan_layout(const std::vector<int>& order) {
   const uint64_t align = arch_.l2.alignment_bytes, l2 = arch_.l2.size_bytes;
   uint64_t heap = l2, cap = l2, bands = 0;
+  dw_reader_.assign(g_.nodes.size(), -1);
+  dw_lowered_.assign(g_.nodes.size(), 0);
+  std::vector<StepRange> joined;
+  std::vector<int> to_dram;
+  for (const DwPair& q : dw_pairs_) {
+    dw_reader_[size_t(q.p)] = q.c;
+    dw_lowered_[size_t(q.c)] = 1;
+    joined.push_back({q.step, q.step + 1});
+    to_dram.push_back(g_.nodes[size_t(q.p)].outputs[0]);
+  }
+  if (!dw_pairs_.empty()) {  // the pairs' tensors go through the in-band buffers
+    bands = reserve_bands(l2, false);
+    heap = cap = l2 - bands;
+  }
   for (int attempt = 0;; ++attempt) {
     if (attempt > 256) throw std::runtime_error("L2 layout did not converge");
     try {
       layout_ = plan_activations(g_, order, align, cap, opt_, arch_.l2, bands ? kDramActivationsBase : 0,
                                  opt_.image_segments, arch_.lowering.skew_planes,
-                                 arch_.lowering.shuffle_layout);
+                                 arch_.lowering.shuffle_layout, to_dram, joined);
     } catch (const std::runtime_error&) {
       if (bands) throw;
       // Not everything fits: reserve band buffers at the top of L2 and spill to DRAM.
@@ -265,6 +309,8 @@ void Lowerer::plan_memory(const std::vector<int>& order) {
   out_.tensor_addr = layout_.tensor_addr;
   out_.tensor_spilled = layout_.tensor_spilled;
   out_.tensor_channel_stride = layout_.tensor_channel_stride;
+  out_.tensor_in_bands.assign(g_.tensors.size(), false);
+  for (const DwPair& q : dw_pairs_) out_.tensor_in_bands[size_t(g_.nodes[size_t(q.p)].outputs[0])] = true;
   out_.allocator = layout_.allocator;
   out_.arena_bytes = layout_.peak_bytes;
   out_.lower_bound_bytes = layout_.lower_bound_bytes;

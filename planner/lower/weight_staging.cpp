@@ -125,7 +125,10 @@ void Lowerer::stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t
     // data of any step before the ring's lead steps (the weights prefetch during them; inside an
     // image segment, during the previous step only).
     std::vector<uint32_t> war = staging_.war(slot);
-    const int64_t lead = in_segment_ ? 1 : int64_t(staging_.lead_steps);
+    // (A fused depthwise is lowered in its producer's step: its slots, live from that step,
+    // wait for the step before it.)
+    int64_t lead = int64_t(staging_.lead_steps);
+    if (in_segment_) lead = dw_lowered_[size_t(&n - g_.nodes.data())] ? 0 : 1;
     if (staging_.last_user[slot] < 0 && current_step_ >= lead + 1) {
       const std::vector<uint32_t>& fence = step_fence_[size_t(current_step_ - lead - 1)];
       war.insert(war.end(), fence.begin(), fence.end());

@@ -172,7 +172,10 @@ Figures run(const std::string& net, const std::vector<std::string>& sets) {
 
 TEST(Fusion, FunctionalRunsMatchTheReferenceAndSaveCycles) {
   for (const auto& [net, layers] :
-       {std::pair<const char*, uint64_t>{"resnet50", 55}, {"mobilenet_v2", 54}}) {
+       // mobilenet_v2: 54 compute layers, 3 of them convs whose depthwise reader runs fused
+       // with them (planner/lower/depthwise_fusion.cpp): their output is never whole, so only
+       // the depthwise's is checked.
+       {std::pair<const char*, uint64_t>{"resnet50", 55}, {"mobilenet_v2", 51}}) {
     const Figures fused = run(net, {"sim.functional=true", "arch.lowering.fuse=true"});
     const Figures plain = run(net, {"arch.lowering.fuse=false"});
     ASSERT_EQ(fused.status, 0) << fused.detail;

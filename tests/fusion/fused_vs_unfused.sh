@@ -8,6 +8,8 @@
 # Fused layers worse on their own are listed, not failed: a conv whose residual operand the plan
 # spills fills it per tile from DRAM (resnet50_twice, layer2.1's conv3: 67,584 + 917,504 DRAM
 # bytes for conv + Add, 1,318,912 fused), which the plan's savings elsewhere outweigh.
+# A depthwise conv fused with its producer keeps both layers, their spans overlapping: the pair
+# must take no more cycles (producer's start to depthwise's end) and DRAM bytes than unfused.
 # No exceptions: the run's fusion is chosen per layer against the memory plan (tb/run_plan.cpp:
 # convnext_tiny's stage-1 Adds whose fused conv would read its residual operand spilled per tile
 # stay unfused; swin_t's plan is kept unfused, the fused one spilling 9 MB more).
@@ -60,7 +62,31 @@ sums = {k: [sum(int(c[k]) + int(x[k]) for c, x, _ in pairs), sum(int(f[k]) for _
 print(f"{net}: {len(pairs)} Adds and pools fused; total " +
       ", ".join(f"{k} {a[k]} -> {b[k]}" for k in keys) + "; fused layers " +
       ", ".join(f"{k} {v[0]} -> {v[1]}" for k, v in sums.items()))
+# A depthwise fused with its producer (planner/lower/depthwise_fusion.cpp) keeps both layers;
+# their spans overlap in the fused run. The pair, from the producer's start to the depthwise's
+# end, must take no more cycles and move no more DRAM bytes than the two unfused.
+dw = []
+q = {r["layer"]: r for r in pl}
+for i in range(1, len(fl)):
+    p, c = fl[i - 1], fl[i]
+    if p["op"] != "conv" or c.get("class") != "depthwise" or int(c["start"]) >= int(p["end"]):
+        continue
+    if p["layer"] in q and c["layer"] in q and int(q[c["layer"]]["start"]) >= int(q[p["layer"]]["end"]):
+        dw.append((q[p["layer"]], q[c["layer"]], p, c))  # overlapping fused, not unfused
+def span(p, c):
+    return max(int(p["end"]), int(c["end"])) - min(int(p["start"]), int(c["start"]))
+def dram(p, c):
+    return int(p["dram_bytes"]) + int(c["dram_bytes"])
+if dw:
+    print(f"{net}: {len(dw)} depthwise convs fused with their producer; cycles " +
+          ", ".join(f"{span(up, uc)} -> {span(fp, fc)}" for up, uc, fp, fc in dw) + "; DRAM bytes " +
+          ", ".join(f"{dram(up, uc)} -> {dram(fp, fc)}" for up, uc, fp, fc in dw))
 ok = not bad
+for up, uc, fp, fc in dw:
+    for k, f in (("cycles", span), ("dram_bytes", dram)):
+        if f(fp, fc) > f(up, uc):
+            print(f"FAIL {net}: depthwise pair {fp['layer']} {k} {f(fp, fc)} > unfused {f(up, uc)}")
+            ok = False
 tag = "FAIL"
 if bad:
     print(f"FAIL {net}: layers gone without a conv before them that took them: {bad[:5]}")
