@@ -7,7 +7,7 @@
 // CYCLE is the DRAM clock cycle (of the preset's tCK) the request arrives, nondecreasing down the
 // file; ADDRESS is a byte address (decimal or 0x hex); BYTES > 0. Example: `0 R 0x1000 64`.
 // --set takes the keys of arch.dram (page_policy=closed, scheduler=fcfs, queue_depth=8,
-// refresh_postpone=0,
+// refresh_postpone=0, row_hit_cap=0,
 // mapping=ChRaBaRoCo; the `arch.dram.` prefix is optional). Errors name the file and line.
 // `energy` gives the DRAM energy of the replay from the preset's currents (tb/energy_model.h's
 // DRAM rows: per command, per burst, and the standby residency of every rank from DRAM cycle 0 to
@@ -74,7 +74,8 @@ std::vector<TraceRequest> read_trace(const std::string& path) {
 
 nlohmann::json replay_dram_trace(const DramConfig& cfg, const std::vector<TraceRequest>& trace) {
   DramSystem sys(cfg.spec, dram_policy(cfg.page_policy, cfg.scheduler, cfg.queue_depth,
-                                       cfg.refresh_postpone, cfg.spec.powerdown_idle));
+                                       cfg.refresh_postpone, cfg.spec.powerdown_idle,
+                                       cfg.row_hit_cap));
   std::vector<std::pair<DramRequestState*, bool>> states;
   DramCounters c;
   for (const TraceRequest& r : trace) {
@@ -147,7 +148,7 @@ int dram_command(const Args& args, std::ostream& out, std::ostream& err) {
               {{"dram", "PRESET", "a preset name in configs/dram (lpddr4_3200, ...) or a file"},
                {"set", "KEY=VALUE",
                 "an arch.dram key: page_policy, scheduler, queue_depth, refresh_postpone, "
-                "mapping (repeatable)"},
+                "row_hit_cap, mapping (repeatable)"},
                {"out", "DIR", "also write DIR/dram.json"}});
   try {
     if (!cli.parse(args, out)) return 0;

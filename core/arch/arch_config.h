@@ -39,6 +39,7 @@ struct DramConfig {
   std::string scheduler = "frfcfs";   // frfcfs | fcfs (jedec)
   uint32_t queue_depth = 16;          // row segments the scheduler looks at (jedec)
   uint32_t refresh_postpone = 8;      // REFs a busy rank may owe (jedec; JEDEC: at most 8)
+  uint32_t row_hit_cap = 16;          // row hits passing an older request to the bank; 0: none
   std::string mapping;                // address mapping; "" takes the preset's (jedec)
   int64_t powerdown_idle_cycles = -1;  // idle DRAM cycles before power-down; -1: the preset's
   DramSpec spec;                      // the preset as read (jedec)

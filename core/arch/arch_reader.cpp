@@ -91,6 +91,7 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
     s.read_choice("scheduler", a.dram.scheduler, {"frfcfs", "fcfs"});
     s.read("queue_depth", a.dram.queue_depth);
     s.read("refresh_postpone", a.dram.refresh_postpone);
+    s.read("row_hit_cap", a.dram.row_hit_cap);
     s.read("mapping", a.dram.mapping);
     if (s.node() && s.node()->find("powerdown_idle_cycles")) {
       uint32_t idle = 0;

@@ -54,6 +54,8 @@ void emit_arch_fields(YAML::Emitter& e, const ArchConfig& a) {
   e << YAML::Key << "queue_depth" << YAML::Value << a.dram.queue_depth;
   if (a.dram.refresh_postpone != DramConfig{}.refresh_postpone)  // (the fingerprint: seed's kept)
     e << YAML::Key << "refresh_postpone" << YAML::Value << a.dram.refresh_postpone;
+  if (a.dram.row_hit_cap != DramConfig{}.row_hit_cap)  // (the fingerprint: seed's kept)
+    e << YAML::Key << "row_hit_cap" << YAML::Value << a.dram.row_hit_cap;
   if (!a.dram.mapping.empty()) e << YAML::Key << "mapping" << YAML::Value << a.dram.mapping;
   if (a.dram.powerdown_idle_cycles >= 0)  // (else the preset's)
     e << YAML::Key << "powerdown_idle_cycles" << YAML::Value << a.dram.powerdown_idle_cycles;

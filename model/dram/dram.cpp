@@ -30,7 +30,7 @@ Dram::Dram(const DramConfig& cfg, double clock_mhz, StatRegistry& stats)
   tck_fs_ /= g;
   jedec_ = std::make_unique<DramSystem>(
       cfg.spec, dram_policy(cfg.page_policy, cfg.scheduler, cfg.queue_depth, cfg.refresh_postpone,
-                            cfg.spec.powerdown_idle));
+                            cfg.spec.powerdown_idle, cfg.row_hit_cap));
   for (int c = 0; c < kDramCmdCount; ++c) {
     const DramCmd cmd = static_cast<DramCmd>(c);
     js_.commands[c] = &stats.add(dram_command_stat(cmd),

@@ -15,6 +15,7 @@ DramChannel::DramChannel(const DramSpec& spec, const DramPolicy& policy, uint32_
       refresh_due_(spec.ranks, spec.refresh_interval),
       refresh_bank_(spec.ranks),
       hit_arrival_(size_t(spec.ranks) * spec.banks_per_rank(), kNever),
+      bypass_(size_t(spec.ranks) * spec.banks_per_rank(), 0),
       residency_(spec.ranks),
       rank_last_(spec.ranks, 0),
       rank_quiet_(spec.ranks, 0),
@@ -144,10 +145,13 @@ void DramChannel::issue(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, 
       break;
     case DramCmd::kPre:
       open_row_[bank] = -1;
+      bypass_[bank] = 0;
       break;
     case DramCmd::kPrea:
       std::fill(open_row_.begin() + size_t(rank) * banks_per_rank_,
                 open_row_.begin() + size_t(rank + 1) * banks_per_rank_, -1);
+      std::fill(bypass_.begin() + size_t(rank) * banks_per_rank_,
+                bypass_.begin() + size_t(rank + 1) * banks_per_rank_, 0);
       break;
     case DramCmd::kRef:
       refresh_due_[rank] += spec_->refresh_interval;
@@ -248,16 +252,20 @@ void DramChannel::column_moved(DramSegment& s, uint64_t t) {
   --s.bursts;
 }
 
-uint64_t DramChannel::stream(DramSegment& s, uint64_t limit, bool younger_hits) {
+uint64_t DramChannel::stream(DramSegment& s, uint64_t limit, bool younger_hits,
+                             uint64_t cap_from) {
   const DramCmd cmd = s.write ? DramCmd::kWr : DramCmd::kRd;
   const int c = static_cast<int>(cmd);
+  const bool cap = policy_.row_hit_cap > 0 && cap_from != kNever;
   uint64_t n = 0;
   while (s.bursts > 0) {
     const uint64_t t = std::max(earliest(cmd, s.rank, s.bankgroup, s.bank), bus_free_);
     if (t >= refresh_block(s.rank) || t >= limit) break;  // (per bank: step() decides)
     if (younger_hits && t > std::max(next(DramScope::kChannel, 0, cmd), bus_free_)) break;
+    if (cap && t >= cap_from && capped(s.bank)) break;  // the older segment's turn
     issue(cmd, s.rank, s.bankgroup, s.bank, s.row, t, true);
     column_moved(s, t);
+    if (cap && t >= cap_from) ++bypass_[s.bank];
     ++n;
     if (s.bursts == 0 || has_window_first_[c]) break;
     // The following bursts in closed form: every constraint an older command left was met at t,
@@ -268,7 +276,16 @@ uint64_t DramChannel::stream(DramSegment& s, uint64_t limit, bool younger_hits) 
     if (younger_hits && d > channel_spacing_[c]) break;
     const uint64_t end = std::min(refresh_block(s.rank), limit);  // first cycle not allowed
     if (t + d >= end) break;
-    const uint64_t k = std::min<uint64_t>(s.bursts, (end - 1 - t) / d);
+    uint64_t k = std::min<uint64_t>(s.bursts, (end - 1 - t) / d);
+    uint64_t counted = 0;  // of bursts t + d .. t + k d, those the row-hit cap counts (>= cap_from)
+    if (cap) {
+      const uint64_t first = cap_from <= t + d ? 1 : (cap_from - t + d - 1) / d;  // its j
+      const uint64_t allowed = policy_.row_hit_cap - bypass_[s.bank];
+      if (k >= first && k - first + 1 > allowed) k = first - 1 + allowed;
+      if (k == 0) break;
+      counted = k >= first ? k - first + 1 : 0;
+    }
+    bypass_[s.bank] += static_cast<uint32_t>(counted);
     const uint64_t last = t + k * d;
     if (log_) {
       for (uint64_t j = 1; j < k; ++j) log_->push_back({t + j * d, cmd, s.rank, s.bank, s.row});
@@ -325,9 +342,18 @@ bool DramChannel::step(uint64_t horizon) {
     cand_hit_[i] = hit;
     cand_cmd_[i] = cmd;
     // Blocked while the row is still needed, or until the rank's refresh: never before this
-    // step's column stream ends (the stream stops at the refresh).
-    if ((cmd == DramCmd::kPre && hit_arrival_[s.bank] <= t) ||
-        (t >= refresh_block(s.rank) && refresh_blocks(s.rank, s.bank))) {
+    // step's column stream ends (the stream stops at the refresh). Row-hit cap reached: a row
+    // hit waits while an older segment of the bank waits for another row, and a PRE is held
+    // only by an older row hit.
+    bool held = cmd == DramCmd::kPre && hit_arrival_[s.bank] <= t;
+    if (held && capped(s.bank)) {
+      held = false;
+      for (size_t j = 0; j < i && !held; ++j)
+        held = queue_[j].bank == s.bank && open == int64_t(queue_[j].row) &&
+               queue_[j].arrival <= t;
+    }
+    if (hit && capped(s.bank) && older_conflict(i, n) <= t) held = true;
+    if (held || (t >= refresh_block(s.rank) && refresh_blocks(s.rank, s.bank))) {
       cand_t_[i] = kNever;
       continue;
     }
@@ -368,6 +394,8 @@ bool DramChannel::step(uint64_t horizon) {
   }
   // A column command: one burst of the segment moves.
   column_moved(s, best.t);
+  const uint64_t cap_from = policy_.row_hit_cap > 0 ? older_conflict(best.index, n) : kNever;
+  if (cap_from <= best.t) ++bypass_[s.bank];
   if (s.bursts > 0) {
     // Streaming: no other candidate can issue before `others` (its commands only get later as
     // this segment's column commands add constraints), so this segment's next bursts issue
@@ -387,7 +415,7 @@ bool DramChannel::step(uint64_t horizon) {
       const bool ties = int(i) < best.index && cand_hit_[i];
       limit = std::min(limit, ties ? cand_t_[i] : cand_t_[i] + 1);
     }
-    stream(s, limit, younger_hits);
+    stream(s, limit, younger_hits, cap_from);
     if (s.bursts > 0) return true;
   }
   const uint32_t rank = s.rank, bg = s.bankgroup, bank = s.bank, row = s.row;
@@ -401,6 +429,16 @@ bool DramChannel::step(uint64_t horizon) {
       issue(DramCmd::kPre, rank, bg, bank, row, earliest(DramCmd::kPre, rank, bg, bank), false);
   }
   return true;
+}
+
+uint64_t DramChannel::older_conflict(size_t i, size_t n) const {
+  const DramSegment& s = queue_[i];
+  uint64_t t = kNever;
+  for (size_t j = 0; j < i && j < n; ++j) {
+    const DramSegment& o = queue_[j];
+    if (o.bank == s.bank && open_row_[s.bank] != int64_t(o.row)) t = std::min(t, o.arrival);
+  }
+  return t;
 }
 
 void DramChannel::run(const DramRequestState* req) {

@@ -21,6 +21,11 @@
 // (P+1)-th falls due: never more than P postponed); before that it is issued at the first cycle
 // t >= D, >= the rank's last request command + policy.refresh_idle, at which no queued segment of
 // the rank has arrived (so owed refreshes are paid back to back, nRFC apart, in idle time).
+// Row-hit cap (policy.row_hit_cap = N > 0, FR-FCFS+Cap): per bank, a column command of a segment
+// while an older segment of the window, arrived by then, waits for another row of the bank counts
+// as a bypass; the count restarts when the bank's row closes (PRE, PREA). Once it reaches N, the
+// younger segments' row hits to the bank wait and the older segment's PRE is no longer held by
+// them (only by an arrived row hit older than it).
 // Page policy: open keeps rows open; closed precharges a
 // bank (auto-precharge, no command-bus slot) after a column command that no arrived segment
 // follows in the same row.
@@ -118,6 +123,10 @@ struct DramPolicy {
   // when one more falls due the rank is blocked for it. 0: every refresh is issued when due.
   uint32_t refresh_postpone = 0;
   uint64_t refresh_idle = 0;
+  // Row-hit cap (arch.dram.row_hit_cap, FR-FCFS+Cap; 0: none): at most this many column commands
+  // of younger segments may issue to a bank's open row while an older arrived segment of the same
+  // bank waits for another row; then those hits wait and the older segment's PRE may issue.
+  uint32_t row_hit_cap = 0;
 };
 
 class DramChannel {
@@ -164,7 +173,15 @@ class DramChannel {
   void column_moved(DramSegment& s, uint64_t t);  // a column command of `s` issued at t
   // Issues s's next bursts before cycle `limit` and the next refresh (and, with younger_hits,
   // while no younger row hit could go first); returns how many.
-  uint64_t stream(DramSegment& s, uint64_t limit, bool younger_hits);
+  // cap_from: the first cycle at which an older segment of the bank waits for another row (the
+  // row-hit cap counts s's bursts from then; kNever: none).
+  uint64_t stream(DramSegment& s, uint64_t limit, bool younger_hits, uint64_t cap_from);
+  // Row-hit cap: the first cycle at which a segment of the window older than queue index i, of
+  // i's bank, waits for another row than the open one (kNever: none).
+  uint64_t older_conflict(size_t i, size_t n) const;
+  bool capped(uint32_t bank) const {
+    return policy_.row_hit_cap > 0 && bypass_[bank] >= policy_.row_hit_cap;
+  }
   bool rank_open(uint32_t rank) const;
   // The power-down the rank is in before its next command (none: exit <= entry), and the first
   // cycle that command may issue (0 without power-down).
@@ -237,6 +254,7 @@ class DramChannel {
   uint64_t bus_free_ = 0;  // command bus
   uint64_t last_command_ = 0;
   std::vector<uint64_t> hit_arrival_;  // per bank, scratch of step()
+  std::vector<uint32_t> bypass_;       // per bank: row-hit cap count since the row opened
   // Per window candidate, scratch of step(): a lower bound of its next command's cycle (kNever:
   // blocked), whether that command is a row hit, and which command it is.
   std::vector<uint64_t> cand_t_;

@@ -13,13 +13,15 @@ uint32_t log2u(uint64_t v) {
 }  // namespace
 
 DramPolicy dram_policy(const std::string& page_policy, const std::string& scheduler,
-                       uint32_t queue_depth, uint32_t refresh_postpone, uint64_t refresh_idle) {
+                       uint32_t queue_depth, uint32_t refresh_postpone, uint64_t refresh_idle,
+                       uint32_t row_hit_cap) {
   DramPolicy p;
   p.closed_page = page_policy == "closed";
   p.fcfs = scheduler == "fcfs";
   p.queue_depth = queue_depth;
   p.refresh_postpone = refresh_postpone;
   p.refresh_idle = refresh_idle;
+  p.row_hit_cap = row_hit_cap;
   return p;
 }
 

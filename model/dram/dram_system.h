@@ -47,10 +47,10 @@ struct DramResidency {
 DramResidency dram_residency(const DramTotals& t, uint64_t rank_cycles);
 
 // The scheduling policy of arch.dram (page_policy, scheduler, queue_depth, refresh_postpone,
-// refresh_idle_cycles).
+// refresh_idle_cycles, row_hit_cap).
 DramPolicy dram_policy(const std::string& page_policy, const std::string& scheduler,
                        uint32_t queue_depth, uint32_t refresh_postpone = 0,
-                       uint64_t refresh_idle = 0);
+                       uint64_t refresh_idle = 0, uint32_t row_hit_cap = 0);
 
 class DramSystem {
  public:

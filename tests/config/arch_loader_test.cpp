@@ -273,6 +273,26 @@ TEST(ArchLoader, RefreshPostponeIsAtMostJedecsEight) {
   EXPECT_EQ(arch_yaml(ArchConfig{}).find("refresh_postpone"), std::string::npos);
 }
 
+// FR-FCFS+Cap (model/dram/dram_channel.h): a count of row hits, 0 for none; 16 on the seed.
+TEST(ArchLoader, RowHitCapIsACount) {
+  TempDir t;
+  const std::string f = t.write("a.yaml",
+                                "arch:\n"
+                                "  dram:\n"
+                                "    row_hit_cap: -4\n");  // line 3
+  EXPECT_EQ(errors_of([&] { load_arch(f); }),
+            Errors{f + ":3: arch.dram.row_hit_cap: expected an unsigned integer, got \"-4\""});
+  const std::string g = t.write("b.yaml", "arch:\n  dram: {row_hit_cap: many}\n");
+  EXPECT_EQ(errors_of([&] { load_arch(g); }),
+            Errors{g + ":2: arch.dram.row_hit_cap: expected an unsigned integer, got \"many\""});
+  EXPECT_EQ(load_arch(source_path("configs/arch/seed.yaml")).dram.row_hit_cap, 16u);
+  const ArchConfig a = load_arch(t.write("c.yaml", "arch:\n  dram: {row_hit_cap: 0}\n"));
+  EXPECT_EQ(a.dram.row_hit_cap, 0u);
+  // Written (and so fingerprinted) only when changed: the seed's fingerprint is unchanged.
+  EXPECT_NE(arch_yaml(a).find("row_hit_cap: 0"), std::string::npos);
+  EXPECT_EQ(arch_yaml(ArchConfig{}).find("row_hit_cap"), std::string::npos);
+}
+
 TEST(ArchLoader, L2GeometryChecks) {
   TempDir t;
   const std::string f = t.write("a.yaml",

@@ -98,6 +98,14 @@ TEST(DramIncremental, AdvancingToEachArrivalMatchesQueuingAll) {
     check(spec, p, 9 + postpone);
     check(test::small_dram_spec_powerdown(), p, 19 + postpone);
   }
+  // Row-hit cap: it counts only hits issued while an older segment has arrived.
+  for (uint32_t cap : {1u, 4u}) {
+    DramPolicy p;
+    p.row_hit_cap = cap;
+    check(spec, p, 30 + cap);
+    p.refresh_postpone = 8;
+    check(spec, p, 40 + cap);
+  }
 }
 
 TEST(DramIncremental, ALaterRequestGoesBetweenTheBurstsOfAnEarlierOne) {

@@ -171,5 +171,49 @@ TEST(DramReference, MatchesOnOneChannelOfThePresets) {
   }
 }
 
+// Row-hit cap (FR-FCFS+Cap): caps 1, 2 and 4 on the small spec (open and closed page, per-bank
+// refresh, postponement and power-down), each stream's commands differing from the uncapped
+// scheduler's (else the test would not test the cap); and 4 / 16 on one channel of two presets
+// (their rows are wider than the streams' 64 KB: no conflict, the cap must change nothing).
+TEST(DramReference, MatchesOnRandomStreamsWithRowHitCap) {
+  const auto policy = [](uint32_t cap, bool closed = false, uint32_t postpone = 0) {
+    DramPolicy p{closed, false, 16};
+    p.row_hit_cap = cap;
+    p.refresh_postpone = postpone;
+    return p;
+  };
+  const auto capped = [&](const DramSpec& spec, const DramPolicy& p, uint32_t seed,
+                          uint64_t gap = 40) {
+    check(spec, p, seed, gap);
+    DramPolicy uncapped = p;
+    uncapped.row_hit_cap = 0;
+    std::string logs[2];
+    for (int k = 0; k < 2; ++k) {
+      std::vector<DramCommandRecord> log;
+      DramSystem sys(spec, k == 0 ? p : uncapped);
+      sys.channel(0).set_command_log(&log);
+      for (const test::RefRequest& r : random_stream(seed, 1 << 16, 120, gap))
+        sys.submit(r.arrival, r.addr, r.bytes, r.write);
+      sys.drain();
+      logs[k] = text(log);
+    }
+    EXPECT_TRUE(logs[0] != logs[1]) << "seed " << seed << ": the cap never acted";
+  };
+  const DramSpec spec = test::small_dram_spec();
+  for (uint32_t seed = 71; seed <= 73; ++seed) {
+    capped(spec, policy(1), seed);
+    capped(spec, policy(2), seed, 10);
+    capped(spec, policy(4), seed, 4);
+  }
+  capped(spec, policy(2, true), 74, 10);
+  capped(spec, policy(2, false, 8), 75, 10);
+  capped(test::small_dram_spec_per_bank(), policy(2), 76, 10);
+  capped(test::small_dram_spec_powerdown(), policy(2, false, 8), 77, 40);
+  for (const char* name : {"lpddr4_3200", "ddr4_3200"}) {
+    check(one_channel_preset(name), policy(4), 78, 4);
+    check(one_channel_preset(name), policy(16), 79, 2);
+  }
+}
+
 }  // namespace
 }  // namespace strider

@@ -62,6 +62,8 @@ void DramSteppedReference::record(DramCmd cmd, uint32_t rank, uint32_t bg, uint3
   if (cmd == DramCmd::kPre) open_[bank] = -1;
   if (cmd == DramCmd::kPrea)
     for (uint32_t b = 0; b < per_rank; ++b) open_[rank * per_rank + b] = -1;
+  for (size_t b = 0; b < open_.size(); ++b)
+    if (open_[b] < 0) bypass_[b] = 0;  // the row-hit cap counts from the row's opening
 }
 
 std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>& requests) {
@@ -84,6 +86,7 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
     }
   }
   open_.assign(size_t(spec_.ranks) * spec_.banks_per_rank(), -1);
+  bypass_.assign(open_.size(), 0);
   last_.assign(spec_.ranks, 0);
   quiet_.assign(spec_.ranks, 0);
   work_.assign(spec_.ranks, 0);
@@ -161,6 +164,17 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
     int pick = -1;
     bool pick_hit = false;
     DramCmd pick_cmd = DramCmd::kAct;
+    // Row-hit cap: whether a segment older than i, arrived, waits for another row of i's bank.
+    const auto older_waits = [&](size_t i) {
+      for (size_t j = 0; j < i; ++j)
+        if (queue[j].bank == queue[i].bank && queue[j].arrival <= t &&
+            open_[queue[i].bank] != int64_t(queue[j].row))
+          return true;
+      return false;
+    };
+    const auto capped = [&](uint32_t bank) {
+      return policy_.row_hit_cap > 0 && bypass_[bank] >= policy_.row_hit_cap;
+    };
     for (size_t i = 0; i < n; ++i) {
       const Seg& s = queue[i];
       if (s.arrival > t || asleep(s.rank)) continue;
@@ -170,12 +184,13 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
       DramCmd cmd;
       const bool hit = open_[s.bank] == int64_t(s.row);
       if (hit) {
+        if (capped(s.bank) && older_waits(i)) continue;
         cmd = s.write ? DramCmd::kWr : DramCmd::kRd;
       } else if (open_[s.bank] < 0) {
         cmd = DramCmd::kAct;
       } else {
-        bool needed = false;  // an arrived segment still hits the open row
-        for (size_t j = 0; j < n; ++j)
+        bool needed = false;  // an arrived segment (capped: an older one) still hits the open row
+        for (size_t j = 0; j < (capped(s.bank) ? i : n); ++j)
           needed |= queue[j].bank == s.bank && open_[s.bank] == int64_t(queue[j].row) &&
                     queue[j].arrival <= t;
         if (needed) continue;
@@ -193,6 +208,7 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
     record(pick_cmd, s.rank, s.bg, s.bank, s.row, t);
     bus_free = t + spec_.command_cycles[static_cast<int>(pick_cmd)];
     if (!pick_hit) continue;
+    if (policy_.row_hit_cap > 0 && older_waits(size_t(pick))) ++bypass_[s.bank];
     RefRequest& r = requests[s.req];
     r.end = std::max(r.end, t + (s.write ? spec_.write_latency : spec_.read_latency));
     if (--s.bursts > 0) continue;
@@ -211,6 +227,7 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
         last_[rank] = std::max(last_[rank], p);
         work_[rank] = std::max(work_[rank], p);
         open_[bank] = -1;
+        bypass_[bank] = 0;
       }
     }
   }

@@ -13,6 +13,10 @@
 // issue at t only when t >= D + P x nREFI (forced; from then the rank's requests wait) or when no
 // queued segment of the rank has arrived by t and t >= the rank's last request command +
 // policy.refresh_idle; it wants a rank in power-down from the later of D and that idle cycle.
+// Row-hit cap (policy.row_hit_cap = N > 0): per bank, each row hit issued while an older segment
+// of the window, arrived, waits for another row of the bank counts (the count restarts when the
+// bank closes); at N such a younger hit is not a candidate and an older waiting segment's PRE is
+// held only by an arrived row hit older than it.
 #pragma once
 
 #include <cstdint>
@@ -62,6 +66,7 @@ class DramSteppedReference {
   std::vector<int64_t> open_;
   std::vector<uint64_t> last_, quiet_;  // per rank: latest command, end of its data / refresh
   std::vector<uint64_t> work_;          // per rank: latest command of a request
+  std::vector<uint32_t> bypass_;        // per bank: row hits counted by the row-hit cap
 };
 
 }  // namespace strider::test
