@@ -73,9 +73,9 @@ std::vector<TraceRequest> read_trace(const std::string& path) {
 }
 
 nlohmann::json replay_dram_trace(const DramConfig& cfg, const std::vector<TraceRequest>& trace) {
-  DramSystem sys(cfg.spec, dram_policy(cfg.page_policy, cfg.scheduler, cfg.queue_depth,
-                                       cfg.refresh_postpone, cfg.spec.powerdown_idle,
-                                       cfg.row_hit_cap));
+  DramSystem sys(cfg.spec,
+                 dram_policy(cfg.page_policy, cfg.scheduler, cfg.queue_depth, cfg.refresh_postpone,
+                             cfg.spec.powerdown_idle, cfg.row_hit_cap));
   std::vector<std::pair<DramRequestState*, bool>> states;
   DramCounters c;
   for (const TraceRequest& r : trace) {

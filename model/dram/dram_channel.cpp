@@ -252,8 +252,7 @@ void DramChannel::column_moved(DramSegment& s, uint64_t t) {
   --s.bursts;
 }
 
-uint64_t DramChannel::stream(DramSegment& s, uint64_t limit, bool younger_hits,
-                             uint64_t cap_from) {
+uint64_t DramChannel::stream(DramSegment& s, uint64_t limit, bool younger_hits, uint64_t cap_from) {
   const DramCmd cmd = s.write ? DramCmd::kWr : DramCmd::kRd;
   const int c = static_cast<int>(cmd);
   const bool cap = policy_.row_hit_cap > 0 && cap_from != kNever;
@@ -349,8 +348,7 @@ bool DramChannel::step(uint64_t horizon) {
     if (held && capped(s.bank)) {
       held = false;
       for (size_t j = 0; j < i && !held; ++j)
-        held = queue_[j].bank == s.bank && open == int64_t(queue_[j].row) &&
-               queue_[j].arrival <= t;
+        held = queue_[j].bank == s.bank && open == int64_t(queue_[j].row) && queue_[j].arrival <= t;
     }
     if (hit && capped(s.bank) && older_conflict(i, n) <= t) held = true;
     if (held || (t >= refresh_block(s.rank) && refresh_blocks(s.rank, s.bank))) {

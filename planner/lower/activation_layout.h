@@ -86,8 +86,7 @@ ActivationLayout plan_activations(const Graph& g, const std::vector<int>& order,
                                   uint64_t capacity, const LowerOptions& opt, const L2Config& l2,
                                   uint64_t spill_base = 0,
                                   const std::vector<StepRange>& segments = {}, bool skew = true,
-                                  bool fold_shuffles = true,
-                                  const std::vector<int>& to_dram = {},
+                                  bool fold_shuffles = true, const std::vector<int>& to_dram = {},
                                   const std::vector<StepRange>& joined = {});
 
 }  // namespace strider

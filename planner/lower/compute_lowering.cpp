@@ -309,7 +309,7 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
       d.op.weights = staged_w, d.op.bias = staged_b;  // the block staged for an earlier band
       d.deps.insert(d.deps.end(), staged.begin(), staged.end());
     }
-    emit_gathers(&n, &d.deps);  // a gather of the step before, behind these weights (lowering.cpp)
+    emit_gathers(&n, &d.deps);  // the step before's gathers, behind these weights (copy_lowering)
     for (uint32_t i = 0; i < images; ++i) {
       // The same tile over image i: same staged weights, image i's tensors.
       Descriptor di = i + 1 < images ? d : std::move(d);

@@ -27,13 +27,13 @@
 // output channels staged so far, and at the end of every step): each prefetch whose slots are
 // live emits its next fills (the weight and bias moves of one channel block each, the same moves
 // stage_weights would emit) once the credit it took up to this step covers half of the fill
-// beyond the bytes already emitted, so the DMA, which takes its moves in list order, runs them between the moves the next
-// steps need, in pieces ordered by need; each waits for the fence of the step before the slots'
-// first step. They form a layer of their own, `prefetch:NAME`, added at the first of them. The
-// layer's own tiles then name those moves (stage_weights); fills the credit did not cover are
-// emitted in its own step as before. Costs: the mapper leaves the prefetched
-// blocks out of a layer's DRAM bytes (SlotRing::ahead), the weight-slot search the bytes a layer
-// loads for later ones (LayerReport::prefetch_bytes) out of its DRAM time.
+// beyond the bytes already emitted, so the DMA, which takes its moves in list order, runs them
+// between the moves the next steps need, in pieces ordered by need; each waits for the fence of the
+// step before the slots' first step. They form a layer of their own, `prefetch:NAME`, added at the
+// first of them. The layer's own tiles then name those moves (stage_weights); fills the credit did
+// not cover are emitted in its own step as before. Costs: the mapper leaves the prefetched blocks
+// out of a layer's DRAM bytes (SlotRing::ahead), the weight-slot search the bytes a layer loads for
+// later ones (LayerReport::prefetch_bytes) out of its DRAM time.
 #include <algorithm>
 #include <stdexcept>
 #include <tuple>
@@ -142,7 +142,8 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
   // classifier's weights are prefetched, spills nothing).
   const uint64_t l2 = arch_.l2.size_bytes;
   const int64_t bands_free = last_band_step(order) + 1;
-  const auto fits = [&](const memory::ScratchPlacement& q, const std::vector<memory::ScratchRequest>& rs) {
+  const auto fits = [&](const memory::ScratchPlacement& q,
+                        const std::vector<memory::ScratchRequest>& rs) {
     if (uint64_t(q.heap_bytes) <= heap) return true;
     if (uint64_t(q.heap_bytes) > l2 || q.grow_bottom != p.grow_bottom) return false;
     for (size_t j = 0; j < rs.size(); ++j) {

@@ -61,13 +61,15 @@ bool Lowerer::dw_legal(const Node& p, const Node& c, int64_t step) const {
       return false;
     }
   }
-  if (p.op != OpType::kConv || c.op != OpType::kConv || p.weights < 0 || c.weights < 0) return false;
+  if (p.op != OpType::kConv || c.op != OpType::kConv || p.weights < 0 || c.weights < 0)
+    return false;
   if (p.pool.fused || c.pool.fused || p.residual.fused || c.residual.fused) return false;
   if (p.inputs.size() != 1 || p.outputs.size() != 1 || c.inputs.size() != 1) return false;
   const int t = p.outputs[0];
   if (c.inputs[0] != t || is_input_[size_t(t)] || is_output_[size_t(t)]) return false;
   const TensorShape& ts = g_.tensors[size_t(t)].shape;
-  if ((ts.n != 1 && !in_segment) || c.groups != ts.c || int64_t(g_.tensors[size_t(c.outputs[0])].shape.c) != ts.c) {
+  if ((ts.n != 1 && !in_segment) || c.groups != ts.c ||
+      int64_t(g_.tensors[size_t(c.outputs[0])].shape.c) != ts.c) {
     return false;
   }
   if (c.kernel_h < 2) return false;  // a window over more than one row of T
@@ -138,7 +140,8 @@ Lowerer::DwBands Lowerer::dw_bands(const Node& p, const Node& c) const {
 uint64_t Lowerer::plan_cycles(const std::vector<int>& order) const {
   const uint64_t mib = uint64_t(1) << 20, peak = dram_peak_cycles(arch_, mib);
   auto dram = [&](uint64_t bytes) {
-    return peak ? (bytes * peak + mib - 1) / mib : bytes / std::max<uint64_t>(1, arch_.dram.bytes_per_cycle);
+    return peak ? (bytes * peak + mib - 1) / mib
+                : bytes / std::max<uint64_t>(1, arch_.dram.bytes_per_cycle);
   };
   uint64_t total = 0;
   for (size_t s = 0; s < order.size(); ++s) {
@@ -181,9 +184,7 @@ void Lowerer::lower_dw_pair(const Node& p, uint32_t p_layer) {
     uint32_t fills = 0;
   } ps{staging_, w_dram_, b_dram_, fills_}, cs{node_staging_[size_t(ci)], 0, 0, 0};
   std::tie(cs.w, cs.b) = place_weights(c);
-  auto use = [&](Staging& s) {
-    staging_ = s.ring, w_dram_ = s.w, b_dram_ = s.b, fills_ = s.fills;
-  };
+  auto use = [&](Staging& s) { staging_ = s.ring, w_dram_ = s.w, b_dram_ = s.b, fills_ = s.fills; };
   auto keep = [&](Staging& s) { s.ring = staging_, s.fills = fills_; };
   // A layer whose every channel's weights fit one staging slot (mobilenet_v2's: 1.5 KB and less
   // against 32 KB) stages them once, and each tile reads its channels' part of the slot; else
@@ -307,7 +308,8 @@ void Lowerer::lower_dw_pair(const Node& p, uint32_t p_layer) {
         flush_spill();
         last = emit_tile(std::move(e), c_layer);
         in_bands_.last_user[slot] = int(last);
-        if (out_spilled) spill = PendingSpill{true, out_slot, c0, c1, q, std::min(r1, q + c_rows), last};
+        if (out_spilled)
+          spill = PendingSpill{true, out_slot, c0, c1, q, std::min(r1, q + c_rows), last};
       }
       keep(cs);
     }

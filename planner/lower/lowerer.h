@@ -1,6 +1,7 @@
 // Lowerer: the state of one lowering (see lowering.h for the scheme). lowering.cpp holds the
-// driver (memory layout, graph inputs and outputs, views, copies); compute_lowering.cpp turns one
-// compute node into tiles, with row bands through L2 band buffers when a tensor lives in DRAM;
+// driver (graph inputs and outputs, the steps); copy_lowering.cpp views, copies, shuffles and
+// gathers; compute_lowering.cpp turns one compute node into tiles, with row bands through L2 band
+// buffers when a tensor lives in DRAM;
 // depthwise_fusion.cpp lowers a conv and the depthwise conv reading its spilled output together,
 // interleaved in row bands (the tensor between them never leaving L2).
 #pragma once
@@ -133,6 +134,7 @@ class Lowerer {
   // cannot stream (not a graph output, spilled, batch, image segment).
   bool stream_output(int t);
   void store_rows(int t, uint32_t r0, uint32_t r1, std::vector<uint32_t> deps);
+  // copy_lowering.cpp: the steps that move data without computing
   void lower_view(const Node& n, int idx);
   // A concat input's copy into the output (plane by plane into a folded channel shuffle's).
   uint32_t copy_move(const ConcatCopy& c, uint32_t layer, std::vector<uint32_t> deps);
@@ -315,9 +317,9 @@ class Lowerer {
   std::vector<DeepPrefetch> prefetches_;
   std::vector<int> node_prefetch_;  // per node: its index in prefetches_, -1: none
   uint32_t fills_ = 0;              // the current node's staging fills so far
-  std::vector<DwPair> dw_pairs_;     // the fused producer / depthwise pairs of the plan
-  std::vector<int> dw_reader_;       // per node: the pair's C when it is a pair's P, else -1
-  std::vector<char> dw_lowered_;     // per node: a pair's C, lowered in its producer's step
+  std::vector<DwPair> dw_pairs_;    // the fused producer / depthwise pairs of the plan
+  std::vector<int> dw_reader_;      // per node: the pair's C when it is a pair's P, else -1
+  std::vector<char> dw_lowered_;    // per node: a pair's C, lowered in its producer's step
   std::vector<Mapping> node_mapping_;         // per node: how its tiles use the neuron array
   std::vector<uint32_t> node_block_, node_rows_;  // per node: the search's choice; 0: default
   std::vector<LoopOrder> node_order_;             // per node: the search's loop order

@@ -236,8 +236,8 @@ std::runtime_error Lowerer::staging_error(const std::vector<int>& order, uint64_
 // Depthwise fusion (depthwise_fusion.cpp): the plan without it; where that spills the tensor of
 // a pair that can run fused, the plan with those pairs (each pair's T in DRAM, never moved, and
 // the tensors live in either of its two steps live in both, plan_activations' `joined`: P's
-// input is read while C writes its output), again without the pairs the new plan spills P's input of; the faster by plan_cycles
-// is kept (the earlier on a tie).
+// input is read while C writes its output), again without the pairs the new plan spills P's input
+// of; the faster by plan_cycles is kept (the earlier on a tie).
 void Lowerer::plan_memory(const std::vector<int>& order) {
   dw_pairs_.clear();
   plan_layout(order);
@@ -278,9 +278,10 @@ void Lowerer::plan_layout(const std::vector<int>& order) {
   for (int attempt = 0;; ++attempt) {
     if (attempt > 256) throw std::runtime_error("L2 layout did not converge");
     try {
-      layout_ = plan_activations(g_, order, align, cap, opt_, arch_.l2, bands ? kDramActivationsBase : 0,
-                                 opt_.image_segments, arch_.lowering.skew_planes,
-                                 arch_.lowering.shuffle_layout, to_dram, joined);
+      layout_ =
+          plan_activations(g_, order, align, cap, opt_, arch_.l2, bands ? kDramActivationsBase : 0,
+                           opt_.image_segments, arch_.lowering.skew_planes,
+                           arch_.lowering.shuffle_layout, to_dram, joined);
     } catch (const std::runtime_error&) {
       if (bands) throw;
       // Not everything fits: reserve band buffers at the top of L2 and spill to DRAM.
@@ -310,7 +311,8 @@ void Lowerer::plan_layout(const std::vector<int>& order) {
   out_.tensor_spilled = layout_.tensor_spilled;
   out_.tensor_channel_stride = layout_.tensor_channel_stride;
   out_.tensor_in_bands.assign(g_.tensors.size(), false);
-  for (const DwPair& q : dw_pairs_) out_.tensor_in_bands[size_t(g_.nodes[size_t(q.p)].outputs[0])] = true;
+  for (const DwPair& q : dw_pairs_)
+    out_.tensor_in_bands[size_t(g_.nodes[size_t(q.p)].outputs[0])] = true;
   out_.allocator = layout_.allocator;
   out_.arena_bytes = layout_.peak_bytes;
   out_.lower_bound_bytes = layout_.lower_bound_bytes;

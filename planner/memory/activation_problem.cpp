@@ -199,8 +199,7 @@ ActivationPlanInput build_activation_problem(const Graph& g, const std::vector<i
           in.tensor_channel_stride[t] = groups * plane;
           flags[k] = 1;
         }
-        const int from = producer[t] >= 0 && !is_input[t] ? step_of[producer[t]] + 1
-                                                           : step_of[n];
+        const int from = producer[t] >= 0 && !is_input[t] ? step_of[producer[t]] + 1 : step_of[n];
         in.concat_input_copy_step[n].push_back(flags[k] || from >= step_of[n] ? -1 : from);
         all = all && flags[k];
         begin += g.tensors[t].shape.c;

@@ -229,8 +229,7 @@ TEST(ArchLoader, ShuffleLayoutIsABoolean) {
   EXPECT_EQ(errors_of([&] { load_arch(f); }),
             (Errors{f + ":3: arch.lowering.shuffle_layout: expected true or false, got \"2\""}));
   EXPECT_TRUE(ArchConfig{}.lowering.shuffle_layout);
-  const ArchConfig a =
-      load_arch(t.write("b.yaml", "arch:\n  lowering: {shuffle_layout: false}\n"));
+  const ArchConfig a = load_arch(t.write("b.yaml", "arch:\n  lowering: {shuffle_layout: false}\n"));
   EXPECT_FALSE(a.lowering.shuffle_layout);
   // Written (and so fingerprinted) only when off: the default's fingerprint is unchanged.
   EXPECT_NE(arch_yaml(a).find("shuffle_layout: false"), std::string::npos);

@@ -62,7 +62,7 @@ TEST(DramRowHitCap, AYoungerStreamPassesAnOlderRequestAtMostCapTimes) {
             "ACT@83r0 RD@93r0 RD@99r0 RD@105r0 RD@111r0 RD@117r0 RD@123r0 RD@129r0 RD@135r0 "
             "RD@141r0 RD@147r0 RD@153r0 RD@159r0 ");
   EXPECT_EQ(cap.a->end, 24u);
-  EXPECT_EQ(cap.o->end, 73u);  // 72 cycles earlier
+  EXPECT_EQ(cap.o->end, 73u);   // 72 cycles earlier
   EXPECT_EQ(cap.y->end, 173u);  // 53 later
   // Cap 16: Y's 16 hits all fit under it, as with no cap.
   CapRun sixteen(16);

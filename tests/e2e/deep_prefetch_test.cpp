@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
 #include <string>
 #include <vector>
 
@@ -189,10 +188,9 @@ TEST(DeepPrefetch, NoRoomInL2KeepsTheTwoSlots) {
 // Adds fused, from step 50 and 373,504). The band rows of the plan end at step 7, so the plan's
 // check sees no overlap; the ring's first fills also wait for the bands' last readers (band_war).
 TEST(DeepPrefetch, RingTakesTheBandBuffersRoomAfterTheLastBandedStep) {
-  const ArchConfig arch =
-      load_arch(std::string(STRIDER_SOURCE_DIR) + "/configs/arch/seed.yaml");
-  Graph g = load_network(std::string(STRIDER_SOURCE_DIR) + "/configs/networks/mobilenet_v2.onnx",
-                         0, 0, 1);
+  const ArchConfig arch = load_arch(std::string(STRIDER_SOURCE_DIR) + "/configs/arch/seed.yaml");
+  Graph g = load_network(std::string(STRIDER_SOURCE_DIR) + "/configs/networks/mobilenet_v2.onnx", 0,
+                         0, 1);
   fuse_activations(&g);
   const Lowered l = lower(g, arch, LowerOptions());
   EXPECT_EQ(l.band_bytes, 4u * 65536);

@@ -184,9 +184,9 @@ struct Figures {
 
 Figures functional(bool fuse) {
   const std::vector<std::string> sets = {
-      "networks[0].path=" + kNet, "arch.l2.size_bytes=32768", "arch.dram.model=simple",
-      "sim.functional=true", "sim.trace=false",
-      std::string("arch.lowering.fuse=") + (fuse ? "true" : "false")};
+      "networks[0].path=" + kNet, "arch.l2.size_bytes=32768",
+      "arch.dram.model=simple",   "sim.functional=true",
+      "sim.trace=false",          std::string("arch.lowering.fuse=") + (fuse ? "true" : "false")};
   return simulate_in_child<Figures>(std::string(STRIDER_SOURCE_DIR) + "/configs/runs/default.yaml",
                                     sets, [](const RunResult& r, Figures& f) {
                                       f.cycles = r.cycles;

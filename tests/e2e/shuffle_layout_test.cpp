@@ -76,9 +76,9 @@ Figures run(bool layout, const std::string& more = "sim.vcd=false") {
         f.shuf2_spilled = s2 >= 0 && l.tensor_spilled[size_t(s2)];
         auto at = [&](const char* name, int base) {
           const int t = tensor_named(g, name);
-          return t < 0 || base < 0 ? int64_t(-1)
-                                   : int64_t(l.tensor_addr[size_t(t)]) -
-                                         int64_t(l.tensor_addr[size_t(base)]);
+          return t < 0 || base < 0
+                     ? int64_t(-1)
+                     : int64_t(l.tensor_addr[size_t(t)]) - int64_t(l.tensor_addr[size_t(base)]);
         };
         auto stride = [&](const char* name) {
           const int t = tensor_named(g, name);

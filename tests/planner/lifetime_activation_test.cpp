@@ -6,43 +6,10 @@
 
 #include "planner/memory/activation_problem.h"
 #include "planner/schedule/schedule.h"
+#include "tests/planner/activation_test_util.h"
 
 namespace strider::memory {
 namespace {
-
-int tensor(Graph* g, const std::string& name, int64_t c, int64_t h, int64_t w) {
-  Tensor t;
-  t.name = name;
-  t.shape = {1, c, h, w};
-  return g->add_tensor(t);
-}
-
-int node(Graph* g, const std::string& name, OpType op, std::vector<int> in, std::vector<int> out) {
-  Node n;
-  n.name = name;
-  n.op = op;
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  return g->add_node(n);
-}
-
-struct Life {
-  std::string id;
-  int64_t lower, upper, size;
-  bool operator==(const Life& o) const {
-    return id == o.id && lower == o.lower && upper == o.upper && size == o.size;
-  }
-};
-
-std::ostream& operator<<(std::ostream& os, const Life& l) {
-  return os << l.id << " [" << l.lower << "," << l.upper << ") " << l.size;
-}
-
-std::vector<Life> lives(const ActivationPlanInput& in) {
-  std::vector<Life> out;
-  for (const Buffer& b : in.problem.buffers) out.push_back({b.id, b.lower, b.upper, b.size});
-  return out;
-}
 
 TEST(LifetimeActivation, ChainWithAlignment) {
   Graph g;

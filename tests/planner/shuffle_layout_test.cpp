@@ -8,27 +8,10 @@
 
 #include "planner/memory/activation_problem.h"
 #include "planner/schedule/schedule.h"
+#include "tests/planner/activation_test_util.h"
 
 namespace strider::memory {
 namespace {
-
-int tensor(Graph* g, const std::string& name, int64_t c, int64_t h, int64_t w) {
-  Tensor t;
-  t.name = name;
-  t.shape = {1, c, h, w};
-  return g->add_tensor(t);
-}
-
-int node(Graph* g, const std::string& name, OpType op, std::vector<int> in, std::vector<int> out,
-         int groups = 1) {
-  Node n;
-  n.name = name;
-  n.op = op;
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  n.shuffle_groups = groups;
-  return g->add_node(n);
-}
 
 int split(Graph* g, int in, std::vector<int> out, std::vector<int64_t> begin,
           std::vector<int64_t> end) {
@@ -40,24 +23,6 @@ int split(Graph* g, int in, std::vector<int> out, std::vector<int64_t> begin,
   n.channel_begin = std::move(begin);
   n.channel_end = std::move(end);
   return g->add_node(n);
-}
-
-struct Life {
-  std::string id;
-  int64_t lower, upper, size;
-  bool operator==(const Life& o) const {
-    return id == o.id && lower == o.lower && upper == o.upper && size == o.size;
-  }
-};
-
-std::ostream& operator<<(std::ostream& os, const Life& l) {
-  return os << l.id << " [" << l.lower << "," << l.upper << ") " << l.size;
-}
-
-std::vector<Life> lives(const ActivationPlanInput& in) {
-  std::vector<Life> out;
-  for (const Buffer& b : in.problem.buffers) out.push_back({b.id, b.lower, b.upper, b.size});
-  return out;
 }
 
 // Two ShuffleNet units on 2 x 2 planes (4 bytes): a downsampling unit (both branches computed:
@@ -116,10 +81,8 @@ TEST(ShuffleLayout, ConcatAndShuffleFoldIntoOneStridedBuffer) {
   EXPECT_EQ(p.node_is_alias, (std::vector<char>{0, 0, 1, 1, 1, 0, 0, 0, 1, 0}));
   EXPECT_EQ(p.folded_shuffle, (std::vector<int>{-1, -1, 3, 2, -1, -1, -1, 8, 7, -1}));
   //                              in a  b  c1 s1 x0 x1 e1 e  c2 s2 out
-  EXPECT_EQ(p.tensor_offset_in_buffer,
-            (std::vector<int64_t>{0, 0, 4, 0, 0, 0, 8, 0, 4, 0, 0, 0}));
-  EXPECT_EQ(p.tensor_channel_stride,
-            (std::vector<int64_t>{0, 8, 8, 0, 0, 0, 0, 0, 8, 0, 0, 0}));
+  EXPECT_EQ(p.tensor_offset_in_buffer, (std::vector<int64_t>{0, 0, 4, 0, 0, 0, 8, 0, 4, 0, 0, 0}));
+  EXPECT_EQ(p.tensor_channel_stride, (std::vector<int64_t>{0, 8, 8, 0, 0, 0, 0, 0, 8, 0, 0, 0}));
   EXPECT_EQ(p.tensor_buffer[u.a], p.tensor_buffer[u.s1]);
   EXPECT_EQ(p.tensor_buffer[u.c1], p.tensor_buffer[u.s1]);
   EXPECT_EQ(p.tensor_buffer[u.e], p.tensor_buffer[u.s2]);
@@ -204,7 +167,7 @@ TEST(ShuffleLayout, WhatIsNotFoldedOrNotInPlace) {
     node(&g, "F", OpType::kConv, {s}, {out});
     if (variant == 0) node(&g, "G", OpType::kConv, {cat}, {a0});  // cat read twice
     if (variant == 2) split(&g, a, {a0, a1}, {0, 1}, {1, 2});     // a read by a view
-    if (variant == 3) g.outputs.push_back(b);                      // b a graph output
+    if (variant == 3) g.outputs.push_back(b);                     // b a graph output
     return g;
   };
   for (int variant = 0; variant < 4; ++variant) {
