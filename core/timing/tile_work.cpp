@@ -454,15 +454,9 @@ TileWork tile_traversal(const OpDesc& op, const L1Config& l1, const NeuronConfig
   return w;
 }
 
-namespace {
-
-// What the input iterator weighs the two traversals by: the pipeline's cycles or the load port's
-// time for the tile's reads, whichever is longer.
-uint64_t traversal_cycles(const TileWork& w, uint32_t l2_port_bytes) {
+uint64_t tile_cycles(const TileWork& w, uint32_t l2_port_bytes) {
   return std::max(w.pipeline_cycles, cdiv(w.l2_read_bytes, std::max<uint32_t>(1, l2_port_bytes)));
 }
-
-}  // namespace
 
 bool strided_stream_applies(const OpDesc& op, const L1Config& l1) {
   const bool window =
@@ -524,7 +518,7 @@ TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronCon
   TileWork best = tile_traversal(op, l1, nc, l2_port_bytes, plain, false);
   auto consider = [&](bool stream, bool hybrid) {
     TileWork w = tile_traversal(op, l1, nc, l2_port_bytes, stream, hybrid);
-    if (traversal_cycles(w, l2_port_bytes) < traversal_cycles(best, l2_port_bytes)) best = w;
+    if (tile_cycles(w, l2_port_bytes) < tile_cycles(best, l2_port_bytes)) best = w;
   };
   const bool other = traversal_applies(op, l1, !plain);
   if (other) consider(!plain, false);

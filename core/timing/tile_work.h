@@ -173,6 +173,11 @@ bool strided_stream_applies(const OpDesc& op, const L1Config& l1);
 // end to discard), with shift-stride writes and padding made in the block.
 bool rows_back_to_back_applies(const OpDesc& op, const L1Config& l1);
 
+// A tile's cycles as the lowering weighs them: its pipeline's or the load port's time for its
+// reads, whichever is longer (what the input iterator weighs the traversals by, the mapping
+// choice's cost without bank conflicts).
+uint64_t tile_cycles(const TileWork& w, uint32_t l2_port_bytes);
+
 // Whether `op`'s windows move one element at a time both ways (stride 1 x 1).
 bool stride_one(const OpDesc& op);
 

@@ -44,9 +44,8 @@ uint64_t Lowerer::tile_cycles(const OpDesc& base, uint32_t r0, uint32_t r1, uint
   OpDesc t = base;
   t.row_begin = r0, t.row_end = r1;
   t.ch_begin = c0, t.ch_end = c1;
-  const uint64_t port = arch_.l2.port_bytes_per_cycle;
-  const TileWork w = compute_tile_work(t, arch_.l1, arch_.neurons, port);
-  return std::max(w.pipeline_cycles, (w.l2_read_bytes + port - 1) / port);
+  const uint32_t port = arch_.l2.port_bytes_per_cycle;
+  return strider::tile_cycles(compute_tile_work(t, arch_.l1, arch_.neurons, port), port);
 }
 
 bool Lowerer::dw_legal(const Node& p, const Node& c, int64_t step) const {

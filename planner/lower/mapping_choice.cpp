@@ -28,16 +28,14 @@ uint64_t Lowerer::mapping_cost(const Node& n, Mapping m, bool banks) const {
   op.mapping = m;
   const uint32_t block = weight_block(n, m), rows = band_rows(op);
   uint64_t cost = 0;
-  const uint64_t port = arch_.l2.port_bytes_per_cycle;
+  const uint32_t port = arch_.l2.port_bytes_per_cycle;
   for (uint32_t r0 = 0; r0 < op.output.h; r0 += rows) {
     for (uint32_t c0 = 0; c0 < op.output.c; c0 += block) {
       OpDesc t = op;
       t.row_begin = r0, t.row_end = std::min(op.output.h, r0 + rows);
       t.ch_begin = c0, t.ch_end = std::min(op.output.c, c0 + block);
-      const TileWork w =
-          compute_tile_work(t, arch_.l1, arch_.neurons, arch_.l2.port_bytes_per_cycle);
-      cost += banks ? mapper_tile_cycles(arch_.l2, t, w)
-                    : std::max(w.pipeline_cycles, (w.l2_read_bytes + port - 1) / port);
+      const TileWork w = compute_tile_work(t, arch_.l1, arch_.neurons, port);
+      cost += banks ? mapper_tile_cycles(arch_.l2, t, w) : strider::tile_cycles(w, port);
     }
   }
   return cost;
