@@ -148,11 +148,12 @@ TEST(DepthwiseFusion, BandsAlternateTheTwoLayersTiles) {
 // per block of 16 channels: 32 x (15 x 3 + 2) x 32 = 48,128 B, 3,008 bus cycles, its tiles
 // waiting for the fills.
 TEST(DepthwiseFusion, FusedPairExactCycles) {
-  const Lowered l = lower(network(), small_l2(true), LowerOptions());
+  const ArchConfig arch = small_l2(true);  // Top keeps a reference: not a temporary
+  const Lowered l = lower(network(), arch, LowerOptions());
   SimOptions sim;
   StatRegistry stats;
   RunRecord rec;
-  Top top("top", small_l2(true), sim, l.list, stats, rec);
+  Top top("top", arch, sim, l.list, stats, rec);
   const uint64_t cycles = top.run();
   EXPECT_EQ(rec.descriptors[0].end, 727u);
   EXPECT_EQ(rec.descriptors[1].end, 743u);
@@ -168,11 +169,12 @@ TEST(DepthwiseFusion, FusedPairExactCycles) {
 }
 
 TEST(DepthwiseFusion, UnfusedPairExactCycles) {
-  const Lowered l = lower(network(), small_l2(false), LowerOptions());
+  const ArchConfig arch = small_l2(false);  // Top keeps a reference: not a temporary
+  const Lowered l = lower(network(), arch, LowerOptions());
   SimOptions sim;
   StatRegistry stats;
   RunRecord rec;
-  Top top("top", small_l2(false), sim, l.list, stats, rec);
+  Top top("top", arch, sim, l.list, stats, rec);
   EXPECT_EQ(top.run(), 13414u);
 }
 
