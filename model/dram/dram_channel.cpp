@@ -139,6 +139,14 @@ void DramChannel::issue(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, 
     if (h.size() > win.c.window) h.pop_front();
   }
   residency_event(cmd, rank, bank, t);
+  apply(cmd, rank, bank, row);
+  if (bus) bus_free_ = t + spec_->command_cycles[static_cast<int>(cmd)];
+  last_command_ = std::max(last_command_, t);
+  ++stats_.commands[static_cast<int>(cmd)];
+  if (log_) log_->push_back({t, cmd, rank, bank, row});
+}
+
+void DramChannel::apply(DramCmd cmd, uint32_t rank, uint32_t bank, uint32_t row) {
   switch (cmd) {
     case DramCmd::kAct:
       open_row_[bank] = row;
@@ -166,10 +174,6 @@ void DramChannel::issue(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, 
     default:
       break;
   }
-  if (bus) bus_free_ = t + spec_->command_cycles[static_cast<int>(cmd)];
-  last_command_ = std::max(last_command_, t);
-  ++stats_.commands[static_cast<int>(cmd)];
-  if (log_) log_->push_back({t, cmd, rank, bank, row});
 }
 
 // Called before the command changes open_row_: the change in the rank's open banks.
@@ -209,22 +213,20 @@ void DramChannel::finish(uint64_t end) {
   // The refreshes still owed (postponed, at most refresh_postpone per rank, or due too close to the
   // end to issue before it) are charged: the device must still do them, after the run's end (its
   // power-down and residency stop at the end; each one's PRE / PREA when its banks are open).
+  const auto charge = [&](DramCmd cmd, uint32_t rank, uint32_t bank) {
+    ++stats_.commands[static_cast<int>(cmd)];
+    apply(cmd, rank, bank, 0);
+  };
   for (uint32_t r = 0; r < refresh_due_.size(); ++r) {
     while (refresh_due_[r] < end) {
       if (spec_->per_bank_refresh) {
         const uint32_t b = refresh_bank_[r];
-        if (open_row_[b] >= 0) ++stats_.commands[static_cast<int>(DramCmd::kPre)];
-        open_row_[b] = -1;
-        ++stats_.commands[static_cast<int>(DramCmd::kRefpb)];
-        refresh_bank_[r] = r * banks_per_rank_ + (b + 1 - r * banks_per_rank_) % banks_per_rank_;
+        if (open_row_[b] >= 0) charge(DramCmd::kPre, r, b);
+        charge(DramCmd::kRefpb, r, b);
       } else {
-        if (rank_open(r)) ++stats_.commands[static_cast<int>(DramCmd::kPrea)];
-        std::fill(open_row_.begin() + size_t(r) * banks_per_rank_,
-                  open_row_.begin() + size_t(r + 1) * banks_per_rank_, -1);
-        ++stats_.commands[static_cast<int>(DramCmd::kRef)];
+        if (rank_open(r)) charge(DramCmd::kPrea, r, 0);
+        charge(DramCmd::kRef, r, 0);
       }
-      stats_.refresh_cycles += spec_->refresh_cycles;
-      refresh_due_[r] += spec_->refresh_interval;
     }
   }
 }

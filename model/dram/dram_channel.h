@@ -167,6 +167,9 @@ class DramChannel {
   uint64_t earliest(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank) const;
   void issue(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint32_t row, uint64_t t,
              bool bus, bool refresh = false);
+  // The bank, row-hit-cap and refresh state a command leaves (open rows, the refresh due and the
+  // rank's next bank to refresh, refresh_cycles); issue() and finish()'s owed refreshes.
+  void apply(DramCmd cmd, uint32_t rank, uint32_t bank, uint32_t row);
   // Issues one command before `horizon` (and, while no other segment can go first, the
   // segment's following bursts: stream()); false when nothing can issue before it.
   bool step(uint64_t horizon);

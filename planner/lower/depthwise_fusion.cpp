@@ -137,11 +137,7 @@ Lowerer::DwBands Lowerer::dw_bands(const Node& p, const Node& c) const {
 }
 
 uint64_t Lowerer::plan_cycles(const std::vector<int>& order) const {
-  const uint64_t mib = uint64_t(1) << 20, peak = dram_peak_cycles(arch_, mib);
-  auto dram = [&](uint64_t bytes) {
-    return peak ? (bytes * peak + mib - 1) / mib
-                : bytes / std::max<uint64_t>(1, arch_.dram.bytes_per_cycle);
-  };
+  const auto dram = [&](uint64_t bytes) { return dram_peak_cycles(arch_, bytes); };
   uint64_t total = 0;
   for (size_t s = 0; s < order.size(); ++s) {
     const Node& n = g_.nodes[size_t(order[s])];

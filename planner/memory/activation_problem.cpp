@@ -144,6 +144,10 @@ ActivationPlanInput build_activation_problem(const Graph& g, const std::vector<i
   for (int n : order) {
     const Node& node = g.nodes[n];
     if (node.inputs.empty() || node.outputs.empty()) continue;
+    // The channel shuffle a concat folds into (-1: none).
+    const int sh = node.op == OpType::kConcat && fold_shuffles
+                       ? foldable_shuffle(g, node, consumers, is_output)
+                       : -1;
     const int src = node.inputs[0];
     const TensorShape& src_shape = g.tensors[src].shape;
     if (is_view_op(node.op) && !is_channel_view(node.op)) {
@@ -170,11 +174,9 @@ ActivationPlanInput build_activation_problem(const Graph& g, const std::vector<i
         forest.attach(node.outputs[k], src, b * channel_bytes);
       }
       in.node_is_alias[n] = 1;
-    } else if (node.op == OpType::kConcat && fold_shuffles &&
-               foldable_shuffle(g, node, consumers, is_output) >= 0) {
+    } else if (sh >= 0) {
       // Channel shuffle as a layout: the concat output is the shuffle output's memory and each
       // input a strided view of it (see the header).
-      const int sh = foldable_shuffle(g, node, consumers, is_output);
       const int out = node.outputs[0], shuffled = g.nodes[sh].outputs[0];
       const TensorShape& os = g.tensors[out].shape;
       const int64_t groups = g.nodes[sh].shuffle_groups, per = os.c / groups;

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "core/arch/config_loader.h"
-#include "model/top/top.h"
 #include "planner/import/network_loader.h"
 #include "planner/lower/legalise.h"
 #include "planner/lower/lowering.h"
+#include "tests/e2e/list_run.h"
 
 namespace strider {
 namespace {
@@ -75,10 +75,7 @@ TEST(DeepPrefetch, FcWeightsLoadWhileTheConvComputes) {
   EXPECT_EQ(l.layers[1].weight_bytes, 9472u);  // a's own
   EXPECT_EQ(l.layers[4].weight_bytes, 0u);
 
-  SimOptions sim;
-  StatRegistry stats;
   RunRecord rec;
-  Top top("top", arch, sim, l.list, stats, rec);
   // Each move holds its DMA channel for its bus cycles (bytes / 16) + 100 of latency, the bus
   // shared: fill 0's weights take channel 1 when a's weights end (1,047): 1,047 + 4,096 / 16 +
   // 100 = 1,403; the six moves of fills 0-2 (13,056 B, 816 bus cycles) and fill 3's two end at
@@ -91,7 +88,7 @@ TEST(DeepPrefetch, FcWeightsLoadWhileTheConvComputes) {
   // writes, the compute and the store): 11,780 + 147 = 11,927, 531 cycles. Without the deep
   // prefetch (two slots, each refilled when a tile is done) tile 2's fill waits for tile 0 and the
   // fc takes about twice as long (1,050 cycles when a ran in im2col).
-  EXPECT_EQ(top.run(), 12052u);  // 11,927 + 1 + the output's 256 B: 16 + 100 + 8 = 12,052
+  EXPECT_EQ(simulate_list(arch, l.list, &rec), 12052u);  // 11,927 + 1 + the output's 256 B: 16 + 100 + 8 = 12,052
   EXPECT_EQ(rec.descriptors[3].start, 1047u);
   EXPECT_EQ(rec.descriptors[3].end, 1403u);
   EXPECT_EQ(rec.descriptors[8].end, 2916u);
@@ -132,15 +129,12 @@ TEST(DeepPrefetch, FillsArePacedBetweenTheLayersOwnFills) {
     ASSERT_EQ(d[i].kind, DescKind::kOp) << i;
     EXPECT_EQ(l.list.layers[d[i].layer], "a") << i;
   }
-  SimOptions sim;
-  StatRegistry stats;
   RunRecord rec;
-  Top top("top", arch, sim, l.list, stats, rec);
   // On the flat pipe (16 B per cycle, 100 cycles latency): a's fill 0 takes channel 0 at 111 and
   // ends at 615 (the input's 4,096 B share the bus until 471); fc's fill 0 starts when a channel
   // frees, 615, and ends 4,096 / 16 + 100 = 356 later; fc's fill 2 ends at 6,182, long before its
   // tiles run (from 10,958, g ending at 10,957; 128 cycles apart, the last 147).
-  EXPECT_EQ(top.run(), 11614u);  // the last fc tile ends at 11,489; + 1 + the output's 124
+  EXPECT_EQ(simulate_list(arch, l.list, &rec), 11614u);  // the last fc tile ends at 11,489; + 1 + the output's 124
   EXPECT_EQ(rec.descriptors[3].start, 615u);
   EXPECT_EQ(rec.descriptors[3].end, 971u);
   EXPECT_EQ(rec.descriptors[17].end, 6182u);
@@ -173,11 +167,8 @@ TEST(DeepPrefetch, NoRoomInL2KeepsTheTwoSlots) {
     if (x.kind == DescKind::kMove && l.list.layers[x.layer] == "fc") fc_bytes += x.move.bytes();
   }
   EXPECT_EQ(fc_bytes, 256u * 64 + 256 * 4);  // 17,408: all its weights and biases
-  SimOptions sim;
-  StatRegistry stats;
   RunRecord rec;
-  Top top("top", arch, sim, l.list, stats, rec);
-  EXPECT_EQ(top.run(), 12767u);
+  EXPECT_EQ(simulate_list(arch, l.list, &rec), 12767u);
 }
 
 // mobilenet_v2 on the seed (1 MiB L2): its 112 x 112 and 56 x 56 tensors spill, so four row-band

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "model/top/top.h"
 #include "planner/import/network_loader.h"
 #include "planner/lower/legalise.h"
 #include "planner/lower/lowering.h"
 #include "tests/e2e/child_run.h"
+#include "tests/e2e/list_run.h"
 
 namespace strider {
 namespace {
@@ -148,13 +148,10 @@ TEST(DepthwiseFusion, BandsAlternateTheTwoLayersTiles) {
 // per block of 16 channels: 32 x (15 x 3 + 2) x 32 = 48,128 B, 3,008 bus cycles, its tiles
 // waiting for the fills.
 TEST(DepthwiseFusion, FusedPairExactCycles) {
-  const ArchConfig arch = small_l2(true);  // Top keeps a reference: not a temporary
+  const ArchConfig arch = small_l2(true);
   const Lowered l = lower(network(), arch, LowerOptions());
-  SimOptions sim;
-  StatRegistry stats;
   RunRecord rec;
-  Top top("top", arch, sim, l.list, stats, rec);
-  const uint64_t cycles = top.run();
+  const uint64_t cycles = simulate_list(arch, l.list, &rec);
   EXPECT_EQ(rec.descriptors[0].end, 727u);
   EXPECT_EQ(rec.descriptors[1].end, 743u);
   EXPECT_EQ(rec.descriptors[2].end, 835u);
@@ -169,13 +166,10 @@ TEST(DepthwiseFusion, FusedPairExactCycles) {
 }
 
 TEST(DepthwiseFusion, UnfusedPairExactCycles) {
-  const ArchConfig arch = small_l2(false);  // Top keeps a reference: not a temporary
+  const ArchConfig arch = small_l2(false);
   const Lowered l = lower(network(), arch, LowerOptions());
-  SimOptions sim;
-  StatRegistry stats;
   RunRecord rec;
-  Top top("top", arch, sim, l.list, stats, rec);
-  EXPECT_EQ(top.run(), 13414u);
+  EXPECT_EQ(simulate_list(arch, l.list, &rec), 13414u);
 }
 
 struct Figures {

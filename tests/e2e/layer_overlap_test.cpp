@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "model/top/top.h"
 #include "planner/import/network_loader.h"
 #include "planner/lower/legalise.h"
 #include "planner/lower/lowering.h"
+#include "tests/e2e/list_run.h"
 
 namespace strider {
 namespace {
@@ -60,10 +60,7 @@ TEST(WeightPrefetch, NextWeightedLayerLoadsDuringTheOneBefore) {
   EXPECT_TRUE(d[6].deps.empty());
   EXPECT_EQ(d[7].deps, (std::vector<uint32_t>{4, 5, 6}));
 
-  SimOptions sim;
-  StatRegistry stats;
   RunRecord rec;
-  Top top("top", arch, sim, l.list, stats, rec);
   // The first 8 descriptors are one fetch (512 B = 32 bus cycles + 100 = 132); descriptor i's
   // 64 B are in at 104 + 4i and decoded 2 cycles later. x's move on channel 0 from 107: setup to
   // 115, 2048 / 16 = 128 bus cycles to 243, + 100 = 343; a's weights on channel 1 from 111:
@@ -81,7 +78,7 @@ TEST(WeightPrefetch, NextWeightedLayerLoadsDuringTheOneBefore) {
   // later, 1961, and runs its 1,051 cycles to 3012; the output's 16 KiB: 3013 + 8 + 1024 + 100 =
   // 4145 (4307 with a's padded stream, 4493 with the batch decoded after its last byte and each
   // move set up after the previous one). With the one-step lead b's moves waited for a's tile.
-  EXPECT_EQ(top.run(), 4145u);
+  EXPECT_EQ(simulate_list(arch, l.list, &rec), 4145u);
   EXPECT_EQ(rec.descriptors[5].start, 415u);  // took channel 1 when a's weights ended
   EXPECT_EQ(rec.descriptors[5].end, 771u);
   EXPECT_EQ(rec.descriptors[6].start, 447u);
@@ -124,11 +121,8 @@ TEST(ChunkedInput, FirstTileStartsOnTheFirstRows) {
   EXPECT_EQ(chunks[1], 5u);  // after tiles 0 (3) and 1 (4)
   EXPECT_EQ(d[tiles[2]].deps, (std::vector<uint32_t>{0, 1, 2, 5}));
 
-  SimOptions sim;
-  StatRegistry stats;
   RunRecord rec;
-  Top top("top", arch, sim, l.list, stats, rec);
-  const uint64_t cycles = top.run();
+  const uint64_t cycles = simulate_list(arch, l.list, &rec);
   // Descriptor i of the first fetch is decoded at 106 + 4i (as above). Chunk 0 on channel 0 from
   // 107: setup to 115 (its 7 further rows' addresses made while rows stream), 4,096 / 16 = 256
   // bus cycles to 371, + 100 latency = 471. a's 576 B of weights on channel 1 from 111: setup to
@@ -183,11 +177,8 @@ TEST(StreamedInput, FirstConvStartsAfterTheFirstBandsMove) {
   EXPECT_EQ(d[tiles[2]].op.row_begin, 14u);
   EXPECT_EQ(d[tiles[9]].op.row_end - d[tiles[9]].op.row_begin, 1u);
 
-  SimOptions sim;
-  StatRegistry stats;
   RunRecord rec;
-  Top top("top", arch, sim, l.list, stats, rec);
-  const uint64_t cycles = top.run();
+  const uint64_t cycles = simulate_list(arch, l.list, &rec);
   // As in ChunkedInput above: chunk 0 on channel 0 from 107, setup to 115, 4,096 / 16 = 256 bus
   // cycles to 371, + 100 latency = 471. The 576 B of weights on channel 1 from 111: setup to
   // 119, the bus free at 371, 36 cycles to 407, + 100 = 507. The 32 B of biases (one 64 B burst)
@@ -233,11 +224,8 @@ TEST(StreamedOutput, LastLayersBandsAreStoredBehindItsTiles) {
     EXPECT_EQ(d[stores[k]].deps, (std::vector<uint32_t>{tiles[k]}));
   }
 
-  SimOptions sim;
-  StatRegistry stats;
   RunRecord rec;
-  Top top("top", arch, sim, l.list, stats, rec);
-  const uint64_t cycles = top.run();
+  const uint64_t cycles = simulate_list(arch, l.list, &rec);
   // The last tile ends at 3,821 as before; its band's store issues a cycle later, 3,822: 8 setup
   // + 1,024 / 16 = 64 bus cycles + 100 latency = 3,994 (448 fewer than 4,442), the earlier
   // bands' stores having run under the tiles after them.
