@@ -56,6 +56,8 @@ nlohmann::ordered_json summary_json(const RunResult& r, const RunSummary& s) {
   j["bound_cycles"] = s.bound_cycles;
   j["cycles_over_bound"] = s.cycles_over_bound;
   j["layer_bound_cycles"] = s.layer_bound_cycles;
+  j["capacity_bound_cycles"] = s.capacity_bound_cycles;
+  j["capacity_bound_node"] = s.capacity_bound_node;
   const uint64_t dram_read = r.stats.get("dram.read_bytes"),
                  dram_write = r.stats.get("dram.write_bytes");
   j["dram"] = {{"read_bytes", dram_read},
@@ -386,6 +388,10 @@ void print_summary(const RunResult& r, const RunSummary& s, std::ostream& out) {
       << s.cycles_over_bound << "x its bound; its layers' own bounds sum to "
       << s.layer_bound_cycles << " ("
       << (s.layer_bound_cycles ? double(s.cycles) / double(s.layer_bound_cycles) : 0.0) << "x)\n";
+  if (s.capacity_bound_cycles != 0 && s.capacity_bound_cycles == s.bound_cycles) {
+    out << "                   (the capacity bound: the weights from " << s.capacity_bound_node
+        << " on do not fit L2; tb/capacity_bound.h)\n";
+  }
   out << "  DRAM traffic     " << r.stats.get("dram.read_bytes") << " B read, "
       << r.stats.get("dram.write_bytes") << " B written\n";
   out << "  L2 peak          " << s.l2_peak_planned << " B planned, " << s.l2_peak_observed

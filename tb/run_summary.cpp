@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/arch/dram_bandwidth.h"
+#include "tb/capacity_bound.h"
 
 namespace strider {
 namespace {
@@ -239,6 +240,10 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
       std::max({cdiv(s.macs, s.peak_macs_per_cycle), dram_peak_cycles(arch, dram_bytes),
                 cdiv(std::max({load, store, dma}), arch.l2.port_bytes_per_cycle),
                 s.totals.lb_write_cycles, cdiv(load + store + dma, l2_bank_bytes(arch))});
+  const CapacityBound capacity = capacity_bound(r.graph, arch);
+  s.capacity_bound_cycles = capacity.cycles;
+  s.capacity_bound_node = capacity.node;
+  s.bound_cycles = std::max(s.bound_cycles, capacity.cycles);
   s.cycles_over_bound = s.bound_cycles ? double(s.cycles) / double(s.bound_cycles) : 0;
   s.l2_peak_planned = r.lowered.arena_bytes + r.lowered.staging_bytes + r.lowered.band_bytes;
   observe_occupancy(r, s);

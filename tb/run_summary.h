@@ -65,8 +65,12 @@ struct RunSummary {
   // The network's bound: max(MACs / peak, DRAM bytes incl. descriptor fetch / bandwidth, busiest
   // L2 port's bytes / port bandwidth, line-buffer write cycles, all L2 bytes / the banks'
   // bandwidth) over the whole run; layer_bound_cycles sums the layers' (not the deep prefetches'
-  // rows: those moves run under other layers).
+  // rows: those moves run under other layers). bound_cycles also takes the capacity bound
+  // (tb/capacity_bound.h: the weights L2 cannot hold after a classifier's chain point), kept apart
+  // in capacity_bound_cycles with the node that gives it.
   uint64_t bound_cycles = 0, layer_bound_cycles = 0;
+  uint64_t capacity_bound_cycles = 0;
+  std::string capacity_bound_node;
   double cycles_over_bound = 0;
   uint64_t l2_peak_planned = 0, l2_peak_observed = 0;
   std::vector<std::pair<uint64_t, uint64_t>> l2_occupancy;  // (cycle, bytes) at every change
