@@ -32,7 +32,8 @@ bool slices(OpType op) {
 
 }  // namespace
 
-CapacityBound capacity_bound(const Graph& g, const ArchConfig& arch) {
+CapacityBound capacity_bound(const Graph& g, const ArchConfig& arch,
+                             const std::vector<uint64_t>& lb_writes) {
   CapacityBound best;
   uint64_t inputs = 0, outputs = 0;
   for (int t : g.inputs) {
@@ -57,7 +58,7 @@ CapacityBound capacity_bound(const Graph& g, const ArchConfig& arch) {
   for (size_t c = 0; c < n; ++c) {
     if (g.nodes[c].op != OpType::kFullyConnected) continue;
     const std::vector<bool> is_up = reach(int(c), up), is_down = reach(int(c), down);
-    uint64_t macs_up = 0, macs_down = 0, w_up = 0, w_down = 0;
+    uint64_t macs_up = 0, macs_down = 0, w_up = 0, w_down = 0, lb_up = 0, lb_down = 0;
     std::set<int> counted;  // weight tensors shared by nodes count once
     bool chain = true;
     for (size_t i = 0; i < n && chain; ++i) {
@@ -70,13 +71,14 @@ CapacityBound capacity_bound(const Graph& g, const ArchConfig& arch) {
       }
       (before ? macs_up : macs_down) += uint64_t(node_macs(g, node));
       (before ? w_up : w_down) += w;
+      (before ? lb_up : lb_down) += i < lb_writes.size() ? lb_writes[i] : 0;
     }
     if (!chain) continue;
     const uint64_t l2 = arch.l2.size_bytes;
     const uint64_t cycles =
-        std::max(cdiv(macs_up, peak), dram_peak_cycles(arch, w_up + inputs)) +
-        std::max(cdiv(macs_down, peak),
-                 dram_peak_cycles(arch, (w_down > l2 ? w_down - l2 : 0) + outputs));
+        std::max({cdiv(macs_up, peak), lb_up, dram_peak_cycles(arch, w_up + inputs)}) +
+        std::max({cdiv(macs_down, peak), lb_down,
+                  dram_peak_cycles(arch, (w_down > l2 ? w_down - l2 : 0) + outputs)});
     if (cycles > best.cycles) best = {cycles, g.nodes[c].name};
   }
   return best;

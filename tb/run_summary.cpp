@@ -240,7 +240,12 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
       std::max({cdiv(s.macs, s.peak_macs_per_cycle), dram_peak_cycles(arch, dram_bytes),
                 cdiv(std::max({load, store, dma}), arch.l2.port_bytes_per_cycle),
                 s.totals.lb_write_cycles, cdiv(load + store + dma, l2_bank_bytes(arch))});
-  const CapacityBound capacity = capacity_bound(r.graph, arch);
+  std::vector<uint64_t> node_lb_writes(r.graph.nodes.size(), 0);
+  for (size_t i = 0; i < s.layers.size() && i < r.lowered.layer_node.size(); ++i) {
+    const int node = r.lowered.layer_node[i];
+    if (node >= 0) node_lb_writes[size_t(node)] += s.layers[i].lb_write_cycles;
+  }
+  const CapacityBound capacity = capacity_bound(r.graph, arch, node_lb_writes);
   s.capacity_bound_cycles = capacity.cycles;
   s.capacity_bound_node = capacity.node;
   s.bound_cycles = std::max(s.bound_cycles, capacity.cycles);
