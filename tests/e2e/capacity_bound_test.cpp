@@ -13,15 +13,10 @@
 #include "tb/capacity_bound.h"
 #include "tb/run_summary.h"
 #include "tests/e2e/child_run.h"
+#include "tests/lib/test_file.h"
 
 namespace strider {
 namespace {
-
-std::string write_file(const std::string& name, const std::string& text) {
-  const std::string path = std::string(STRIDER_BINARY_DIR) + "/" + name;
-  std::ofstream(path) << text;
-  return path;
-}
 
 // conv1 (16 -> 64, 3x3) -> conv2 (64 -> 64, 3x3) -> gap -> fc1 (64 -> 2048) -> fc2 (2048 ->
 // 1000): 2 MB of fc2 weights against the seed's 1 MiB of L2, behind 184 k cycles of convs.
@@ -42,7 +37,7 @@ std::string classifier(const std::string& batch, const std::string& extra = "",
 
 CapacityBound bound_of(const std::string& network_text,
                        const std::vector<std::pair<std::string, uint64_t>>& lb = {}) {
-  const Graph g = import_yaml_network(write_file("capacity_net.yaml", network_text));
+  const Graph g = import_yaml_network(write_test_file("capacity_net.yaml", network_text));
   std::vector<uint64_t> lb_writes(g.nodes.size(), 0);
   for (const auto& [name, cycles] : lb) {
     for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -92,8 +87,8 @@ struct Figures {
 };
 
 TEST(CapacityBound, ARunNeverBeatsItAndTheSummaryBoundTakesIt) {
-  const std::string net = write_file("capacity_run_net.yaml", classifier("1"));
-  const std::string run = write_file(
+  const std::string net = write_test_file("capacity_run_net.yaml", classifier("1"));
+  const std::string run = write_test_file(
       "capacity_run.yaml", "arch: " + std::string(STRIDER_SOURCE_DIR) +
                                "/configs/arch/seed.yaml\nnetworks:\n  - {path: " + net +
                                "}\nsim: {functional: false, trace: false}\n");

@@ -7,15 +7,10 @@
 #include "planner/import/network_loader.h"
 #include "planner/import/scalesim_csv.h"
 #include "tests/lib/error_text.h"
+#include "tests/lib/test_file.h"
 
 namespace strider {
 namespace {
-
-std::string write_file(const std::string& name, const std::string& text) {
-  const std::string path = std::string(STRIDER_BINARY_DIR) + "/" + name;
-  std::ofstream(path) << text;
-  return path;
-}
 
 std::string error_of(const std::string& path) {
   return error_text([&] { import_scalesim_csv(path); });
@@ -59,7 +54,7 @@ TEST(ImportScaleSim, AlexNetExampleChainsWherePaddedShapesMatch) {
 }
 
 TEST(ImportScaleSim, QuirksTrailingCommasBlankRowsSpacesCrlfAndColumnStride) {
-  const std::string path = write_file("quirks.csv", std::string("\n") + kConvHeader +
+  const std::string path = write_test_file("quirks.csv", std::string("\n") + kConvHeader +
                                                         "\r\n"
                                                         "  L1 ,  8, 10, 3, 3, 4, 6, 1, 2,,,\r\n"
                                                         ",,,\n"
@@ -83,7 +78,7 @@ TEST(ImportScaleSim, QuirksTrailingCommasBlankRowsSpacesCrlfAndColumnStride) {
 }
 
 TEST(ImportScaleSim, GemmForm) {
-  const std::string path = write_file("gemm.csv",
+  const std::string path = write_test_file("gemm.csv",
                                       "Layer, M, N, K,\n"
                                       "QKT, 128, 128, 64,\n"
                                       "Proj, 128, 512, 128,\n"
@@ -109,7 +104,7 @@ TEST(ImportScaleSim, OutputSizeRoundsUpAsScaleSimByDefault) {
   // 10x9 IFMAP, 3x3 filter, stride 2: SCALE-Sim's ceil((10 - 3 + 2) / 2) = 5 rows and
   // ceil((9 - 3 + 2) / 2) = 4 columns; floor: (10 - 3) / 2 + 1 = 4 rows, (9 - 3) / 2 + 1 = 4.
   const std::string path =
-      write_file("ceil.csv", std::string(kConvHeader) + "L1, 10, 9, 3, 3, 2, 5, 2,\n");
+      write_test_file("ceil.csv", std::string(kConvHeader) + "L1, 10, 9, 3, 3, 2, 5, 2,\n");
   const Graph ceil = import_scalesim_csv(path);
   EXPECT_EQ(to_string(ceil.tensors[ceil.nodes[0].outputs[0]].shape), "1x5x5x4");
   EXPECT_EQ(ceil.nodes[0].pad_bottom, 1);  // the last window's third row is padding
@@ -129,7 +124,7 @@ TEST(ImportScaleSim, OutputSizeRoundsUpAsScaleSimByDefault) {
 }
 
 TEST(ImportScaleSim, DepthwiseMarkerAndOtherTrailingColumns) {
-  const std::string path = write_file(
+  const std::string path = write_test_file(
       "dw.csv", std::string(kConvHeader) +
                     "DW1, 10, 10, 3, 3, 8, 1, 1, #dw,\n"
                     "DW2, 10, 10, 3, 3, 4, 2, 1, 1, #DW, #sparsity,\n"
@@ -156,7 +151,7 @@ TEST(ImportScaleSim, DepthwiseMarkerAndOtherTrailingColumns) {
 
 TEST(ImportScaleSim, DuplicateLayerNamesMadeUniqueWithAWarning) {
   const std::string path =
-      write_file("dup.csv", "Layer, M, N, K,\nQK, 64, 64, 16,\nQK, 64, 64, 16,\nQK_2, 8, 8, 8,\n"
+      write_test_file("dup.csv", "Layer, M, N, K,\nQK, 64, 64, 16,\nQK, 64, 64, 16,\nQK_2, 8, 8, 8,\n"
                             "QK, 64, 64, 16,\n");
   const Graph g = import_scalesim_csv(path);
   ASSERT_EQ(g.nodes.size(), 4u);
@@ -174,7 +169,7 @@ TEST(ImportScaleSim, DuplicateLayerNamesMadeUniqueWithAWarning) {
 
 TEST(ImportScaleSim, InputSizeOverrideRefused) {
   // Issue 17 defect 10b: --input on a CSV turned FC rows into 59x59 convolutions.
-  const std::string path = write_file("fc_only.csv", "Layer, M, N, K,\nFC, 1, 10, 512,\n");
+  const std::string path = write_test_file("fc_only.csv", "Layer, M, N, K,\nFC, 1, 10, 512,\n");
   try {
     import_network(path, 59, 59);
     FAIL() << "no error";
@@ -193,7 +188,7 @@ TEST(ImportScaleSim, HundredThousandRowsImportLinearly) {
   // 100,000 chained rows: the name checks are hashed (quadratic scans took over a minute).
   std::string text = kConvHeader;
   for (int i = 0; i < 100000; ++i) text += "L" + std::to_string(i) + ", 16, 16, 3, 3, 8, 8, 1,\n";
-  const Graph g = import_scalesim_csv(write_file("rows100k.csv", text));
+  const Graph g = import_scalesim_csv(write_test_file("rows100k.csv", text));
   ASSERT_EQ(g.nodes.size(), 100000u);
   EXPECT_EQ(g.inputs.size(), 1u);  // every row chains onto the previous (14x14 + border 1)
   EXPECT_EQ(g.nodes.back().inputs, g.nodes[99998].outputs);
@@ -236,10 +231,10 @@ TEST(ImportScaleSim, ErrorsNameFileAndLine) {
        "2: layer 'L1': 1x16x16777216x16777216 has more than 1099511627776 elements"},
   };
   for (const Case& c : cases) {
-    const std::string path = write_file(std::string("err_") + c.name + ".csv", c.text);
+    const std::string path = write_test_file(std::string("err_") + c.name + ".csv", c.text);
     EXPECT_EQ(error_of(path), path + ":" + c.error) << c.name;
   }
-  const std::string empty = write_file("err_empty.csv", std::string(kConvHeader) + "\n,,\n");
+  const std::string empty = write_test_file("err_empty.csv", std::string(kConvHeader) + "\n,,\n");
   EXPECT_EQ(error_of(empty), empty + ": no layers (expected a header row and one row per layer)");
   EXPECT_EQ(error_of("/nonexistent/t.csv"), "/nonexistent/t.csv: file not found");
 }

@@ -9,17 +9,12 @@
 #include "planner/import/yaml_network.h"
 #include "tests/planner/import_test_util.h"
 #include "tests/lib/error_text.h"
+#include "tests/lib/test_file.h"
 
 namespace strider {
 namespace {
 
 const std::string kSource = STRIDER_SOURCE_DIR;
-
-std::string write_file(const std::string& name, const std::string& text) {
-  const std::string path = std::string(STRIDER_BINARY_DIR) + "/" + name;
-  std::ofstream(path) << text;
-  return path;
-}
 
 // A network file whose layers list is `layers` (each line indented by the caller); the first
 // layer is on line 5.
@@ -74,7 +69,7 @@ TEST(ImportYaml, MobilenetV1Totals) {
 }
 
 TEST(ImportYaml, EveryOpAndKey) {
-  const std::string path = write_file(
+  const std::string path = write_test_file(
       "every_op.yaml",
       net("    - {name: c, op: conv, out_channels: 16, kernel: [3, 5], stride: [1, 2], "
           "pad: [1, 2, 1, 2], dilation: 1, bias: false}\n"
@@ -159,7 +154,7 @@ TEST(ImportYaml, EveryOpAndKey) {
 
 TEST(ImportYaml, SecondInputAndDefaultOutput) {
   const std::string path =
-      write_file("two_inputs.yaml",
+      write_test_file("two_inputs.yaml",
                  "network:\n"
                  "  inputs: [{name: a, shape: [1, 4, 2, 2]}, {name: b, shape: [1, 4]}]\n"
                  "  layers:\n"
@@ -242,7 +237,7 @@ TEST(ImportYaml, ErrorsNameFileLineLayerAndKey) {
       {"layer_not_map", net("    - relu\n"), "5: key 'network.layers': each layer must be a map"},
   };
   for (const ErrorCase& c : cases) {
-    const std::string path = write_file(std::string("err_") + c.name + ".yaml", c.text);
+    const std::string path = write_test_file(std::string("err_") + c.name + ".yaml", c.text);
     EXPECT_EQ(error_of(path), path + ":" + c.error) << c.name;
   }
   EXPECT_EQ(error_of("/nonexistent/n.yaml"), "/nonexistent/n.yaml: file not found");
