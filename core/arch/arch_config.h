@@ -73,6 +73,10 @@ struct L1Config {
   // The store unit's row buffer for a max-pool fused into a conv (core/timing/fused_pool.h): the
   // partial pooled rows of one channel group; 0: no max-pool is fused.
   uint64_t pool_row_buffer_bytes = 8192;
+  // Pipeline depth of the load path's per-lane multiplier and requantiser that applies a fused
+  // input scale (OpDesc::input_scale: x s_c, then requantise, activate) to the bytes entering
+  // the line buffer and kernel region; pipelined, so it costs a tile this many cycles once.
+  uint32_t input_scale_cycles = 2;
 };
 
 struct NeuronConfig {
