@@ -332,6 +332,7 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
       di.op.post.operand = image_base[i].post.operand;
       di.op.output = image_base[i].output;
       di.op.pool.output = image_base[i].pool.output;
+      di.op.input_scale.scale = image_base[i].input_scale.scale;
       // The slot's last reader becomes this tile (the next writer of the slot waits for it).
       if ((i > 0 || !stage) && n.weights >= 0)
         staging_.last_user[slot] = -2 - static_cast<int>(slot);

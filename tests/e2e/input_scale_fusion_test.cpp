@@ -228,6 +228,22 @@ TEST(InputScaleFusion, SpilledInputIsBitExact) {
   }
 }
 
+// A batch of 3: each image's tiles read that image's X and its own scales (the lowering gives
+// every image's tile its tensors, the scale included); bit-exact in both mappings and with the
+// search, whose loop orders share weight blocks across images.
+TEST(InputScaleFusion, BatchIsBitExact) {
+  for (const char* mapping : {"positions", "channels", "search"}) {
+    const Figures f = run("configs/runs/default.yaml",
+                          tiny_se({std::string("arch.lowering.mapping=") + mapping,
+                                   "networks[0].batch=3", "sim.functional=true"}));
+    ASSERT_EQ(f.status, 0) << mapping << ": " << f.detail;
+    EXPECT_EQ(f.mismatches, 0u) << mapping << ": " << f.detail;
+    EXPECT_EQ(f.checked, 11u) << mapping;
+    EXPECT_EQ(f.mul_layers, 0u) << mapping;
+    EXPECT_GE(f.scaled_tiles, 6u) << mapping;  // project's and head's tiles of each image
+  }
+}
+
 // Exact cycles, positions mapping, timing only. project: 24 x 24 = 576 positions = 9 runs of 64
 // neurons, 16 output channels in 2 groups of 8 accumulators, each group one fill of 32 segments
 // (32 input channels of a 1x1 kernel): 18 fills, each 32 shifted writes and 8 x ceil(32 / 4) = 64
