@@ -185,12 +185,13 @@ std::vector<std::string> tiny_se(std::vector<std::string> sets) {
   return sets;
 }
 
-// tiny_se functional in the positions, channels, auto and search mappings: bit-exact against the
+// tiny_se functional in the positions, channels, im2col (head, a 3x3 conv), auto and search
+// mappings: bit-exact against the
 // reference (whose fused conv is the separate Mul's, FusedReferenceEqualsTheSeparateMul), both
 // Muls fused (no Mul node, no scale / scale2 layer), their convs' tiles carrying the scale; the
 // unfused run (arch.lowering.fuse false) checks the 2 Mul and the Add tensors on top.
 TEST(InputScaleFusion, TinySeIsBitExactInEveryMapping) {
-  for (const char* mapping : {"positions", "channels", "auto", "search"}) {
+  for (const char* mapping : {"positions", "channels", "im2col", "auto", "search"}) {
     const std::string m = std::string("arch.lowering.mapping=") + mapping;
     const Figures fused = run("configs/runs/default.yaml", tiny_se({m, "sim.functional=true"}));
     const Figures plain = run("configs/runs/default.yaml",
@@ -211,17 +212,17 @@ TEST(InputScaleFusion, TinySeIsBitExactInEveryMapping) {
 
 // A 32 KiB L2 spills dw's 32x24x24 output X (18,432 bytes): project reads it through in-band
 // buffers (row bands), the scale applied to each band's rows as they load; still bit-exact, in
-// the positions and the channels mapping. Positions: 10 tensors checked, expand, fused with its
-// depthwise reader at this L2 size, passing through band buffers only (its reader's output is
-// checked); channels: all 11 (that plan keeps expand's output whole).
+// the positions, channels and im2col mappings. Positions and im2col: 10 tensors checked, expand,
+// fused with its depthwise reader at this L2 size, passing through band buffers only (its
+// reader's output is checked); channels: all 11 (that plan keeps expand's output whole).
 TEST(InputScaleFusion, SpilledInputIsBitExact) {
-  for (const char* mapping : {"positions", "channels"}) {
+  for (const char* mapping : {"positions", "channels", "im2col"}) {
     const Figures f = run("configs/runs/default.yaml",
                           tiny_se({std::string("arch.lowering.mapping=") + mapping,
                                    "arch.l2.size_bytes=32768", "sim.functional=true"}));
     ASSERT_EQ(f.status, 0) << mapping << ": " << f.detail;
     EXPECT_EQ(f.mismatches, 0u) << mapping << ": " << f.detail;
-    EXPECT_EQ(f.checked, std::string(mapping) == "positions" ? 10u : 11u) << mapping;
+    EXPECT_EQ(f.checked, std::string(mapping) == "channels" ? 11u : 10u) << mapping;
     EXPECT_EQ(f.mul_layers, 0u) << mapping;
     EXPECT_GT(f.banded_scaled_tiles, 0u) << mapping;
     EXPECT_GT(f.scaled_tiles, 2u) << mapping;  // project in row bands
