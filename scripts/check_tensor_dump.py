@@ -6,7 +6,8 @@
 # requantisation multiplier and shift (per output channel when the JSON has channel_requant),
 # clip bounds, and for the sigmoid family the dumped lookup
 # table, itself checked against its formula at its calibrated input and output scales (a fused
-# residual Add's own table under residual.quant.lut), then a fused max-pool (fused_max_pool).
+# residual Add's own table under residual.quant.lut), then a fused max-pool (fused_max_pool); a
+# squeeze-excitation Mul fused into a conv's input (input_scale) is applied to input 0 first.
 # Usage: /usr/bin/python3 scripts/check_tensor_dump.py DIR
 import json, numpy as np, sys, os, math
 d = sys.argv[1]
@@ -50,7 +51,12 @@ for e in json.load(open(os.path.join(d, 'index.json'))):
     if op == 'conv':
         w = np.load(os.path.join(d, j['weights']['file'])).astype(np.int64)
         b = np.load(os.path.join(d, j['bias']['file'])).astype(np.int64)
-        x = torch.tensor(ins[0], dtype=torch.float64)
+        x0 = ins[0]
+        if 'input_scale' in j:  # the Mul's product of input 0 and the per-channel scale
+            q = j['input_scale']
+            x0 = act(rq(x0 * ins[q['input']], q['multiplier'], q['shift']), dict(q, layer=j['layer']),
+                     q['product_unsigned'])
+        x = torch.tensor(x0, dtype=torch.float64)
         x = F.pad(x, (p['left'], p['right'], p['top'], p['bottom']))
         acc = F.conv2d(x, torch.tensor(w, dtype=torch.float64), torch.tensor(b, dtype=torch.float64),
                        stride=j['stride'], dilation=j['dilation'], groups=j['groups']).numpy().round().astype(np.int64)

@@ -59,22 +59,24 @@ Lowered FusionPlanner::lower_lent(Graph& g, const std::vector<std::pair<size_t, 
 
 namespace {
 
-// The fusions of a candidate: its residual Adds, then its max-pools, but those in `keep`.
+// The fusions of a candidate: its residual Adds, then its max-pools, then its input scales (the
+// squeeze-excitation Muls), but those in `keep`.
 void fuse_graph(Graph* g, const std::set<std::string>& keep, const std::string& prefix) {
   fuse_residual_adds(g, keep, prefix);
   fuse_max_pools(g, keep, prefix);
+  fuse_input_scales(g, keep, prefix);
 }
 
-// Runs `attempt` with `keep`, adding the max-pools a lowering refused (PoolFusionRefused) to it
-// until one is lowered; each retry keeps at least one more pool unfused, so it ends.
+// Runs `attempt` with `keep`, adding the max-pools and Muls a lowering refused (FusionRefused) to
+// it until one is lowered; each retry keeps at least one more fusion undone, so it ends.
 template <typename Attempt>
 auto with_refused_pools(std::optional<std::set<std::string>>& keep, Attempt attempt) {
   for (;;) {
     try {
       return attempt();
-    } catch (const PoolFusionRefused& e) {
+    } catch (const FusionRefused& e) {
       const size_t before = keep ? keep->size() : 0;
-      if (keep) keep->insert(e.pools().begin(), e.pools().end());
+      if (keep) keep->insert(e.names().begin(), e.names().end());
       if (!keep || keep->size() == before) throw;
     }
   }

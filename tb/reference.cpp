@@ -67,7 +67,7 @@ struct Dims {
 // the group's output planes are then bias + weights x taps, one int32 matrix product
 // (core/common/int8_gemm.h), and are requantised after it. A uint8 input enters the product as
 // u - 128 (its byte XOR 0x80; the border -128) and 128 x (the kernel's sum) is added back.
-void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
+void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out, bool u8) {
   const Dims is(g.tensors[n.inputs[0]].shape), os(g.tensors[n.result()].shape);
   const Bytes& wt = g.tensors[n.weights].data;
   const std::vector<int32_t>* bias = n.bias >= 0 ? &g.tensors[n.bias].bias : nullptr;
@@ -76,7 +76,6 @@ void conv(const Graph& g, const Node& n, const Bytes& in, Bytes& out) {
   const int64_t sh = n.stride_h, sw = n.stride_w, dh = n.dilation_h, dw = n.dilation_w;
   // The bordered plane: rows -pad_top .. (oh - 1) sh + (kh - 1) dh - pad_top, columns likewise.
   const int64_t bh = (os.h - 1) * sh + (kh - 1) * dh + 1, bw = (os.w - 1) * sw + (kw - 1) * dw + 1;
-  const bool u8 = in_u8(g, n, 0);
   Bytes bordered(size_t(bh * bw), u8 ? int8_t{-128} : int8_t{0});
   const int64_t y_lo = std::max<int64_t>(0, n.pad_top), y_hi = std::min<int64_t>(bh, n.pad_top + is.h);
   const int64_t x_lo = std::max<int64_t>(0, n.pad_left), x_hi = std::min<int64_t>(bw, n.pad_left + is.w);
@@ -209,6 +208,25 @@ void binary(const Graph& g, const Node& n, const Bytes& a, const Bytes& b, Bytes
   requantize_row(v.data(), int64_t(v.size()),
                  Requant{add ? 1 : n.requant_multiplier, n.requant_shift}, post_act(n), n.clip_min,
                  n.clip_max, out.data(), out_u8(g, n), n.lut);
+}
+
+// A per-channel Mul fused into conv `n`'s input (Node::input_scale): the product M = X x s the
+// conv computes on, by the Mul's own arithmetic (binary() above on a Mul node of the fused
+// fields, X its first operand and s its second: the product commutes).
+Bytes scaled_input(const Graph& g, const Node& n, const Bytes& x, const Bytes& s) {
+  const Node::InputScaleFusion& f = n.input_scale;
+  Node mul;
+  mul.op = OpType::kMul;
+  mul.inputs = {n.inputs[0], n.scale_input()};
+  mul.outputs = {f.product};
+  mul.requant_multiplier = f.multiplier;
+  mul.requant_shift = f.shift;
+  mul.activation = f.act;
+  mul.clip_min = f.clip_min;
+  mul.clip_max = f.clip_max;
+  Bytes m(x.size());
+  binary(g, mul, x, s, m);
+  return m;
 }
 
 // A residual Add fused into conv `n` (Node::residual), on the conv's result `y` in place: the
@@ -382,17 +400,23 @@ void fused_max_pool(const Graph& g, const Node& n, const Bytes& y, Bytes& out) {
 void Reference::compute(const Node& n, const std::vector<const Bytes*>& in,
                         std::vector<Bytes>& out) const {
   switch (n.op) {
-    case OpType::kConv:
+    case OpType::kConv: {
+      // A fused input scale: the conv computes on the Mul's product (its signedness).
+      const Bytes x = n.input_scale.fused ? scaled_input(g_, n, *in[0], *in.back()) : Bytes();
+      const Bytes& operand = n.input_scale.fused ? x : *in[0];
+      const bool u8 = n.input_scale.fused ? g_.tensors[size_t(n.input_scale.product)].is_unsigned
+                                          : in_u8(g_, n, 0);
       if (n.pool.fused) {
         Bytes y(size_t(g_.tensors[n.pool.conv_output].shape.elements() /
                        std::max<int64_t>(1, g_.tensors[n.pool.conv_output].shape.n)));
-        conv(g_, n, *in[0], y);
+        conv(g_, n, operand, y, u8);
         fused_max_pool(g_, n, y, out[0]);
         break;
       }
-      conv(g_, n, *in[0], out[0]);
+      conv(g_, n, operand, out[0], u8);
       if (n.residual.fused) residual_add(g_, n, *in[1], out[0]);
       break;
+    }
     case OpType::kFullyConnected: fully_connected(g_, n, *in[0], out[0]); break;
     case OpType::kMaxPool:
     case OpType::kAvgPool:

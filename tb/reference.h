@@ -11,6 +11,8 @@
 // - Conv / FullyConnected: acc = bias + sum(in x w) in int32 (virtual zero padding), then
 //   requantize(acc, multiplier, shift) and the fused activation.
 // - A MaxPool fused into a conv (Node::pool): the conv's result, then each window's maximum.
+// - A Mul fused into a conv's input (Node::input_scale): the Mul's product of the conv's input
+//   and the per-channel scale (inputs.back()), then the conv over it.
 // - MaxPool: the maximum over the window's elements inside the input; AvgPool: their sum divided
 //   by their count (with count_include_pad by the elements inside the padded input), rounded half
 //   away from zero; GlobalAvgPool: the same over the whole plane. Then the fused activation.

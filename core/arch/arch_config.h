@@ -73,6 +73,10 @@ struct L1Config {
   // The store unit's row buffer for a max-pool fused into a conv (core/timing/fused_pool.h): the
   // partial pooled rows of one channel group; 0: no max-pool is fused.
   uint64_t pool_row_buffer_bytes = 8192;
+  // Pipeline depth of the load path's per-lane multiplier and requantiser that applies a fused
+  // input scale (OpDesc::input_scale: x s_c, then requantise, activate) to the bytes entering
+  // the line buffer and kernel region; pipelined, so it costs a tile this many cycles once.
+  uint32_t input_scale_cycles = 2;
 };
 
 struct NeuronConfig {
@@ -98,8 +102,10 @@ struct LoweringConfig {
   std::string objective = "cycles";  // what `search` minimises: cycles | energy | edp
   uint64_t weight_slot_bytes = 0;    // one weight-staging slot; 0: L2 size / 32
   // A conv whose only consumer is an element-wise Add writes the Add's result through its
-  // store path (OpDesc::post; planner/lower/legalise.h fuse_residual_adds).
-  bool fuse = true;  // false: every Add runs as its own layer (docs/planner.md, fusion)
+  // store path (OpDesc::post; planner/lower/legalise.h fuse_residual_adds), a max-pool likewise
+  // (fuse_max_pools), and a squeeze-excitation Mul read only by a conv is applied by that conv's
+  // load path (OpDesc::input_scale; fuse_input_scales).
+  bool fuse = true;  // false: every Add, pool and Mul runs as its own layer (docs/planner.md)
   // Channel planes of the tensors only compute ops address padded off the L2 banks' period
   // (planner/lower/activation_layout.h skewed_plane_stride); false: every plane h x w bytes.
   bool skew_planes = true;

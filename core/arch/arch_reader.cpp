@@ -129,6 +129,7 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
     s.read("shift_stride", a.l1.shift_stride);
     s.read("pad_in_block", a.l1.pad_in_block);
     s.read("pool_row_buffer_bytes", a.l1.pool_row_buffer_bytes);
+    s.read("input_scale_cycles", a.l1.input_scale_cycles);
     s.finish();
   }
   {
@@ -261,7 +262,8 @@ void check_arch(const ArchConfig& a, const OriginMap& origins, const Origin& fal
         {"arch.dram.row_miss_cycles", a.dram.row_miss_cycles},
         {"arch.l2.latency_cycles", a.l2.latency_cycles},
         {"arch.l2.fast_latency_cycles", a.l2.fast_latency_cycles},
-        {"arch.neurons.postop_cycles", a.neurons.postop_cycles}}) {
+        {"arch.neurons.postop_cycles", a.neurons.postop_cycles},
+        {"arch.l1.input_scale_cycles", a.l1.input_scale_cycles}}) {
     c.at_most(key, value, kMaxLatencyCycles);
   }
 

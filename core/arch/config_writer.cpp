@@ -87,6 +87,9 @@ void emit_arch_fields(YAML::Emitter& e, const ArchConfig& a) {
   if (a.l1.pool_row_buffer_bytes != L1Config().pool_row_buffer_bytes) {  // the seed's fingerprint
     e << YAML::Key << "pool_row_buffer_bytes" << YAML::Value << a.l1.pool_row_buffer_bytes;
   }
+  if (a.l1.input_scale_cycles != L1Config().input_scale_cycles) {  // the seed's fingerprint
+    e << YAML::Key << "input_scale_cycles" << YAML::Value << a.l1.input_scale_cycles;
+  }
   e << YAML::Key << "shift_stride" << YAML::Value << a.l1.shift_stride;
   e << YAML::Key << "pad_in_block" << YAML::Value << a.l1.pad_in_block;
   e << YAML::EndMap;

@@ -32,7 +32,10 @@ namespace strider {
 // activations' calibrated input and output scales).
 // Version 9: OpDesc::pool (a max-pool fused into a conv's store path: kernel, stride, pads and the
 // pooled output the store unit writes).
-constexpr uint32_t kDescriptorFormatVersion = 9;
+// Version 10: (reserved: a global average pool fused into its producer's store path).
+// Version 11: OpDesc::input_scale (a squeeze-excitation's per-channel Mul fused into a conv's
+// input load: the scale tensor, the Mul's requantisation, activation, clip and signedness).
+constexpr uint32_t kDescriptorFormatVersion = 11;
 
 // Requantisation of an int32 value to int8: round_half_away(v x multiplier / 2^shift)
 // (core/contract/quant.h).
@@ -167,6 +170,26 @@ struct FusedPool {
   bool operator==(const FusedPool& o) const;
 };
 
+// A per-channel scale fused into a conv's (or fc's) input load (model/l1/load_unit.h; a
+// squeeze-excitation's Mul(X, s) whose product only the conv read): every element x of op.input
+// the tile reads, in channel c, enters the line buffer / kernel broadcast as
+//   activate(requantize(x s_c, multiplier, shift), act, clip_min, clip_max)
+// — exactly OpCode::kMul's arithmetic with its second operand s broadcast per channel — and the
+// conv computes on these products (its virtual padding stays zero: it pads the product). `scale`
+// holds one element per channel of op.input (c = op.input.c, h = w = 1). OpDesc::kInputUnsigned
+// names op.input (x); kScaleUnsigned the scale, kProductUnsigned the product (what the conv
+// multiplies, the Mul's output). No lookup activation (the op's one table is its own).
+struct InputScale {
+  TensorRef scale;  // absent: no input scale
+  int32_t multiplier = 1, shift = 0;
+  PostAct act = PostAct::kNone;
+  int32_t clip_min = -128, clip_max = 127;
+  static constexpr uint8_t kScaleUnsigned = 1, kProductUnsigned = 2;
+  uint8_t flags = 0;
+  bool present() const { return scale.present(); }
+  bool operator==(const InputScale& o) const;
+};
+
 struct MoveDesc {
   MemSpace src_space = MemSpace::kDram, dst_space = MemSpace::kL2;
   uint64_t src_addr = 0, dst_addr = 0;
@@ -247,6 +270,7 @@ struct OpDesc {
   uint8_t flags = 0;
   PostOp post;  // conv only; applied to the requantised output (not to partial sums)
   FusedPool pool;  // conv only, without post-op or partial sums
+  InputScale input_scale;  // conv or fc only: applied to op.input as it is loaded
   // Where the store unit writes the tile's results: the pooled tensor, or `output`.
   const TensorRef& stored() const { return pool.present() ? pool.output : output; }
   bool operator==(const OpDesc& o) const;

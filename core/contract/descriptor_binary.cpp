@@ -110,6 +110,16 @@ void put(ByteWriter& w, const OpDesc& o) {
     w.u<uint16_t>(v);
   }
   if (o.pool.present()) put(w, o.pool.output);
+  w.u<uint8_t>(o.input_scale.present() ? 1 : 0);
+  if (o.input_scale.present()) {
+    const InputScale& s = o.input_scale;
+    put(w, s.scale);
+    for (int32_t v : {s.multiplier, s.shift}) w.i32(v);
+    w.u<uint8_t>(uint8_t(s.act));
+    w.i32(s.clip_min);
+    w.i32(s.clip_max);
+    w.u<uint8_t>(s.flags);
+  }
   w.u<uint8_t>(uint8_t(o.post.kind));
   if (!o.post.present()) return;
   put(w, o.post.operand);
@@ -167,6 +177,18 @@ OpDesc get_op(ByteReader& r) {
     *v = r.u<uint16_t>();
   }
   if (o.pool.present()) o.pool.output = get_ref(r);
+  if (r.boolean()) {
+    InputScale& s = o.input_scale;
+    s.scale = get_ref(r);
+    if (!s.present()) r.fail("input scale with an empty scale tensor", 1);
+    s.multiplier = r.i32();
+    s.shift = r.i32();
+    s.act = r.enumeration<PostAct>(8, "input-scale activation");
+    s.clip_min = r.i32();
+    s.clip_max = r.i32();
+    s.flags = r.u<uint8_t>();
+    if (s.flags > 3) r.fail("input-scale flags are " + std::to_string(s.flags) + ", expected 0..3", 1);
+  }
   o.post.kind = r.enumeration<PostOpKind>(2, "post-op");
   if (!o.post.present()) return o;
   o.post.operand = get_ref(r);

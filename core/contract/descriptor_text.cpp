@@ -130,6 +130,14 @@ void emit_op(YAML::Emitter& e, const OpDesc& o) {
     emit_seq(e, "pool_pads", o.pool.pad_top, o.pool.pad_left, o.pool.pad_bottom, o.pool.pad_right);
     emit_ref(e, "pool_output", o.pool.output);
   }
+  if (o.input_scale.present()) {  // the scale, [multiplier, shift], act, [min, max], flags
+    const InputScale& s = o.input_scale;
+    emit_ref(e, "input_scale", s.scale);
+    emit_seq(e, "input_scale_requant", s.multiplier, s.shift);
+    e << YAML::Key << "input_scale_act" << YAML::Value << to_string(s.act);
+    emit_seq(e, "input_scale_clip", s.clip_min, s.clip_max);
+    e << YAML::Key << "input_scale_flags" << YAML::Value << int(s.flags);
+  }
   if (o.post.present()) {  // post_op, its operand, [multiplier, operand_multiplier, shift], act
     e << YAML::Key << "post_op" << YAML::Value << to_string(o.post.kind);
     emit_ref(e, "post_operand", o.post.operand);
@@ -199,6 +207,21 @@ OpDesc parse_op(const YAML::Node& m) {
     if (!p.present()) {
       throw YAML::Exception(m["pool_kernel"].Mark(), "pool_kernel: 0, expected 1 or more");
     }
+  }
+  if (m["input_scale"]) {
+    InputScale& s = o.input_scale;
+    s.scale = parse_ref(m, "input_scale");
+    if (!s.present()) {
+      throw YAML::Exception(m["input_scale"].Mark(), "input_scale: 0 channels, expected 1 or more");
+    }
+    parse_seq<int32_t>(m, "input_scale_requant", {&s.multiplier, &s.shift});
+    s.act = parse_enum<PostAct>(need(m, "input_scale_act"), 8, to_string, "input_scale_act");
+    parse_seq<int32_t>(m, "input_scale_clip", {&s.clip_min, &s.clip_max});
+    const unsigned flags = need(m, "input_scale_flags").as<unsigned>();
+    if (flags > 3) {
+      throw YAML::Exception(m["input_scale_flags"].Mark(), "input_scale_flags: expected 0..3");
+    }
+    s.flags = static_cast<uint8_t>(flags);
   }
   if (m["post_op"]) {
     PostOp& p = o.post;

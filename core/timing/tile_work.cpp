@@ -451,7 +451,25 @@ TileWork tile_traversal(const OpDesc& op, const L1Config& l1, const NeuronConfig
   // Partial sums are int32: read back before the reduction, written instead of the output.
   if (op.psum_mode & OpDesc::kPsumRead) w.l2_read_bytes += 4 * w.valid_outputs;
   w.output_bytes = (op.psum_mode & OpDesc::kPsumWrite) ? 4 * w.valid_outputs : w.valid_outputs;
+  if (op.input_scale.present()) {  // the scale bytes once; the load path's pipeline depth once
+    w.input_scale_bytes = input_scale_read(op).count;
+    w.l2_read_bytes += w.input_scale_bytes;
+    w.pipeline_cycles += l1.input_scale_cycles;
+    w.write_span_cycles += l1.input_scale_cycles;
+    w.first_fill_write_cycles += l1.input_scale_cycles;
+  }
   return w;
+}
+
+InputScaleRead input_scale_read(const OpDesc& op) {
+  if (!op.input_scale.present()) return {};
+  if (op.op == OpCode::kConv && op.groups > 1 && op.ch_end > op.ch_begin) {
+    const uint32_t cin_g = op.input.c / op.groups, cout_g = op.output.c / op.groups;
+    const uint32_t g0 = op.ch_begin / cout_g, g1 = (op.ch_end - 1) / cout_g;
+    return {g0 * cin_g, (g1 - g0 + 1) * cin_g};
+  }
+  if (op.op == OpCode::kConv && op.in_ch_end) return {op.in_ch_begin, op.in_ch_end - op.in_ch_begin};
+  return {0, op.input.c};
 }
 
 uint64_t tile_cycles(const TileWork& w, uint32_t l2_port_bytes) {

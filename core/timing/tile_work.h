@@ -84,6 +84,14 @@
 // Softmax reads C channels per position and makes three passes. An Add / Mul whose second operand
 // is one scalar per channel (squeeze-excite's scale) writes only its tensor operand into the
 // lines, the scalar broadcast from the kernel region like a weight.
+//
+// Fused input scale (OpDesc::input_scale, a squeeze-excitation Mul folded into a conv): the bytes
+// the load unit reads pass a per-lane multiplier and requantiser on their way into the lines and
+// the kernel region. It is pipelined (one element per lane per cycle, as fast as the port
+// delivers them), so it adds no cycle per byte: the tile reads its input channels' scale bytes
+// from L2 once (input_scale_read; part of l2_read_bytes) and every write and fill is
+// `l1.input_scale_cycles` later (the pipeline's depth, once per tile: pipeline_cycles,
+// write_span_cycles and first_fill_write_cycles each grow by it).
 #pragma once
 
 #include <cstdint>
@@ -114,7 +122,8 @@ struct TileWork {
   uint64_t lb_write_cycles = 0;    // = shifted_writes + line_writes
   uint64_t lb_write_bytes = 0;     // bytes written into lines (a shifted write: every active line)
   uint64_t kernel_bytes = 0;       // bytes loaded into the kernel region
-  uint64_t l2_read_bytes = 0;      // input, weight and kernel bytes read from L2
+  uint64_t l2_read_bytes = 0;      // input, weight, kernel and input-scale bytes read from L2
+  uint64_t input_scale_bytes = 0;  // a fused input scale's bytes (input_scale_read), in the above
   uint64_t output_bytes = 0;       // bytes stored to L2
   uint64_t macs = 0;               // useful multiply-accumulates (conv and fc only)
   uint64_t acc_updates = 0;        // accumulator updates: active neurons x compute cycles
@@ -207,6 +216,14 @@ HybridSplit hybrid_split(const OpDesc& op, const NeuronConfig& nc, bool stream);
 // (im2col_mapping_applies; the tail in the im2col form), in the positions mapping, no fused pool,
 // whose traversal (`stream`, as for hybrid_split) has a full run and a partial one.
 bool hybrid_tail_applies(const OpDesc& op, const NeuronConfig& nc, bool stream);
+
+// The input channels [first, first + count) a tile with a fused input scale reads, whose scale
+// bytes it loads: a grouped conv's groups of the tile's output channels, an input-channel block,
+// else every channel of op.input (count 0 without an input scale).
+struct InputScaleRead {
+  uint32_t first = 0, count = 0;
+};
+InputScaleRead input_scale_read(const OpDesc& op);
 
 // Whether `op` is an Add or Mul whose second operand is one scalar per channel (input2 1 x 1),
 // which the kernel region broadcasts instead of a second line write per run.

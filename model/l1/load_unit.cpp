@@ -87,6 +87,22 @@ void append_gather(const OpDesc& op, const TileWork& w, std::vector<AccessPatter
   }
 }
 
+// Appends a fused input scale's read (tile_work.h input_scale_read): one byte per input channel
+// the tile reads, at the scale tensor's channel stride.
+void append_scale(const OpDesc& op, std::vector<AccessPattern>& out) {
+  const InputScaleRead s = input_scale_read(op);
+  if (s.count == 0) return;
+  const TensorRef& t = op.input_scale.scale;
+  AccessPattern p;
+  p.addr = t.addr + t.offset(s.first, 0, 0);
+  if (t.channel_stride <= 1) {
+    p.bytes = s.count;
+  } else {
+    p.bytes = 1, p.count = s.count, p.stride = t.channel_stride;
+  }
+  out.push_back(p);
+}
+
 // Adds access `b` (issued after `a`) to the tile's total `a`.
 void merge(Access& a, const Access& b) {
   a.end = std::max(a.end, b.end);
@@ -117,6 +133,7 @@ Access LoadUnit::read_l2(const OpDesc& op, const TileWork& w, uint64_t now, uint
     if (weights) pieces_.push_back(AccessPattern{op.weights.addr, weights});
     if (psum) pieces_.push_back(AccessPattern{op.psum.addr, psum});
     if (hybrid) append_gather(op, w, pieces_);
+    append_scale(op, pieces_);
     Access a;
     bytes = 0;
     for (size_t i = 0; i < pieces_.size(); ++i) {
@@ -132,9 +149,11 @@ Access LoadUnit::read_l2(const OpDesc& op, const TileWork& w, uint64_t now, uint
     return a;
   }
   bytes = w.l2_read_bytes;
-  Access a = l2_.access(L2Sram::kLoad, op.input.addr, w.l2_read_bytes - gathered(w), now);
+  Access a = l2_.access(L2Sram::kLoad, op.input.addr,
+                        w.l2_read_bytes - gathered(w) - w.input_scale_bytes, now);
   pieces_.clear();
   append_gather(op, w, pieces_);
+  append_scale(op, pieces_);
   for (const AccessPattern& p : pieces_) merge(a, l2_.access_pattern(L2Sram::kLoad, p, now));
   return a;
 }

@@ -8,7 +8,10 @@
 // piece by piece; a hybrid tile, tile_work.h: its runs' row pieces, the kernels and the tail's
 // lines' weights, then the tail's gather from its first position), and the line-buffer writes:
 // one shifted write per segment with `l1.shift_stride`, else one per line (the channels form:
-// one per line).
+// one per line). A fused input scale (OpDesc::input_scale): the tile's scale bytes are one more
+// read (last), and the bytes pass the per-lane multiplier + requantiser on their way into the
+// lines and kernel region, `l1.input_scale_cycles` deep (in TileWork's write and pipeline spans,
+// so the first fill reaches the neurons that much later; no cycle per byte).
 // Cycles: the unit is busy for max(the fill pipeline's write span — writes wait for a free fill
 // buffer when the neurons are the bottleneck —, L2 load-port time incl. bank conflicts); the
 // neurons may start once the first fill is written, so the tile is handed on after the first

@@ -24,6 +24,37 @@ void read_operand(const TensorRef& t, const TimedMemory& l2, std::vector<int8_t>
   l2.read(t.addr, bytes.data(), span);
 }
 
+// A fused input scale (OpDesc::input_scale) on op.input's bytes as read_operand read them: every
+// element x of channel c becomes the Mul's product activate(requantize(x s_c, multiplier,
+// shift), act, clip), what the load path writes into the lines (tile_elementwise's arithmetic:
+// the same requantize_row). Only the elements the buffer holds (w per held row) are touched.
+void apply_input_scale(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& bytes) {
+  const InputScale& s = op.input_scale;
+  if (!s.present()) return;
+  const TensorRef& t = op.input;
+  const bool ux = op.flags & OpDesc::kInputUnsigned, us = s.flags & InputScale::kScaleUnsigned;
+  const bool up = s.flags & InputScale::kProductUnsigned;
+  std::vector<int32_t> v(t.w);
+  for (uint32_t c = t.first_channel; c < t.first_channel + t.held_channels(); ++c) {
+    int8_t sb = 0;
+    l2.read(s.scale.addr + s.scale.offset(c, 0, 0), &sb, 1);
+    const int32_t sv = byte_value(sb, us);
+    for (uint32_t y = t.first_row; y < t.first_row + t.held_rows(); ++y) {
+      int8_t* row = &bytes[t.offset(c, y, 0)];
+      for (uint32_t x = 0; x < t.w; ++x) v[x] = byte_value(row[x], ux) * sv;
+      requantize_row(v.data(), t.w, Requant{s.multiplier, s.shift}, s.act, s.clip_min, s.clip_max,
+                     row, up);
+    }
+  }
+}
+
+// Whether the values a conv or fc multiplies are uint8: the input's, or a fused input scale's
+// product's.
+bool operand_u8(const OpDesc& op) {
+  return op.input_scale.present() ? (op.input_scale.flags & InputScale::kProductUnsigned) != 0
+                                  : (op.flags & OpDesc::kInputUnsigned) != 0;
+}
+
 class Operand {
  public:
   Operand(const TensorRef& t, const TimedMemory& l2) : t_(t) {
@@ -112,7 +143,10 @@ void pool(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
 }
 
 void fully_connected(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
-  const Operand a(op.input, l2);
+  std::vector<int8_t> scaled;
+  read_operand(op.input, l2, scaled);
+  apply_input_scale(op, l2, scaled);
+  const Operand a(op.input, scaled);
   std::vector<int8_t> in;  // the input flattened to C*H*W
   for (uint32_t c = 0; c < op.input.c; ++c) {
     for (uint32_t y = 0; y < op.input.h; ++y) {
@@ -122,7 +156,7 @@ void fully_connected(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t
   }
   const std::vector<int8_t> w = read_all(op.weights, l2), braw = read_all(op.bias, l2);
   const uint64_t k = in.size();
-  const bool u8 = input_u8(op);
+  const bool u8 = operand_u8(op);
   for (uint32_t co = op.ch_begin; co < op.ch_end; ++co) {
     int32_t acc = int32_at(braw, co - op.ch_begin);
     const int8_t* row = &w[(co - op.ch_begin) * k];
@@ -217,7 +251,7 @@ const int8_t* TileCompute::lines(const OpDesc& op, uint32_t g, uint32_t i0, uint
   const LinesKey key{op.input,     op.kernel_h, op.kernel_w,  op.stride_h,  op.stride_w,
                      op.pad_top,   op.pad_left, op.dilation_h, op.dilation_w, op.groups,
                      op.row_begin, op.row_end,  op.output.c,  op.output.w,  g,
-                     i0,           i1,          input_u8(op)};
+                     i0,           i1,          operand_u8(op)};
   if (lines_valid_ && key == lines_key_) return lines_.get();
   const uint32_t wo = op.output.w, cin_g = op.input.c / op.groups;
   const uint64_t size = uint64_t(i1 - i0) * op.kernel_h * op.kernel_w * (op.row_end - op.row_begin) * wo;
@@ -257,7 +291,8 @@ const int8_t* TileCompute::lines(const OpDesc& op, uint32_t g, uint32_t i0, uint
 void TileCompute::conv(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& out) {
   // The input bytes; the lines kept from the previous tile stay valid only if they are the same.
   read_operand(op.input, l2, in_);
-  const bool u8 = input_u8(op);
+  apply_input_scale(op, l2, in_);  // the load path's multiplier + requantiser
+  const bool u8 = operand_u8(op);
   if (u8) {  // uint8 u as the int8 u - 128
     for (int8_t& b : in_) b = int8_t(uint8_t(b) ^ 0x80u);
   }

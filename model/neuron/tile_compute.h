@@ -3,7 +3,10 @@
 // kernel region). Operands may be band buffers (TensorRef::offset). Output in
 // [channel][row][column] order of the tile, int8. Plain C++; the numeric rules are
 // core/contract/quant.h. Convolutions build each position's window line once per channel group and
-// multiply the group's kernels by the lines (core/common/int8_gemm.h), then requantise.
+// multiply the group's kernels by the lines (core/common/int8_gemm.h), then requantise. A fused
+// input scale (OpDesc::input_scale: a squeeze-excitation Mul) turns the conv's or fc's input bytes
+// into the Mul's products first, as the load path writes them into the lines (the Mul's
+// arithmetic of elementwise(); padding stays zero).
 //
 // A TileCompute keeps its buffers from tile to tile, and the window lines of its last
 // convolution tile: the next tile reuses them when it reads the same input bytes (compared, not

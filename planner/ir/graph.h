@@ -228,6 +228,21 @@ struct Node {
     int conv_output = -1;
   };
   MaxPoolFusion pool;
+  // Conv: a per-channel Mul (a squeeze-excitation's Mul(X, s), s [C,1,1]) fused into its input
+  // load (OpDesc::input_scale; planner/lower/legalise.h fuse_input_scales): inputs[0] is then the
+  // Mul's tensor operand X, inputs.back() its scale s, and the conv computes on the Mul's
+  // arithmetic of them; `product` is the Mul's output M, which has no memory (only its
+  // signedness is used: the values the conv multiplies).
+  struct InputScaleFusion {
+    bool fused = false;
+    int product = -1;
+    int32_t multiplier = 1, shift = 0;
+    Activation act = Activation::kNone;
+    int32_t clip_min = -128, clip_max = 127;
+  };
+  InputScaleFusion input_scale;
+  // The tensor id of a fused input scale (inputs.back()), or -1.
+  int scale_input() const { return input_scale.fused ? inputs.back() : -1; }
   // The tensor holding this node's computed result's shape: the conv's own output when a
   // max-pool is fused, else outputs[0].
   int result() const { return pool.fused ? pool.conv_output : outputs[0]; }

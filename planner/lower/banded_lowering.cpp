@@ -242,8 +242,9 @@ void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
     std::vector<uint32_t> used_slots;
     for (size_t k = 0; k < n.inputs.size(); ++k) {
       const int t = n.inputs[k];
-      TensorRef& r = k == 0 ? d.op.input : n.residual.fused ? d.op.post.operand : d.op.input2;
       if (!layout_.tensor_spilled[t]) continue;
+      // A fused input scale is never spilled here (check_fused_scales refuses it).
+      TensorRef& r = k == 0 ? d.op.input : n.residual.fused ? d.op.post.operand : d.op.input2;
       // With B refilled per tile, A is too: the two in-band slots alternate between them.
       const bool matmul_b = n.op == OpType::kMatMul && k == 1;
       BandInput& b = band_in[image_][k];

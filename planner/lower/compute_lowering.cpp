@@ -47,8 +47,9 @@ OpCode op_code(const Node& n) {
 uint8_t unsigned_activation_flags(const Graph& g, const Node& n) {
   if (n.op == OpType::kSoftmax || n.op == OpType::kMatMul) return 0;
   const auto u = [&](int t) { return t >= 0 && g.tensors[size_t(t)].is_unsigned; };
+  const bool second = n.inputs.size() > 1 && n.inputs[1] != n.scale_input();
   return uint8_t((!n.inputs.empty() && u(n.inputs[0]) ? OpDesc::kInputUnsigned : 0) |
-                 (n.inputs.size() > 1 && u(n.inputs[1]) ? OpDesc::kInput2Unsigned : 0) |
+                 (second && u(n.inputs[1]) ? OpDesc::kInput2Unsigned : 0) |
                  (!n.outputs.empty() && u(n.outputs[0]) ? OpDesc::kOutputUnsigned : 0));
 }
 
@@ -128,7 +129,20 @@ OpDesc Lowerer::base_op(const Node& n, bool placed) const {
   OpDesc b;
   b.op = op_code(n);
   b.input = tensor(n.inputs[0]);
-  if (n.inputs.size() > 1 && !n.residual.fused) b.input2 = tensor(n.inputs[1]);
+  if (n.inputs.size() > 1 && !n.residual.fused && !n.input_scale.fused) {
+    b.input2 = tensor(n.inputs[1]);
+  }
+  if (n.input_scale.fused) {  // a per-channel Mul fused into the input load
+    const Node::InputScaleFusion& f = n.input_scale;
+    InputScale& s = b.input_scale;
+    s.scale = tensor(n.scale_input());
+    s.multiplier = f.multiplier, s.shift = f.shift;
+    s.act = static_cast<PostAct>(static_cast<uint8_t>(f.act));
+    s.clip_min = f.clip_min, s.clip_max = f.clip_max;
+    s.flags = uint8_t((g_.tensors[size_t(n.scale_input())].is_unsigned ? InputScale::kScaleUnsigned
+                                                                       : 0) |
+                      (g_.tensors[size_t(f.product)].is_unsigned ? InputScale::kProductUnsigned : 0));
+  }
   if (n.residual.fused) {  // a residual Add fused into the store path
     const Node::ResidualAdd& r = n.residual;
     b.post = PostOp{PostOpKind::kAdd, tensor(n.inputs[1]), r.multiplier, r.operand_multiplier,
@@ -318,6 +332,7 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
       di.op.post.operand = image_base[i].post.operand;
       di.op.output = image_base[i].output;
       di.op.pool.output = image_base[i].pool.output;
+      di.op.input_scale.scale = image_base[i].input_scale.scale;
       // The slot's last reader becomes this tile (the next writer of the slot waits for it).
       if ((i > 0 || !stage) && n.weights >= 0)
         staging_.last_user[slot] = -2 - static_cast<int>(slot);

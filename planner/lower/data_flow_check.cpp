@@ -262,6 +262,7 @@ class Checker {
       reads.push_back(whole(o.input, "op.input"));
     }
     if (o.input2.present()) reads.push_back(whole(o.input2, "op.input2"));
+    if (o.input_scale.present()) reads.push_back(whole(o.input_scale.scale, "op.input_scale"));
     // A post-op's operand: the tile's own channels and rows (the store path reads it).
     if (o.post.present() && !(o.psum_mode & OpDesc::kPsumWrite)) {
       reads.push_back(

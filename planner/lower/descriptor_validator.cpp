@@ -328,6 +328,39 @@ class Validator {
     }
   }
 
+  // A fused input scale (conv or fc): one int8 L2 element per channel of op.input (c = op.input.c,
+  // 1x1), a positive multiplier, shift 0..62, clip_min <= clip_max, no lookup activation (the
+  // op's one table is its own).
+  void input_scale(const OpDesc& o, bool in_ok) {
+    const InputScale& s = o.input_scale;
+    if (o.op != OpCode::kConv && o.op != OpCode::kFullyConnected) {
+      fail("op.input_scale", std::string("given for ") + to_string(o.op) +
+                                 ", expected only for conv and fc");
+      return;
+    }
+    if (!tensor("op.input_scale", s.scale, 1, true)) return;
+    if (in_ok && (s.scale.c != o.input.c || s.scale.h != 1 || s.scale.w != 1)) {
+      fail("op.input_scale", "shape " + shape(s.scale) + ", expected " + str(o.input.c) +
+                                 "x1x1 (one scale per channel of op.input's " + shape(o.input) +
+                                 ")");
+    }
+    if (s.multiplier <= 0) {
+      fail("op.input_scale.multiplier",
+           std::to_string(s.multiplier) + ", expected a positive multiplier");
+    }
+    if (s.shift < 0 || s.shift > 62) {
+      fail("op.input_scale.shift", std::to_string(s.shift) + ", expected 0..62");
+    }
+    if (is_lookup(s.act)) {
+      fail("op.input_scale.act", std::string(to_string(s.act)) +
+                                     ", expected none, relu, relu6 or clip (no lookup table)");
+    }
+    if (s.clip_min > s.clip_max) {
+      fail("op.input_scale.clip_min", std::to_string(s.clip_min) + " exceeds clip_max " +
+                                          std::to_string(s.clip_max));
+    }
+  }
+
   // An instance norm: input and output of one shape, every row of the tile's channels in the
   // input (the statistics are over all positions: no row band), gamma for each tile channel, at
   // most kMaxInstanceNormPositions positions (the 64-bit sums of vector_math.h).
@@ -449,6 +482,7 @@ class Validator {
            std::to_string(o.requant_multiplier) + ", expected a positive multiplier");
     }
     if (o.post.present()) post_op(o, out_ok);
+    if (o.input_scale.present()) input_scale(o, in_ok);
     if (!in_ok || !out_ok) return;
 
     // The tile inside the output tensor's held rows and channels (check() bounds it by the shape).

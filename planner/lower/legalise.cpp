@@ -154,6 +154,39 @@ int fuse_max_pools(Graph* g, const std::set<std::string>& keep, const std::strin
   });
 }
 
+int fuse_input_scales(Graph* g, const std::set<std::string>& keep, const std::string& prefix) {
+  return fold_nodes(g, [&](const Node& a, const Uses& u) {
+    if (a.op != OpType::kMul || a.inputs.size() != 2 || a.outputs.size() != 1 ||
+        a.inputs[0] == a.inputs[1] || keep.count(prefix + g->tensors[a.outputs[0]].name) ||
+        is_lookup(a.activation) || !a.channel_requant.empty() || !a.negative_slope.empty()) {
+      return false;
+    }
+    const int m = a.outputs[0];
+    const TensorShape& out = g->tensors[m].shape;
+    if (out.h * out.w < 2) return false;  // a 1x1 plane: no tensor operand to tell from the scale
+    int x = -1, s = -1;  // the tensor operand and the per-channel scale
+    for (int k = 0; k < 2; ++k) {
+      const TensorShape& xs = g->tensors[a.inputs[k]].shape;
+      const TensorShape& ss = g->tensors[a.inputs[1 - k]].shape;
+      if (xs == out && ss.n == out.n && ss.c == out.c && ss.h == 1 && ss.w == 1) {
+        x = a.inputs[k], s = a.inputs[1 - k];
+      }
+    }
+    if (x < 0 || u.consumers[m].size() != 1 || u.is_output[m]) return false;
+    Node& conv = g->nodes[u.consumers[m][0]];
+    if (conv.op != OpType::kConv || conv.outputs.size() != 1 || conv.input_scale.fused ||
+        conv.inputs.empty() || conv.inputs[0] != m ||
+        std::count(conv.inputs.begin(), conv.inputs.end(), m) != 1) {
+      return false;
+    }
+    conv.inputs[0] = x;
+    conv.inputs.push_back(s);
+    conv.input_scale = {true, m, a.requant_multiplier, a.requant_shift, a.activation, a.clip_min,
+                        a.clip_max};
+    return true;
+  });
+}
+
 std::set<std::string> residuals_read_from_dram(const Graph& g,
                                                const std::vector<bool>& tensor_spilled) {
   std::set<std::string> names;

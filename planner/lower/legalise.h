@@ -36,17 +36,30 @@ int fuse_residual_adds(Graph* g, const std::set<std::string>& keep = {},
 int fuse_max_pools(Graph* g, const std::set<std::string>& keep = {},
                    const std::string& prefix = "");
 
-// Thrown by the lowering for a graph whose fused max-pools it cannot run (planner/lower/lowerer.h
-// check_fused_pools): `pools` names their output tensors, for fuse_max_pools' `keep`.
-class PoolFusionRefused : public std::runtime_error {
+// A Mul of a tensor X by a per-channel scale s ([C,1,1], either operand order) whose output M is
+// read only by one conv (as its input, not a graph output) is fused into that conv's input load
+// (Node::input_scale, OpDesc::input_scale): the conv reads X and s (appended to its inputs) and
+// applies the Mul's arithmetic as it loads X; the Mul node goes and M gets no memory. X may have
+// other readers (a squeeze-excitation's global pool). Not fused: a Mul with a lookup activation
+// (a descriptor carries one table), with per-channel requantisation, a conv that already has an
+// input scale. A Mul whose output tensor is named `prefix` + a name in `keep` stays unfused.
+// Run after fuse_residual_adds (a fused conv keeps its residual operand as inputs[1]). Returns
+// how many.
+int fuse_input_scales(Graph* g, const std::set<std::string>& keep = {},
+                      const std::string& prefix = "");
+
+// Thrown by the lowering for a graph whose fused max-pools or input scales it cannot run
+// (planner/lower/lowerer.h check_fused_pools, check_fused_scales): `names` names the fused ops'
+// output tensors (the pools', the Muls'), for the fusions' `keep`.
+class FusionRefused : public std::runtime_error {
  public:
-  explicit PoolFusionRefused(std::set<std::string> pools)
-      : std::runtime_error("fused max-pools the plan cannot run: " + std::to_string(pools.size())),
-        pools_(std::move(pools)) {}
-  const std::set<std::string>& pools() const { return pools_; }
+  explicit FusionRefused(std::set<std::string> names)
+      : std::runtime_error("fusions the plan cannot run: " + std::to_string(names.size())),
+        names_(std::move(names)) {}
+  const std::set<std::string>& names() const { return names_; }
 
  private:
-  std::set<std::string> pools_;
+  std::set<std::string> names_;
 };
 
 // Fusion per layer against the memory plan (tb/run_plan.cpp): the fused convs of `g` whose

@@ -159,9 +159,13 @@ class Lowerer {
   // A fused max-pool (Node::pool) in `op`: the pooled tensor written, op.output the conv's
   // result shape (planner/lower/pool_fusion.cpp).
   void fuse_pool(const Node& n, OpDesc* op) const;
-  // Throws PoolFusionRefused naming the fused pools this plan cannot run: a conv with a spilled
+  // Throws FusionRefused naming the fused pools this plan cannot run: a conv with a spilled
   // tensor (row bands) or whose channel group needs more row buffer than the arch has.
   void check_fused_pools() const;
+  // Throws FusionRefused naming the fused input scales (Node::input_scale; the Muls' outputs)
+  // this plan cannot run: one whose scale tensor the plan spilled to DRAM (the tiles read it in
+  // place from L2).
+  void check_fused_scales() const;
   // The most channels of a positions tile whose open pooled rows the row buffer holds (whole
   // groups of accumulators when it holds that many).
   uint64_t pool_block_cap(const Node& n) const;

@@ -336,6 +336,7 @@ Lowered Lowerer::run() {
   plan_memory(order);
   if (arch_.lowering.mapping == "search") search_mappings(order);  // mapper.h
   check_fused_pools();
+  check_fused_scales();
   node_copies_.resize(g_.nodes.size());
   for (size_t k = 0; k < layout_.copies.size(); ++k) node_copies_.at(layout_.copies[k].node).push_back(k);
   early_copies_.assign(g_.nodes.size(), {});

@@ -6,6 +6,9 @@
 // lowered only where its tensors stay in L2 (a spilled one would be cut into row bands) and
 // where the row buffer holds a channel group's open pooled rows; elsewhere the plan is refused
 // and the run re-plans with that pool unfused (tb/fusion_planner.h).
+//
+// Here too the one check of a fused input scale (Node::input_scale, OpDesc::input_scale): its
+// tiles read the scale tensor in place, so a plan that spilled it is refused the same way.
 #include <algorithm>
 
 #include "core/timing/fused_pool.h"
@@ -66,7 +69,21 @@ void Lowerer::check_fused_pools() const {
       refused.insert(g_.tensors[size_t(n.outputs[0])].name);
     }
   }
-  if (!refused.empty()) throw PoolFusionRefused(std::move(refused));
+  if (!refused.empty()) throw FusionRefused(std::move(refused));
+}
+
+}  // namespace strider
+
+namespace strider {
+
+void Lowerer::check_fused_scales() const {
+  std::set<std::string> refused;
+  for (const Node& n : g_.nodes) {
+    if (n.input_scale.fused && layout_.tensor_spilled[size_t(n.scale_input())]) {
+      refused.insert(g_.tensors[size_t(n.input_scale.product)].name);
+    }
+  }
+  if (!refused.empty()) throw FusionRefused(std::move(refused));
 }
 
 }  // namespace strider

@@ -255,6 +255,28 @@ TEST(ArchLoader, PoolRowBufferBytesIsACount) {
   EXPECT_NE(a.fingerprint(), ArchConfig{}.fingerprint());
 }
 
+// The load path's input-scale pipeline depth (OpDesc::input_scale): a count, at most 1e6 cycles
+// as every latency, written (and fingerprinted) only when changed from the seed's 2.
+TEST(ArchLoader, InputScaleCyclesIsALatency) {
+  TempDir t;
+  const std::string f = t.write("a.yaml",
+                                "arch:\n"
+                                "  l1:\n"
+                                "    input_scale_cycles: 2000000\n");  // line 3
+  EXPECT_EQ(errors_of([&] { load_arch(f); }),
+            Errors{f + ":3: arch.l1.input_scale_cycles: must be at most 1000000, got 2000000"});
+  const std::string g = t.write("c.yaml", "arch:\n  l1:\n    input_scale_cycles: -1\n");
+  EXPECT_EQ(errors_of([&] { load_arch(g); }).size(), 1u);
+  EXPECT_NE(errors_of([&] { load_arch(g); })[0].find(g + ":3: arch.l1.input_scale_cycles"),
+            std::string::npos);
+  EXPECT_EQ(load_arch(source_path("configs/arch/seed.yaml")).l1.input_scale_cycles, 2u);
+  const ArchConfig a = load_arch(t.write("b.yaml", "arch:\n  l1: {input_scale_cycles: 0}\n"));
+  EXPECT_EQ(a.l1.input_scale_cycles, 0u);
+  EXPECT_NE(arch_yaml(a).find("input_scale_cycles: 0"), std::string::npos);
+  EXPECT_EQ(arch_yaml(ArchConfig{}).find("input_scale_cycles"), std::string::npos);
+  EXPECT_NE(a.fingerprint(), ArchConfig{}.fingerprint());
+}
+
 // JEDEC lets a controller postpone at most 8 REF commands (model/dram/dram_channel.h).
 TEST(ArchLoader, RefreshPostponeIsAtMostJedecsEight) {
   TempDir t;

@@ -131,6 +131,56 @@ TEST(Descriptor, FusedPoolRoundTripsAndIsChecked) {
   EXPECT_EQ(&o.stored(), &o.output);
 }
 
+TEST(Descriptor, InputScaleRoundTripsAndIsChecked) {
+  DescriptorList l = sample();
+  OpDesc& o = l.descriptors[1].op;
+  InputScale& s = o.input_scale;
+  s.scale = TensorRef{MemSpace::kL2, 0xB000, 3, 1, 1, 1, 1, 1};  // one byte per input channel
+  s.multiplier = 19661;
+  s.shift = 22;
+  s.act = PostAct::kClip;
+  s.clip_min = -5;
+  s.clip_max = 99;
+  s.flags = InputScale::kScaleUnsigned | InputScale::kProductUnsigned;
+  EXPECT_TRUE(s.present());
+  std::stringstream ss;
+  write_binary(l, ss);
+  EXPECT_EQ(read_binary(ss, "mem"), l);
+  const std::string text = to_text(l);
+  EXPECT_NE(text.find("input_scale: [l2, 45056, 3, 1, 1, 1, 1, 1], input_scale_requant: [19661, "
+                      "22], input_scale_act: clip, input_scale_clip: [-5, 99], "
+                      "input_scale_flags: 3"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(read_text(text, "list.yaml"), l);
+  for (int field = 0; field < 7; ++field) {  // every field takes part in equality
+    OpDesc other = o;
+    InputScale& t = other.input_scale;
+    if (field == 0) t.scale.addr += 64;
+    if (field == 1) t.multiplier += 1;
+    if (field == 2) t.shift += 1;
+    if (field == 3) t.act = PostAct::kRelu;
+    if (field == 4) t.clip_min += 1;
+    if (field == 5) t.clip_max -= 1;
+    if (field == 6) t.flags = 0;
+    EXPECT_FALSE(other == o) << field;
+  }
+  // Flags above the two defined bits are refused by both readers.
+  std::string bad = text;
+  bad.replace(bad.find("input_scale_flags: 3"), 20, "input_scale_flags: 4");
+  EXPECT_THROW(read_text(bad, "list.yaml"), std::runtime_error);
+  o.op = OpCode::kMaxPool;
+  try {
+    check(l);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "descriptor 1: input scale given for maxpool, expected conv or fc");
+  }
+  o.op = OpCode::kConv;
+  o.input_scale = InputScale();
+  EXPECT_FALSE(o.input_scale.present());
+}
+
 TEST(Descriptor, ChannelRequantRoundTripsAndIsChecked) {
   DescriptorList l = sample();
   OpDesc& o = l.descriptors[1].op;
@@ -237,13 +287,13 @@ TEST(Descriptor, BadMagicAndVersion) {
   DescriptorList l = sample();
   write_binary(l, ss);
   std::string bytes = ss.str();
-  bytes[4] = 10;  // version 10
+  bytes[4] = 12;  // version 12
   std::stringstream v(bytes);
   try {
     read_binary(v, "f.strd");
     FAIL();
   } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "f.strd: byte 4: format version 10, this build reads version 9");
+    EXPECT_STREQ(e.what(), "f.strd: byte 4: format version 12, this build reads version 11");
   }
 }
 

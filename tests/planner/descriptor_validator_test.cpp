@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "core/arch/config_loader.h"
 #include "planner/import/network_loader.h"
 #include "planner/lower/legalise.h"
 #include "planner/lower/lowering.h"
@@ -462,6 +463,72 @@ TEST(DescriptorValidator, FusedPoolIsChecked) {
   small.l1.pool_row_buffer_bytes = 256;
   l.arch_fingerprint = small.fingerprint();
   EXPECT_EQ(refusal(l, small), "(accepted)");
+}
+
+}  // namespace
+}  // namespace strider
+
+namespace strider {
+namespace {
+
+// The seed arch as loaded (its DRAM preset read: tiny_se's last conv times its output's store).
+const ArchConfig& seed() {
+  static const ArchConfig a =
+      load_arch(std::string(STRIDER_SOURCE_DIR) + "/configs/arch/seed.yaml");
+  return a;
+}
+
+// tiny_se with its two squeeze-excitation Muls fused into the convs after them (format 11's
+// input scale): project reads dw's 32x24x24 output and gate's 32 scales.
+DescriptorList scaled_list() {
+  Graph g = load_network(std::string(STRIDER_SOURCE_DIR) + "/configs/networks/tiny_se.yaml", 0, 0, 1);
+  fuse_activations(&g);
+  EXPECT_EQ(fuse_input_scales(&g), 2);
+  return lower(g, seed(), LowerOptions()).list;
+}
+
+TEST(DescriptorValidator, InputScaleIsChecked) {
+  DescriptorList l = scaled_list();
+  const auto refusal = [](const DescriptorList& list) {
+    return strider::refusal(list, seed());
+  };
+  EXPECT_EQ(refusal(l), "(accepted)");
+  Descriptor* f = nullptr;
+  for (Descriptor& d : l.descriptors) {
+    if (d.kind == DescKind::kOp && d.op.input_scale.present()) f = f ? f : &d;
+  }
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(l.layers[f->layer], "project");
+  EXPECT_EQ(f->op.input_scale.scale.c, 32u);
+  const std::string head = "t.strd: descriptor list refused: descriptor " + std::to_string(f->id) +
+                           " (layer 'project', conv): ";
+  const OpDesc good = f->op;
+  f->op.input_scale.scale.c = 31;  // one scale short of the input's 32 channels
+  EXPECT_EQ(refusal(l), head + "op.input_scale: shape 31x1x1, expected 32x1x1 (one scale per "
+                               "channel of op.input's 32x24x24)");
+  f->op = good;
+  f->op.input_scale.scale.w = 2;
+  EXPECT_EQ(refusal(l), head + "op.input_scale: shape 32x1x2, expected 32x1x1 (one scale per "
+                               "channel of op.input's 32x24x24)");
+  f->op = good;
+  f->op.input_scale.scale.space = MemSpace::kDram;
+  EXPECT_EQ(refusal(l), head + "op.input_scale: in dram, but the compute pipeline reads and writes "
+                               "only L2");
+  f->op = good;
+  f->op.input_scale.multiplier = 0;
+  EXPECT_EQ(refusal(l), head + "op.input_scale.multiplier: 0, expected a positive multiplier");
+  f->op = good;
+  f->op.input_scale.shift = 63;
+  EXPECT_EQ(refusal(l), head + "op.input_scale.shift: 63, expected 0..62");
+  f->op = good;
+  f->op.input_scale.act = PostAct::kSigmoid;
+  EXPECT_EQ(refusal(l), head + "op.input_scale.act: sigmoid, expected none, relu, relu6 or clip "
+                               "(no lookup table)");
+  f->op = good;
+  f->op.input_scale.clip_min = 5, f->op.input_scale.clip_max = 4;
+  EXPECT_EQ(refusal(l), head + "op.input_scale.clip_min: 5 exceeds clip_max 4");
+  f->op = good;
+  EXPECT_EQ(refusal(l), "(accepted)");
 }
 
 }  // namespace
