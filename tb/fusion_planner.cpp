@@ -59,13 +59,15 @@ Lowered FusionPlanner::lower_lent(Graph& g, const std::vector<std::pair<size_t, 
 
 namespace {
 
-// The fusions of a candidate: its residual Adds, then its max-pools, but those in `keep`.
+// The fusions of a candidate: its residual Adds, then its max-pools and global average pools,
+// but those in `keep`.
 void fuse_graph(Graph* g, const std::set<std::string>& keep, const std::string& prefix) {
   fuse_residual_adds(g, keep, prefix);
   fuse_max_pools(g, keep, prefix);
+  fuse_global_pools(g, keep, prefix);
 }
 
-// Runs `attempt` with `keep`, adding the max-pools a lowering refused (PoolFusionRefused) to it
+// Runs `attempt` with `keep`, adding the max-pools and global pools a lowering refused (PoolFusionRefused) to it
 // until one is lowered; each retry keeps at least one more pool unfused, so it ends.
 template <typename Attempt>
 auto with_refused_pools(std::optional<std::set<std::string>>& keep, Attempt attempt) {

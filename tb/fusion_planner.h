@@ -40,10 +40,10 @@ class FusionPlanner {
   FusionPlanner(std::vector<Graph> nets, std::vector<std::string> names, const RunConfig& cfg,
                 LowerOptions opt);
 
-  // The candidate fusing every residual Add and max-pool but those named in `keep` (the Adds' and
-  // pools' output tensors, "<network>/"-prefixed in a run of several networks), or none with
-  // nullopt; lowered. The pools the lowering cannot run fused (PoolFusionRefused) are added to
-  // its keep and the candidate planned again.
+  // The candidate fusing every residual Add, max-pool and global average pool but those named in
+  // `keep` (the Adds' and pools' output tensors, "<network>/"-prefixed in a run of several
+  // networks), or none with nullopt; lowered. The pools the lowering cannot run fused
+  // (PoolFusionRefused) are added to its keep and the candidate planned again.
   FusionCandidate plan(std::optional<std::set<std::string>> keep);
 
   // The run's choice: every Add fused (`cfg.arch.lowering.fuse`, else none); then those whose

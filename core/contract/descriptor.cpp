@@ -33,7 +33,8 @@ bool OpDesc::operator==(const OpDesc& o) const {
          channel_requant == o.channel_requant && row_begin == o.row_begin && row_end == o.row_end &&
          ch_begin == o.ch_begin && ch_end == o.ch_end && in_ch_begin == o.in_ch_begin &&
          in_ch_end == o.in_ch_end && psum_mode == o.psum_mode && psum == o.psum &&
-         mapping == o.mapping && flags == o.flags && post == o.post && pool == o.pool;
+         mapping == o.mapping && flags == o.flags && post == o.post && pool == o.pool &&
+         gap == o.gap;
 }
 
 bool PostOp::operator==(const PostOp& o) const {
@@ -46,6 +47,12 @@ bool FusedPool::operator==(const FusedPool& o) const {
   return kernel_h == o.kernel_h && kernel_w == o.kernel_w && stride_h == o.stride_h &&
          stride_w == o.stride_w && pad_top == o.pad_top && pad_left == o.pad_left &&
          pad_bottom == o.pad_bottom && pad_right == o.pad_right && output == o.output;
+}
+
+bool FusedGap::operator==(const FusedGap& o) const {
+  return output == o.output && partial == o.partial &&
+         requant_multiplier == o.requant_multiplier && requant_shift == o.requant_shift &&
+         act == o.act && clip_min == o.clip_min && clip_max == o.clip_max && flags == o.flags;
 }
 
 bool Descriptor::operator==(const Descriptor& o) const {
@@ -169,6 +176,16 @@ void check(const DescriptorList& list) {
       if (o.post.present() && !o.post.operand.present()) fail(d, "post-op without an operand");
       if (o.pool.present() && !o.pool.output.present()) {
         fail(d, "fused max-pool without a pooled output");
+      }
+      if (o.gap.present()) {  // a fused global average pool: its partial sums and flags
+        if (o.gap.flags > 15) {
+          fail(d, "fused global pool flags " + std::to_string(o.gap.flags) + ", expected 0..15");
+        }
+        if (!(o.gap.first() && o.gap.last()) && !o.gap.partial.present()) {
+          fail(d, "fused global pool over a band of rows without partial sums");
+        }
+      } else if (o.gap.flags != 0 || o.gap.partial.present()) {
+        fail(d, "fused global pool flags or partial sums without a pooled output");
       }
       for (const Requant& q : {o.lut.in, o.lut.out}) {
         if (q.multiplier <= 0 || q.shift < 0 || q.shift > 62) {

@@ -110,6 +110,17 @@ void put(ByteWriter& w, const OpDesc& o) {
     w.u<uint16_t>(v);
   }
   if (o.pool.present()) put(w, o.pool.output);
+  w.u<uint8_t>(o.gap.present() ? 1 : 0);  // a fused global average pool (version 10)
+  if (o.gap.present()) {
+    put(w, o.gap.output);
+    put(w, o.gap.partial);
+    w.i32(o.gap.requant_multiplier);
+    w.i32(o.gap.requant_shift);
+    w.u<uint8_t>(uint8_t(o.gap.act));
+    w.i32(o.gap.clip_min);
+    w.i32(o.gap.clip_max);
+    w.u<uint8_t>(o.gap.flags);
+  }
   w.u<uint8_t>(uint8_t(o.post.kind));
   if (!o.post.present()) return;
   put(w, o.post.operand);
@@ -167,6 +178,21 @@ OpDesc get_op(ByteReader& r) {
     *v = r.u<uint16_t>();
   }
   if (o.pool.present()) o.pool.output = get_ref(r);
+  if (r.boolean()) {
+    FusedGap& g = o.gap;
+    g.output = get_ref(r);
+    g.partial = get_ref(r);
+    g.requant_multiplier = r.i32();
+    g.requant_shift = r.i32();
+    g.act = r.enumeration<PostAct>(8, "fused global pool activation");
+    g.clip_min = r.i32();
+    g.clip_max = r.i32();
+    g.flags = r.u<uint8_t>();
+    if (g.flags > 15) {
+      r.fail("fused global pool flags are " + std::to_string(g.flags) + ", expected 0..15", 1);
+    }
+    if (!g.present()) r.fail("fused global pool without a pooled output", 1);
+  }
   o.post.kind = r.enumeration<PostOpKind>(2, "post-op");
   if (!o.post.present()) return o;
   o.post.operand = get_ref(r);

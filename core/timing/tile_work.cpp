@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/timing/fill_pipeline.h"
+#include "core/timing/fused_gap.h"
 
 namespace strider {
 namespace {
@@ -451,6 +452,7 @@ TileWork tile_traversal(const OpDesc& op, const L1Config& l1, const NeuronConfig
   // Partial sums are int32: read back before the reduction, written instead of the output.
   if (op.psum_mode & OpDesc::kPsumRead) w.l2_read_bytes += 4 * w.valid_outputs;
   w.output_bytes = (op.psum_mode & OpDesc::kPsumWrite) ? 4 * w.valid_outputs : w.valid_outputs;
+  w.gap_bytes = gap_traffic(op).total();  // a fused global pool's partial sums and output
   return w;
 }
 
