@@ -6,8 +6,10 @@
 # requantisation multiplier and shift (per output channel when the JSON has channel_requant),
 # clip bounds, and for the sigmoid family the dumped lookup
 # table, itself checked against its formula at its calibrated input and output scales (a fused
-# residual Add's own table under residual.quant.lut), then a fused max-pool (fused_max_pool); a
-# squeeze-excitation Mul fused into a conv's input (input_scale) is applied to input 0 first.
+# residual Add's own table under residual.quant.lut), then a fused max-pool (fused_max_pool) or a
+# fused global average pool (fused_global_avg_pool: the layer's output when the conv's result is
+# not stored, else its pooled file checked beside it); a squeeze-excitation Mul fused into a
+# conv's input (input_scale) is applied to input 0 first.
 # Usage: /usr/bin/python3 scripts/check_tensor_dump.py DIR
 import json, numpy as np, sys, os, math
 d = sys.argv[1]
@@ -46,6 +48,8 @@ for e in json.load(open(os.path.join(d, 'index.json'))):
     out_raw = np.load(os.path.join(d, j['output']['file'])); out = out_raw.astype(np.int64)
     op = j['op']; m = j['requant']['multiplier']; s = j['requant']['shift']
     u8 = out_raw.dtype == np.uint8 and op != 'softmax'  # uint8 activations (zero point 0)
+    gap = j.get('fused_global_avg_pool')
+    if gap and not gap['result_stored']: gu8, u8 = u8, gap['result_unsigned']  # output: pooled
     if j['quant']['rounding'] != 'half_away_from_zero': raise SystemExit(f"{j['layer']}: unknown rounding {j['quant']['rounding']}")
     p = j['padding']
     if op == 'conv':
@@ -70,6 +74,15 @@ for e in json.load(open(os.path.join(d, 'index.json'))):
             y = F.pad(torch.tensor(ref, dtype=torch.float64), (qp['left'], qp['right'], qp['top'], qp['bottom']), value=-1e9)
             ref = F.max_pool2d(y, q['kernel'], q['stride'], ceil_mode=True).numpy()
             ref = ref[:, :, :out.shape[2], :out.shape[3]].astype(np.int64)
+        if gap:  # the sum of each channel of the conv's result, requantised and activated
+            pooled_u8 = gu8 if not gap['result_stored'] else \
+                np.load(os.path.join(d, gap['output']['file'])).dtype == np.uint8
+            g = act(rq(ref.sum(axis=(2, 3), keepdims=True), gap['requant']['multiplier'],
+                       gap['requant']['shift']), dict(gap, layer=j['layer']), pooled_u8)
+            if not gap['result_stored']:
+                ref = g
+            elif not np.array_equal(g, np.load(os.path.join(d, gap['output']['file'])).astype(np.int64)):
+                print(f"{j['layer']}: fused global pool output differs"); bad += 1
     elif op == 'fc':
         w = np.load(os.path.join(d, j['weights']['file'])).astype(np.int64)
         b = np.load(os.path.join(d, j['bias']['file'])).astype(np.int64)
@@ -133,3 +146,4 @@ for e in json.load(open(os.path.join(d, 'index.json'))):
     if diff:
         bad += 1; print('MISMATCH', j['layer'], op, diff, 'of', out.size)
 print(f'{n} layers recomputed, {bad} differ')
+sys.exit(1 if bad else 0)

@@ -27,6 +27,7 @@ FunctionalCheck::FunctionalCheck(const Graph& g, const Lowered& lowered, uint64_
       remaining_(lowered.list.layers.size(), 0),
       is_compute_(lowered.list.layers.size(), false),
       captured_(lowered.list.layers.size()),
+      captured_gap_(lowered.list.layers.size()),
       is_captured_(lowered.list.layers.size(), false) {
   image_remaining_.resize(lowered.list.layers.size());
   for (size_t layer = 0; layer < lowered.layer_image_first.size(); ++layer) {
@@ -109,6 +110,17 @@ void FunctionalCheck::on_retire(uint32_t id, const TimedMemory& l2, const TimedM
       mem.read(addr + c * stride, out.data() + c * plane, plane);
     }
   }
+  const Node& n = g_.nodes[node];
+  if (n.gap.fused && n.outputs.size() > 1) {  // a fused global pool's output: one image, in L2
+    const int p = n.outputs[1];
+    const uint64_t c = uint64_t(g_.tensors[p].shape.c);
+    const uint64_t step = size_t(p) < lowered_.tensor_channel_stride.size()
+                              ? lowered_.tensor_channel_stride[size_t(p)]
+                              : 1;
+    std::vector<int8_t>& pooled = captured_gap_[d.layer];
+    pooled.resize(c);
+    for (uint64_t k = 0; k < c; ++k) l2.read(lowered_.tensor_addr.at(p) + k * step, &pooled[k], 1);
+  }
   if (per_image.empty() || std::all_of(per_image.begin(), per_image.end(),
                                        [](uint32_t n) { return n == 0; })) {
     is_captured_[d.layer] = true;
@@ -141,30 +153,36 @@ void FunctionalCheck::finish() {
   if (reference_error_) std::rethrow_exception(reference_error_);
   for (size_t layer = 0; layer < captured_.size(); ++layer) {
     if (!is_captured_[layer]) continue;
-    ++checked_;
     const Node& n = g_.nodes[lowered_.layer_node[layer]];
-    const int tensor = n.outputs[0];
-    const std::vector<int8_t>& want = reference_.value(tensor);
-    const std::vector<int8_t>& got = captured_[layer];
-    uint64_t differ = 0, first = 0;
-    for (uint64_t i = 0; i < got.size(); ++i) {
-      if (i < want.size() && got[i] == want[i]) continue;
-      if (differ++ == 0) first = i;
-    }
-    if (differ == 0 && got.size() == want.size()) continue;
-    ++mismatches_;
-    std::ostringstream os;
-    os << "layer " << lowered_.list.layers[layer] << " (" << to_string(n.op) << "): " << differ
-       << " of " << got.size() << " bytes differ from the reference";
-    if (differ > 0 && first < want.size()) {
-      os << ", first at " << position(g_.tensors[tensor].shape, first) << ": model "
-         << int(got[first]) << ", reference " << int(want[first]);
-    }
-    details_.push_back(os.str());
+    compare(layer, n.outputs[0], captured_[layer]);
+    if (!captured_gap_[layer].empty()) compare(layer, n.outputs[1], captured_gap_[layer]);
   }
   for (size_t layer = 0; layer < captured_.size(); ++layer) {
     if (!is_captured_[layer]) layer_fidelity_[layer] = Fidelity();
   }
+}
+
+void FunctionalCheck::compare(size_t layer, int tensor, const std::vector<int8_t>& got) {
+  ++checked_;
+  const Node& n = g_.nodes[lowered_.layer_node[layer]];
+  const std::vector<int8_t>& want = reference_.value(tensor);
+  uint64_t differ = 0, first = 0;
+  for (uint64_t i = 0; i < got.size(); ++i) {
+    if (i < want.size() && got[i] == want[i]) continue;
+    if (differ++ == 0) first = i;
+  }
+  if (differ == 0 && got.size() == want.size()) return;
+  ++mismatches_;
+  std::ostringstream os;
+  os << "layer " << lowered_.list.layers[layer] << " (" << to_string(n.op) << "): " << differ
+     << " of " << got.size() << " bytes";
+  if (tensor != n.outputs[0]) os << " of " << g_.tensors[tensor].name;
+  os << " differ from the reference";
+  if (differ > 0 && first < want.size()) {
+    os << ", first at " << position(g_.tensors[tensor].shape, first) << ": model "
+       << int(got[first]) << ", reference " << int(want[first]);
+  }
+  details_.push_back(os.str());
 }
 
 }  // namespace strider

@@ -90,7 +90,12 @@ class FunctionalCheck {
   size_t image_of(uint32_t layer, uint32_t id) const;
   std::vector<bool> is_compute_;     // per layer: has operation tiles
   std::vector<std::vector<int8_t>> captured_;
+  // Per layer: the output of a global pool fused into its conv (Node::gap) when the conv's own
+  // result is stored too (its node's outputs[1]); empty otherwise.
+  std::vector<std::vector<int8_t>> captured_gap_;
   std::vector<bool> is_captured_;
+  // Compares the captured `got` of `tensor` (layer `layer`'s) with the reference's.
+  void compare(size_t layer, int tensor, const std::vector<int8_t>& got);
   uint64_t checked_ = 0, mismatches_ = 0;
   std::vector<std::string> details_;
   std::vector<Fidelity> layer_fidelity_;

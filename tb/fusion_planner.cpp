@@ -59,16 +59,18 @@ Lowered FusionPlanner::lower_lent(Graph& g, const std::vector<std::pair<size_t, 
 
 namespace {
 
-// The fusions of a candidate: its residual Adds, then its max-pools, then its input scales (the
-// squeeze-excitation Muls), but those in `keep`.
+// The fusions of a candidate: its residual Adds, then its max-pools, its input scales (the
+// squeeze-excitation Muls) and its global average pools, but those in `keep`. The input scales
+// come before the global pools: a conv whose result a pool also reads keeps one output for them.
 void fuse_graph(Graph* g, const std::set<std::string>& keep, const std::string& prefix) {
   fuse_residual_adds(g, keep, prefix);
   fuse_max_pools(g, keep, prefix);
   fuse_input_scales(g, keep, prefix);
+  fuse_global_pools(g, keep, prefix);
 }
 
-// Runs `attempt` with `keep`, adding the max-pools and Muls a lowering refused (FusionRefused) to
-// it until one is lowered; each retry keeps at least one more fusion undone, so it ends.
+// Runs `attempt` with `keep`, adding the pools and Muls a lowering refused (FusionRefused) to it
+// until one is lowered; each retry keeps at least one more fusion undone, so it ends.
 template <typename Attempt>
 auto with_refused_pools(std::optional<std::set<std::string>>& keep, Attempt attempt) {
   for (;;) {

@@ -40,10 +40,11 @@ class FusionPlanner {
   FusionPlanner(std::vector<Graph> nets, std::vector<std::string> names, const RunConfig& cfg,
                 LowerOptions opt);
 
-  // The candidate fusing every residual Add, max-pool and squeeze-excitation Mul but those named
-  // in `keep` (the Adds', pools' and Muls' output tensors, "<network>/"-prefixed in a run of
-  // several networks), or none with nullopt; lowered. The pools and Muls the lowering cannot run
-  // fused (FusionRefused) are added to its keep and the candidate planned again.
+  // The candidate fusing every residual Add, max-pool, global average pool and squeeze-excitation
+  // Mul but those named in `keep` (the Adds', pools' and Muls' output tensors,
+  // "<network>/"-prefixed in a run of several networks), or none with nullopt; lowered. The pools
+  // and Muls the lowering cannot run fused (FusionRefused) are added to its keep and the candidate
+  // planned again.
   FusionCandidate plan(std::optional<std::set<std::string>> keep);
 
   // The run's choice: every Add fused (`cfg.arch.lowering.fuse`, else none); then those whose

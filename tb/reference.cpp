@@ -36,7 +36,7 @@ PostAct post_act(const Node& n) {
 // softmax's and a MatMul's uint8 probabilities are their own case, below).
 bool out_u8(const Graph& g, const Node& n) {
   return n.op != OpType::kSoftmax &&
-         result_u8(g.tensors[n.outputs[0]].is_unsigned, n.residual.fused);
+         result_u8(g.tensors[n.result()].is_unsigned, n.residual.fused);
 }
 bool in_u8(const Graph& g, const Node& n, size_t k) {
   return n.op != OpType::kMatMul && g.tensors[n.inputs[k]].is_unsigned;
@@ -241,7 +241,7 @@ void residual_add(const Graph& g, const Node& n, const Bytes& r, Bytes& y) {
   Node add;
   add.activation = p.act;
   requantize_row(v.data(), int64_t(v.size()), Requant{1, p.shift}, post_act(add), p.clip_min,
-                 p.clip_max, y.data(), g.tensors[n.outputs[0]].is_unsigned, p.lut);
+                 p.clip_max, y.data(), g.tensors[n.result()].is_unsigned, p.lut);
 }
 
 // Softmax over each group of C / groups channels of every position with the integer exp of
@@ -397,6 +397,23 @@ void fused_max_pool(const Graph& g, const Node& n, const Bytes& y, Bytes& out) {
   }
 }
 
+// A global average pool fused into conv `n` (Node::gap) over the conv's result `y` (its
+// residual Add applied): per channel the sum of its H x W values, requantised by the pool's
+// multiplier and shift, activated and clipped — the separate pool's arithmetic (pool() above).
+void fused_global_pool(const Graph& g, const Node& n, const Bytes& y, Bytes& out) {
+  const Dims ys(g.tensors[n.result()].shape);
+  const bool in8 = g.tensors[n.result()].is_unsigned, out8 = g.tensors[n.gap.output].is_unsigned;
+  Node pool;
+  pool.activation = n.gap.act;
+  for (int64_t c = 0; c < ys.c; ++c) {
+    int64_t sum = 0;
+    for (int64_t i = 0; i < ys.plane(); ++i) sum += byte_value(y[size_t(c * ys.plane() + i)], in8);
+    const int32_t v = requantize(int32_t(std::clamp<int64_t>(sum, INT32_MIN, INT32_MAX)),
+                                 n.gap.requant_multiplier, n.gap.requant_shift);
+    out[size_t(c)] = activate(v, post_act(pool), n.gap.clip_min, n.gap.clip_max, out8);
+  }
+}
+
 void Reference::compute(const Node& n, const std::vector<const Bytes*>& in,
                         std::vector<Bytes>& out) const {
   switch (n.op) {
@@ -413,8 +430,16 @@ void Reference::compute(const Node& n, const std::vector<const Bytes*>& in,
         fused_max_pool(g_, n, y, out[0]);
         break;
       }
+      if (n.gap.fused && n.gap.conv_output >= 0) {  // the conv's result is never stored
+        Bytes y(size_t(g_.tensors[n.gap.conv_output].shape.elements()));
+        conv(g_, n, operand, y, u8);
+        if (n.residual.fused) residual_add(g_, n, *in[1], y);
+        fused_global_pool(g_, n, y, out[0]);
+        break;
+      }
       conv(g_, n, operand, out[0], u8);
       if (n.residual.fused) residual_add(g_, n, *in[1], out[0]);
+      if (n.gap.fused) fused_global_pool(g_, n, out[0], out[1]);
       break;
     }
     case OpType::kFullyConnected: fully_connected(g_, n, *in[0], out[0]); break;

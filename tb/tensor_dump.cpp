@@ -240,6 +240,25 @@ void dump_tensors(const Graph& g, const Lowered& lowered, const FunctionalCheck&
           {"formula", "x' = act(round_half_away_from_zero(input0 * scale[c] * multiplier / "
                       "2^shift)), the conv computing on x' (zero padding)"}};
     }
+    if (n.gap.fused) {  // a global average pool fused into the conv (Node::gap): on its result
+      const Node::GlobalPoolFusion& q = n.gap;
+      const bool stored = q.conv_output < 0;
+      j["fused_global_avg_pool"] = {
+          {"requant", {{"multiplier", q.requant_multiplier}, {"shift", q.requant_shift}}},
+          {"activation", to_string(q.act)},
+          {"clip", {q.clip_min, q.clip_max}},
+          {"result_stored", stored},
+          {"result_unsigned", g.tensors[size_t(n.result())].is_unsigned},
+          {"formula", "out[c] = act(round_half_away_from_zero(sum over y, x of result[c, y, x] * "
+                      "multiplier / 2^shift)), result the conv's int8 output"}};
+      if (stored) {  // the pooled tensor beside the conv's output (output below)
+        const Tensor& t = g.tensors[size_t(q.output)];
+        const std::vector<int8_t>& v = check.reference().value(q.output);
+        const std::string file = stem + ".pooled.npy";
+        write_npy(dir + "/" + file, t.is_unsigned ? "<u1" : "<i1", chw(t.shape), v.data(), v.size());
+        j["fused_global_avg_pool"]["output"] = {{"file", file}, {"tensor", t.name}};
+      }
+    }
     j["activation_scale"] = kActivationScale;
     j["quant"] = numerics(g, n);
     j["inputs"] = nlohmann::json::array();

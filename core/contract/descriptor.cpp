@@ -34,7 +34,7 @@ bool OpDesc::operator==(const OpDesc& o) const {
          ch_begin == o.ch_begin && ch_end == o.ch_end && in_ch_begin == o.in_ch_begin &&
          in_ch_end == o.in_ch_end && psum_mode == o.psum_mode && psum == o.psum &&
          mapping == o.mapping && flags == o.flags && post == o.post && pool == o.pool &&
-         input_scale == o.input_scale;
+         input_scale == o.input_scale && gap == o.gap;
 }
 
 bool PostOp::operator==(const PostOp& o) const {
@@ -52,6 +52,12 @@ bool FusedPool::operator==(const FusedPool& o) const {
 bool InputScale::operator==(const InputScale& o) const {
   return scale == o.scale && multiplier == o.multiplier && shift == o.shift && act == o.act &&
          clip_min == o.clip_min && clip_max == o.clip_max && flags == o.flags;
+}
+
+bool FusedGap::operator==(const FusedGap& o) const {
+  return output == o.output && partial == o.partial &&
+         requant_multiplier == o.requant_multiplier && requant_shift == o.requant_shift &&
+         act == o.act && clip_min == o.clip_min && clip_max == o.clip_max && flags == o.flags;
 }
 
 bool Descriptor::operator==(const Descriptor& o) const {
@@ -179,6 +185,16 @@ void check(const DescriptorList& list) {
       if (o.input_scale.present() && o.op != OpCode::kConv && o.op != OpCode::kFullyConnected) {
         fail(d, std::string("input scale given for ") + to_string(o.op) +
                     ", expected conv or fc");
+      }
+      if (o.gap.present()) {  // a fused global average pool: its partial sums and flags
+        if (o.gap.flags > 15) {
+          fail(d, "fused global pool flags " + std::to_string(o.gap.flags) + ", expected 0..15");
+        }
+        if (!(o.gap.first() && o.gap.last()) && !o.gap.partial.present()) {
+          fail(d, "fused global pool over a band of rows without partial sums");
+        }
+      } else if (o.gap.flags != 0 || o.gap.partial.present()) {
+        fail(d, "fused global pool flags or partial sums without a pooled output");
       }
       for (const Requant& q : {o.lut.in, o.lut.out}) {
         if (q.multiplier <= 0 || q.shift < 0 || q.shift > 62) {

@@ -32,7 +32,9 @@ namespace strider {
 // activations' calibrated input and output scales).
 // Version 9: OpDesc::pool (a max-pool fused into a conv's store path: kernel, stride, pads and the
 // pooled output the store unit writes).
-// Version 10: (reserved: a global average pool fused into its producer's store path).
+// Version 10: OpDesc::gap (a global average pool fused into a conv's store path: the pooled
+// [C, 1, 1] output, its requantisation and activation, the int32 per-channel partial sums of a
+// tile over a band of rows, first / last band and unsigned flags).
 // Version 11: OpDesc::input_scale (a squeeze-excitation's per-channel Mul fused into a conv's
 // input load: the scale tensor, the Mul's requantisation, activation, clip and signedness).
 constexpr uint32_t kDescriptorFormatVersion = 11;
@@ -190,6 +192,32 @@ struct InputScale {
   bool operator==(const InputScale& o) const;
 };
 
+// A global average pool fused into a conv's store path (model/l1/store_unit.h): as it writes the
+// tile's results the store unit adds up each channel's values (the int8 / uint8 bytes it stores,
+// after the conv's requantisation, activation and post-op), and writes for each channel of
+// [ch_begin, ch_end) activate(requantize(sum over the conv's H x W results, requant_multiplier,
+// requant_shift), act, clip_min, clip_max) to `output` ([C, 1, 1]) — exactly OpCode::kGlobalAvgPool's
+// arithmetic (model/neuron/tile_compute.cpp). A tile over a band of rows (not all of them) adds its
+// rows' sums to the int32 partial sums `partial` (one element per channel, element_bytes 4, in
+// L2): the first band's tile (kFirst: row_begin 0) starts from 0 instead of reading them, a tile
+// without kLast writes them back, the last band's tile (kLast: row_end = output.h) requantises
+// and writes `output`; a tile with both flags (the whole height) touches no partial sums.
+// kResultNotStored: the conv's own result (op.output) is never written, only the pooled values.
+struct FusedGap {
+  static constexpr uint8_t kFirst = 1, kLast = 2, kOutputUnsigned = 4, kResultNotStored = 8;
+  TensorRef output;   // the pooled tensor [C, 1, 1]
+  TensorRef partial;  // int32 partial sums [C, 1, 1] (absent when kFirst and kLast)
+  int32_t requant_multiplier = 1, requant_shift = 0;
+  PostAct act = PostAct::kNone;
+  int32_t clip_min = -128, clip_max = 127;
+  uint8_t flags = 0;
+  bool present() const { return output.present(); }
+  bool first() const { return flags & kFirst; }
+  bool last() const { return flags & kLast; }
+  bool stores_result() const { return !(flags & kResultNotStored); }
+  bool operator==(const FusedGap& o) const;
+};
+
 struct MoveDesc {
   MemSpace src_space = MemSpace::kDram, dst_space = MemSpace::kL2;
   uint64_t src_addr = 0, dst_addr = 0;
@@ -271,8 +299,14 @@ struct OpDesc {
   PostOp post;  // conv only; applied to the requantised output (not to partial sums)
   FusedPool pool;  // conv only, without post-op or partial sums
   InputScale input_scale;  // conv or fc only: applied to op.input as it is loaded
-  // Where the store unit writes the tile's results: the pooled tensor, or `output`.
-  const TensorRef& stored() const { return pool.present() ? pool.output : output; }
+  FusedGap gap;    // conv only, without fused max-pool or partial sums
+  // Where the store unit writes the tile's results: the pooled tensor, the fused global pool's
+  // output when the conv's result is never stored, or `output`.
+  const TensorRef& stored() const {
+    return pool.present()                         ? pool.output
+           : gap.present() && !gap.stores_result() ? gap.output
+                                                   : output;
+  }
   bool operator==(const OpDesc& o) const;
 };
 

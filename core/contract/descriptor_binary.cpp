@@ -120,6 +120,17 @@ void put(ByteWriter& w, const OpDesc& o) {
     w.i32(s.clip_max);
     w.u<uint8_t>(s.flags);
   }
+  w.u<uint8_t>(o.gap.present() ? 1 : 0);  // a fused global average pool (version 10)
+  if (o.gap.present()) {
+    put(w, o.gap.output);
+    put(w, o.gap.partial);
+    w.i32(o.gap.requant_multiplier);
+    w.i32(o.gap.requant_shift);
+    w.u<uint8_t>(uint8_t(o.gap.act));
+    w.i32(o.gap.clip_min);
+    w.i32(o.gap.clip_max);
+    w.u<uint8_t>(o.gap.flags);
+  }
   w.u<uint8_t>(uint8_t(o.post.kind));
   if (!o.post.present()) return;
   put(w, o.post.operand);
@@ -188,6 +199,21 @@ OpDesc get_op(ByteReader& r) {
     s.clip_max = r.i32();
     s.flags = r.u<uint8_t>();
     if (s.flags > 3) r.fail("input-scale flags are " + std::to_string(s.flags) + ", expected 0..3", 1);
+  }
+  if (r.boolean()) {
+    FusedGap& g = o.gap;
+    g.output = get_ref(r);
+    g.partial = get_ref(r);
+    g.requant_multiplier = r.i32();
+    g.requant_shift = r.i32();
+    g.act = r.enumeration<PostAct>(8, "fused global pool activation");
+    g.clip_min = r.i32();
+    g.clip_max = r.i32();
+    g.flags = r.u<uint8_t>();
+    if (g.flags > 15) {
+      r.fail("fused global pool flags are " + std::to_string(g.flags) + ", expected 0..15", 1);
+    }
+    if (!g.present()) r.fail("fused global pool without a pooled output", 1);
   }
   o.post.kind = r.enumeration<PostOpKind>(2, "post-op");
   if (!o.post.present()) return o;

@@ -138,6 +138,14 @@ void emit_op(YAML::Emitter& e, const OpDesc& o) {
     emit_seq(e, "input_scale_clip", s.clip_min, s.clip_max);
     e << YAML::Key << "input_scale_flags" << YAML::Value << int(s.flags);
   }
+  if (o.gap.present()) {  // fused global average pool: output, partial sums, [m, shift], act
+    emit_ref(e, "gap_output", o.gap.output);
+    if (o.gap.partial.present()) emit_ref(e, "gap_partial", o.gap.partial);
+    emit_seq(e, "gap_requant", o.gap.requant_multiplier, o.gap.requant_shift);
+    e << YAML::Key << "gap_act" << YAML::Value << to_string(o.gap.act);
+    emit_seq(e, "gap_clip", o.gap.clip_min, o.gap.clip_max);
+    e << YAML::Key << "gap_flags" << YAML::Value << int(o.gap.flags);
+  }
   if (o.post.present()) {  // post_op, its operand, [multiplier, operand_multiplier, shift], act
     e << YAML::Key << "post_op" << YAML::Value << to_string(o.post.kind);
     emit_ref(e, "post_operand", o.post.operand);
@@ -222,6 +230,18 @@ OpDesc parse_op(const YAML::Node& m) {
       throw YAML::Exception(m["input_scale_flags"].Mark(), "input_scale_flags: expected 0..3");
     }
     s.flags = static_cast<uint8_t>(flags);
+  }
+  if (m["gap_output"]) {
+    FusedGap& g = o.gap;
+    g.output = parse_ref(m, "gap_output");
+    g.partial = parse_ref(m, "gap_partial");
+    parse_seq<int32_t>(m, "gap_requant", {&g.requant_multiplier, &g.requant_shift});
+    g.act = parse_enum<PostAct>(need(m, "gap_act"), 8, to_string, "gap_act");
+    parse_seq<int32_t>(m, "gap_clip", {&g.clip_min, &g.clip_max});
+    const unsigned flags = need(m, "gap_flags").as<unsigned>();
+    if (flags > 15) throw YAML::Exception(m["gap_flags"].Mark(), "gap_flags: expected 0..15");
+    g.flags = static_cast<uint8_t>(flags);
+    if (!g.present()) throw YAML::Exception(m["gap_output"].Mark(), "gap_output: absent tensor");
   }
   if (m["post_op"]) {
     PostOp& p = o.post;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/timing/fill_pipeline.h"
+#include "core/timing/fused_gap.h"
 
 namespace strider {
 namespace {
@@ -458,6 +459,7 @@ TileWork tile_traversal(const OpDesc& op, const L1Config& l1, const NeuronConfig
     w.write_span_cycles += l1.input_scale_cycles;
     w.first_fill_write_cycles += l1.input_scale_cycles;
   }
+  w.gap_bytes = gap_traffic(op).total();  // a fused global pool's partial sums and output
   return w;
 }
 

@@ -125,6 +125,10 @@ struct TileWork {
   uint64_t l2_read_bytes = 0;      // input, weight, kernel and input-scale bytes read from L2
   uint64_t input_scale_bytes = 0;  // a fused input scale's bytes (input_scale_read), in the above
   uint64_t output_bytes = 0;       // bytes stored to L2
+  // A fused global pool's store-port bytes (core/timing/fused_gap.h gap_traffic): its partial
+  // sums read and written, its pooled output; beside output_bytes (which a conv whose result is
+  // never stored does not write).
+  uint64_t gap_bytes = 0;
   uint64_t macs = 0;               // useful multiply-accumulates (conv and fc only)
   uint64_t acc_updates = 0;        // accumulator updates: active neurons x compute cycles
   uint64_t compute_cycles = 0;     // neuron array cycles, incl. discarded positions

@@ -24,9 +24,22 @@
 // row or word, one cycle of latency after the last result for the last window's compare. The L2
 // store-port transaction carries only the pooled bytes (one piece per channel), so store traffic
 // falls by the pooling ratio (3x3 / 2 on 112 x 112: 12,544 -> 3,136 bytes per channel).
+// A tile with a fused global average pool (OpDesc::gap, core/timing/fused_gap.h) adds up each
+// channel's stored values as it writes them: an adder per store lane, pipelined at the port's
+// rate (no cycle per element or row). Its L2 traffic rides the store port as the unit's other
+// transactions do, each with its own bank conflicts: a tile over a band of rows that is not the
+// first reads its channels' int32 partial sums (4 bytes per channel) before anything else, as a
+// post-op operand is read; the conv's own result is then written (unless it is never stored:
+// kResultNotStored), then the partial sums written back (4 bytes per channel, all but the last
+// band) or, by the last band's tile, the requantised, activated pooled bytes (1 per channel at
+// the output's channel stride). The last band's requantisation takes one cycle after the last
+// result (as a fused max-pool's last compare). So a whole-height tile adds one transaction of
+// C bytes behind its output (features.1's 32 x 112 x 112 depthwise: 401,408 + 32 bytes) where
+// the separate pool re-read all of it through the load unit.
 // Ports: in (LatencyFifo<TileToken>), retire (RetireChannel).
 // Stats: store.tiles, store.bytes, store.discarded_outputs, store.post_op_read_bytes,
-// store.pool_tiles, store.pool_compares, store.pool_row_buffer_accesses.
+// store.pool_tiles, store.pool_compares, store.pool_row_buffer_accesses, store.gap_tiles,
+// store.gap_partial_bytes.
 // Observation (for waves.vcd and trace.json, never read by the model): busy_flag() is written
 // true when a tile's store starts and false when its L2 store-port transaction ends (an
 // sc_buffer: back-to-back tiles still notify at each start).
@@ -58,6 +71,12 @@ class StoreUnit : public sc_core::sc_module {
   Access access_l2(const TileToken& t, const TensorRef& o, uint64_t now);
   void write_output(const TileToken& t);
   void write_pooled(const TileToken& t);
+  // A fused global pool's functional part: adds each channel's stored values into `sums`
+  // (write_output), then reads / writes the partial sums or writes the pooled bytes.
+  void finish_gap(const OpDesc& op, std::vector<int64_t>& sums);
+  // The store-port transactions of a fused global pool besides the output's (a partial-sum read
+  // before it, then the partial-sum or pooled write), folded into `a`; `now` the tile's start.
+  void access_gap(const TileToken& t, uint64_t now, bool read, Access* a, DescriptorRecord& r);
   static bool has_post_op(const OpDesc& op);
   static const TensorRef& destination(const OpDesc& op);
   const ClockDomain& clock_;
@@ -73,6 +92,8 @@ class StoreUnit : public sc_core::sc_module {
   uint64_t& pool_compares_;
   uint64_t& pool_row_buffer_;
   uint64_t& pool_tiles_;
+  uint64_t& gap_tiles_;
+  uint64_t& gap_partial_bytes_;
   sc_core::sc_buffer<bool> busy_flag_;
 };
 

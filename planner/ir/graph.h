@@ -243,9 +243,25 @@ struct Node {
   InputScaleFusion input_scale;
   // The tensor id of a fused input scale (inputs.back()), or -1.
   int scale_input() const { return input_scale.fused ? inputs.back() : -1; }
+  // A GlobalAveragePool reading this conv's result fused into its store path (OpDesc::gap;
+  // planner/lower/legalise.h fuse_global_pools): `output` is the pool's [C, 1, 1] output, the
+  // pool's requantisation, activation and clip its own. The conv's result X stays outputs[0]
+  // and `output` is outputs[1] when X has other readers (or is a graph output); else X is never
+  // stored: outputs is {output} and conv_output X (no memory, only its shape is used).
+  struct GlobalPoolFusion {
+    bool fused = false;
+    int output = -1;
+    int conv_output = -1;  // X when it is never stored, else -1
+    int32_t requant_multiplier = 1, requant_shift = 0;
+    Activation act = Activation::kNone;
+    int32_t clip_min = -128, clip_max = 127;
+  };
+  GlobalPoolFusion gap;
   // The tensor holding this node's computed result's shape: the conv's own output when a
-  // max-pool is fused, else outputs[0].
-  int result() const { return pool.fused ? pool.conv_output : outputs[0]; }
+  // max-pool is fused or a fused global pool's conv result is never stored, else outputs[0].
+  int result() const {
+    return pool.fused ? pool.conv_output : gap.conv_output >= 0 ? gap.conv_output : outputs[0];
+  }
 
   // Split / Slice: channel ranges, one [begin, end) per output.
   std::vector<int64_t> channel_begin, channel_end;

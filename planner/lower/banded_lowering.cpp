@@ -59,10 +59,10 @@ uint64_t Lowerer::band_input_bytes(const Node& n, uint32_t r0, uint32_t rows, ui
 }
 
 bool Lowerer::band_fits(const Node& n, uint32_t rows, uint32_t cb) const {
-  const TensorShape& out = g_.tensors[n.outputs[0]].shape;
+  const TensorShape& out = g_.tensors[n.result()].shape;
   const uint32_t out_c = uint32_t(out.c), out_h = uint32_t(out.h);
   const uint64_t out_band = uint64_t(cb) * rows * uint64_t(out.w);
-  if (layout_.tensor_spilled[n.outputs[0]] && out_band > out_bands_.slot_bytes) return false;
+  if (layout_.tensor_spilled[n.result()] && out_band > out_bands_.slot_bytes) return false;
   // A spilled second MatMul operand is filled per channel block: the part those outputs read.
   const bool b_spilled = n.op == OpType::kMatMul && layout_.tensor_spilled[n.inputs[1]];
   for (uint32_t c0 = 0; b_spilled && c0 < out_c; c0 += cb) {
@@ -87,7 +87,7 @@ bool Lowerer::band_fits(const Node& n, uint32_t rows, uint32_t cb) const {
 
 uint64_t Lowerer::banded_dram_bytes(const Node& n, uint32_t rows, uint32_t cb, uint32_t images,
                                     LoopOrder o) const {
-  const TensorShape& out = g_.tensors[n.outputs[0]].shape;
+  const TensorShape& out = g_.tensors[n.result()].shape;
   const uint32_t out_c = uint32_t(out.c), out_h = uint32_t(out.h);
   const uint64_t bands = (out_h + rows - 1) / rows, blocks = (out_c + cb - 1) / cb;
   uint64_t fill = 0;  // one image's input fills with the bands outer
@@ -139,7 +139,8 @@ LoopOrder Lowerer::banded_default_order(const Node& n, uint32_t rows, uint32_t c
 
 void Lowerer::lower_banded(const Node& n, uint32_t layer, uint32_t images) {
   const OpDesc base0 = base_op(n);  // image 0: shapes and the tile plan are the same for each
-  const int out_t = n.outputs[0];
+  // The conv's result (a fused global pool's output, never spilled, is written in place).
+  const int out_t = n.result();
   const bool out_spilled = layout_.tensor_spilled[out_t];
   const uint32_t out_c = base0.output.c, out_h = base0.output.h;
   auto in_bytes = [&](uint32_t r0, uint32_t rows, uint32_t c0, uint32_t cb) {

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "core/timing/fused_gap.h"
 #include "planner/lower/lowerer.h"
 
 namespace strider {
@@ -50,7 +51,7 @@ uint8_t unsigned_activation_flags(const Graph& g, const Node& n) {
   const bool second = n.inputs.size() > 1 && n.inputs[1] != n.scale_input();
   return uint8_t((!n.inputs.empty() && u(n.inputs[0]) ? OpDesc::kInputUnsigned : 0) |
                  (second && u(n.inputs[1]) ? OpDesc::kInput2Unsigned : 0) |
-                 (!n.outputs.empty() && u(n.outputs[0]) ? OpDesc::kOutputUnsigned : 0));
+                 (!n.outputs.empty() && u(n.result()) ? OpDesc::kOutputUnsigned : 0));
 }
 
 }  // namespace
@@ -151,6 +152,7 @@ OpDesc Lowerer::base_op(const Node& n, bool placed) const {
   }
   b.output = tensor(n.outputs[0]);
   if (n.pool.fused) fuse_pool(n, &b);
+  if (n.gap.fused) fuse_gap(n, placed, &b);
   if (!node_mapping_.empty()) b.mapping = node_mapping_[&n - g_.nodes.data()];
   b.kernel_h = static_cast<uint16_t>(n.op == OpType::kGlobalAvgPool ? b.input.h : n.kernel_h);
   b.kernel_w = static_cast<uint16_t>(n.op == OpType::kGlobalAvgPool ? b.input.w : n.kernel_w);
@@ -200,6 +202,8 @@ Descriptor Lowerer::op_tile(const Node& n, uint32_t layer, const OpDesc& base, u
   d.op = base;
   d.op.row_begin = r0, d.op.row_end = r1;
   set_tile_channels(n, c0, c1, &d.op);
+  mark_gap_band(&d.op);  // a fused global pool's first / last band
+  if (d.op.gap.first() && d.op.gap.last()) d.op.gap.partial = TensorRef();  // no partial sums
   const size_t i = &n - g_.nodes.data();
   if (i < node_tail_from_.size() && c0 >= node_tail_from_[i]) d.op.mapping = node_tail_[i];
   return d;
@@ -250,7 +254,8 @@ void Lowerer::lower_compute(const Node& n, uint32_t layer) {
   }
   // Inside an image segment the node runs for the one image of the segment's current pass.
   const uint32_t images = in_segment_ ? 1 : static_cast<uint32_t>(g_.tensors[n.outputs[0]].shape.n);
-  bool spilled = layout_.tensor_spilled[n.outputs[0]];
+  bool spilled = false;
+  for (int t : n.outputs) spilled = spilled || layout_.tensor_spilled[t];
   for (int t : n.inputs) spilled = spilled || layout_.tensor_spilled[t];
   if (!spilled) {
     lower_resident(n, layer, images);
@@ -290,7 +295,7 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
   const bool windows =
       n.op == OpType::kConv || n.op == OpType::kMaxPool || n.op == OpType::kAvgPool;
   bool stream_out = false;
-  if (windows && out_h > 1 && !n.pool.fused && (stream_in || timed_output)) {
+  if (windows && out_h > 1 && !n.pool.fused && !n.gap.fused && (stream_in || timed_output)) {
     const StreamCut cut =
         stream_cut(n, base, rows, block, weights_outer || block >= out_c, stream_in, timed_output);
     rows = cut.rows;
@@ -333,6 +338,7 @@ void Lowerer::lower_resident(const Node& n, uint32_t layer, uint32_t images) {
       di.op.output = image_base[i].output;
       di.op.pool.output = image_base[i].pool.output;
       di.op.input_scale.scale = image_base[i].input_scale.scale;
+      di.op.gap.output = image_base[i].gap.output;
       // The slot's last reader becomes this tile (the next writer of the slot waits for it).
       if ((i > 0 || !stage) && n.weights >= 0)
         staging_.last_user[slot] = -2 - static_cast<int>(slot);
@@ -402,12 +408,17 @@ void Lowerer::order_queues(Descriptor& d) {
     }
   }
   const bool psum_write = (o.psum_mode & OpDesc::kPsumWrite) && o.psum.present();
-  const std::pair<uint64_t, uint64_t> w = l2_span(psum_write ? o.psum : o.stored());
+  // The bytes it writes: its output (or partial sums), a fused global pool's output and partial
+  // sums.
+  const std::pair<uint64_t, uint64_t> spans[] = {l2_span(psum_write ? o.psum : o.stored()),
+                                                 l2_span(o.gap.output), l2_span(o.gap.partial)};
   std::vector<OpBytes>& theirs = queue_bytes_[other];
   int wait = -1;
   for (const OpBytes& b : theirs) {
-    if (int(b.op) > ordered_after_[q] && b.lo < w.second && w.first < b.hi) {
-      wait = std::max(wait, int(b.op));
+    for (const std::pair<uint64_t, uint64_t>& w : spans) {
+      if (int(b.op) > ordered_after_[q] && b.lo < w.second && w.first < b.hi) {
+        wait = std::max(wait, int(b.op));
+      }
     }
   }
   if (wait >= 0) {
@@ -424,8 +435,8 @@ void Lowerer::order_queues(Descriptor& d) {
 void Lowerer::record_queue_bytes(int q, const Descriptor& d) {
   const OpDesc& o = d.op;
   std::vector<OpBytes>& mine = queue_bytes_[q];
-  for (const TensorRef* t :
-       {&o.input, &o.input2, &o.weights, &o.bias, &o.psum, &o.stored(), &o.post.operand}) {
+  for (const TensorRef* t : {&o.input, &o.input2, &o.weights, &o.bias, &o.psum, &o.stored(),
+                             &o.post.operand, &o.gap.output, &o.gap.partial}) {
     const std::pair<uint64_t, uint64_t> s = l2_span(*t);
     if (s.first == s.second) continue;
     bool merged = false;

@@ -277,8 +277,19 @@ class Checker {
     } else if (o.pool.present()) {  // a fused max-pool: every pooled row of the tile's channels
       writes.push_back(
           block(o.pool.output, o.ch_begin, o.ch_end, 0, o.pool.output.h, "op.pool.output"));
-    } else {
+    } else if (!o.gap.present() || o.gap.stores_result()) {
       writes.push_back(block(o.output, o.ch_begin, o.ch_end, o.row_begin, o.row_end, "op.output"));
+    }
+    if (o.gap.present()) {  // a fused global pool: its channels' partial sums, or pooled bytes
+      const FusedGap& g = o.gap;
+      if (!g.first()) {
+        reads.push_back(block(g.partial, o.ch_begin, o.ch_end, 0, 1, "op.gap.partial"));
+      }
+      if (!g.last()) {
+        writes.push_back(block(g.partial, o.ch_begin, o.ch_end, 0, 1, "op.gap.partial"));
+      } else {
+        writes.push_back(block(g.output, o.ch_begin, o.ch_end, 0, 1, "op.gap.output"));
+      }
     }
   }
 

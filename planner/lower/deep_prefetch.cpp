@@ -140,7 +140,7 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
   // The row-band buffers at the top of L2 (above `heap`) are free after the last step that may use
   // them: a ring live only after it may take their room too (the end of a network, where its
   // classifier's weights are prefetched, spills nothing).
-  const uint64_t l2 = arch_.l2.size_bytes;
+  const uint64_t l2 = arch_.l2.size_bytes - gap_region_bytes_;  // below the global pools' sums
   const int64_t bands_free = last_band_step(order) + 1;
   const auto fits = [&](const memory::ScratchPlacement& q,
                         const std::vector<memory::ScratchRequest>& rs) {
@@ -162,7 +162,7 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
     // DRAM-bound on its weights in one band of output rows (each block staged once): the ring may
     // grow. Otherwise two slots, moved earlier only where the ordinary lead's steps are too short
     // for its first two fills (a conv after a squeeze-excitation's small layers).
-    const bool grows = g_.tensors[size_t(n.outputs[0])].shape.h == 1 &&
+    const bool grows = g_.tensors[size_t(n.result())].shape.h == 1 &&
                        dram_peak_cycles(arch_, out_c * per) > cycles[size_t(t)];
     if (!grows) {
       uint64_t lead = 0;

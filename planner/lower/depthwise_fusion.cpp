@@ -98,7 +98,7 @@ Lowerer::DwBands Lowerer::dw_bands(const Node& p, const Node& c) const {
   const TensorShape& ts = g_.tensors[size_t(p.outputs[0])].shape;
   const uint32_t t_c = uint32_t(ts.c), t_w = uint32_t(ts.w);
   const uint32_t out_h = cb.output.h, out_w = cb.output.w;
-  const bool out_spilled = layout_.tensor_spilled[size_t(c.outputs[0])];
+  const bool out_spilled = layout_.tensor_spilled[size_t(c.result())];
   const uint32_t p_rows = band_rows(pb), c_rows = band_rows(cb);
   auto fits = [&](uint32_t rows, uint32_t block) {
     for (uint32_t r0 = 0; r0 < out_h; r0 += rows) {
@@ -227,7 +227,8 @@ void Lowerer::lower_dw_pair(const Node& p, uint32_t p_layer) {
 
   const DwBands bands = dw_bands(p, c);
   const OpDesc pb = base_op(p), cb = base_op(c);
-  const int t = p.outputs[0], out_t = c.outputs[0];
+  // C's result (with a fused global pool whose result is never stored: written nowhere).
+  const int t = p.outputs[0], out_t = c.result();
   const bool out_spilled = layout_.tensor_spilled[size_t(out_t)];
   const uint32_t t_c = pb.output.c, out_h = cb.output.h;
   const uint32_t p_rows = band_rows(pb), c_rows = band_rows(cb);

@@ -1,5 +1,6 @@
 #include "planner/lower/descriptor_validator.h"
 
+#include <climits>
 #include <sstream>
 
 #include "core/common/saturating.h"
@@ -289,6 +290,60 @@ class Validator {
     return ok;
   }
 
+  // A fused global average pool (conv only, without a fused max-pool or partial sums over input
+  // channels): its pooled output a [C, 1, 1] L2 tensor of the conv's channels, its first / last
+  // flags those of the tile's rows, int32 partial sums [C, 1, 1] in L2 for a tile over a band of
+  // rows, a requantisation and clip as a global pool's, and a plane whose sum the int32 partial
+  // sums hold (H x W x 255 < 2^31). Returns whether the pooled output can be checked further.
+  bool fused_gap(const OpDesc& o) {
+    const FusedGap& g = o.gap;
+    if (o.op != OpCode::kConv || o.pool.present() || o.psum_mode != 0) {
+      fail("op.gap", std::string("given for ") + to_string(o.op) +
+                         (o.op == OpCode::kConv ? " with a fused max-pool or partial sums" : "") +
+                         ", expected only for a conv without either");
+      return false;
+    }
+    bool ok = tensor("op.gap.output", g.output, 1, true);
+    if (ok && (g.output.c != o.output.c || g.output.h != 1 || g.output.w != 1)) {
+      fail("op.gap.output", "shape " + shape(g.output) + ", expected " + str(o.output.c) + "x1x1");
+      ok = false;
+    }
+    const bool first = o.row_begin == 0, last = o.row_end == o.output.h;
+    if (g.first() != first || g.last() != last) {
+      fail("op.gap.flags", std::string("first ") + (g.first() ? "1" : "0") + ", last " +
+                               (g.last() ? "1" : "0") + " for tile rows [" + str(o.row_begin) +
+                               ", " + str(o.row_end) + ") of " + str(o.output.h) +
+                               ", expected first " + (first ? "1" : "0") + ", last " +
+                               (last ? "1" : "0"));
+    }
+    if (!(first && last)) {
+      if (!g.partial.present()) {
+        fail("op.gap.partial", "missing: tile rows [" + str(o.row_begin) + ", " +
+                                   str(o.row_end) + ") of " + str(o.output.h) +
+                                   " add into the int32 partial sums");
+      } else if (tensor("op.gap.partial", g.partial, 4, true) &&
+                 (g.partial.c != o.output.c || g.partial.h != 1 || g.partial.w != 1)) {
+        fail("op.gap.partial", "shape " + shape(g.partial) + ", expected " + str(o.output.c) +
+                                   "x1x1");
+      }
+    }
+    if (g.requant_shift < 0 || g.requant_shift > 62 || g.requant_multiplier <= 0) {
+      fail("op.gap.requant", std::to_string(g.requant_multiplier) + " / 2^" +
+                                 std::to_string(g.requant_shift) +
+                                 ", expected a positive multiplier and shift 0..62");
+    }
+    if (g.clip_min > g.clip_max) {
+      fail("op.gap.clip_min", std::to_string(g.clip_min) + " exceeds clip_max " +
+                                  std::to_string(g.clip_max));
+    }
+    if (uint64_t(o.output.h) * o.output.w * 255 > uint64_t(INT32_MAX)) {
+      fail("op.gap", str(uint64_t(o.output.h) * o.output.w) +
+                         " positions per channel, more than the int32 partial sums hold (" +
+                         str(uint64_t(INT32_MAX) / 255) + ")");
+    }
+    return ok;
+  }
+
   // A post-op Add (conv only): its operand an int8 L2 tensor of the output's shape holding the
   // tile's rows and channels, its multipliers those of an add.
   void post_op(const OpDesc& o, bool out_ok) {
@@ -389,8 +444,17 @@ class Validator {
 
   void op(const OpDesc& o) {
     const bool in_ok = tensor("op.input", o.input, 1, true);
-    // A fused max-pool's output is the conv's result shape only; its pooled tensor is written.
-    const bool out_ok = o.pool.present() ? fused_pool(o) : tensor("op.output", o.output, 1, true);
+    // A fused max-pool's output is the conv's result shape only; its pooled tensor is written. So
+    // is a fused global pool's when the conv's result is never stored.
+    bool out_ok = false;
+    if (o.pool.present()) {
+      out_ok = fused_pool(o);
+    } else if (o.gap.present() && !o.gap.stores_result()) {
+      out_ok = fused_gap(o);
+    } else {
+      out_ok = tensor("op.output", o.output, 1, true);
+      if (o.gap.present()) fused_gap(o);
+    }
     const bool has_weights = o.op == OpCode::kConv || o.op == OpCode::kFullyConnected;
     const bool eltwise = o.op == OpCode::kAdd || o.op == OpCode::kMul;
     if (eltwise) {

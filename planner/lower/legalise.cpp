@@ -1,6 +1,7 @@
 #include "planner/lower/legalise.h"
 
 #include <algorithm>
+#include <climits>
 
 namespace strider {
 namespace {
@@ -183,6 +184,40 @@ int fuse_input_scales(Graph* g, const std::set<std::string>& keep, const std::st
     conv.inputs.push_back(s);
     conv.input_scale = {true, m, a.requant_multiplier, a.requant_shift, a.activation, a.clip_min,
                         a.clip_max};
+    return true;
+  });
+}
+
+int fuse_global_pools(Graph* g, const std::set<std::string>& keep, const std::string& prefix) {
+  return fold_nodes(g, [&](const Node& a, Uses& u) {
+    if (a.op != OpType::kGlobalAvgPool || a.inputs.size() != 1 || a.outputs.size() != 1 ||
+        keep.count(prefix + g->tensors[a.outputs[0]].name) || is_lookup(a.activation)) {
+      return false;
+    }
+    const int t = a.inputs[0], p = u.producer[t];
+    if (p < 0) return false;
+    Node& conv = g->nodes[p];
+    const TensorShape& x = g->tensors[t].shape;
+    // The int32 partial sums of a band hold any plane's sum exactly: H x W x 255 < 2^31.
+    if (conv.op != OpType::kConv || conv.outputs.size() != 1 || conv.outputs[0] != t ||
+        conv.pool.fused || conv.gap.fused || x.n != 1 || x.h * x.w > INT32_MAX / 255) {
+      return false;
+    }
+    Node::GlobalPoolFusion& f = conv.gap;
+    f.fused = true;
+    f.output = a.outputs[0];
+    f.requant_multiplier = a.requant_multiplier;
+    f.requant_shift = a.requant_shift;
+    f.act = a.activation;
+    f.clip_min = a.clip_min;
+    f.clip_max = a.clip_max;
+    if (u.consumers[t].size() == 1 && !u.is_output[t]) {  // the pool was X's only reader
+      f.conv_output = t;
+      conv.outputs[0] = a.outputs[0];
+    } else {
+      conv.outputs.push_back(a.outputs[0]);
+    }
+    u.producer[a.outputs[0]] = p;
     return true;
   });
 }

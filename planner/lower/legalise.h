@@ -48,9 +48,20 @@ int fuse_max_pools(Graph* g, const std::set<std::string>& keep = {},
 int fuse_input_scales(Graph* g, const std::set<std::string>& keep = {},
                       const std::string& prefix = "");
 
-// Thrown by the lowering for a graph whose fused max-pools or input scales it cannot run
-// (planner/lower/lowerer.h check_fused_pools, check_fused_scales): `names` names the fused ops'
-// output tensors (the pools', the Muls'), for the fusions' `keep`.
+// A GlobalAveragePool whose input X is a conv's result (incl. depthwise) is fused into the
+// conv's store path (Node::gap, OpDesc::gap): the conv writes the pool's output too and the pool
+// node goes. X stays the conv's first output when it has other readers or is a graph output;
+// else it is never stored (the conv's outputs are the pool's output alone). Not for a conv with
+// a fused max-pool, a batch, a pool with a lookup activation (a descriptor carries one table) or
+// a plane of more than 2^31 / 255 elements (the int32 partial sums of a band). A pool whose
+// output tensor is named `prefix` + a name in `keep` stays unfused (the lowering refuses what it
+// cannot run, as for max-pools: FusionRefused). Returns how many.
+int fuse_global_pools(Graph* g, const std::set<std::string>& keep = {},
+                      const std::string& prefix = "");
+
+// Thrown by the lowering for a graph whose fused max-pools, global pools or input scales it cannot
+// run (planner/lower/lowerer.h check_fused_pools, check_fused_scales): `names` names the fused
+// ops' output tensors (the pools', the Muls'), for the fusions' `keep`.
 class FusionRefused : public std::runtime_error {
  public:
   explicit FusionRefused(std::set<std::string> names)

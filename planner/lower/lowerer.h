@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -159,13 +160,21 @@ class Lowerer {
   // A fused max-pool (Node::pool) in `op`: the pooled tensor written, op.output the conv's
   // result shape (planner/lower/pool_fusion.cpp).
   void fuse_pool(const Node& n, OpDesc* op) const;
-  // Throws FusionRefused naming the fused pools this plan cannot run: a conv with a spilled
-  // tensor (row bands) or whose channel group needs more row buffer than the arch has.
-  void check_fused_pools() const;
   // Throws FusionRefused naming the fused input scales (Node::input_scale; the Muls' outputs)
   // this plan cannot run: one whose scale tensor the plan spilled to DRAM (the tiles read it in
   // place from L2).
   void check_fused_scales() const;
+  // Throws FusionRefused naming the fused pools this plan cannot run: a conv with a spilled
+  // tensor (row bands) or whose channel group needs more row buffer than the arch has; and the
+  // fused global pools check_fused_gaps refuses.
+  void check_fused_pools() const;
+  // gap_fusion.cpp: a fused global average pool (Node::gap) in `op`: its output, arithmetic and
+  // partial sums; op.output the conv's result shape when that is never stored.
+  void fuse_gap(const Node& n, bool placed, OpDesc* op) const;
+  // Bytes of the fused global pools' shared partial sums at the top of L2 (0: none fused).
+  uint64_t gap_region_bytes() const;
+  // Adds to `refused` the fused global pools this plan cannot run (see gap_fusion.cpp).
+  void check_fused_gaps(std::set<std::string>* refused) const;
   // The most channels of a positions tile whose open pooled rows the row buffer holds (whole
   // groups of accumulators when it holds that many).
   uint64_t pool_block_cap(const Node& n) const;
@@ -305,6 +314,9 @@ class Lowerer {
   int ordered_after_[2] = {-1, -1};  // per queue: the other queue's latest op it follows
   SlotRing staging_, in_bands_, out_bands_;  // staging_: the current layer's weight slots
   SlotRing psums_;  // int32 partial sums of input-channel blocks (only when L2 forces them)
+  // The fused global pools' int32 partial sums (gap_fusion.cpp): [addr, addr + bytes) at the top
+  // of L2, above the row-band buffers; bytes 0 when no pool is fused.
+  uint64_t gap_region_addr_ = 0, gap_region_bytes_ = 0;
   std::vector<SlotRing> node_staging_;        // per node: its weight slots (a scratch buffer)
   // A deep weight prefetch (plan_prefetch): node's slots live from step `from`; quota[s - from]
   // the bytes of its early fills to have emitted by the end of step s (s < step, its own step);

@@ -218,7 +218,7 @@ void Lowerer::row_deps(const Node& n, uint32_t r0, uint32_t r1, std::vector<uint
   // The last band also takes the rows below every window (a 7 x 7 stride-2 stem over 224 rows
   // reads 223): a chunk no tile waited for would be a write that the next writer of its memory
   // does not follow.
-  if (r1 >= g_.tensors[size_t(n.outputs[0])].shape.h) y1 = shape_ref(n.inputs[0]).h;
+  if (r1 >= g_.tensors[size_t(n.result())].shape.h) y1 = shape_ref(n.inputs[0]).h;
   emit_chunks(n.inputs[0], y1);
   const ChunkedInput& c = it->second;
   for (size_t k = 0; k < c.chunks.size(); ++k) {

@@ -12,6 +12,7 @@
 
 #include "core/arch/dram_bandwidth.h"
 #include "core/arch/energy_presets.h"
+#include "core/timing/fused_gap.h"
 #include "core/timing/l2_banks.h"
 #include "core/timing/tile_work.h"
 #include "planner/lower/lowerer.h"
@@ -76,13 +77,21 @@ std::vector<uint32_t> band_heights(uint32_t h) {
 
 }  // namespace
 
+// Passes of the tile's output pieces over the store port (model/l1/store_unit.h): a fused
+// residual Add reads its operand there too (2); a conv whose fused global pool is all that is
+// stored writes none (0; its pool's bytes are TileWork::gap_bytes); else 1.
+static uint64_t store_passes(const OpDesc& t) {
+  if (t.gap.present() && !t.gap.stores_result()) return 0;
+  return t.post.present() ? 2 : 1;
+}
+
 // The L2 cycles of a tile's gather and store together (core/timing/l2_banks.h,
 // l2_shared_cycles): the L2 model serves the load and store ports' words in each bank's idle
 // cycles, so the two streams share the banks: a tile whose store lands on the banks its gather
 // piles onto waits for both, however few conflicts each has alone.
 static uint64_t shared_bank_cycles(const L2Config& l2, const OpDesc& t, const TileWork& w) {
   const uint64_t element = w.valid_outputs ? w.output_bytes / w.valid_outputs : 1;
-  const uint64_t stores = t.post.present() ? 2 : 1;  // a fused Add's operand read too
+  const uint64_t stores = store_passes(t);
   std::vector<L2Pattern> p;
   for (int k = 0; k < 2; ++k) {
     p.push_back({0, w.gather[k].bytes, w.gather[k].count, t.input.channel_stride,
@@ -90,6 +99,7 @@ static uint64_t shared_bank_cycles(const L2Config& l2, const OpDesc& t, const Ti
     p.push_back({0, w.store[k].bytes * element, w.store[k].count, t.output.channel_stride,
                  w.store[k].repeats * stores});
   }
+  if (w.gap_bytes) p.push_back({0, w.gap_bytes, 1, 0, 1});  // a fused global pool's, contiguous
   return l2_shared_cycles(l2, p);
 }
 
@@ -106,11 +116,10 @@ uint64_t mapper_tile_cycles(const L2Config& l2, const OpDesc& t, const TileWork&
     return c;
   };
   const uint64_t element = w.valid_outputs ? w.output_bytes / w.valid_outputs : 1;
-  // A fused residual Add reads its operand on the store port too (model/l1/store_unit.h).
-  const uint64_t stores = t.post.present() ? 2 : 1;
+  const uint64_t stores = store_passes(t);
   return std::max({w.pipeline_cycles,
                    cdiv(w.l2_read_bytes, port) + conflicts(w.gather, 1, t.input.channel_stride),
-                   cdiv(stores * w.output_bytes, port) +
+                   cdiv(stores * w.output_bytes + w.gap_bytes, port) +
                        stores * conflicts(w.store, element, t.output.channel_stride),
                    shared_bank_cycles(l2, t, w)});
 }
@@ -154,9 +163,10 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
     // Images per pass of the layer's tiles, and passes (several inside an image segment).
     const uint32_t batch = uint32_t(g_.tensors[n.outputs[0]].shape.n);
     const uint32_t images = in_segment[step] ? 1 : batch, passes = batch / images;
-    bool banded = layout_.tensor_spilled[n.outputs[0]];
+    bool banded = false;
+    for (int t : n.outputs) banded = banded || layout_.tensor_spilled[t];
     for (int t : n.inputs) banded = banded || layout_.tensor_spilled[t];
-    const bool out_spilled = layout_.tensor_spilled[n.outputs[0]];
+    const bool out_spilled = layout_.tensor_spilled[n.result()];
     const uint64_t out_bytes = uint64_t(out_c) * out_h * op0.output.w;  // one image
     const bool has_weights = n.weights >= 0;
     const uint64_t per = has_weights ? weights_per_channel(n) : 0;
@@ -194,18 +204,24 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
       t.mapping = m;
       t.row_begin = r0, t.row_end = r1;
       t.ch_begin = c0, t.ch_end = c1;
+      mark_gap_band(&t);  // a fused global pool's first / last band (its partial sums)
       const TileWork w =
           compute_tile_work(t, arch_.l1, arch_.neurons, arch_.l2.port_bytes_per_cycle);
-      // A fused residual Add reads its operand on the store port too (model/l1/store_unit.h).
-      const uint64_t stored = (t.post.present() ? 2 : 1) * w.output_bytes;
+      // A fused residual Add reads its operand on the store port too, a fused global pool its
+      // partial sums (model/l1/store_unit.h).
+      const uint64_t passes = store_passes(t);
+      const GapTraffic gap = gap_traffic(t);
+      const uint64_t written = std::min<uint64_t>(passes, 1) * w.output_bytes +
+                               gap.partial_write_bytes + gap.output_bytes;
+      const uint64_t read_back = (passes > 1 ? w.output_bytes : 0) + gap.partial_read_bytes;
       const uint64_t cycles = mapper_tile_cycles(arch_.l2, t, w);
       const double pj = double(w.macs) * e.mac + double(w.acc_updates) * e.acc_update +
                         double(w.lb_write_bytes) * e.lb_write_per_byte +
                         double(w.lb_write_cycles) * e.lb_write_cycle +
                         double(w.kernel_bytes) * e.kernel_write_per_byte +
                         double(w.l2_read_bytes) * e.l2_read_per_byte +
-                        double(stored - w.output_bytes) * e.l2_read_per_byte +
-                        double(w.output_bytes) * e.l2_write_per_byte + e.descriptor;
+                        double(read_back) * e.l2_read_per_byte +
+                        double(written) * e.l2_write_per_byte + e.descriptor;
       const TileCost tc{cycles, pj, w.first_fill_write_cycles, w.last_fill_compute_cycles};
       return memo.emplace(key, tc).first->second;
     };

@@ -46,7 +46,7 @@ uint64_t Lowerer::min_band_bytes(bool input, std::string* worst, bool partial_su
         need = std::max<uint64_t>(need, uint64_t(i1 - i0) * (y1 - y0) * in.shape.w);
       }
     } else {
-      need = std::max<uint64_t>(need, uint64_t(g_.tensors[n.outputs[0]].shape.w));
+      need = std::max<uint64_t>(need, uint64_t(g_.tensors[n.result()].shape.w));
     }
     if (need > before && worst) *worst = n.name;
   }
@@ -69,7 +69,8 @@ uint32_t Lowerer::batch_band_slots(const Graph& g) {
 // would leave the activations less than a sixteenth of the room, convolutions split their input
 // channels into blocks with int32 partial sums instead, and a partial-sum buffer is reserved too.
 uint64_t Lowerer::reserve_bands(uint64_t room, bool partial_sums) {
-  const uint64_t align = arch_.l2.alignment_bytes, l2 = arch_.l2.size_bytes;
+  // Below the fused global pools' partial sums (gap_fusion.cpp), at the very top.
+  const uint64_t align = arch_.l2.alignment_bytes, l2 = arch_.l2.size_bytes - gap_region_bytes_;
   const uint64_t share = align_up(room / 16, align);
   std::string worst;
   uint64_t in_need = min_band_bytes(true, &worst, false);
@@ -259,7 +260,10 @@ void Lowerer::plan_memory(const std::vector<int>& order) {
 }
 
 void Lowerer::plan_layout(const std::vector<int>& order) {
-  const uint64_t align = arch_.l2.alignment_bytes, l2 = arch_.l2.size_bytes;
+  // The fused global pools' partial sums take the top of L2 (gap_fusion.cpp), whatever spills.
+  gap_region_bytes_ = gap_region_bytes();
+  gap_region_addr_ = arch_.l2.size_bytes - gap_region_bytes_;
+  const uint64_t align = arch_.l2.alignment_bytes, l2 = gap_region_addr_;
   uint64_t heap = l2, cap = l2, bands = 0;
   dw_reader_.assign(g_.nodes.size(), -1);
   dw_lowered_.assign(g_.nodes.size(), 0);
@@ -332,6 +336,10 @@ void Lowerer::plan_layout(const std::vector<int>& order) {
   for (uint32_t s = 0; s < psums_.last_user.size(); ++s) {
     out_.plan.push_back({"psum" + std::to_string(s), "scratch", psums_.addr(s), psums_.slot_bytes,
                          0, last});
+  }
+  if (gap_region_bytes_ > 0) {
+    out_.plan.push_back({"gap_partials", "scratch", gap_region_addr_, gap_region_bytes_, 0,
+                         int64_t(order.size()) - 1});
   }
 }
 

@@ -28,6 +28,10 @@ MergedNetworks merge_networks(const std::vector<Graph>& nets, const std::vector<
       for (int& t : n.outputs) t += t0;
       if (n.weights >= 0) n.weights += t0;
       if (n.bias >= 0) n.bias += t0;
+      // The tensors a fused max-pool or global pool names beside its node's outputs.
+      for (int* t : {&n.pool.conv_output, &n.gap.output, &n.gap.conv_output}) {
+        if (*t >= 0) *t += t0;
+      }
       m.graph.add_node(std::move(n));
     }
     for (int t : g.inputs) m.graph.inputs.push_back(t + t0);

@@ -51,6 +51,7 @@ uint64_t Lowerer::pool_block_cap(const Node& n) const {
 
 void Lowerer::check_fused_pools() const {
   std::set<std::string> refused;
+  check_fused_gaps(&refused);
   for (const Node& n : g_.nodes) {
     if (!n.pool.fused) continue;
     bool spilled = layout_.tensor_spilled[size_t(n.outputs[0])];

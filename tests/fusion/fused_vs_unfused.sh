@@ -2,9 +2,10 @@
 # Fusion never costs: every run file of configs/runs is simulated with arch.lowering.fuse false
 # and true (timing only, no trace; the mapping as the run file sets it, or MAPPING), and the
 # fused run must take no more cycles, no more DRAM bytes and no more L2 bytes than the unfused
-# one, in total and summed over the fused layers: each Add, MaxPool or squeeze-excitation Mul that
-# fusion removed (a layer of the unfused run missing from the fused one) with the conv that took it
-# (the conv layer before the Add or pool, after the Mul, in the unfused run, present in both;
+# one, in total and summed over the fused layers: each Add, MaxPool, GlobalAveragePool or
+# squeeze-excitation Mul that fusion removed (a layer of the unfused run missing from the fused one)
+# with the conv that took it (the conv layer before the Add or pool, after the Mul, in the unfused
+# run, present in both;
 # anything else fails the test) against that conv fused (a conv taking a Mul and an Add counted
 # once, with both).
 # Fused layers worse on their own are listed, not failed: a conv whose residual operand the plan
@@ -54,9 +55,15 @@ for i, r in enumerate(pl):
     if r["layer"] in fused_names:
         continue
     j = i + 1 if r["op"] == "mul" else i - 1  # a Mul's conv reads it; an Add's or pool's wrote it
+    # A global pool after a fused residual Add (resnet50's last block) goes with the Add, the conv
+    # taking both.
+    while r["op"] != "mul" and j >= 0 and pl[j]["layer"] not in fused_names and pl[j]["op"] in ("add", "maxpool"):
+        j -= 1
     conv = pl[j] if 0 <= j < len(pl) else None
-    if r["op"] not in ("add", "maxpool", "mul") or conv is None or conv["op"] != "conv" or conv["layer"] not in fused_names:
+    if r["op"] not in ("add", "maxpool", "globalavgpool", "mul") or conv is None or conv["op"] != "conv" or conv["layer"] not in fused_names:
         bad.append(r["layer"])
+    elif pairs and pairs[-1][0] is conv:
+        pairs[-1][1].append(r)
     else:
         taken.setdefault(conv["layer"], (conv, []))[1].append(r)
 pairs = [(c, xs, fused_names[name]) for name, (c, xs) in taken.items()]

@@ -213,5 +213,111 @@ TEST(StoreUnitTb, FusedMaxPoolTileExactCycles) {
   for (int8_t v : conv) ASSERT_EQ(v, 0);
 }
 
+// A conv tile (channel 1 of the 4x8x8 result, y_i = int8(i) for i = 0..63: the bench's tile 0)
+// with a global average pool fused into its store path: the pooled 4x1x1 output at kGap, the
+// int32 partial sums (4x1x1, 4 bytes each) at kPartial. requantize(sum, 1, 6): sum / 64 rounded
+// half away from zero, then ReLU.
+constexpr uint64_t kGap = 16384, kPartial = 20480;
+struct GapBench : Bench {
+  GapBench(sc_core::sc_module_name n, Stimulus s, uint8_t flags) : Bench(n, std::move(s)) {
+    for (Descriptor& d : descriptors) {
+      d.op.op = OpCode::kConv;
+      FusedGap& g = d.op.gap;
+      g.output = TensorRef{MemSpace::kL2, kGap, 4, 1, 1, 1, 1, 1};
+      if ((flags & (FusedGap::kFirst | FusedGap::kLast)) != (FusedGap::kFirst | FusedGap::kLast)) {
+        g.partial = TensorRef{MemSpace::kL2, kPartial, 4, 1, 1, 4, 4, 4};
+      }
+      g.requant_multiplier = 1, g.requant_shift = 6;
+      g.act = PostAct::kRelu;
+      g.flags = flags;
+    }
+    // Earlier bands' sums of channel 1: 1,000 (little-endian int32 at kPartial + 4).
+    const int8_t earlier[4] = {int8_t(0xe8), 0x03, 0, 0};
+    l2.write(kPartial + 4, earlier, 4);
+  }
+  // The tile's rows of its channel: 8 results per row, the bench's bytes 0, 1, ...
+  TileToken item(const Descriptor& d) override {
+    TileToken t = Bench::item(d);
+    t.work.output_bytes = t.work.valid_outputs = 8 * (d.op.row_end - d.op.row_begin);
+    t.output.resize(t.work.output_bytes);
+    return t;
+  }
+};
+
+Stimulus one_gap_tile() {
+  Stimulus s = stimulus(2, 1);
+  s.tiles.resize(1), s.gaps = {0}, s.neuron_end = {3};
+  s.tiles[0].op.ch_begin = 1, s.tiles[0].op.ch_end = 2;
+  return s;
+}
+
+int32_t int32_at(const L2Sram& l2, uint64_t addr) {
+  uint8_t b[4];
+  l2.read(addr, reinterpret_cast<int8_t*>(b), 4);
+  return int32_t(uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24);
+}
+
+TEST(StoreUnitTb, FusedGlobalPoolWholeHeightTileExactCycles) {
+  GapBench b("bench", one_gap_tile(), FusedGap::kFirst | FusedGap::kLast);
+  sc_core::sc_start();
+  // Taken at 0: the result's 64 B hold the store port 0..4 (16 B/cycle), then the pooled byte
+  // queues 4..5, + 2 latency = 7. Neurons' last result at 3, the requantisation one cycle after:
+  // 3 + 1 + 1 + 2 = 7. Retires at 7 (unfused: 6, FusedAddTileExactCycles' note).
+  EXPECT_EQ(b.retired[0], 7u);
+  EXPECT_EQ(b.record.descriptors[0].l2_write_bytes, 65u);  // 64 results + 1 pooled
+  EXPECT_EQ(b.record.descriptors[0].l2_read_bytes, 0u);    // the whole height: no partial sums
+  EXPECT_EQ(b.stats.get("store.gap_tiles"), 1u);
+  EXPECT_EQ(b.stats.get("store.gap_partial_bytes"), 0u);
+  // Sum 0 + 1 + ... + 63 = 2,016; 2,016 / 64 = 31.5 -> 32. The result itself is stored too.
+  int8_t pooled[4];
+  b.l2.read(kGap, pooled, 4);
+  EXPECT_EQ(pooled[0], 0);
+  EXPECT_EQ(pooled[1], 32);
+  int8_t y[8];
+  b.l2.read(kOut + 128 + 16, y, 8);  // channel 1, row 1: 8..15
+  EXPECT_EQ(y[0], 8);
+  EXPECT_EQ(y[7], 15);
+}
+
+TEST(StoreUnitTb, FusedGlobalPoolMiddleBandExactCycles) {
+  Stimulus s = one_gap_tile();
+  s.tiles[0].op.row_begin = 2, s.tiles[0].op.row_end = 6;  // rows 2..5 of 8: neither end
+  GapBench b("bench", std::move(s), FusedGap::kResultNotStored);
+  sc_core::sc_start();
+  // Taken at 0: the partial sums' read (4 B) holds the port 0..1; the result is never stored;
+  // the sums' write-back (4 B) queues 1..2, + 2 latency = 4. Neurons' last result at 3 (no
+  // requantisation in a middle band): 3 + 1 + 2 = 6. Retires at 6.
+  EXPECT_EQ(b.retired[0], 6u);
+  EXPECT_EQ(b.record.descriptors[0].l2_read_bytes, 4u);
+  EXPECT_EQ(b.record.descriptors[0].l2_write_bytes, 4u);
+  EXPECT_EQ(b.stats.get("store.gap_partial_bytes"), 8u);
+  // The tile's 32 results (bench bytes 0..31) sum to 496: 1,000 + 496 = 1,496; no pooled byte,
+  // no result written.
+  EXPECT_EQ(int32_at(b.l2, kPartial + 4), 1496);
+  int8_t pooled[4], y[8];
+  b.l2.read(kGap, pooled, 4);
+  b.l2.read(kOut + 128 + 2 * 16, y, 8);
+  for (int8_t v : pooled) EXPECT_EQ(v, 0);
+  for (int8_t v : y) EXPECT_EQ(v, 0);
+}
+
+TEST(StoreUnitTb, FusedGlobalPoolLastBandExactCycles) {
+  Stimulus s = one_gap_tile();
+  s.tiles[0].op.row_begin = 4;  // rows 4..7 of 8: the last band
+  GapBench b("bench", std::move(s), FusedGap::kLast);
+  sc_core::sc_start();
+  // Taken at 0: the partial sums' read 0..1, the result's 32 B 1..3, the pooled byte 3..4,
+  // + 2 latency = 6; neurons' last result at 3, the requantisation one cycle after: 3 + 1 + 1 +
+  // 2 = 7. Retires at 7.
+  EXPECT_EQ(b.retired[0], 7u);
+  EXPECT_EQ(b.record.descriptors[0].l2_read_bytes, 4u);
+  EXPECT_EQ(b.record.descriptors[0].l2_write_bytes, 33u);
+  // (1,000 + 496) / 64 = 23.375 -> 23.
+  int8_t pooled[4];
+  b.l2.read(kGap, pooled, 4);
+  EXPECT_EQ(pooled[1], 23);
+  EXPECT_EQ(int32_at(b.l2, kPartial + 4), 1000);  // the last band writes no partial sums back
+}
+
 }  // namespace
 }  // namespace strider

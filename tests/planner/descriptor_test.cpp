@@ -181,6 +181,69 @@ TEST(Descriptor, InputScaleRoundTripsAndIsChecked) {
   EXPECT_FALSE(o.input_scale.present());
 }
 
+// Format 10: a global average pool fused into a conv's store path (OpDesc::gap).
+TEST(Descriptor, FusedGlobalPoolRoundTripsAndIsChecked) {
+  DescriptorList l = sample();
+  OpDesc& o = l.descriptors[1].op;
+  o.gap.output = TensorRef{MemSpace::kL2, 0xB000, 16, 1, 1, 1, 1, 1};
+  o.gap.partial = TensorRef{MemSpace::kL2, 0xC000, 16, 1, 1, 4, 4, 4};
+  o.gap.requant_multiplier = 16913;
+  o.gap.requant_shift = 21;
+  o.gap.act = PostAct::kClip;
+  o.gap.clip_min = 0, o.gap.clip_max = 96;
+  o.gap.flags = FusedGap::kLast | FusedGap::kOutputUnsigned;  // the last band: 2 + 4
+  EXPECT_EQ(&o.stored(), &o.output);  // the conv's result is stored too
+  std::stringstream ss;
+  write_binary(l, ss);
+  EXPECT_EQ(read_binary(ss, "mem"), l);
+  const std::string text = to_text(l);
+  EXPECT_NE(text.find("gap_output: [l2, 45056, 16, 1, 1, 1, 1, 1], gap_partial: [l2, 49152, 16, "
+                      "1, 1, 4, 4, 4], gap_requant: [16913, 21], gap_act: clip, gap_clip: [0, "
+                      "96], gap_flags: 6"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(read_text(text, "list.yaml"), l);
+  o.gap.flags |= FusedGap::kResultNotStored;  // 14: only the pooled bytes are stored
+  EXPECT_EQ(&o.stored(), &o.gap.output);
+  std::stringstream again;
+  write_binary(l, again);
+  EXPECT_EQ(read_binary(again, "mem"), l);
+  EXPECT_EQ(read_text(to_text(l), "list.yaml"), l);
+  for (auto change : {+[](OpDesc& d) { d.gap.requant_shift = 20; },
+                      +[](OpDesc& d) { d.gap.flags = FusedGap::kFirst; },
+                      +[](OpDesc& d) { d.gap.partial.addr = 0xC010; },
+                      +[](OpDesc& d) { d.gap.clip_max = 95; }}) {
+    OpDesc other = o;
+    change(other);
+    EXPECT_FALSE(other == o);
+  }
+  o.gap.partial = TensorRef();  // a band (not first) without its partial sums
+  try {
+    check(l);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "descriptor 1: fused global pool over a band of rows without partial sums");
+  }
+  o.gap.flags = 16;
+  o.gap.partial = TensorRef{MemSpace::kL2, 0xC000, 16, 1, 1, 4, 4, 4};
+  try {
+    check(l);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "descriptor 1: fused global pool flags 16, expected 0..15");
+  }
+  o.gap.output = TensorRef();  // no pool, but its flags and partial sums
+  try {
+    check(l);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "descriptor 1: fused global pool flags or partial sums without a pooled output");
+  }
+  o.gap = FusedGap();
+  EXPECT_EQ(&o.stored(), &o.output);
+}
+
 TEST(Descriptor, ChannelRequantRoundTripsAndIsChecked) {
   DescriptorList l = sample();
   OpDesc& o = l.descriptors[1].op;

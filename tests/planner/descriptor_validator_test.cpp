@@ -531,5 +531,77 @@ TEST(DescriptorValidator, InputScaleIsChecked) {
   EXPECT_EQ(refusal(l), "(accepted)");
 }
 
+// tests/e2e/data/gap_se.yaml with its two global pools fused (format 10's fused global pool):
+// dw's 16x16x16 result (stored: the squeeze-excitation's Mul reads it too) in 4 bands of 4 rows,
+// its pool's partial sums 16 x 4 bytes; head's 32x16x16 result never stored, one tile.
+DescriptorList gap_list() {
+  Graph g = load_network(std::string(STRIDER_SOURCE_DIR) + "/tests/e2e/data/gap_se.yaml", 0, 0, 1);
+  fuse_activations(&g);
+  EXPECT_EQ(fuse_global_pools(&g), 2);
+  return lower(g, planned().arch, LowerOptions()).list;
+}
+
+TEST(DescriptorValidator, FusedGlobalPoolIsChecked) {
+  DescriptorList l = gap_list();
+  EXPECT_EQ(refusal(l), "(accepted)");
+  std::vector<Descriptor*> dw, head;
+  for (Descriptor& d : l.descriptors) {
+    if (d.kind != DescKind::kOp || !d.op.gap.present()) continue;
+    (l.layers[d.layer] == "dw" ? dw : head).push_back(&d);
+  }
+  ASSERT_EQ(dw.size(), 4u);
+  ASSERT_EQ(head.size(), 1u);
+  EXPECT_EQ(dw[1]->op.gap.flags, 0);                             // rows [4, 8): a middle band
+  EXPECT_EQ(dw[3]->op.gap.flags, FusedGap::kLast);               // rows [12, 16)
+  EXPECT_EQ(head[0]->op.gap.flags, FusedGap::kFirst | FusedGap::kLast |
+                                       FusedGap::kResultNotStored);  // 11
+  Descriptor* f = dw[1];
+  const std::string head_text = "t.strd: descriptor list refused: descriptor " +
+                                std::to_string(f->id) + " (layer 'dw', conv): ";
+  const OpDesc good = f->op;
+  f->op.gap.flags = FusedGap::kFirst;
+  EXPECT_EQ(refusal(l), head_text + "op.gap.flags: first 1, last 0 for tile rows [4, 8) of 16, "
+                                    "expected first 0, last 0");
+  f->op = good;
+  f->op.gap.output.h = 2;
+  EXPECT_EQ(refusal(l), head_text + "op.gap.output: shape 16x2x1, expected 16x1x1");
+  f->op = good;
+  f->op.gap.partial.element_bytes = 1;
+  EXPECT_EQ(refusal(l), head_text + "op.gap.partial.element_bytes: is 1, expected 4");
+  f->op = good;
+  f->op.gap.partial.addr = planned().arch.l2.size_bytes - 32;  // 64 bytes from 32 below the top
+  EXPECT_EQ(refusal(l), head_text + "op.gap.partial: l2 range [0xfffe0, 0x100020) ends past the "
+                                    "l2 capacity of 1048576 bytes");
+  f->op = good;
+  f->op.gap.requant_shift = 63;
+  EXPECT_EQ(refusal(l), head_text + "op.gap.requant: " + std::to_string(good.gap.requant_multiplier) +
+                            " / 2^63, expected a positive multiplier and shift 0..62");
+  f->op = good;
+  f->op.psum_mode = OpDesc::kPsumWrite;
+  f->op.psum = f->op.gap.partial;
+  EXPECT_EQ(refusal(l), "t.strd: descriptor list refused: 2 problems:\n  descriptor " +
+                            std::to_string(f->id) +
+                            " (layer 'dw', conv): op.gap: given for conv with a fused max-pool or "
+                            "partial sums, expected only for a conv without either\n  descriptor " +
+                            std::to_string(f->id) +
+                            " (layer 'dw', conv): op.psum_mode: 2 without an input-channel block "
+                            "(in_ch_end 0)");
+  f->op = good;
+  // 16 x 16 positions are far below 2^31 / 255 = 8,421,504; a 2,910 x 2,910 plane (8,468,100)
+  // is not. head's result is never stored: only its shape is checked.
+  Descriptor* h = head[0];
+  const OpDesc head_good = h->op;
+  h->op.output.h = h->op.output.w = 2910;
+  h->op.row_end = 2910;
+  const std::string refused = refusal(l);
+  EXPECT_NE(refused.find("descriptor " + std::to_string(h->id) +
+                         " (layer 'head', conv): op.gap: 8468100 positions per channel, more than "
+                         "the int32 partial sums hold (8421504)"),
+            std::string::npos)
+      << refused;
+  h->op = head_good;
+  EXPECT_EQ(refusal(l), "(accepted)");
+}
+
 }  // namespace
 }  // namespace strider
