@@ -27,6 +27,9 @@ constexpr uint32_t kMaxStreamBands = 16;  // stream_rows: the most row bands it 
 // the next writer waits for it (write-after-read).
 struct SlotRing {
   uint64_t base = 0, slot_bytes = 0;
+  // Slot addresses when the slots are not one contiguous run from `base` (a deep prefetch's slots
+  // beyond the first two, each placed in a hole of its own); empty: base + s x slot_bytes.
+  std::vector<uint64_t> slot_addr;
   std::vector<int> last_user;
   uint32_t next = 0;
   // Weight staging: the schedule steps before its own during which the memory plan keeps the ring
@@ -40,11 +43,16 @@ struct SlotRing {
     next = (next + 1) % last_user.size();
     return s;
   }
-  uint64_t addr(uint32_t s) const { return base + s * slot_bytes; }
+  uint64_t addr(uint32_t s) const { return slot_addr.empty() ? base + s * slot_bytes : slot_addr[s]; }
   std::vector<uint32_t> war(uint32_t s) const {
     return last_user[s] >= 0 ? std::vector<uint32_t>{uint32_t(last_user[s])} : std::vector<uint32_t>{};
   }
 };
+
+// A deep prefetch's slot beyond its ring's first two, placed on its own (plan_prefetch).
+inline bool is_extra_slot(const memory::ScratchRequest& r) {
+  return r.id.rfind("prefetch-slot:", 0) == 0;
+}
 
 // The order of a compute node's tile loops (banded_lowering.cpp's header; the search's `loop_order`
 // dimension, mapper.h). kDefault: what the lowering picks by itself.
@@ -76,7 +84,7 @@ class Lowerer {
   // (the placement p stays within heap); fills prefetches_.
   void plan_prefetch(const std::vector<int>& order, uint64_t heap, const memory::Problem& acts,
                      const memory::Solution& plan, const memory::ScratchOptions& opt,
-                     std::vector<memory::ScratchRequest>& reqs, const std::vector<int>& req_node,
+                     std::vector<memory::ScratchRequest>& reqs, std::vector<int>& req_node,
                      memory::ScratchPlacement& p);
   bool prefetchable(const Node& n) const;
   // The last step of `order` whose node reads or writes a spilled tensor (the last that may use

@@ -124,7 +124,7 @@ uint64_t Lowerer::place_staging(const std::vector<int>& order, uint64_t heap) {
   // layer and the weightless steps between them (pools, adds, the muls of a squeeze-excitation)
   // run, where L2 has room for them.
   std::vector<memory::ScratchRequest> reqs, near;
-  std::vector<int> req_node;
+  std::vector<int> req_node;  // per request: its node (a deep prefetch's extra slots: the same)
   int64_t prev_weighted = -1;
   for (size_t s = 0; s < order.size(); ++s) {
     const Node& n = g_.nodes[order[s]];
@@ -186,6 +186,20 @@ uint64_t Lowerer::place_staging(const std::vector<int>& order, uint64_t heap) {
   uint64_t height = uint64_t(plan.height);
   for (size_t i = 0; i < reqs.size(); ++i) {
     SlotRing& ring = node_staging_[req_node[i]];
+    if (is_extra_slot(reqs[i])) {  // a deep prefetch's slot of its own, after the ring's first
+      if (ring.slot_addr.empty()) {
+        for (uint32_t s = 0; s < ring.last_user.size(); ++s) {
+          ring.slot_addr.push_back(ring.base + s * ring.slot_bytes);
+        }
+      }
+      ring.slot_addr.push_back(uint64_t(p.offsets[i]));
+      ring.last_user.push_back(-1);
+      ring.ahead = uint32_t(ring.last_user.size());
+      height = std::max(height, uint64_t(p.offsets[i] + reqs[i].size));
+      out_.plan.push_back({reqs[i].id, "scratch", uint64_t(p.offsets[i]), uint64_t(reqs[i].size),
+                           reqs[i].step, reqs[i].step + reqs[i].steps - 1});
+      continue;
+    }
     ring.base = uint64_t(p.offsets[i]);
     ring.slot_bytes = staging_bytes(g_.nodes[size_t(req_node[i])]) / kStagingSlots;
     ring.last_user.assign(size_t(uint64_t(reqs[i].size) / ring.slot_bytes), -1);
