@@ -177,8 +177,7 @@ void check(const DescriptorList& list) {
         fail(d, "fused max-pool without a pooled output");
       }
       if (o.input_scale.present() && o.op != OpCode::kConv && o.op != OpCode::kFullyConnected) {
-        fail(d, std::string("input scale given for ") + to_string(o.op) +
-                    ", expected conv or fc");
+        fail(d, std::string("input scale given for ") + to_string(o.op) + ", expected conv or fc");
       }
       for (const Requant& q : {o.lut.in, o.lut.out}) {
         if (q.multiplier <= 0 || q.shift < 0 || q.shift > 62) {

@@ -187,7 +187,9 @@ OpDesc get_op(ByteReader& r) {
     s.clip_min = r.i32();
     s.clip_max = r.i32();
     s.flags = r.u<uint8_t>();
-    if (s.flags > 3) r.fail("input-scale flags are " + std::to_string(s.flags) + ", expected 0..3", 1);
+    if (s.flags > 3) {
+      r.fail("input-scale flags are " + std::to_string(s.flags) + ", expected 0..3", 1);
+    }
   }
   o.post.kind = r.enumeration<PostOpKind>(2, "post-op");
   if (!o.post.present()) return o;
