@@ -230,15 +230,15 @@ void dump_tensors(const Graph& g, const Lowered& lowered, const FunctionalCheck&
     }
     if (n.input_scale.fused) {  // a per-channel Mul fused into the conv's input: the last input
       const Node::InputScaleFusion& f = n.input_scale;
-      j["input_scale"] = {
-          {"input", n.inputs.size() - 1},
-          {"multiplier", f.multiplier},
-          {"shift", f.shift},
-          {"activation", to_string(f.act)},
-          {"clip", {f.clip_min, f.clip_max}},
-          {"product_unsigned", bool(g.tensors[size_t(f.product)].is_unsigned)},
-          {"formula", "x' = act(round_half_away_from_zero(input0 * scale[c] * multiplier / "
-                      "2^shift)), the conv computing on x' (zero padding)"}};
+      j["input_scale"] = {{"input", n.inputs.size() - 1},
+                          {"multiplier", f.multiplier},
+                          {"shift", f.shift},
+                          {"activation", to_string(f.act)},
+                          {"clip", {f.clip_min, f.clip_max}},
+                          {"product_unsigned", bool(g.tensors[size_t(f.product)].is_unsigned)},
+                          {"formula",
+                           "x' = act(round_half_away_from_zero(input0 * scale[c] * multiplier / "
+                           "2^shift)), the conv computing on x' (zero padding)"}};
     }
     if (n.gap.fused) {  // a global average pool fused into the conv (Node::gap): on its result
       const Node::GlobalPoolFusion& q = n.gap;

@@ -183,8 +183,7 @@ void check(const DescriptorList& list) {
         fail(d, "fused max-pool without a pooled output");
       }
       if (o.input_scale.present() && o.op != OpCode::kConv && o.op != OpCode::kFullyConnected) {
-        fail(d, std::string("input scale given for ") + to_string(o.op) +
-                    ", expected conv or fc");
+        fail(d, std::string("input scale given for ") + to_string(o.op) + ", expected conv or fc");
       }
       if (o.gap.present()) {  // a fused global average pool: its partial sums and flags
         if (o.gap.flags > 15) {

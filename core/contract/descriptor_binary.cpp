@@ -198,7 +198,9 @@ OpDesc get_op(ByteReader& r) {
     s.clip_min = r.i32();
     s.clip_max = r.i32();
     s.flags = r.u<uint8_t>();
-    if (s.flags > 3) r.fail("input-scale flags are " + std::to_string(s.flags) + ", expected 0..3", 1);
+    if (s.flags > 3) {
+      r.fail("input-scale flags are " + std::to_string(s.flags) + ", expected 0..3", 1);
+    }
   }
   if (r.boolean()) {
     FusedGap& g = o.gap;

@@ -470,7 +470,9 @@ InputScaleRead input_scale_read(const OpDesc& op) {
     const uint32_t g0 = op.ch_begin / cout_g, g1 = (op.ch_end - 1) / cout_g;
     return {g0 * cin_g, (g1 - g0 + 1) * cin_g};
   }
-  if (op.op == OpCode::kConv && op.in_ch_end) return {op.in_ch_begin, op.in_ch_end - op.in_ch_begin};
+  if (op.op == OpCode::kConv && op.in_ch_end) {
+    return {op.in_ch_begin, op.in_ch_end - op.in_ch_begin};
+  }
   return {0, op.input.c};
 }
 

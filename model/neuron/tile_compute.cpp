@@ -26,7 +26,7 @@ void read_operand(const TensorRef& t, const TimedMemory& l2, std::vector<int8_t>
 
 // A fused input scale (OpDesc::input_scale) on op.input's bytes as read_operand read them: every
 // element x of channel c becomes the Mul's product activate(requantize(x s_c, multiplier,
-// shift), act, clip), what the load path writes into the lines (tile_elementwise's arithmetic:
+// shift), act, clip), what the load path writes into the lines (elementwise()'s arithmetic:
 // the same requantize_row). Only the elements the buffer holds (w per held row) are touched.
 void apply_input_scale(const OpDesc& op, const TimedMemory& l2, std::vector<int8_t>& bytes) {
   const InputScale& s = op.input_scale;

@@ -140,9 +140,10 @@ OpDesc Lowerer::base_op(const Node& n, bool placed) const {
     s.multiplier = f.multiplier, s.shift = f.shift;
     s.act = static_cast<PostAct>(static_cast<uint8_t>(f.act));
     s.clip_min = f.clip_min, s.clip_max = f.clip_max;
-    s.flags = uint8_t((g_.tensors[size_t(n.scale_input())].is_unsigned ? InputScale::kScaleUnsigned
-                                                                       : 0) |
-                      (g_.tensors[size_t(f.product)].is_unsigned ? InputScale::kProductUnsigned : 0));
+    const bool us = g_.tensors[size_t(n.scale_input())].is_unsigned;
+    const bool up = g_.tensors[size_t(f.product)].is_unsigned;
+    s.flags =
+        uint8_t((us ? InputScale::kScaleUnsigned : 0) | (up ? InputScale::kProductUnsigned : 0));
   }
   if (n.residual.fused) {  // a residual Add fused into the store path
     const Node::ResidualAdd& r = n.residual;

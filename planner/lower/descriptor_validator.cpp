@@ -389,8 +389,8 @@ class Validator {
   void input_scale(const OpDesc& o, bool in_ok) {
     const InputScale& s = o.input_scale;
     if (o.op != OpCode::kConv && o.op != OpCode::kFullyConnected) {
-      fail("op.input_scale", std::string("given for ") + to_string(o.op) +
-                                 ", expected only for conv and fc");
+      fail("op.input_scale",
+           std::string("given for ") + to_string(o.op) + ", expected only for conv and fc");
       return;
     }
     if (!tensor("op.input_scale", s.scale, 1, true)) return;
@@ -411,8 +411,8 @@ class Validator {
                                      ", expected none, relu, relu6 or clip (no lookup table)");
     }
     if (s.clip_min > s.clip_max) {
-      fail("op.input_scale.clip_min", std::to_string(s.clip_min) + " exceeds clip_max " +
-                                          std::to_string(s.clip_max));
+      fail("op.input_scale.clip_min",
+           std::to_string(s.clip_min) + " exceeds clip_max " + std::to_string(s.clip_max));
     }
   }
 

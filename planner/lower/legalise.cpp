@@ -165,7 +165,7 @@ int fuse_input_scales(Graph* g, const std::set<std::string>& keep, const std::st
     const int m = a.outputs[0];
     const TensorShape& out = g->tensors[m].shape;
     if (out.h * out.w < 2) return false;  // a 1x1 plane: no tensor operand to tell from the scale
-    int x = -1, s = -1;  // the tensor operand and the per-channel scale
+    int x = -1, s = -1;                   // the tensor operand and the per-channel scale
     for (int k = 0; k < 2; ++k) {
       const TensorShape& xs = g->tensors[a.inputs[k]].shape;
       const TensorShape& ss = g->tensors[a.inputs[1 - k]].shape;
@@ -182,8 +182,8 @@ int fuse_input_scales(Graph* g, const std::set<std::string>& keep, const std::st
     }
     conv.inputs[0] = x;
     conv.inputs.push_back(s);
-    conv.input_scale = {true, m, a.requant_multiplier, a.requant_shift, a.activation, a.clip_min,
-                        a.clip_max};
+    conv.input_scale = {true,       m,         a.requant_multiplier, a.requant_shift, a.activation,
+                        a.clip_min, a.clip_max};
     return true;
   });
 }

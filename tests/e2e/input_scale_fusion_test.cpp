@@ -155,7 +155,9 @@ Figures run(const std::string& run_file, const std::vector<std::string>& sets) {
     f.checked = r.checked_tensors;
     f.mismatches = r.mismatches;
     for (const Node& n : r.graph.nodes) f.mul_layers += n.op == OpType::kMul;
-    for (const std::string& l : r.lowered.list.layers) f.mul_layers += l == "scale" || l == "scale2";
+    for (const std::string& l : r.lowered.list.layers) {
+      f.mul_layers += l == "scale" || l == "scale2";
+    }
     f.project_cycles = layer_cycles(r, "project");
     f.head_cycles = layer_cycles(r, "head");
     for (const Descriptor& d : r.lowered.list.descriptors) {
@@ -203,7 +205,7 @@ TEST(InputScaleFusion, TinySeIsBitExactInEveryMapping) {
     EXPECT_EQ(fused.checked, 11u) << mapping;  // 14 layers less scale, scale2 and add
     EXPECT_EQ(plain.checked, 14u) << mapping;
     EXPECT_EQ(fused.mul_layers, 0u) << mapping;
-    EXPECT_EQ(plain.mul_layers, 4u) << mapping;  // 2 Mul nodes, 2 Mul layers
+    EXPECT_EQ(plain.mul_layers, 4u) << mapping;    // 2 Mul nodes, 2 Mul layers
     EXPECT_EQ(fused.scaled_tiles, 2u) << mapping;  // project's and head's one tile each
     EXPECT_EQ(plain.scaled_tiles, 0u) << mapping;
     EXPECT_LT(fused.cycles, plain.cycles) << mapping;
@@ -234,9 +236,9 @@ TEST(InputScaleFusion, SpilledInputIsBitExact) {
 // search, whose loop orders share weight blocks across images.
 TEST(InputScaleFusion, BatchIsBitExact) {
   for (const char* mapping : {"positions", "channels", "search"}) {
-    const Figures f = run("configs/runs/default.yaml",
-                          tiny_se({std::string("arch.lowering.mapping=") + mapping,
-                                   "networks[0].batch=3", "sim.functional=true"}));
+    const Figures f =
+        run("configs/runs/default.yaml", tiny_se({std::string("arch.lowering.mapping=") + mapping,
+                                                  "networks[0].batch=3", "sim.functional=true"}));
     ASSERT_EQ(f.status, 0) << mapping << ": " << f.detail;
     EXPECT_EQ(f.mismatches, 0u) << mapping << ": " << f.detail;
     EXPECT_EQ(f.checked, 11u) << mapping;
@@ -256,16 +258,16 @@ TEST(InputScaleFusion, BatchIsBitExact) {
 // depth 0 (1,195 and 2,777, what the unfused convs reading M take), the Mul layers (scale 301
 // and scale2 157 cycles unfused) gone: 15,060 cycles in all.
 TEST(InputScaleFusion, FusedRunExactCycles) {
-  const Figures f =
-      run("configs/runs/default.yaml", tiny_se({"arch.lowering.mapping=positions"}));
-  const Figures flat = run("configs/runs/default.yaml",
-                           tiny_se({"arch.lowering.mapping=positions",
-                                    "arch.l1.input_scale_cycles=0"}));
-  const Figures deep = run("configs/runs/default.yaml",
-                           tiny_se({"arch.lowering.mapping=positions",
-                                    "arch.l1.input_scale_cycles=5"}));
-  const Figures plain = run("configs/runs/default.yaml",
-                            tiny_se({"arch.lowering.mapping=positions", "arch.lowering.fuse=false"}));
+  const Figures f = run("configs/runs/default.yaml", tiny_se({"arch.lowering.mapping=positions"}));
+  const Figures flat =
+      run("configs/runs/default.yaml",
+          tiny_se({"arch.lowering.mapping=positions", "arch.l1.input_scale_cycles=0"}));
+  const Figures deep =
+      run("configs/runs/default.yaml",
+          tiny_se({"arch.lowering.mapping=positions", "arch.l1.input_scale_cycles=5"}));
+  const Figures plain =
+      run("configs/runs/default.yaml",
+          tiny_se({"arch.lowering.mapping=positions", "arch.lowering.fuse=false"}));
   for (const Figures* x : {&f, &flat, &deep, &plain}) ASSERT_EQ(x->status, 0) << x->detail;
   EXPECT_EQ(f.project_pipeline, 32u + 18u * 64u + 2u);
   EXPECT_EQ(f.project_first_fill, 32u + 2u);
@@ -292,11 +294,10 @@ TEST(InputScaleFusion, FusedRunExactCycles) {
 // fused (none left as a node or a layer).
 TEST(InputScaleFusion, ZooSeNetworksAreBitExact) {
   for (const char* net : {"efficientnet_b0", "mobilenet_v3_large"}) {
-    const Figures f = run("configs/runs/mobilenet_v2.yaml",
-                          {std::string("networks[0].path=") + source("configs/networks/zoo/") +
-                               net + ".onnx",
-                           "arch.lowering.mapping=search", "sim.trace=false",
-                           "sim.functional=true"});
+    const Figures f =
+        run("configs/runs/mobilenet_v2.yaml",
+            {std::string("networks[0].path=") + source("configs/networks/zoo/") + net + ".onnx",
+             "arch.lowering.mapping=search", "sim.trace=false", "sim.functional=true"});
     ASSERT_EQ(f.status, 0) << net << ": " << f.detail;
     EXPECT_EQ(f.mismatches, 0u) << net << ": " << f.detail;
     EXPECT_GT(f.checked, 0u) << net;

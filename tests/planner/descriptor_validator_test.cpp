@@ -481,7 +481,8 @@ const ArchConfig& seed() {
 // tiny_se with its two squeeze-excitation Muls fused into the convs after them (format 11's
 // input scale): project reads dw's 32x24x24 output and gate's 32 scales.
 DescriptorList scaled_list() {
-  Graph g = load_network(std::string(STRIDER_SOURCE_DIR) + "/configs/networks/tiny_se.yaml", 0, 0, 1);
+  Graph g =
+      load_network(std::string(STRIDER_SOURCE_DIR) + "/configs/networks/tiny_se.yaml", 0, 0, 1);
   fuse_activations(&g);
   EXPECT_EQ(fuse_input_scales(&g), 2);
   return lower(g, seed(), LowerOptions()).list;
