@@ -385,7 +385,15 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
       // For cycles, the gain must also exceed the pipeline overlap the sum overcharges auto's
       // tiles and not the candidate's (tiny_fpn_det's c3: auto's 4 tiles predicted 1,440 and
       // simulated 1,337, one tile predicted 1,368 and simulated 1,379).
-      if (v < value(s.costed[best].second) && v < value(s.costed[0].second) * (1 - kMinGain) &&
+      // Equal costs: the fewer DRAM bytes (a resident layer's weights staged once with the weights
+      // outer rather than once per band: the DMA, which takes its moves in list order, carries
+      // the next layers' fills behind them; mobilenet_v3_large's features.7 depthwise, 2-row
+      // bands, 21,952 -> 3,136 B, kept the project conv after it from waiting 1,137 cycles).
+      const Cost& held = s.costed[best].second;
+      const bool cheaper =
+          v < value(held) ||
+          (best != 0 && v == value(held) && s.costed[k].second.dram_bytes < held.dram_bytes);
+      if (cheaper && v < value(s.costed[0].second) * (1 - kMinGain) &&
           (objective != "cycles" || net_of_overlap(s.costed[k].second) <
                                         net_of_overlap(s.costed[0].second) * (1 - kMinGain))) {
         second = best, best = k;
