@@ -67,7 +67,8 @@ void fuse_graph(Graph* g, const std::set<std::string>& keep, const std::string& 
   fuse_global_pools(g, keep, prefix);
 }
 
-// Runs `attempt` with `keep`, adding the max-pools and global pools a lowering refused (PoolFusionRefused) to it
+// Runs `attempt` with `keep`, adding the max-pools and global pools a lowering refused
+// (PoolFusionRefused) to it
 // until one is lowered; each retry keeps at least one more pool unfused, so it ends.
 template <typename Attempt>
 auto with_refused_pools(std::optional<std::set<std::string>>& keep, Attempt attempt) {
