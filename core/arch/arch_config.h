@@ -99,7 +99,9 @@ struct LoweringConfig {
   uint64_t weight_slot_bytes = 0;    // one weight-staging slot; 0: L2 size / 32
   // A conv whose only consumer is an element-wise Add writes the Add's result through its
   // store path (OpDesc::post; planner/lower/legalise.h fuse_residual_adds).
-  bool fuse = true;  // false: every Add runs as its own layer (docs/planner.md, fusion)
+  // Also max-pools and global average pools into their conv's store path (fuse_max_pools,
+  // fuse_global_pools). false: every Add and pool runs as its own layer (docs/planner.md, fusion).
+  bool fuse = true;
   // Channel planes of the tensors only compute ops address padded off the L2 banks' period
   // (planner/lower/activation_layout.h skewed_plane_stride); false: every plane h x w bytes.
   bool skew_planes = true;
