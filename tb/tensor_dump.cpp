@@ -255,7 +255,8 @@ void dump_tensors(const Graph& g, const Lowered& lowered, const FunctionalCheck&
         const Tensor& t = g.tensors[size_t(q.output)];
         const std::vector<int8_t>& v = check.reference().value(q.output);
         const std::string file = stem + ".pooled.npy";
-        write_npy(dir + "/" + file, t.is_unsigned ? "<u1" : "<i1", chw(t.shape), v.data(), v.size());
+        write_npy(dir + "/" + file, t.is_unsigned ? "<u1" : "<i1", chw(t.shape), v.data(),
+                  v.size());
         j["fused_global_avg_pool"]["output"] = {{"file", file}, {"tensor", t.name}};
       }
     }

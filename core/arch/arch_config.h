@@ -102,9 +102,9 @@ struct LoweringConfig {
   std::string objective = "cycles";  // what `search` minimises: cycles | energy | edp
   uint64_t weight_slot_bytes = 0;    // one weight-staging slot; 0: L2 size / 32
   // A conv whose only consumer is an element-wise Add writes the Add's result through its
-  // store path (OpDesc::post; planner/lower/legalise.h fuse_residual_adds), a max-pool likewise
-  // (fuse_max_pools), and a squeeze-excitation Mul read only by a conv is applied by that conv's
-  // load path (OpDesc::input_scale; fuse_input_scales).
+  // store path (OpDesc::post; planner/lower/legalise.h fuse_residual_adds), max-pools and global
+  // average pools likewise (fuse_max_pools, fuse_global_pools), and a squeeze-excitation Mul read
+  // only by a conv is applied by that conv's load path (OpDesc::input_scale; fuse_input_scales).
   bool fuse = true;  // false: every Add, pool and Mul runs as its own layer (docs/planner.md)
   // Channel planes of the tensors only compute ops address padded off the L2 banks' period
   // (planner/lower/activation_layout.h skewed_plane_stride); false: every plane h x w bytes.

@@ -196,8 +196,8 @@ struct InputScale {
 // tile's results the store unit adds up each channel's values (the int8 / uint8 bytes it stores,
 // after the conv's requantisation, activation and post-op), and writes for each channel of
 // [ch_begin, ch_end) activate(requantize(sum over the conv's H x W results, requant_multiplier,
-// requant_shift), act, clip_min, clip_max) to `output` ([C, 1, 1]) — exactly OpCode::kGlobalAvgPool's
-// arithmetic (model/neuron/tile_compute.cpp). A tile over a band of rows (not all of them) adds its
+// requant_shift), act, clip_min, clip_max) to `output` ([C, 1, 1]) — exactly
+// OpCode::kGlobalAvgPool's arithmetic (model/neuron/tile_compute.cpp). A tile over a band of rows (not all of them) adds its
 // rows' sums to the int32 partial sums `partial` (one element per channel, element_bytes 4, in
 // L2): the first band's tile (kFirst: row_begin 0) starts from 0 instead of reading them, a tile
 // without kLast writes them back, the last band's tile (kLast: row_end = output.h) requantises

@@ -174,8 +174,10 @@ TEST(Fusion, FunctionalRunsMatchTheReferenceAndSaveCycles) {
   for (const auto& [net, layers] :
        // mobilenet_v2: 54 compute layers, 3 of them convs whose depthwise reader runs fused
        // with them (planner/lower/depthwise_fusion.cpp): their output is never whole, so only
-       // the depthwise's is checked.
-       {std::pair<const char*, uint64_t>{"resnet50", 55}, {"mobilenet_v2", 51}}) {
+       // the depthwise's is checked. In both the global pool is fused into the conv before it
+       // (resnet50's last conv3 + Add, mobilenet_v2's features.18), whose result it alone
+       // reads: 54 and 50 layers.
+       {std::pair<const char*, uint64_t>{"resnet50", 54}, {"mobilenet_v2", 50}}) {
     const Figures fused = run(net, {"sim.functional=true", "arch.lowering.fuse=true"});
     const Figures plain = run(net, {"arch.lowering.fuse=false"});
     ASSERT_EQ(fused.status, 0) << fused.detail;
@@ -227,6 +229,7 @@ TEST(FusionPlanner, LentPayloadsLowerAsGraphsHoldingTheirOwn) {
   Graph owned = net;
   ASSERT_EQ(fuse_residual_adds(&owned), 16);
   ASSERT_EQ(fuse_max_pools(&owned), 1);  // the stem's pool, as the planner fuses it
+  ASSERT_EQ(fuse_global_pools(&owned), 1);  // the pool after the last conv3 (+ its Add)
   const Lowered want = lower_within_limits(cfg, owned, cfg.arch, options(cfg));
 
   FusionPlanner planner({net}, {"resnet50"}, cfg, options(cfg));
@@ -250,6 +253,7 @@ TEST(FusionPlanner, MergedNetworksBorrowTheirPayloadsAtTheirOffsets) {
   for (size_t k = 0; k < fused.size(); ++k) {
     fuse_residual_adds(&fused[k], {}, names[k] + "/");
     fuse_max_pools(&fused[k], {}, names[k] + "/");
+    fuse_global_pools(&fused[k], {}, names[k] + "/");
   }
   MergedNetworks m = merge_networks(fused, names, cfg.planner.schedule, cfg.execution);
   LowerOptions opt = options(cfg);
@@ -264,6 +268,7 @@ TEST(FusionPlanner, MergedNetworksBorrowTheirPayloadsAtTheirOffsets) {
   Graph alone = b;
   fuse_residual_adds(&alone, {}, "b/");
   fuse_max_pools(&alone, {}, "b/");
+  fuse_global_pools(&alone, {}, "b/");
   LowerOptions alone_opt = options(cfg);
   expect_same_lowering(planner.lower_alone(1, std::set<std::string>()),
                        lower_within_limits(cfg, alone, cfg.arch, alone_opt), "b alone");

@@ -95,7 +95,9 @@ TEST(GapFusion, KeptAndUnfusablePoolsStay) {
   node(relu, "pool").activation = Activation::kRelu;
   EXPECT_EQ(fuse_global_pools(&relu), 2);
   Graph batch = g;  // results of two images: unfused
-  for (const char* conv : {"dw", "head"}) batch.tensors[size_t(node(batch, conv).outputs[0])].shape.n = 2;
+  for (const char* conv : {"dw", "head"}) {
+    batch.tensors[size_t(node(batch, conv).outputs[0])].shape.n = 2;
+  }
   EXPECT_EQ(fuse_global_pools(&batch), 0);
   Graph pooled = g;  // a conv whose max-pool is fused already keeps its global pool apart
   node(pooled, "head").pool.fused = true;

@@ -254,7 +254,8 @@ Stimulus one_gap_tile() {
 int32_t int32_at(const L2Sram& l2, uint64_t addr) {
   uint8_t b[4];
   l2.read(addr, reinterpret_cast<int8_t*>(b), 4);
-  return int32_t(uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24);
+  return int32_t(uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 |
+                 uint32_t(b[3]) << 24);
 }
 
 TEST(StoreUnitTb, FusedGlobalPoolWholeHeightTileExactCycles) {

@@ -222,7 +222,8 @@ TEST(Descriptor, FusedGlobalPoolRoundTripsAndIsChecked) {
     check(l);
     FAIL() << "expected an error";
   } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "descriptor 1: fused global pool over a band of rows without partial sums");
+    EXPECT_STREQ(e.what(),
+                 "descriptor 1: fused global pool over a band of rows without partial sums");
   }
   o.gap.flags = 16;
   o.gap.partial = TensorRef{MemSpace::kL2, 0xC000, 16, 1, 1, 4, 4, 4};

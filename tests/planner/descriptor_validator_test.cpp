@@ -575,7 +575,8 @@ TEST(DescriptorValidator, FusedGlobalPoolIsChecked) {
                                     "l2 capacity of 1048576 bytes");
   f->op = good;
   f->op.gap.requant_shift = 63;
-  EXPECT_EQ(refusal(l), head_text + "op.gap.requant: " + std::to_string(good.gap.requant_multiplier) +
+  EXPECT_EQ(refusal(l), head_text + "op.gap.requant: " +
+                            std::to_string(good.gap.requant_multiplier) +
                             " / 2^63, expected a positive multiplier and shift 0..62");
   f->op = good;
   f->op.psum_mode = OpDesc::kPsumWrite;
