@@ -62,8 +62,6 @@ for i, r in enumerate(pl):
     conv = pl[j] if 0 <= j < len(pl) else None
     if r["op"] not in ("add", "maxpool", "globalavgpool", "mul") or conv is None or conv["op"] != "conv" or conv["layer"] not in fused_names:
         bad.append(r["layer"])
-    elif pairs and pairs[-1][0] is conv:
-        pairs[-1][1].append(r)
     else:
         taken.setdefault(conv["layer"], (conv, []))[1].append(r)
 pairs = [(c, xs, fused_names[name]) for name, (c, xs) in taken.items()]
