@@ -5,11 +5,10 @@
 #include <vector>
 
 #include "core/arch/dram_bandwidth.h"
+#include "core/common/ceil_div.h"
 
 namespace strider {
 namespace {
-
-uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 // Per node, whether it is reachable from `from` along the edges `next` gives (from included).
 std::vector<bool> reach(int from, const std::vector<std::vector<int>>& next) {
@@ -76,8 +75,8 @@ CapacityBound capacity_bound(const Graph& g, const ArchConfig& arch,
     if (!chain) continue;
     const uint64_t l2 = arch.l2.size_bytes;
     const uint64_t cycles =
-        std::max({cdiv(macs_up, peak), lb_up, dram_peak_cycles(arch, w_up + inputs)}) +
-        std::max({cdiv(macs_down, peak), lb_down,
+        std::max({ceil_div(macs_up, peak), lb_up, dram_peak_cycles(arch, w_up + inputs)}) +
+        std::max({ceil_div(macs_down, peak), lb_down,
                   dram_peak_cycles(arch, (w_down > l2 ? w_down - l2 : 0) + outputs)});
     if (cycles > best.cycles) best = {cycles, g.nodes[c].name};
   }

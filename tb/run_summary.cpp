@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/arch/dram_bandwidth.h"
+#include "core/common/ceil_div.h"
 #include "tb/capacity_bound.h"
 
 namespace strider {
@@ -72,7 +73,6 @@ void observe_occupancy(const RunResult& r, RunSummary& s) {
   }
 }
 
-uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 // Bytes all L2 banks move per cycle together.
 uint64_t l2_bank_bytes(const ArchConfig& arch) {
@@ -107,10 +107,10 @@ const char* layer_class(const OpDesc& op) {
 void bound_layer(LayerRow& l, const ArchConfig& arch, uint64_t peak) {
   const uint64_t port = std::max({l.load_port_bytes, l.store_port_bytes, l.span_dma_port_bytes});
   const uint64_t dram = dram_peak_cycles(arch, l.span_dram_bytes);
-  const uint64_t l2 = cdiv(port, arch.l2.port_bytes_per_cycle);
+  const uint64_t l2 = ceil_div(port, arch.l2.port_bytes_per_cycle);
   const uint64_t banks =
-      cdiv(l.load_port_bytes + l.store_port_bytes + l.span_dma_port_bytes, l2_bank_bytes(arch));
-  l.bound_cycles = std::max({cdiv(l.macs, peak), dram, l2, l.lb_write_cycles, banks});
+      ceil_div(l.load_port_bytes + l.store_port_bytes + l.span_dma_port_bytes, l2_bank_bytes(arch));
+  l.bound_cycles = std::max({ceil_div(l.macs, peak), dram, l2, l.lb_write_cycles, banks});
   const std::pair<uint64_t, const char*> busy[] = {{l.compute_cycles, "compute"},
                                                    {l.lb_write_cycles, "line_buffer"},
                                                    {dram + l.stall_dram, "dram"},
@@ -237,9 +237,9 @@ RunSummary summarise(const RunResult& r, const UnitTimeline* timeline) {
   s.utilization = s.cycles ? double(s.macs) / (double(s.cycles) * s.peak_macs_per_cycle) : 0;
   const uint64_t dram_bytes = s.totals.dram_bytes + s.descriptor_fetch_bytes;
   s.bound_cycles =
-      std::max({cdiv(s.macs, s.peak_macs_per_cycle), dram_peak_cycles(arch, dram_bytes),
-                cdiv(std::max({load, store, dma}), arch.l2.port_bytes_per_cycle),
-                s.totals.lb_write_cycles, cdiv(load + store + dma, l2_bank_bytes(arch))});
+      std::max({ceil_div(s.macs, s.peak_macs_per_cycle), dram_peak_cycles(arch, dram_bytes),
+                ceil_div(std::max({load, store, dma}), arch.l2.port_bytes_per_cycle),
+                s.totals.lb_write_cycles, ceil_div(load + store + dma, l2_bank_bytes(arch))});
   std::vector<uint64_t> node_lb_writes(r.graph.nodes.size(), 0);
   for (size_t i = 0; i < s.layers.size() && i < r.lowered.layer_node.size(); ++i) {
     const int node = r.lowered.layer_node[i];

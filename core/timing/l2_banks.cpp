@@ -4,12 +4,9 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/common/ceil_div.h"
+
 namespace strider {
-namespace {
-
-uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-
-}  // namespace
 
 void l2_bank_words(const L2Config& l2, uint64_t addr, uint64_t bytes, uint64_t count,
                    uint64_t stride, std::vector<uint64_t>& words) {
@@ -18,7 +15,7 @@ void l2_bank_words(const L2Config& l2, uint64_t addr, uint64_t bytes, uint64_t c
   // Adds `times` x the words of one piece at `a`: whole rounds over every bank, then the
   // remainder from the piece's first bank.
   auto piece = [&](uint64_t a, uint64_t times) {
-    const uint64_t first = a / width, n = cdiv(a % width + bytes, width);
+    const uint64_t first = a / width, n = ceil_div(a % width + bytes, width);
     for (uint64_t i = 0; i < std::min(banks, n); ++i) {
       words[(first + i) % banks] += times * (n / banks + (i < n % banks ? 1 : 0));
     }
@@ -45,8 +42,8 @@ bool joined(L2Pattern* p) {
 uint64_t port_cycles(const L2Config& l2, const L2Pattern& p, const std::vector<uint64_t>& words) {
   uint64_t total = 0;
   for (uint64_t w : words) total += w * p.repeats;
-  return p.count == 1 ? cdiv(p.bytes * p.repeats, l2.port_bytes_per_cycle)
-                      : cdiv(total * l2.bank_width_bytes, l2.port_bytes_per_cycle);
+  return p.count == 1 ? ceil_div(p.bytes * p.repeats, l2.port_bytes_per_cycle)
+                      : ceil_div(total * l2.bank_width_bytes, l2.port_bytes_per_cycle);
 }
 
 }  // namespace

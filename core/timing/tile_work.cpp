@@ -3,13 +3,12 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/common/ceil_div.h"
 #include "core/timing/fill_pipeline.h"
 #include "core/timing/fused_gap.h"
 
 namespace strider {
 namespace {
-
-uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 // Input channels one output channel reduces over: its group's, or the tile's input block.
 uint32_t reduced_channels(const OpDesc& op) {
@@ -35,7 +34,7 @@ class TileBuilder {
     const uint64_t full = r.segments / r.per_fill, rem = r.segments % r.per_fill;
     auto writes = [&](uint64_t s) { return s * r.writes_per_segment + r.writes_per_fill; };
     auto compute = [&](uint64_t s) {
-      return r.passes * r.group * cdiv(s * r.width, nc_.macs_per_cycle);
+      return r.passes * r.group * ceil_div(s * r.width, nc_.macs_per_cycle);
     };
     if (full > 0) pipe_.add(writes(r.per_fill), compute(r.per_fill), full);
     if (rem > 0) pipe_.add(writes(rem), compute(rem));
@@ -90,8 +89,8 @@ std::vector<uint64_t> channel_groups(const OpDesc& op, const NeuronConfig& nc) {
 uint64_t channel_form_fills(TileWork& w, TileBuilder& b, const L1Config& l1,
                             const NeuronConfig& nc, uint64_t positions, uint64_t k,
                             bool group_kernel) {
-  const uint64_t channel_runs = cdiv(w.channels, nc.count);
-  const uint64_t groups = cdiv(positions, nc.accumulators);
+  const uint64_t channel_runs = ceil_div(w.channels, nc.count);
+  const uint64_t groups = ceil_div(positions, nc.accumulators);
   Reduction red;
   red.segments = k;
   red.per_fill = l1.line_bytes;
@@ -166,7 +165,7 @@ void im2col_gather(const OpDesc& op, const NeuronConfig& nc, bool resident, uint
     p = end;
   }
   gather[0] = {piece(a), cin, whole * op.kernel_h};
-  gather[1] = {other ? cdiv(other_bytes, other) : 0, cin, other * op.kernel_h};
+  gather[1] = {other ? ceil_div(other_bytes, other) : 0, cin, other * op.kernel_h};
 }
 
 // Whether the im2col form's inputs for the tile's positions from `first` on stay in the kernel
@@ -230,9 +229,9 @@ void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Con
   red.width = op.kernel_w;
   red.segments = conv ? uint64_t(reduced_channels(op)) * op.kernel_h : op.kernel_h;
   if (red.width > l1.line_bytes) {  // a kernel row wider than a line is split into parts
-    const uint64_t parts = cdiv(red.width, l1.line_bytes);
+    const uint64_t parts = ceil_div(red.width, l1.line_bytes);
     red.segments *= parts;
-    red.width = cdiv(red.width, parts);
+    red.width = ceil_div(red.width, parts);
   }
   red.per_fill = std::max<uint64_t>(1, l1.line_bytes / red.width);
   const std::vector<uint64_t> groups = channel_groups(op, nc);
@@ -251,7 +250,7 @@ void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Con
   const uint64_t runs_end = positions - split.skipped;
   w.computed_positions = runs_end + tail;
   w.tail_skipped = split.skipped;
-  w.runs = cdiv(runs_end, n);
+  w.runs = ceil_div(runs_end, n);
   for (uint64_t k = 0; k < w.runs; ++k) {
     const uint64_t start = k * n, end = std::min(start + n, runs_end);
     const uint64_t active = end - start;
@@ -355,7 +354,7 @@ void stream_op(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Config& l1
   red.passes = softmax ? 3 : 1;  // softmax: max, sum of exponentials, normalise
   red.per_fill = l1.line_bytes;
   const uint64_t channel_loops = softmax ? 1 : w.channels;
-  w.runs = cdiv(positions, nc.count);
+  w.runs = ceil_div(positions, nc.count);
   for (uint64_t k = 0; k < w.runs; ++k) {
     red.active = std::min<uint64_t>(nc.count, positions - k * nc.count);
     red.writes_per_segment = l1.shift_stride ? 1 : red.active;
@@ -477,7 +476,7 @@ InputScaleRead input_scale_read(const OpDesc& op) {
 }
 
 uint64_t tile_cycles(const TileWork& w, uint32_t l2_port_bytes) {
-  return std::max(w.pipeline_cycles, cdiv(w.l2_read_bytes, std::max<uint32_t>(1, l2_port_bytes)));
+  return std::max(w.pipeline_cycles, ceil_div(w.l2_read_bytes, std::max<uint32_t>(1, l2_port_bytes)));
 }
 
 bool strided_stream_applies(const OpDesc& op, const L1Config& l1) {

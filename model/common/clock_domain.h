@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "core/common/ceil_div.h"
+
 namespace strider {
 
 class ClockDomain {
@@ -27,7 +29,5 @@ class ClockDomain {
  private:
   sc_core::sc_time period_;
 };
-
-inline uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 }  // namespace strider

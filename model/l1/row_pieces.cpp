@@ -2,12 +2,11 @@
 
 #include <algorithm>
 
+#include "core/common/ceil_div.h"
 #include "core/timing/tile_work.h"
 
 namespace strider {
 namespace {
-
-uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 // Input channels read together: `count` channels from `first`, each read `repeats` times.
 struct ChannelSet {
@@ -27,7 +26,7 @@ std::vector<ChannelSet> channel_sets(const OpDesc& op, const NeuronConfig& nc) {
   for (uint32_t c = op.ch_begin; c < op.ch_end;) {
     const uint32_t g = c / per_group;
     const uint32_t group_end = std::min(op.ch_end, (g + 1) * per_group);
-    const uint32_t repeats = uint32_t(cdiv(group_end - c, nc.accumulators));
+    const uint32_t repeats = uint32_t(ceil_div(group_end - c, nc.accumulators));
     c = group_end;
     ChannelSet s{g * in_per_group, in_per_group, repeats};
     if (op.in_ch_end) s.first = op.in_ch_begin, s.count = op.in_ch_end - op.in_ch_begin;
@@ -55,8 +54,8 @@ void input_row_pieces(const OpDesc& op_in, const L1Config& l1, const NeuronConfi
   const int64_t step = op.stride_w;  // stream elements between consecutive positions
   const uint64_t positions = traversal_positions(op, stream) - tail;
   // A kernel row wider than a line is read in parts of equal width (the last narrower).
-  const uint64_t parts = cdiv(op.kernel_w, l1.line_bytes);
-  const uint64_t width = cdiv(op.kernel_w, parts);
+  const uint64_t parts = ceil_div(op.kernel_w, l1.line_bytes);
+  const uint64_t width = ceil_div(op.kernel_w, parts);
   // One stored row piece: padded row `pr`, padded columns [a, b), clipped to the stored input;
   // a piece that starts where the block's previous piece of the same channels ends (rows back to
   // back in memory, no padding between them) extends it.

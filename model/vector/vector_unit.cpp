@@ -2,14 +2,13 @@
 
 #include <algorithm>
 
-#include "model/l2/l2_sram.h"
+#include "core/common/ceil_div.h"
 #include "core/contract/quant.h"
 #include "core/contract/vector_math.h"
+#include "model/l2/l2_sram.h"
 
 namespace strider {
 namespace {
-
-uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 // Element (c, y, x) of an L2 tensor (which may be a band buffer).
 class Reader {
@@ -158,7 +157,7 @@ VectorWork vector_work(const OpDesc& op, const VectorConfig& cfg) {
   }
   // Softmax and the norms pass over every input element they read (max / mean and sums), the
   // last pass writes the tile's elements; all passes are costed over the read elements.
-  w.compute_cycles = passes * cdiv(read_channels * read_positions, cfg.lanes) * cycles;
+  w.compute_cycles = passes * ceil_div(read_channels * read_positions, cfg.lanes) * cycles;
   return w;
 }
 

@@ -46,6 +46,7 @@
 #include <tuple>
 
 #include "core/arch/dram_bandwidth.h"
+#include "core/common/ceil_div.h"
 #include "planner/lower/lowerer.h"
 
 namespace strider {
@@ -56,7 +57,6 @@ constexpr int64_t kMaxPrefetchSteps = 64;  // a deep prefetch starts at most thi
 // under mixed traffic, and the estimate is auto's whole-height tiles.
 constexpr double kCreditShare = 0.75;
 
-uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
@@ -167,7 +167,7 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
     if (!prefetchable(n) || t < 1) continue;
     const uint64_t out_c = uint64_t(g_.tensors[size_t(n.outputs[0])].shape.c);
     const uint64_t per = staged_bytes_per_channel(n), block = weight_block(n);
-    const uint64_t blocks = cdiv(out_c, block);
+    const uint64_t blocks = ceil_div(out_c, block);
     // DRAM-bound on its weights in one band of output rows (each block staged once): the ring may
     // grow. Otherwise two slots, moved earlier only where the ordinary lead's steps are too short
     // for its first two fills (a conv after a squeeze-excitation's small layers).
@@ -213,7 +213,7 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
     const uint64_t fill = dram_peak_cycles(arch_, block * per) + arch_.dram.latency_cycles;
     const uint64_t tile = std::max<uint64_t>(1, cycles[size_t(t)] / blocks);
     const uint64_t streamed = cycles[size_t(t)] / fill;
-    const uint64_t need = std::max(blocks > streamed ? blocks - streamed : 0, cdiv(fill, tile) + 1);
+    const uint64_t need = std::max(blocks > streamed ? blocks - streamed : 0, ceil_div(fill, tile) + 1);
     const uint64_t most = grows ? std::max<uint64_t>(blocks, kStagingSlots) : kStagingSlots;
     for (uint64_t k = std::clamp<uint64_t>(need, kStagingSlots, most);;) {
       // The bytes of the first k fills, covered by the credit of the steps before t (the latest
@@ -293,7 +293,7 @@ void Lowerer::emit_prefetches(double share) {
     const SlotRing& ring = node_staging_[size_t(p.node)];
     const uint64_t out_c = uint64_t(g_.tensors[size_t(n.outputs[0])].shape.c);
     const uint64_t block = weight_block(n), per = staged_bytes_per_channel(n);
-    const uint64_t fills = std::min<uint64_t>(ring.last_user.size(), cdiv(out_c, block));
+    const uint64_t fills = std::min<uint64_t>(ring.last_user.size(), ceil_div(out_c, block));
     // The quota taken up to the previous step, and this step's share of its own by `share`.
     const size_t at = size_t(current_step_ - p.from);
     const uint64_t before = at > 0 ? p.quota[at - 1] : 0;

@@ -12,6 +12,7 @@
 
 #include "core/arch/dram_bandwidth.h"
 #include "core/arch/energy_presets.h"
+#include "core/common/ceil_div.h"
 #include "core/timing/fused_gap.h"
 #include "core/timing/l2_banks.h"
 #include "core/timing/tile_work.h"
@@ -20,8 +21,7 @@
 namespace strider {
 namespace {
 
-uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-uint64_t align_up(uint64_t v, uint64_t a) { return cdiv(v, a) * a; }
+uint64_t align_up(uint64_t v, uint64_t a) { return ceil_div(v, a) * a; }
 
 struct Candidate {
   Mapping mapping = Mapping::kPositions;
@@ -69,7 +69,7 @@ std::string describe(const Candidate& c) {
 std::vector<uint32_t> band_heights(uint32_t h) {
   std::vector<uint32_t> rows;
   for (uint32_t b = 1; b <= h; ++b) {
-    const uint32_t r = uint32_t(cdiv(h, b));
+    const uint32_t r = uint32_t(ceil_div(h, b));
     if (rows.empty() || rows.back() != r) rows.push_back(r);
   }
   return rows;
@@ -118,8 +118,8 @@ uint64_t mapper_tile_cycles(const L2Config& l2, const OpDesc& t, const TileWork&
   const uint64_t element = w.valid_outputs ? w.output_bytes / w.valid_outputs : 1;
   const uint64_t stores = store_passes(t);
   return std::max({w.pipeline_cycles,
-                   cdiv(w.l2_read_bytes, port) + conflicts(w.gather, 1, t.input.channel_stride),
-                   cdiv(stores * w.output_bytes + w.gap_bytes, port) +
+                   ceil_div(w.l2_read_bytes, port) + conflicts(w.gather, 1, t.input.channel_stride),
+                   ceil_div(stores * w.output_bytes + w.gap_bytes, port) +
                        stores * conflicts(w.store, element, t.output.channel_stride),
                    shared_bank_cycles(l2, t, w)});
 }
@@ -245,7 +245,7 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
       double pj = 0;
       bool first = true;
       const std::vector<TileCost>& grid = grid_of(c);
-      const uint32_t bands = uint32_t(cdiv(out_h, c.rows)), blocks = uint32_t(cdiv(out_c, c.block));
+      const uint32_t bands = uint32_t(ceil_div(out_h, c.rows)), blocks = uint32_t(ceil_div(out_c, c.block));
       auto add = [&](uint32_t band, uint32_t block) {
         const TileCost& t = grid[size_t(band) * blocks + block];
         compute += t.cycles, pj += t.pj;
@@ -328,9 +328,9 @@ void Lowerer::search_mappings(const std::vector<int>& order) {
           // slower than the inputs outer).
           std::vector<LoopOrder> orders = {LoopOrder::kInputsOuter};
           // (A resident layer in one block is staged once in either order.)
-          const bool restaged = banded ? cdiv(out_h, r) > 1 || images > 1
-                                       : cdiv(out_h, r) > 1 && cdiv(out_c, b) > 1;
-          const bool refills = banded && !channel_local(n) && cdiv(out_c, b) > 1 &&
+          const bool restaged = banded ? ceil_div(out_h, r) > 1 || images > 1
+                                       : ceil_div(out_h, r) > 1 && ceil_div(out_c, b) > 1;
+          const bool refills = banded && !channel_local(n) && ceil_div(out_c, b) > 1 &&
                                banded_default_order(n, r, b, images) != LoopOrder::kWeightsOuter;
           for (LoopOrder o : {LoopOrder::kWeightsOuter, LoopOrder::kGrouped}) {
             const bool legal = banded ? banded_order_legal(n, images, o) &&

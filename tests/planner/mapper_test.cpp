@@ -1,6 +1,7 @@
 // The mapping search (planner/lower/mapper.h) on the two-conv network on the tiny arch: the
 // candidates it enumerates (im2col included) and the cost it predicts, re-derived from the
 // closed-form tile model.
+#include "core/common/ceil_div.h"
 #include "planner/lower/mapper.h"
 
 #include <gtest/gtest.h>
@@ -21,14 +22,13 @@ namespace {
 
 const std::string kDir = STRIDER_SOURCE_DIR;
 
-uint64_t cdiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 // One tile's predicted cycles on tiny (L2 port 16 B/cycle): max(fill pipeline, load-port bytes /
 // 16, store-port bytes / 16).
 uint64_t tile_cycles(OpDesc op, const ArchConfig& arch, uint32_t r0, uint32_t r1) {
   op.row_begin = r0, op.row_end = r1;
   const TileWork w = compute_tile_work(op, arch.l1, arch.neurons, arch.l2.port_bytes_per_cycle);
-  return std::max({w.pipeline_cycles, cdiv(w.l2_read_bytes, 16), cdiv(w.output_bytes, 16)});
+  return std::max({w.pipeline_cycles, ceil_div(w.l2_read_bytes, 16), ceil_div(w.output_bytes, 16)});
 }
 
 // Bands of `rows` over the 4 output rows, summed, against the weights' DRAM time.
@@ -110,7 +110,7 @@ TEST(Mapper, SearchCostsEveryBandHeightAndKeepsTheCheapest) {
       ++tiles_a;
     }
   }
-  EXPECT_EQ(tiles_a, cdiv(4, rows));
+  EXPECT_EQ(tiles_a, ceil_div(4, rows));
 }
 
 TEST(Mapper, EnergyObjectiveNeverPredictsWorseThanAuto) {
