@@ -1,13 +1,11 @@
 #include "planner/lower/descriptor_validator.h"
 
-#include <climits>
 #include <sstream>
 
 #include "core/common/saturating.h"
-#include "core/common/window_row.h"
 #include "core/contract/vector_math.h"
-#include "core/timing/fused_pool.h"
 #include "planner/lower/data_flow_check.h"
+#include "planner/lower/fused_op_checks.h"
 
 namespace strider {
 
@@ -24,7 +22,15 @@ std::string str(uint64_t v) { return std::to_string(v); }
 class Validator {
  public:
   Validator(const DescriptorList& list, const ArchConfig& arch, const ValidationLimits& limits)
-      : list_(list), arch_(arch), limits_(limits) {}
+      : list_(list), arch_(arch), limits_(limits) {
+    report_.fail = [this](const std::string& field, const std::string& problem) {
+      fail(field, problem);
+    };
+    report_.tensor = [this](const std::string& field, const TensorRef& t, uint8_t element_bytes,
+                            bool whole) { return tensor(field, t, element_bytes, whole); };
+  }
+  Validator(const Validator&) = delete;
+  Validator& operator=(const Validator&) = delete;
 
   std::vector<std::string> run() {
     if (list_.arch_fingerprint != arch_.fingerprint()) {
@@ -208,221 +214,13 @@ class Validator {
     return range(field, MemSpace::kL2, t.addr, extent(t)) && ok;
   }
 
-  // A fused max-pool (conv only, without post-op or partial sums): a window of 2 or more
-  // elements, strides up to the kernel, pads below it, the pooled output of the conv's channels with
-  // the extent the window gives (floor or ceil), the tile over the conv's whole height, and the
-  // row buffer (core/timing/fused_pool.h) holding its channel group's open pooled rows. Returns
-  // whether the op's tensors can be checked further.
-  bool fused_pool(const OpDesc& o) {
-    const FusedPool& p = o.pool;
-    if (o.op != OpCode::kConv || o.post.present() || o.psum_mode != 0) {
-      fail("op.pool", std::string("given for ") + to_string(o.op) +
-                          (o.op == OpCode::kConv ? " with a post-op or partial sums" : "") +
-                          ", expected only for a conv without either");
-      return false;
-    }
-    const std::string window = str(p.kernel_h) + "x" + str(p.kernel_w);
-    if (p.kernel_h == 0 || p.kernel_w == 0 || uint32_t(p.kernel_h) * p.kernel_w < 2) {
-      fail("op.pool.kernel", window + ", expected a window of 2 or more elements");
-      return false;
-    }
-    if (p.stride_h == 0 || p.stride_w == 0 || p.stride_h > p.kernel_h || p.stride_w > p.kernel_w) {
-      fail("op.pool.stride", str(p.stride_h) + "x" + str(p.stride_w) +
-                                 ", expected 1 up to the kernel " + window);
-      return false;
-    }
-    if (p.pad_top >= p.kernel_h || p.pad_bottom >= p.kernel_h || p.pad_left >= p.kernel_w ||
-        p.pad_right >= p.kernel_w) {
-      fail("op.pool.pads", str(p.pad_top) + "/" + str(p.pad_left) + "/" + str(p.pad_bottom) + "/" +
-                               str(p.pad_right) + ", expected each less than the kernel " + window);
-      return false;
-    }
-    if (o.output.h == 0 || o.output.w == 0) {
-      fail("op.output", "has an empty shape " + shape(o.output));
-      return false;
-    }
-    if (!tensor("op.pool.output", p.output, 1, true)) return false;
-    // The pooled extent with floor and with ceil rounding (ONNX ceil_mode).
-    const auto rows = [&](bool ceil) {
-      return uint32_t(
-          window_positions(o.output.h, p.kernel_h, p.stride_h, p.pad_top, p.pad_bottom, ceil));
-    };
-    const auto cols = [&](bool ceil) {
-      return uint32_t(
-          window_positions(o.output.w, p.kernel_w, p.stride_w, p.pad_left, p.pad_right, ceil));
-    };
-    const uint32_t h0 = rows(false), h1 = rows(true), w0 = cols(false), w1 = cols(true);
-    if (p.output.c != o.output.c || p.output.h < h0 || p.output.h > h1 || p.output.w < w0 ||
-        p.output.w > w1 || h0 == 0 || w0 == 0) {
-      fail("op.pool.output", "shape " + shape(p.output) + ", expected " + str(o.output.c) + "x" +
-                                 str(h0) + (h1 != h0 ? ".." + str(h1) : "") + "x" + str(w0) +
-                                 (w1 != w0 ? ".." + str(w1) : "") + " (a " + window +
-                                 " pool over op.output's " + shape(o.output) + ")");
-      return false;
-    }
-    bool ok = true;
-    if (o.row_begin != 0 || o.row_end != o.output.h) {
-      fail("op.row_end", "tile rows [" + str(o.row_begin) + ", " + str(o.row_end) +
-                             ") under a fused max-pool, expected the conv's whole height [0, " +
-                             str(o.output.h) + ")");
-      ok = false;
-    }
-    if (p.output.first_row != 0 || p.output.held_rows() != p.output.h ||
-        o.ch_begin < p.output.first_channel ||
-        o.ch_end > uint64_t(p.output.first_channel) + p.output.held_channels()) {
-      fail("op.pool.output", "holds rows [" + str(p.output.first_row) + ", " +
-                                 str(uint64_t(p.output.first_row) + p.output.held_rows()) +
-                                 ") x channels [" + str(p.output.first_channel) + ", " +
-                                 str(uint64_t(p.output.first_channel) + p.output.held_channels()) +
-                                 "), expected every row of the tile's channels [" + str(o.ch_begin) +
-                                 ", " + str(o.ch_end) + ")");
-      ok = false;
-    }
-    const uint64_t need = pool_row_buffer_bytes(o, arch_.neurons.count);
-    if (need > arch_.l1.pool_row_buffer_bytes) {
-      fail("op.pool", "needs " + str(need) + " row-buffer bytes (" +
-                          str(pool_group_channels(o, arch_.neurons.count)) +
-                          " channels x " + str((p.kernel_h + p.stride_h - 1) / p.stride_h) +
-                          " rows x " + str(p.output.w) + "), arch.l1.pool_row_buffer_bytes is " +
-                          str(arch_.l1.pool_row_buffer_bytes));
-      ok = false;
-    }
-    return ok;
-  }
-
-  // A fused global average pool (conv only, without a fused max-pool or partial sums over input
-  // channels): its pooled output a [C, 1, 1] L2 tensor of the conv's channels, its first / last
-  // flags those of the tile's rows, int32 partial sums [C, 1, 1] in L2 for a tile over a band of
-  // rows, a requantisation and clip as a global pool's, and a plane whose sum the int32 partial
-  // sums hold (H x W x 255 < 2^31). Returns whether the pooled output can be checked further.
-  bool fused_gap(const OpDesc& o) {
-    const FusedGap& g = o.gap;
-    if (o.op != OpCode::kConv || o.pool.present() || o.psum_mode != 0) {
-      fail("op.gap", std::string("given for ") + to_string(o.op) +
-                         (o.op == OpCode::kConv ? " with a fused max-pool or partial sums" : "") +
-                         ", expected only for a conv without either");
-      return false;
-    }
-    bool ok = tensor("op.gap.output", g.output, 1, true);
-    if (ok && (g.output.c != o.output.c || g.output.h != 1 || g.output.w != 1)) {
-      fail("op.gap.output", "shape " + shape(g.output) + ", expected " + str(o.output.c) + "x1x1");
-      ok = false;
-    }
-    const bool first = o.row_begin == 0, last = o.row_end == o.output.h;
-    if (g.first() != first || g.last() != last) {
-      fail("op.gap.flags", std::string("first ") + (g.first() ? "1" : "0") + ", last " +
-                               (g.last() ? "1" : "0") + " for tile rows [" + str(o.row_begin) +
-                               ", " + str(o.row_end) + ") of " + str(o.output.h) +
-                               ", expected first " + (first ? "1" : "0") + ", last " +
-                               (last ? "1" : "0"));
-    }
-    if (!(first && last)) {
-      if (!g.partial.present()) {
-        fail("op.gap.partial", "missing: tile rows [" + str(o.row_begin) + ", " +
-                                   str(o.row_end) + ") of " + str(o.output.h) +
-                                   " add into the int32 partial sums");
-      } else if (tensor("op.gap.partial", g.partial, 4, true) &&
-                 (g.partial.c != o.output.c || g.partial.h != 1 || g.partial.w != 1)) {
-        fail("op.gap.partial", "shape " + shape(g.partial) + ", expected " + str(o.output.c) +
-                                   "x1x1");
-      }
-    }
-    if (g.requant_shift < 0 || g.requant_shift > 62 || g.requant_multiplier <= 0) {
-      fail("op.gap.requant", std::to_string(g.requant_multiplier) + " / 2^" +
-                                 std::to_string(g.requant_shift) +
-                                 ", expected a positive multiplier and shift 0..62");
-    }
-    if (g.clip_min > g.clip_max) {
-      fail("op.gap.clip_min", std::to_string(g.clip_min) + " exceeds clip_max " +
-                                  std::to_string(g.clip_max));
-    }
-    if (uint64_t(o.output.h) * o.output.w * 255 > uint64_t(INT32_MAX)) {
-      fail("op.gap", str(uint64_t(o.output.h) * o.output.w) +
-                         " positions per channel, more than the int32 partial sums hold (" +
-                         str(uint64_t(INT32_MAX) / 255) + ")");
-    }
-    return ok;
-  }
-
-  // A post-op Add (conv only): its operand an int8 L2 tensor of the output's shape holding the
-  // tile's rows and channels, its multipliers those of an add.
-  void post_op(const OpDesc& o, bool out_ok) {
-    if (o.op != OpCode::kConv) {
-      fail("op.post", std::string("given for ") + to_string(o.op) + ", expected only for conv");
-      return;
-    }
-    const TensorRef& r = o.post.operand;
-    if (!tensor("op.post.operand", r, 1, true)) return;
-    if (out_ok && (r.c != o.output.c || r.h != o.output.h || r.w != o.output.w)) {
-      fail("op.post.operand", "shape " + shape(r) + ", expected op.output's " + shape(o.output));
-      return;
-    }
-    if (o.row_begin < r.first_row || o.row_end > uint64_t(r.first_row) + r.held_rows() ||
-        o.ch_begin < r.first_channel || o.ch_end > uint64_t(r.first_channel) + r.held_channels()) {
-      fail("op.post.operand", "holds rows [" + str(r.first_row) + ", " +
-                                  str(uint64_t(r.first_row) + r.held_rows()) + ") x channels [" +
-                                  str(r.first_channel) + ", " +
-                                  str(uint64_t(r.first_channel) + r.held_channels()) +
-                                  "), not the tile's rows [" + str(o.row_begin) + ", " +
-                                  str(o.row_end) + ") x channels [" + str(o.ch_begin) + ", " +
-                                  str(o.ch_end) + ")");
-    }
-    constexpr int32_t kMaxOperandMultiplier = int32_t{1} << 23;  // as for add
-    for (int32_t m : {o.post.multiplier, o.post.operand_multiplier}) {
-      if (m < 0 || m > kMaxOperandMultiplier) {
-        fail("op.post.multiplier", std::to_string(m) + ", expected an operand multiplier 0..2^23");
-        break;
-      }
-    }
-    if (o.post.shift < 0 || o.post.shift > 62) {
-      fail("op.post.shift", std::to_string(o.post.shift) + ", expected 0..62");
-    }
-    if (o.post.clip_min > o.post.clip_max) {
-      fail("op.post.clip_min", std::to_string(o.post.clip_min) + " exceeds clip_max " +
-                                   std::to_string(o.post.clip_max));
-    }
-  }
-
-  // A fused input scale (conv or fc): one int8 L2 element per channel of op.input (c = op.input.c,
-  // 1x1), a positive multiplier, shift 0..62, clip_min <= clip_max, no lookup activation (the
-  // op's one table is its own).
-  void input_scale(const OpDesc& o, bool in_ok) {
-    const InputScale& s = o.input_scale;
-    if (o.op != OpCode::kConv && o.op != OpCode::kFullyConnected) {
-      fail("op.input_scale",
-           std::string("given for ") + to_string(o.op) + ", expected only for conv and fc");
-      return;
-    }
-    if (!tensor("op.input_scale", s.scale, 1, true)) return;
-    if (in_ok && (s.scale.c != o.input.c || s.scale.h != 1 || s.scale.w != 1)) {
-      fail("op.input_scale", "shape " + shape(s.scale) + ", expected " + str(o.input.c) +
-                                 "x1x1 (one scale per channel of op.input's " + shape(o.input) +
-                                 ")");
-    }
-    if (s.multiplier <= 0) {
-      fail("op.input_scale.multiplier",
-           std::to_string(s.multiplier) + ", expected a positive multiplier");
-    }
-    if (s.shift < 0 || s.shift > 62) {
-      fail("op.input_scale.shift", std::to_string(s.shift) + ", expected 0..62");
-    }
-    if (is_lookup(s.act)) {
-      fail("op.input_scale.act", std::string(to_string(s.act)) +
-                                     ", expected none, relu, relu6 or clip (no lookup table)");
-    }
-    if (s.clip_min > s.clip_max) {
-      fail("op.input_scale.clip_min",
-           std::to_string(s.clip_min) + " exceeds clip_max " + std::to_string(s.clip_max));
-    }
-  }
-
   // An instance norm: input and output of one shape, every row of the tile's channels in the
   // input (the statistics are over all positions: no row band), gamma for each tile channel, at
   // most kMaxInstanceNormPositions positions (the 64-bit sums of vector_math.h).
   void instance_norm(const OpDesc& o) {
     const TensorRef& in = o.input;
     if (in.c != o.output.c || in.h != o.output.h || in.w != o.output.w) {
-      fail("op.output", "shape " + shape(o.output) + ", expected op.input's " + shape(in));
+      fail("op.output", "shape " + shape_text(o.output) + ", expected op.input's " + shape_text(in));
     } else if (uint64_t(in.h) * in.w > kMaxInstanceNormPositions) {
       fail("op.input", str(uint64_t(in.h) * in.w) + " positions per channel, at most " +
                            str(kMaxInstanceNormPositions) + " (the integer sums of instancenorm)");
@@ -448,12 +246,12 @@ class Validator {
     // is a fused global pool's when the conv's result is never stored.
     bool out_ok = false;
     if (o.pool.present()) {
-      out_ok = fused_pool(o);
+      out_ok = check_fused_pool(o, arch_, report_);
     } else if (o.gap.present() && !o.gap.stores_result()) {
-      out_ok = fused_gap(o);
+      out_ok = check_fused_gap(o, report_);
     } else {
       out_ok = tensor("op.output", o.output, 1, true);
-      if (o.gap.present()) fused_gap(o);
+      if (o.gap.present()) check_fused_gap(o, report_);
     }
     const bool has_weights = o.op == OpCode::kConv || o.op == OpCode::kFullyConnected;
     const bool eltwise = o.op == OpCode::kAdd || o.op == OpCode::kMul;
@@ -465,8 +263,8 @@ class Validator {
                   (o.input2.h != o.input.h && o.input2.h != 1) ||
                   (o.input2.w != o.input.w && o.input2.w != 1))) {
         // The second operand broadcasts over its size-1 dimensions (a squeeze-excitation Mul).
-        fail("op.input2", "shape " + shape(o.input2) + " neither equals nor broadcasts to op.input's " +
-                              shape(o.input));
+        fail("op.input2", "shape " + shape_text(o.input2) + " neither equals nor broadcasts to op.input's " +
+                              shape_text(o.input));
       }
     }
     if (o.weights.present()) tensor("op.weights", o.weights, 1, false);
@@ -545,8 +343,8 @@ class Validator {
       fail("op.requant_multiplier",
            std::to_string(o.requant_multiplier) + ", expected a positive multiplier");
     }
-    if (o.post.present()) post_op(o, out_ok);
-    if (o.input_scale.present()) input_scale(o, in_ok);
+    if (o.post.present()) check_post_op(o, out_ok, report_);
+    if (o.input_scale.present()) check_input_scale(o, in_ok, report_);
     if (!in_ok || !out_ok) return;
 
     // The tile inside the output tensor's held rows and channels (check() bounds it by the shape).
@@ -615,12 +413,12 @@ class Validator {
     const uint64_t max_h = (padded_h - ek_h) / o.stride_h + 2;
     const uint64_t max_w = (padded_w - ek_w) / o.stride_w + 2;
     if (!eltwise && (out.h > max_h || out.w > max_w)) {
-      fail("op.output", "shape " + shape(out) + " is larger than the " +
+      fail("op.output", "shape " + shape_text(out) + " is larger than the " +
                             str((padded_h - ek_h) / o.stride_h + 1) + "x" +
                             str((padded_w - ek_w) / o.stride_w + 1) + " windows of the input");
     }
     if (eltwise && (out.c != in.c || out.h != in.h || out.w != in.w)) {
-      fail("op.output", "shape " + shape(out) + " differs from op.input's " + shape(in));
+      fail("op.output", "shape " + shape_text(out) + " differs from op.input's " + shape_text(in));
     }
 
     // Weights: the kernels of the tile's output channels over its input-channel block.
@@ -631,7 +429,7 @@ class Validator {
       if (!o.weights.present()) {
         fail("op.weights", std::string("missing: ") + to_string(o.op) + " needs weights");
       } else if (o.weights.c != tile_ch || uint64_t(o.weights.h) * o.weights.w != per_channel) {
-        fail("op.weights", "shape " + shape(o.weights) + " does not hold " + str(tile_ch) +
+        fail("op.weights", "shape " + shape_text(o.weights) + " does not hold " + str(tile_ch) +
                                " kernels of " + str(per_channel) + " bytes (" + str(cin) +
                                " input channels x " + str(o.kernel_h) + "x" + str(o.kernel_w) +
                                ")");
@@ -648,14 +446,11 @@ class Validator {
     macs_ = saturating_add(macs_, saturating_mul(outputs, taps));
   }
 
-  static std::string shape(const TensorRef& t) {
-    return str(t.c) + "x" + str(t.h) + "x" + str(t.w);
-  }
-
   const DescriptorList& list_;
   const ArchConfig& arch_;
   const ValidationLimits& limits_;
   const Descriptor* d_ = nullptr;
+  FieldReport report_;  // fail and tensor, for the fused parts' checks (fused_op_checks.h)
   std::vector<std::string> problems_;
   uint64_t macs_ = 0, move_bytes_ = 0;
 };
