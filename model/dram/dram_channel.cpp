@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/common/ceil_div.h"
+
 namespace strider {
 
 DramChannel::DramChannel(const DramSpec& spec, const DramPolicy& policy, uint32_t index)
@@ -280,7 +282,7 @@ uint64_t DramChannel::stream(DramSegment& s, uint64_t limit, bool younger_hits, 
     uint64_t k = std::min<uint64_t>(s.bursts, (end - 1 - t) / d);
     uint64_t counted = 0;  // of bursts t + d .. t + k d, those the row-hit cap counts (>= cap_from)
     if (cap) {
-      const uint64_t first = cap_from <= t + d ? 1 : (cap_from - t + d - 1) / d;  // its j
+      const uint64_t first = cap_from <= t + d ? 1 : ceil_div(cap_from - t, d);  // its j
       const uint64_t allowed = policy_.row_hit_cap - bypass_[s.bank];
       if (k >= first && k - first + 1 > allowed) k = first - 1 + allowed;
       if (k == 0) break;

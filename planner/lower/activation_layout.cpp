@@ -4,16 +4,11 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "core/common/ceil_div.h"
 #include "planner/memory/activation_problem.h"
 #include "planner/memory/allocator.h"
 
 namespace strider {
-namespace {
-
-uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
-
-}  // namespace
-
 bool moves_no_compute(const Node& n) {
   return is_view_op(n.op) || n.op == OpType::kSplit || n.op == OpType::kSlice ||
          n.op == OpType::kConcat;

@@ -34,6 +34,7 @@
 #include <algorithm>
 
 #include "core/arch/dram_bandwidth.h"
+#include "core/common/ceil_div.h"
 #include "core/timing/tile_work.h"
 #include "planner/lower/lowerer.h"
 
@@ -193,8 +194,8 @@ void Lowerer::lower_dw_pair(const Node& p, uint32_t p_layer) {
   const uint32_t all_c = uint32_t(g_.tensors[size_t(p.outputs[0])].shape.c);
   auto fits_once = [&](const Node& n, const SlotRing& ring) {
     const uint64_t align = arch_.l2.alignment_bytes;
-    const uint64_t w = (uint64_t(all_c) * weights_per_channel(n) + align - 1) / align * align;
-    return w + (uint64_t(all_c) * 4 + align - 1) / align * align <= ring.slot_bytes;
+    const uint64_t w = align_up(uint64_t(all_c) * weights_per_channel(n), align);
+    return w + align_up(uint64_t(all_c) * 4, align) <= ring.slot_bytes;
   };
   Staged p_staged, c_staged;
   p_staged.once = fits_once(p, ps.ring);

@@ -19,6 +19,7 @@
 // result is never stored has none for C to read.
 #include <algorithm>
 
+#include "core/common/ceil_div.h"
 #include "core/timing/fused_gap.h"
 #include "planner/lower/legalise.h"
 #include "planner/lower/lowerer.h"
@@ -55,8 +56,7 @@ uint64_t Lowerer::gap_region_bytes() const {
   for (const Node& n : g_.nodes) {
     if (n.gap.fused) widest = std::max<uint64_t>(widest, g_.tensors[size_t(n.gap.output)].shape.c);
   }
-  const uint64_t align = std::max<uint64_t>(1, arch_.l2.alignment_bytes);
-  return (4 * widest + align - 1) / align * align;
+  return align_up(4 * widest, std::max<uint64_t>(1, arch_.l2.alignment_bytes));
 }
 
 void Lowerer::check_fused_gaps(std::set<std::string>* refused) const {

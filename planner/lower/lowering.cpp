@@ -4,13 +4,12 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "core/common/ceil_div.h"
 #include "planner/lower/lowerer.h"
 #include "planner/schedule/schedule.h"
 
 namespace strider {
 namespace {
-
-uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 constexpr uint64_t kChunkedInputBytes = 32768;  // smaller graph inputs load in one move
 constexpr int64_t kInputChunks = 8;             // a chunk holds at least 1/8 of the rows

@@ -21,8 +21,6 @@
 namespace strider {
 namespace {
 
-uint64_t align_up(uint64_t v, uint64_t a) { return ceil_div(v, a) * a; }
-
 struct Candidate {
   Mapping mapping = Mapping::kPositions;
   uint32_t block = 0, rows = 0;

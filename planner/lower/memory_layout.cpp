@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/common/ceil_div.h"
 #include "planner/lower/lowerer.h"
 #include "planner/memory/scratch_planner.h"
 
@@ -22,8 +23,6 @@ constexpr uint32_t kOutBandSlots = 2;
 constexpr uint32_t kPsumSlots = 2;
 constexpr int64_t kMaxLeadSteps = 8;  // weight prefetch: at most this many steps ahead
 constexpr int kLeadRounds = 4;        // placements trying the longer leads where they fit
-
-uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 }  // namespace
 

@@ -7,13 +7,12 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/common/ceil_div.h"
 #include "core/common/hash.h"
 #include "planner/lower/lowerer.h"
 
 namespace strider {
 namespace {
-
-uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 // A blob's content hash for store_blob's index: 8 bytes a step, each mixed down into the low bits
 // the index's buckets use (the byte-wise FNV-1a took 0.03 s per lowering of resnet50's 25 MB).

@@ -152,19 +152,28 @@ Figures run(const std::string& net, std::vector<std::string> sets) {
       });
 }
 
-TEST(GapFusion, SmallNetworkIsBitExactAndDropsThePoolLayers) {
+// gap_se run fused and with arch.lowering.fuse false (each with `sets`): both simulated and
+// bit-exact, no pool layer left fused. Fused, its layers are dw (+ squeeze's output), fc1, fc2,
+// head (its output: pool's; the squeeze-excitation's scale Mul applied by its input load,
+// tests/e2e/input_scale_fusion_test.cpp) and fc; unfused, dw, squeeze, fc1, fc2, scale, head,
+// pool and fc.
+void run_both(const std::vector<std::string>& sets, Figures* fused, Figures* plain) {
   const std::string net = source(kNet);
-  const Figures fused = run(net, {}), plain = run(net, {"arch.lowering.fuse=false"});
-  ASSERT_EQ(fused.status, 0) << fused.detail;
-  ASSERT_EQ(plain.status, 0) << plain.detail;
-  EXPECT_EQ(fused.mismatches, 0u) << fused.detail;
-  EXPECT_EQ(plain.mismatches, 0u) << plain.detail;
-  // Fused: dw (+ squeeze's output), fc1, fc2, head (its output: pool's; the squeeze-excitation's
-  // scale Mul applied by its input load, tests/e2e/input_scale_fusion_test.cpp), fc; unfused:
-  // dw, squeeze, fc1, fc2, scale, head, pool, fc.
-  EXPECT_EQ(fused.checked, 6u);
-  EXPECT_EQ(plain.checked, 8u);
-  EXPECT_EQ(fused.gap_layers, 0u);
+  std::vector<std::string> unfused = sets;
+  unfused.push_back("arch.lowering.fuse=false");
+  *fused = run(net, sets), *plain = run(net, unfused);
+  ASSERT_EQ(fused->status, 0) << fused->detail;
+  ASSERT_EQ(plain->status, 0) << plain->detail;
+  EXPECT_EQ(fused->mismatches, 0u) << fused->detail;
+  EXPECT_EQ(plain->mismatches, 0u) << plain->detail;
+  EXPECT_EQ(fused->checked, 6u);
+  EXPECT_EQ(plain->checked, 8u);
+  EXPECT_EQ(fused->gap_layers, 0u);
+}
+
+TEST(GapFusion, SmallNetworkIsBitExactAndDropsThePoolLayers) {
+  Figures fused, plain;
+  ASSERT_NO_FATAL_FAILURE(run_both({}, &fused, &plain));
   EXPECT_EQ(plain.gap_layers, 2u);
   // dw's 4 bands of 4 rows (one channel block) and head's one tile; the two middle bands and the
   // last read 16 x 4 bytes of partial sums, the first and the middle ones write them: 6 x 64 =
@@ -193,16 +202,8 @@ TEST(GapFusion, SmallNetworkIsBitExactAndDropsThePoolLayers) {
 TEST(GapFusion, SpilledConvInRowBandsIsBitExact) {
   // A 12 KiB L2: x (16 KiB) stays in DRAM and dw reads it through the row-band buffers, its
   // pool adding each band's sums into the partial sums.
-  const std::string net = source(kNet);
-  const Figures fused = run(net, {"arch.l2.size_bytes=12288"});
-  const Figures plain = run(net, {"arch.l2.size_bytes=12288", "arch.lowering.fuse=false"});
-  ASSERT_EQ(fused.status, 0) << fused.detail;
-  ASSERT_EQ(plain.status, 0) << plain.detail;
-  EXPECT_EQ(fused.mismatches, 0u) << fused.detail;
-  EXPECT_EQ(plain.mismatches, 0u) << plain.detail;
-  EXPECT_EQ(fused.checked, 6u);
-  EXPECT_EQ(plain.checked, 8u);
-  EXPECT_EQ(fused.gap_layers, 0u);
+  Figures fused, plain;
+  ASSERT_NO_FATAL_FAILURE(run_both({"arch.l2.size_bytes=12288"}, &fused, &plain));
   EXPECT_EQ(fused.banded, 32u);  // dw in 32 band tiles (its input and output bands)
   // Spans of the layers' tiles (first start to last retire). Unfused, dw's tiles take 5,214
   // cycles and spill its 4 KiB result, squeeze fills it back, head runs in 12 bands spilling its
