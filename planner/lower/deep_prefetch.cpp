@@ -44,6 +44,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <tuple>
+#include <cstdlib>
 
 #include "core/arch/dram_bandwidth.h"
 #include "core/common/ceil_div.h"
@@ -137,13 +138,23 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
   for (size_t s = 0; s < order.size(); ++s) {
     const Node& n = g_.nodes[size_t(order[s])];
     cycles[s] = step_cycles(n);
-    cap[s] = int64_t(double(cycles[s]) * per_cycle * kCreditShare);
+    cap[s] = int64_t(double(cycles[s]) * per_cycle * (getenv("XSHARE") ? atof(getenv("XSHARE")) : kCreditShare));
     own[s] = int64_t(step_dram_bytes(n));
     if (n.weights >= 0) {
       own[s] += int64_t(g_.tensors[size_t(n.outputs[0])].shape.c * staged_bytes_per_channel(n));
     }
   }
   const auto credit = [&](int64_t s) { return std::max<int64_t>(0, cap[size_t(s)] - own[size_t(s)]); };
+  // Up to `bytes` of the credit steps [from, t) have left beyond `taken`, the earliest steps
+  // first (added to `taken`); the bytes it found.
+  const auto take_credit = [&](int64_t from, int64_t t, uint64_t bytes, std::vector<uint64_t>& taken) {
+    uint64_t got = 0;
+    for (int64_t s = from; s < t && got < bytes; ++s) {
+      const uint64_t c = std::min(bytes - got, uint64_t(credit(s)) - taken[size_t(s)]);
+      taken[size_t(s)] += c, got += c;
+    }
+    return got;
+  };
   // The row-band buffers at the top of L2 (above `heap`) are free after the last step that may use
   // them: a ring live only after it may take their room too (the end of a network, where its
   // classifier's weights are prefetched, spills nothing).
@@ -161,7 +172,8 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
     return true;
   };
   const size_t layers = reqs.size();  // the extra slots appended below are not layers
-  for (size_t i = 0; i < layers; ++i) {
+  for (size_t ii = 0; ii < layers; ++ii) {
+    const size_t i = getenv("XREV") ? layers - 1 - ii : ii;
     const Node& n = g_.nodes[size_t(req_node[i])];
     const int64_t t = reqs[i].step + reqs[i].steps - 1;  // the layer's own step
     if (!prefetchable(n) || t < 1) continue;
@@ -180,6 +192,11 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
       if (dram_peak_cycles(arch_, first) + arch_.dram.latency_cycles <= lead) continue;
     }
     const int64_t slot = reqs[i].size / int64_t(kStagingSlots);
+    // Slot j's size: the last block's, when the ring has a slot for every block, holds only its
+    // channels (a squeeze-excitation FC of 144 channels: 64 + 64 + 16).
+    const auto slot_size = [&](uint64_t j) {
+      return j + 1 == blocks && j >= kStagingSlots ? int64_t(slot_bytes(n, out_c - j * block)) : slot;
+    };
     // The k (slots) and first step that prefetch the most bytes, larger k first; per k the
     // earliest first step whose slots the holes hold (a binary search between the first step
     // the credit asks for and the ordinary lead's).
@@ -201,7 +218,7 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
       for (uint64_t s = kStagingSlots; split && s < k; ++s) {
         memory::ScratchRequest extra = trial[i];
         extra.id = "prefetch-slot:" + n.name + "#" + std::to_string(s);
-        extra.size = slot;
+        extra.size = k == blocks ? slot_size(s) : slot;
         trial.push_back(extra);
       }
       return trial;
@@ -215,6 +232,7 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
     const uint64_t streamed = cycles[size_t(t)] / fill;
     const uint64_t need = std::max(blocks > streamed ? blocks - streamed : 0, ceil_div(fill, tile) + 1);
     const uint64_t most = grows ? std::max<uint64_t>(blocks, kStagingSlots) : kStagingSlots;
+    if (getenv("XDBG")) fprintf(stderr, "PF %s t=%ld blocks=%lu cycles=%lu fill=%lu need=%lu\n", n.name.c_str(), long(t), blocks, cycles[size_t(t)], fill, need);
     for (uint64_t k = std::clamp<uint64_t>(need, kStagingSlots, most);;) {
       // The bytes of the first k fills, covered by the credit of the steps before t (the latest
       // steps' first).
@@ -228,6 +246,7 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
         if (take[size_t(s)] > 0) lo = s;
       }
       lo = std::min(lo, reqs[i].step);
+      if (getenv("XEARLY") && (!getenv("XBIG") || want >= uint64_t(atoi(getenv("XBIG"))))) lo = std::max<int64_t>(0, t - atoi(getenv("XEARLY")));
       int64_t hi = k > kStagingSlots ? reqs[i].step : reqs[i].step - 1;  // the latest worth it
       memory::ScratchPlacement placed;
       std::vector<memory::ScratchRequest> placed_reqs;
@@ -241,6 +260,7 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
           if (ok || (!split && k <= kStagingSlots)) continue;
           std::vector<memory::ScratchRequest> trial = trial_of(k, mid, split);
           memory::ScratchPlacement q = memory::place_scratch(acts, plan, plan.height, trial, opt);
+          if (getenv("XDBG")) fprintf(stderr, "TRY %s k=%lu from=%ld split=%d heap=%ld/%lu fits=%d\n", n.name.c_str(), k, long(mid), int(split), long(q.heap_bytes), heap, int(fits(q, trial)));
           if (fits(q, trial)) ok = true, placed = std::move(q), placed_reqs = std::move(trial);
         }
         if (ok) {
@@ -250,8 +270,11 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
         }
       }
       if (from >= 0) {
+        // The ring is live from `from`: its fills take the credit of its steps earliest first,
+        // so they are in early and leave the later steps' DMA time to their own fills (and to
+        // the slots below that become live later).
         uint64_t covered = 0;
-        for (int64_t s = from; s < t; ++s) covered += take[size_t(s)];
+        if (getenv("XLATEST") || (getenv("XGROWE") && !grows)) { for (int64_t s = from; s < t; ++s) covered += take[size_t(s)]; } else { take.assign(size_t(t), 0); covered = take_credit(from, t, want, take); }
         if (covered > best.covered) {
           best.covered = covered, best.k = k, best.from = from, best.take = take;
           best.reqs = std::move(placed_reqs);
@@ -263,6 +286,38 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
       k = std::max<uint64_t>(kStagingSlots, std::min(k - 1, k * 3 / 4));
     }
     if (best.covered == 0) continue;
+    // Late slots: where every byte of the k slots is covered, each further block gets a slot of
+    // its own, live from the first step (not before the slot ahead of it) whose holes hold it and
+    // whose credit left covers it — the ring grows as the activations shrink (the end of a network,
+    // where the classifier's weights could take most of L2 but the DMA time before it is short).
+    std::vector<int64_t> slot_from(best.k, best.from);
+    const uint64_t paced_k = best.k;
+    if (best.covered == std::min(out_c, best.k * block) * per) {
+      for (uint64_t j = best.k, f = uint64_t(best.from); j < std::clamp<uint64_t>(need, kStagingSlots, most); ++j) {
+        const uint64_t bytes = std::min(block, out_c - j * block) * per;
+        bool placed = false;
+        for (; int64_t(f) < t && !placed; ++f) {
+          std::vector<uint64_t> taken = best.take;
+          if (!getenv("XPRIO") && take_credit(int64_t(f), t, bytes, taken) < bytes && !getenv("XFREE")) {
+            f = uint64_t(t);  // a later step has less credit left
+            break;
+          }
+          std::vector<memory::ScratchRequest> trial = best.reqs;
+          memory::ScratchRequest extra = trial[i];
+          extra.id = "prefetch-slot:" + n.name + "#" + std::to_string(j);
+          extra.size = slot_size(j), extra.step = int64_t(f), extra.steps = t - int64_t(f) + 1;
+          trial.push_back(extra);
+          memory::ScratchPlacement q = memory::place_scratch(acts, plan, plan.height, trial, opt);
+          if (!fits(q, trial)) continue;
+          best.reqs = std::move(trial), best.placed = std::move(q), best.take = std::move(taken);
+          best.covered += bytes, best.k = j + 1;
+          slot_from.push_back(int64_t(f));
+          placed = true;
+        }
+        if (!placed) break;
+        --f;  // the next slot may be live from the same step
+      }
+    }
     reqs = std::move(best.reqs);
     req_node.resize(reqs.size(), req_node[i]);
     p = std::move(best.placed);
@@ -270,6 +325,8 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
     d.node = req_node[i];
     d.from = best.from;
     d.step = t;
+    d.paced = getenv("XPRIO") ? uint32_t(paced_k) : uint32_t(slot_from.size());
+    d.slot_from = std::move(slot_from);
     own[size_t(t)] -= int64_t(best.covered);  // no longer loaded in its own step
     uint64_t sum = 0;
     for (int64_t s = best.from; s < t; ++s) {
@@ -299,17 +356,18 @@ void Lowerer::emit_prefetches(double share) {
     const uint64_t before = at > 0 ? p.quota[at - 1] : 0;
     const uint64_t quota = before + uint64_t(double(p.quota[at] - before) * std::min(share, 1.0));
     // A fill is emitted once the quota reaches half its bytes (so the pieces track the quota).
-    while (p.moves.size() < fills &&
-           p.emitted_bytes + std::min<uint64_t>(block, out_c - p.moves.size() * block) * per / 2 <=
-               quota) {
+    while (p.moves.size() < fills && current_step_ >= p.slot_from[p.moves.size()] &&
+           (p.moves.size() >= p.paced ||
+            p.emitted_bytes + std::min<uint64_t>(block, out_c - p.moves.size() * block) * per / 2 <=
+               quota)) {
       if (!p.stored) {  // its blobs, where its own step will find them (lower_compute)
         std::tie(p.w_dram, p.b_dram) = place_weights(n);
         p.stored = true;
       }
       const uint32_t j = uint32_t(p.moves.size());
       const uint32_t c0 = uint32_t(j * block), c1 = uint32_t(std::min(out_c, c0 + block));
-      std::vector<uint32_t> deps;  // the slots' memory is free once the step before `from` retired
-      if (p.from >= 1) deps = step_fence_[size_t(p.from - 1)];
+      std::vector<uint32_t> deps;  // the slot's memory is free once the step before its first retired
+      if (p.slot_from[j] >= 1) deps = step_fence_[size_t(p.slot_from[j] - 1)];
       band_war(ring.addr(j), ring.slot_bytes, &deps);
       p.moves.push_back(
           weight_moves(n, layer, c0, c1, 0, 0, ring.addr(j), p.w_dram, p.b_dram, deps));

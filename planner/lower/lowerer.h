@@ -30,6 +30,9 @@ struct SlotRing {
   // Slot addresses when the slots are not one contiguous run from `base` (a deep prefetch's slots
   // beyond the first two, each placed in a hole of its own); empty: base + s x slot_bytes.
   std::vector<uint64_t> slot_addr;
+  // Per slot, the first step its memory is the ring's (a deep prefetch's late slots live from
+  // later steps than the ring's first two).
+  std::vector<int64_t> slot_first;
   std::vector<int> last_user;
   uint32_t next = 0;
   // Weight staging: the schedule steps before its own during which the memory plan keeps the ring
@@ -77,6 +80,7 @@ class Lowerer {
   uint64_t place_staging(const std::vector<int>& order, uint64_t heap);
   // Bytes of a node's weight staging slots (the minimum double-buffered channel block).
   uint64_t staging_bytes(const Node& n) const;
+  uint64_t slot_bytes(const Node& n, uint64_t channels) const;  // one slot: weights + bias
   // The error when L2 minus `bands` cannot hold the staging: names the largest layer's need.
   std::runtime_error staging_error(const std::vector<int>& order, uint64_t bands) const;
   // Deep weight prefetch: gives the staging requests (reqs, one per req_node) of layers that are
@@ -332,6 +336,8 @@ class Lowerer {
   struct DeepPrefetch {
     int node = -1;
     int64_t from = 0, step = 0;
+    std::vector<int64_t> slot_from;  // per slot: the first step of its lifetime (late slots: > from)
+    uint32_t paced = 0;  // fills emitted by the quota; the later ones once their slot is live
     std::vector<uint64_t> quota;
     std::vector<std::pair<uint32_t, uint32_t>> moves, channels;
     uint64_t emitted_bytes = 0, w_dram = 0, b_dram = 0;

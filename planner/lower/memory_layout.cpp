@@ -192,6 +192,7 @@ uint64_t Lowerer::place_staging(const std::vector<int>& order, uint64_t heap) {
         }
       }
       ring.slot_addr.push_back(uint64_t(p.offsets[i]));
+      ring.slot_first.push_back(reqs[i].step);
       ring.last_user.push_back(-1);
       ring.ahead = uint32_t(ring.last_user.size());
       height = std::max(height, uint64_t(p.offsets[i] + reqs[i].size));
@@ -202,6 +203,7 @@ uint64_t Lowerer::place_staging(const std::vector<int>& order, uint64_t heap) {
     ring.base = uint64_t(p.offsets[i]);
     ring.slot_bytes = staging_bytes(g_.nodes[size_t(req_node[i])]) / kStagingSlots;
     ring.last_user.assign(size_t(uint64_t(reqs[i].size) / ring.slot_bytes), -1);
+    ring.slot_first.assign(ring.last_user.size(), reqs[i].step);
     if (node_prefetch_[size_t(req_node[i])] >= 0) ring.ahead = uint32_t(ring.last_user.size());
     ring.lead_steps = uint32_t(reqs[i].steps - 1);
     // A fused pair's C is lowered in its producer's step, one before its own; its P's ring lives
@@ -218,12 +220,13 @@ uint64_t Lowerer::place_staging(const std::vector<int>& order, uint64_t heap) {
 }
 
 uint64_t Lowerer::staging_bytes(const Node& n) const {
+  return slot_bytes(n, weight_block(n)) * kStagingSlots;
+}
+
+uint64_t Lowerer::slot_bytes(const Node& n, uint64_t channels) const {
   const uint64_t align = arch_.l2.alignment_bytes;
-  const uint64_t ch = weight_block(n);
   const TensorShape& w = g_.tensors[n.weights].shape;
-  const uint64_t slot =
-      align_up(ch * uint64_t(w.elements() / w.n), align) + align_up(ch * 4, align);
-  return slot * kStagingSlots;
+  return align_up(channels * uint64_t(w.elements() / w.n), align) + align_up(channels * 4, align);
 }
 
 std::runtime_error Lowerer::staging_error(const std::vector<int>& order, uint64_t bands) const {

@@ -128,6 +128,10 @@ void Lowerer::stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t
     // wait for the step before it.)
     int64_t lead = int64_t(staging_.lead_steps);
     if (in_segment_) lead = dw_lowered_[size_t(&n - g_.nodes.data())] ? 0 : 1;
+    // (A deep prefetch's late slot is the ring's from its own first step.)
+    if (slot >= kStagingSlots && slot < staging_.slot_first.size()) {
+      lead = current_step_ - staging_.slot_first[slot];
+    }
     if (staging_.last_user[slot] < 0 && current_step_ >= lead + 1) {
       const std::vector<uint32_t>& fence = step_fence_[size_t(current_step_ - lead - 1)];
       war.insert(war.end(), fence.begin(), fence.end());
