@@ -128,13 +128,11 @@ void Lowerer::stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t
     // wait for the step before it.)
     int64_t lead = int64_t(staging_.lead_steps);
     if (in_segment_) lead = dw_lowered_[size_t(&n - g_.nodes.data())] ? 0 : 1;
-    // (A deep prefetch's late slot is the ring's from its own first step.)
-    if (slot >= kStagingSlots && slot < staging_.slot_first.size()) {
-      lead = current_step_ - staging_.slot_first[slot];
-    }
-    if (staging_.last_user[slot] < 0 && current_step_ >= lead + 1) {
-      const std::vector<uint32_t>& fence = step_fence_[size_t(current_step_ - lead - 1)];
-      war.insert(war.end(), fence.begin(), fence.end());
+    // The first step of the slot's memory as the ring's (a deep prefetch's late slot: its own).
+    int64_t first = current_step_ - lead;
+    if (slot >= kStagingSlots && slot < staging_.slot_first.size()) first = staging_.slot_first[slot];
+    if (staging_.last_user[slot] < 0 && first >= 1) {
+      for (uint32_t id : step_fence_[size_t(first - 1)]) war.push_back(id);
       band_war(w_l2, staging_.slot_bytes, &war);
     }
     const auto ids = weight_moves(n, layer, c0, c1, i0, i1, w_l2, w_dram_, b_dram_, war);
