@@ -27,6 +27,9 @@ struct DmaConfig {
   uint32_t burst_bytes = 64;      // bytes per burst
   uint32_t setup_cycles = 8;      // per move descriptor
   uint32_t row_setup_cycles = 1;  // per extra row of a 2-D move
+  // Background moves (MoveDesc::background) run behind demand moves, in the DMA and in the DRAM
+  // scheduler; false: every move is a demand move, served in list order.
+  bool background_priority = true;
 };
 
 // `model: jedec` (default) runs the JEDEC timing model of `preset` (configs/dram/<preset>.yaml,

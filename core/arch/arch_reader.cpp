@@ -81,6 +81,7 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
     s.read("burst_bytes", a.dma.burst_bytes);
     s.read("setup_cycles", a.dma.setup_cycles);
     s.read("row_setup_cycles", a.dma.row_setup_cycles);
+    s.read("background_priority", a.dma.background_priority);
     s.finish();
   }
   {

@@ -39,6 +39,7 @@ void emit_arch_fields(YAML::Emitter& e, const ArchConfig& a) {
   e << YAML::Key << "burst_bytes" << YAML::Value << a.dma.burst_bytes;
   e << YAML::Key << "setup_cycles" << YAML::Value << a.dma.setup_cycles;
   e << YAML::Key << "row_setup_cycles" << YAML::Value << a.dma.row_setup_cycles;
+  e << YAML::Key << "background_priority" << YAML::Value << a.dma.background_priority;
   e << YAML::EndMap;
 
   e << YAML::Key << "dram" << YAML::Value << YAML::BeginMap;

@@ -17,7 +17,8 @@ bool TensorRef::operator==(const TensorRef& o) const {
 bool MoveDesc::operator==(const MoveDesc& o) const {
   return src_space == o.src_space && dst_space == o.dst_space && src_addr == o.src_addr &&
          dst_addr == o.dst_addr && rows == o.rows && row_bytes == o.row_bytes &&
-         src_stride == o.src_stride && dst_stride == o.dst_stride && dst_step == o.dst_step;
+         src_stride == o.src_stride && dst_stride == o.dst_stride && dst_step == o.dst_step &&
+         background == o.background;
 }
 
 bool OpDesc::operator==(const OpDesc& o) const {
@@ -160,6 +161,11 @@ void check(const DescriptorList& list) {
     if (d.kind == DescKind::kMove) {
       if (d.move.rows == 0 || d.move.row_bytes == 0) fail(d, "move of zero bytes");
       if (d.move.dst_step == 0) fail(d, "move dst_step 0 (expected 1 or more)");
+      if (d.move.background &&
+          (d.move.src_space != MemSpace::kDram || d.move.dst_space != MemSpace::kL2)) {
+        fail(d, "background move " + std::string(to_string(d.move.src_space)) + " -> " +
+                    to_string(d.move.dst_space) + " (only a DRAM -> L2 prefetch may be background)");
+      }
       if (d.move.rows > 1 &&
           (d.move.src_stride < d.move.row_bytes || d.move.dst_stride < d.move.dst_row_span())) {
         fail(d, "2-D move with a stride smaller than its row");

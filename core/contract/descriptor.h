@@ -37,7 +37,8 @@ namespace strider {
 // tile over a band of rows, first / last band and unsigned flags).
 // Version 11: OpDesc::input_scale (a squeeze-excitation's per-channel Mul fused into a conv's
 // input load: the scale tensor, the Mul's requantisation, activation, clip and signedness).
-constexpr uint32_t kDescriptorFormatVersion = 11;
+// Version 12: MoveDesc::background (a prefetch the hardware may run behind later demand moves).
+constexpr uint32_t kDescriptorFormatVersion = 12;
 
 // Requantisation of an int32 value to int8: round_half_away(v x multiplier / 2^shift)
 // (core/contract/quant.h).
@@ -228,6 +229,11 @@ struct MoveDesc {
   // nearest upsample or of a transposed conv's interleave), the bytes in between untouched
   // (byte-masked writes). Rows of a 2-D move do not overlap: dst_stride >= dst_row_span().
   uint32_t dst_step = 1;
+  // A prefetch the hardware may run behind later demand moves (a deep weight prefetch): the DMA
+  // starts it only when no demand move waits and keeps one channel free for demand; the DRAM
+  // serves its requests when no demand request can issue (docs/model.md, DMA and DRAM). Only a
+  // DRAM -> L2 move may be background (check()). false: a demand move, served in list order.
+  bool background = false;
   uint64_t bytes() const { return uint64_t(rows) * row_bytes; }
   // Bytes from the first to the last byte a destination row writes.
   uint64_t dst_row_span() const {

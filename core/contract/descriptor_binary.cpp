@@ -57,6 +57,7 @@ void put(ByteWriter& w, const MoveDesc& m) {
   w.u<uint32_t>(m.src_stride);
   w.u<uint32_t>(m.dst_stride);
   w.u<uint32_t>(m.dst_step);
+  w.u<uint8_t>(m.background ? 1 : 0);  // version 12
 }
 
 MoveDesc get_move(ByteReader& r) {
@@ -70,6 +71,7 @@ MoveDesc get_move(ByteReader& r) {
   m.src_stride = r.u<uint32_t>();
   m.dst_stride = r.u<uint32_t>();
   m.dst_step = r.u<uint32_t>();
+  m.background = r.boolean();
   return m;
 }
 

@@ -287,6 +287,7 @@ std::string to_text(const DescriptorList& list) {
       emit_seq(e, "shape", m.rows, m.row_bytes);
       emit_seq(e, "strides", m.src_stride, m.dst_stride);
       if (m.dst_step != 1) e << YAML::Key << "dst_step" << YAML::Value << m.dst_step;
+      if (m.background) e << YAML::Key << "background" << YAML::Value << true;
     } else {
       emit_op(e, d.op);
     }
@@ -332,6 +333,7 @@ DescriptorList read_text(const std::string& text, const std::string& source) {
         parse_seq<uint32_t>(n, "shape", {&m.rows, &m.row_bytes});
         parse_seq<uint32_t>(n, "strides", {&m.src_stride, &m.dst_stride});
         if (n["dst_step"]) m.dst_step = n["dst_step"].as<uint32_t>();
+        if (n["background"]) m.background = n["background"].as<bool>();
       } else {
         d.op = parse_op(n);
       }

@@ -60,6 +60,10 @@ class LatencyFifo : public sc_core::sc_prim_channel {
   // Notified when an item becomes visible / when an item is read (room freed).
   const sc_core::sc_event& data_written_event() const { return write_event_; }
   const sc_core::sc_event& data_read_event() const { return read_event_; }
+  // When the oldest item becomes visible to the reader (SC_ZERO_TIME when empty).
+  sc_core::sc_time front_visible() const {
+    return items_.empty() ? sc_core::SC_ZERO_TIME : items_.front().first;
+  }
   bool full() const { return capacity_ != 0 && items_.size() >= capacity_; }
   size_t size() const { return items_.size(); }
   size_t peak() const { return peak_; }

@@ -1,7 +1,14 @@
 // Dma: executes move descriptors DRAM<->L2 and L2<->L2, 1-D and 2-D.
 //
 // Models: `dma.channels` channels, each an engine (a SystemC thread) with one move transferring; a
-// move takes the channel that freed first (the unit stalls its input when all are busy). A move
+// move takes the channel that freed first (the unit stalls its input when all are busy). Background
+// moves (MoveDesc::background, with `dma.background_priority`): a background move read from the
+// input joins a queue of its own (pointers to dispatched descriptors: bounded by the list) and the
+// input is read on; a demand move takes any free channel first; a background move starts, oldest
+// first, only when no demand move waits and fewer than channels - 1 channels hold background moves
+// (one stays free for demand; with one channel, whenever it is idle). It is programmed once it
+// has its channel (setup from then), and its DRAM requests are of the background class (the
+// JEDEC controller serves them when no demand request can issue: Dram). A move
 // reads its source and writes its destination as one streamed transaction on each side; DRAM is
 // read and written in whole bursts of `dma.burst_bytes` per row (the partial last burst of a row
 // still costs a whole burst). The DRAM thus sees up to `dma.channels` requests outstanding, which
@@ -24,7 +31,7 @@
 // dram.model: simple is reserved when the move gets its channel, in dispatch order).
 // Ports: in (LatencyFifo<const Descriptor*>), retire (RetireChannel); memories by the
 // TimedMemory interface.
-// Stats: dma.moves, dma.bytes, dma.busy_cycles.
+// Stats: dma.moves, dma.bytes, dma.busy_cycles, dma.background_moves.
 // Observation (for waves.vcd, never read by the model): channel_busy(ch) is true while channel ch
 // holds a move, from its start to its end.
 #pragma once
@@ -65,10 +72,14 @@ class Dma : public sc_core::sc_module {
     const Descriptor* d = nullptr;
     uint64_t t0 = 0;         // the end of the move's setup, when its sides start
     uint64_t busy_from = 0;  // when it took the channel (the channel's previous move had ended)
+    bool background = false;  // a background move (the DRAM serves it behind demand requests)
     Access src, dst;
     sc_core::sc_event go;  // a move was handed to the engine
   };
   void run();
+  // Hands move d (arrived at the DMA at `arrived`) to free channel c.
+  void dispatch(const Descriptor* d, uint64_t arrived, size_t c);
+  bool background(const Descriptor* d) const;  // its flag, with dma.background_priority on
   void engine(size_t channel);  // the thread of one channel
   void copy(const MoveDesc& m);
   void update_busy();
@@ -87,12 +98,17 @@ class Dma : public sc_core::sc_module {
   std::vector<uint64_t> channel_free_;  // cycle each channel freed; kBusy while it holds a move
   std::vector<uint64_t> setup_free_;    // cycle each channel can be programmed for its next move
   std::deque<Job> jobs_;  // per channel (a deque: Job holds an sc_event, which cannot move)
+  // Background moves read from the input and not yet started, oldest first (pointers into the
+  // dispatched list: bounded by it).
+  std::deque<const Descriptor*> waiting_;
+  size_t background_busy_ = 0;  // channels holding a background move
   sc_core::sc_event freed_;  // an engine finished its move
   sc_core::sc_vector<sc_core::sc_signal<bool>> channel_busy_;
   sc_core::sc_event_queue busy_change_;  // a move started or ended: refresh channel_busy_
   uint64_t& moves_;
   uint64_t& bytes_;
   uint64_t& busy_;
+  uint64_t& background_moves_;
 };
 
 }  // namespace strider

@@ -111,7 +111,8 @@ Access Dram::jedec_access(int port, uint64_t addr, uint64_t bytes, uint64_t now)
   return jedec_finish(port, r, now);
 }
 
-Access Dram::transfer(int port, uint64_t addr, uint64_t bytes, const ClockDomain& clock) {
+Access Dram::transfer(int port, uint64_t addr, uint64_t bytes, const ClockDomain& clock,
+                      bool background) {
   const uint64_t now = clock.now();
   if (!jedec_) {
     const Access a = access(port, addr, bytes, now);
@@ -120,7 +121,7 @@ Access Dram::transfer(int port, uint64_t addr, uint64_t bytes, const ClockDomain
   }
   (port == kWrite ? write_bytes_ : read_bytes_) += bytes;
   jedec_->advance(to_dram(now));  // every command before the arrival is fixed
-  DramRequestState* r = jedec_->submit(to_dram(now), addr, bytes, port == kWrite);
+  DramRequestState* r = jedec_->submit(to_dram(now), addr, bytes, port == kWrite, background);
   changed_.notify();  // the transfers in flight: their predicted ends change
   for (;;) {
     // The predicted ends of every queued request, when a request arrived since the last ones.

@@ -6,13 +6,16 @@
 //     outstanding per DMA channel) queues the request at the current cycle after issuing every
 //     command before it, then waits until the request's predicted end, waking whenever another
 //     request arrives (the prediction changes: the outstanding requests share the controller's
-//     queue and are scheduled FR-FCFS across requests, command by command). access() (the
-//     controller's descriptor fetch) schedules its request at once, ahead of later arrivals.
+//     queue and are scheduled FR-FCFS across requests, command by command). A request is of the
+//     demand or the background class (the DMA's background moves: transfer()'s flag); the
+//     scheduler serves a background request's command only when no demand request's can issue at
+//     that cycle (DramChannel). access() (the controller's descriptor fetch, demand) schedules its
+//     request at once, ahead of later arrivals.
 //     Clocks: the DRAM runs at its own period tCK (spec.tck_ps); an accelerator cycle c starts at
 //     c x P ps (P = 10^6 / clock.frequency_mhz), so a request arriving at accelerator cycle c
 //     arrives at DRAM cycle ceil(c x P / tCK) and data ending at DRAM cycle d is there at
 //     accelerator cycle ceil(d x tCK / P) (both exact, in femtoseconds).
-//   simple: one shared data bus of `dram.bytes_per_cycle` (requests queue for it in arrival
+//   simple (request classes ignored): one shared data bus of `dram.bytes_per_cycle` (requests queue for it in arrival
 //     order), a first-data latency `dram.latency_cycles`, and optionally a bank/row-buffer miss
 //     counter (`dram.row_buffer`): each `dram.row_bytes` chunk whose row is not open in its bank
 //     costs `dram.row_miss_cycles` more bus time. start = max(now, bus free);
@@ -52,8 +55,10 @@ class Dram : public TimedMemory {
   // True for the jedec model: requests wait in the controller's queue (transfer()).
   bool queued() const { return jedec_ != nullptr; }
   // Queues the request at clock.now() and waits (SystemC thread) until its last data; requests
-  // arriving meanwhile compete with it (jedec). The simple model waits until access()'s end.
-  Access transfer(int port, uint64_t addr, uint64_t bytes, const ClockDomain& clock);
+  // arriving meanwhile compete with it (jedec; a background request is served when no demand
+  // request can issue). The simple model waits until access()'s end (the class ignored).
+  Access transfer(int port, uint64_t addr, uint64_t bytes, const ClockDomain& clock,
+                  bool background = false);
   uint32_t latency(uint64_t) const override { return cfg_.latency_cycles; }
   void read(uint64_t addr, int8_t* dst, uint64_t n) const override { store_.read(addr, dst, n); }
   void write(uint64_t addr, const int8_t* src, uint64_t n) override { store_.write(addr, src, n); }

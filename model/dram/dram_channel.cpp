@@ -17,6 +17,7 @@ DramChannel::DramChannel(const DramSpec& spec, const DramPolicy& policy, uint32_
       refresh_due_(spec.ranks, spec.refresh_interval),
       refresh_bank_(spec.ranks),
       hit_arrival_(size_t(spec.ranks) * spec.banks_per_rank(), kNever),
+      demand_hit_arrival_(size_t(spec.ranks) * spec.banks_per_rank(), kNever),
       bypass_(size_t(spec.ranks) * spec.banks_per_rank(), 0),
       residency_(spec.ranks),
       rank_last_(spec.ranks, 0),
@@ -313,11 +314,15 @@ bool DramChannel::step(uint64_t horizon) {
   const size_t n = policy_.fcfs ? std::min<size_t>(1, queue_.size())
                                 : std::min<size_t>(policy_.queue_depth, queue_.size());
   // Banks whose open row a queued segment still needs: no PRE may close them once that segment
-  // has arrived (hit_arrival_: the earliest such arrival per bank).
+  // has arrived (hit_arrival_: the earliest such arrival per bank; demand_hit_arrival_: of a
+  // demand segment, the only ones that hold a demand segment's PRE).
   for (size_t i = 0; i < n; ++i) {
     const DramSegment& s = queue_[i];
-    if (open_row_[s.bank] == int64_t(s.row))
+    if (open_row_[s.bank] == int64_t(s.row)) {
       hit_arrival_[s.bank] = std::min(hit_arrival_[s.bank], s.arrival);
+      if (!s.background)
+        demand_hit_arrival_[s.bank] = std::min(demand_hit_arrival_[s.bank], s.arrival);
+    }
   }
   Choice best;
   // A lower bound of each candidate's next command cycle (for stream()).
@@ -348,20 +353,29 @@ bool DramChannel::step(uint64_t horizon) {
     // step's column stream ends (the stream stops at the refresh). Row-hit cap reached: a row
     // hit waits while an older segment of the bank waits for another row, and a PRE is held
     // only by an older row hit.
-    bool held = cmd == DramCmd::kPre && hit_arrival_[s.bank] <= t;
+    // A background segment's row hit never holds a demand segment's PRE.
+    bool held = cmd == DramCmd::kPre &&
+                (s.background ? hit_arrival_ : demand_hit_arrival_)[s.bank] <= t;
     if (held && capped(s.bank)) {
       held = false;
       for (size_t j = 0; j < i && !held; ++j)
-        held = queue_[j].bank == s.bank && open == int64_t(queue_[j].row) && queue_[j].arrival <= t;
+        held = queue_[j].bank == s.bank && open == int64_t(queue_[j].row) &&
+               queue_[j].arrival <= t && (s.background || !queue_[j].background);
     }
     if (hit && capped(s.bank) && older_conflict(i, n) <= t) held = true;
     if (held || (t >= refresh_block(s.rank) && refresh_blocks(s.rank, s.bank))) {
       cand_t_[i] = kNever;
       continue;
     }
-    if (t < best.t || (t == best.t && hit && !best.hit)) best = {t, int(i), cmd, hit};
+    // At equal cycles: a demand segment before a background one, then a row hit, then the oldest.
+    const bool first = best.index < 0 ||
+                       (s.background == best.background ? hit && !best.hit : best.background);
+    if (t < best.t || (t == best.t && first)) best = {t, int(i), cmd, hit, 0, s.background};
   }
-  for (size_t i = 0; i < n; ++i) hit_arrival_[queue_[i].bank] = kNever;
+  for (size_t i = 0; i < n; ++i) {
+    hit_arrival_[queue_[i].bank] = kNever;
+    demand_hit_arrival_[queue_[i].bank] = kNever;
+  }
   // Refresh: PREA when a bank of the rank is open, then REF (per bank: PRE when the bank is
   // open, then REFPB); first at equal cycles.
   for (uint32_t r = 0; r < refresh_due_.size(); ++r) {
@@ -406,15 +420,20 @@ bool DramChannel::step(uint64_t horizon) {
     // at t when it is an older row hit (or was not scanned). A younger row hit of the same kind
     // (RD or WR) can only beat it when this segment's burst waits for more than the channel's
     // column constraints (a bank-group or bank constraint): stream() checks that each burst.
+    // Classes: a demand candidate beats a background segment's burst at equal cycles; a
+    // background candidate never beats a demand one's at equal cycles (a background row hit of
+    // the same kind is then one of the `younger_hits`).
     uint64_t limit = horizon;  // stream while t < limit
     bool younger_hits = false;
     for (size_t i = 0; i < cand_t_.size(); ++i) {
       if (int(i) == best.index || cand_t_[i] == kNever) continue;
-      if (int(i) > best.index && cand_hit_[i] && cand_cmd_[i] == best.cmd) {
+      const bool same_class = queue_[i].background == s.background;
+      const bool lower = same_class ? int(i) > best.index : queue_[i].background;
+      if (lower && cand_hit_[i] && cand_cmd_[i] == best.cmd) {
         younger_hits = true;
         continue;
       }
-      const bool ties = int(i) < best.index && cand_hit_[i];
+      const bool ties = same_class ? int(i) < best.index && cand_hit_[i] : !lower;
       limit = std::min(limit, ties ? cand_t_[i] : cand_t_[i] + 1);
     }
     stream(s, limit, younger_hits, cap_from);

@@ -10,7 +10,11 @@
 // that an earlier command left on this channel, rank, bank group or bank (window constraints such
 // as tFAW hold the later command until `cycles` after the w-th most recent earlier one). FR-FCFS
 // issues the command that can issue first, a column command (row hit) before a row command at the
-// same cycle, then the oldest segment; FCFS only serves the oldest segment. Refresh: every rank
+// same cycle, then the oldest segment; FCFS only serves the oldest segment. Request classes
+// (FR-FCFS; FCFS ignores them): at equal cycles a demand segment's command goes before a
+// background segment's (then row hits first within the class, then the oldest), so a background
+// command issues only at a cycle at which no demand command can; a background segment's row hit
+// does not hold a demand segment's PRE (a demand one holds either class's). Refresh: every rank
 // owes one REF each nREFI; from its due cycle no other command may target the rank until a PREA
 // (when a bank is open) and the REF have issued, and REF holds the rank for nRFC (a REF -> ACT
 // constraint). Per-bank refresh (spec.per_bank_refresh): every nREFIpb the next bank of the rank
@@ -72,6 +76,7 @@ struct DramRequestState {
   uint64_t first_command = UINT64_MAX;  // first command issued for it
   uint64_t end = 0;                     // last data beat
   bool write = false;
+  bool background = false;               // served behind demand requests (DramChannel)
   bool released = false;                 // its owner has read it (DramSystem::release)
   std::vector<uint64_t> channel_bursts;  // bursts left on each channel
 };
@@ -84,6 +89,7 @@ struct DramSegment {
   uint32_t bursts = 0;  // bursts left
   bool write = false;
   bool activated = false;  // an ACT was issued for it and its next burst has not moved yet
+  bool background = false;  // its request's class
 };
 
 struct DramChannelStats {
@@ -163,6 +169,7 @@ class DramChannel {
     DramCmd cmd = DramCmd::kAct;
     bool hit = false;
     uint32_t bank = 0;  // a refresh command's bank (per-bank refresh)
+    bool background = false;  // the segment's class
   };
   uint64_t earliest(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank) const;
   void issue(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank, uint32_t row, uint64_t t,
@@ -256,7 +263,8 @@ class DramChannel {
   }
   uint64_t bus_free_ = 0;  // command bus
   uint64_t last_command_ = 0;
-  std::vector<uint64_t> hit_arrival_;  // per bank, scratch of step()
+  std::vector<uint64_t> hit_arrival_;         // per bank, scratch of step()
+  std::vector<uint64_t> demand_hit_arrival_;  // per bank, scratch of step(): demand segments'
   std::vector<uint32_t> bypass_;       // per bank: row-hit cap count since the row opened
   // Per window candidate, scratch of step(): a lower bound of its next command's cycle (kNever:
   // blocked), whether that command is a row hit, and which command it is.

@@ -56,11 +56,13 @@ DramLocation DramSystem::map(uint64_t burst_index) const {
   return l;
 }
 
-DramRequestState* DramSystem::submit(uint64_t arrival, uint64_t addr, uint64_t bytes, bool write) {
+DramRequestState* DramSystem::submit(uint64_t arrival, uint64_t addr, uint64_t bytes, bool write,
+                                     bool background) {
   requests_.emplace_back();
   DramRequestState& r = requests_.back();
   r.arrival = arrival;
   r.write = write;
+  r.background = background;
   r.channel_bursts.assign(channels_.size(), 0);
   if (bytes == 0) {
     r.end = arrival;
@@ -77,7 +79,8 @@ DramRequestState* DramSystem::submit(uint64_t arrival, uint64_t addr, uint64_t b
       channels_[l.channel].enqueue(s);
       s.bursts = 0;
     }
-    if (s.bursts == 0) s = {&r, arrival, l.rank, l.bankgroup, l.bank, l.row, 0, write, false};
+    if (s.bursts == 0)
+      s = {&r, arrival, l.rank, l.bankgroup, l.bank, l.row, 0, write, false, background};
     ++s.bursts;
     ++r.channel_bursts[l.channel];
   }

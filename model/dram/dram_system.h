@@ -57,8 +57,10 @@ class DramSystem {
   DramSystem(const DramSpec& spec, const DramPolicy& policy);
 
   DramLocation map(uint64_t burst_index) const;
-  // Queues a request; the state stays valid until release().
-  DramRequestState* submit(uint64_t arrival, uint64_t addr, uint64_t bytes, bool write);
+  // Queues a request (background: served behind demand requests, DramChannel); the state stays
+  // valid until release().
+  DramRequestState* submit(uint64_t arrival, uint64_t addr, uint64_t bytes, bool write,
+                           bool background = false);
   // Ends a speculation (see above) and issues every command that can issue before DRAM cycle
   // `horizon` on every channel.
   void advance(uint64_t horizon);

@@ -370,7 +370,7 @@ void Lowerer::emit_prefetches(double share) {
       if (p.slot_from[j] >= 1) deps = step_fence_[size_t(p.slot_from[j] - 1)];
       band_war(ring.addr(j), ring.slot_bytes, &deps);
       p.moves.push_back(
-          weight_moves(n, layer, c0, c1, 0, 0, ring.addr(j), p.w_dram, p.b_dram, deps));
+          weight_moves(n, layer, c0, c1, 0, 0, ring.addr(j), p.w_dram, p.b_dram, deps, true));
       out_.layers[layer].prefetch_bytes += (c1 - c0) * per;
       p.channels.emplace_back(c0, c1);
       p.emitted_bytes += (c1 - c0) * per;

@@ -200,10 +200,11 @@ class Lowerer {
                      uint32_t i0 = 0, uint32_t i1 = 0);
   // The weight and bias moves of output channels [c0, c1) (input channels [i0, i1) of each when
   // i1 > 0) from DRAM (w_dram, b_dram) into the slot at w_l2, counted in `layer`: {weights, bias}.
+  // background: both are background moves (a deep prefetch, run behind demand moves).
   std::pair<uint32_t, uint32_t> weight_moves(const Node& n, uint32_t layer, uint32_t c0,
                                              uint32_t c1, uint32_t i0, uint32_t i1, uint64_t w_l2,
                                              uint64_t w_dram, uint64_t b_dram,
-                                             const std::vector<uint32_t>& deps);
+                                             const std::vector<uint32_t>& deps, bool background);
   uint32_t band_rows(const OpDesc& op) const;
   uint32_t band_rows(const Node& n, const OpDesc& op) const;  // the search's choice, else the above
   // banded_lowering.cpp: bytes of the input band output rows [r0, r0 + rows) x channels

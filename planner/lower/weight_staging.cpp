@@ -135,7 +135,7 @@ void Lowerer::stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t
       for (uint32_t id : step_fence_[size_t(first - 1)]) war.push_back(id);
       band_war(w_l2, staging_.slot_bytes, &war);
     }
-    const auto ids = weight_moves(n, layer, c0, c1, i0, i1, w_l2, w_dram_, b_dram_, war);
+    const auto ids = weight_moves(n, layer, c0, c1, i0, i1, w_l2, w_dram_, b_dram_, war, false);
     d.deps.push_back(ids.first);
     d.deps.push_back(ids.second);
   }
@@ -156,21 +156,25 @@ std::pair<uint32_t, uint32_t> Lowerer::weight_moves(const Node& n, uint32_t laye
                                                     uint32_t c1, uint32_t i0, uint32_t i1,
                                                     uint64_t w_l2, uint64_t w_dram,
                                                     uint64_t b_dram,
-                                                    const std::vector<uint32_t>& deps) {
+                                                    const std::vector<uint32_t>& deps,
+                                                    bool background) {
   const uint64_t per = weights_per_channel(n);
   const uint64_t kernel = uint64_t(n.kernel_h) * n.kernel_w;
   // An input-channel block takes a slice of every output channel's kernels: a 2-D move.
   const uint64_t block = i1 ? (i1 - i0) * kernel : per, skip = i1 ? i0 * kernel : 0;
   const uint32_t ch = c1 - c0;
   const uint64_t b_l2 = w_l2 + align_up(ch * block, arch_.l2.alignment_bytes);
-  const uint32_t w = move(layer, MemSpace::kDram, w_dram + c0 * per + skip, MemSpace::kL2, w_l2,
-                          block == per ? 1 : ch, static_cast<uint32_t>(block == per ? ch * per : block),
-                          static_cast<uint32_t>(block == per ? 0 : per),
-                          static_cast<uint32_t>(block == per ? 0 : block), deps);
-  const uint32_t b = move(layer, MemSpace::kDram, b_dram + uint64_t(c0) * 4, MemSpace::kL2, b_l2, 1,
-                          ch * 4, 0, 0, deps);
+  Descriptor w = move_desc(layer, MemSpace::kDram, w_dram + c0 * per + skip, MemSpace::kL2, w_l2,
+                           block == per ? 1 : ch,
+                           static_cast<uint32_t>(block == per ? ch * per : block),
+                           static_cast<uint32_t>(block == per ? 0 : per),
+                           static_cast<uint32_t>(block == per ? 0 : block), deps);
+  Descriptor b = move_desc(layer, MemSpace::kDram, b_dram + uint64_t(c0) * 4, MemSpace::kL2, b_l2,
+                           1, ch * 4, 0, 0, deps);
+  w.move.background = b.move.background = background;
   out_.layers[layer].weight_bytes += ch * block + uint64_t(ch) * 4;
-  return {w, b};
+  const uint32_t w_id = emit(std::move(w));
+  return {w_id, emit(std::move(b))};
 }
 
 }  // namespace strider

@@ -115,6 +115,20 @@ TEST(ArchLoader, WrongTypes) {
             }));
 }
 
+// dma.background_priority: a bool; a bad value names the component's key and its line.
+TEST(ArchLoader, DmaBackgroundPriority) {
+  TempDir t;
+  EXPECT_TRUE(load_arch(t.write("on.yaml", "arch:\n  name: x\n")).dma.background_priority);
+  EXPECT_FALSE(load_arch(t.write("off.yaml", "arch:\n  dma:\n    background_priority: false\n"))
+                   .dma.background_priority);
+  const std::string f = t.write("bad.yaml",
+                                "arch:\n"
+                                "  dma:\n"
+                                "    background_priority: low\n");  // line 3
+  EXPECT_EQ(errors_of([&] { load_arch(f); }),
+            (Errors{f + ":3: arch.dma.background_priority: expected true or false, got \"low\""}));
+}
+
 TEST(ArchLoader, PowerOfTwoCheck) {
   TempDir t;
   const std::string f = t.write("x.yaml", "arch:\n  l2:\n    size_bytes: 786432\n    banks: 6\n");
@@ -369,7 +383,7 @@ TEST(ArchLoader, EveryErrorIsCollectedInFileOrder) {
                 f + ":6: arch.controller.prefetch_depth: must be at least 1, got 0",
                 f + ":8: arch.dma.burst_bytes: must be a power of two, got 48",
                 f + ":9: arch.dma.chanels: unknown key, expected one of: channels, burst_bytes, "
-                    "setup_cycles, row_setup_cycles",
+                    "setup_cycles, row_setup_cycles, background_priority",
                 f + ":11: arch.dram.banks: must be a power of two, got 3",
                 f + ":13: arch.l2.alignment_bytes: must be a power of two, got 0",
                 f + ":15: arch.l1.line_bytes: must be at least 1, got 0",
@@ -447,7 +461,7 @@ TEST(ArchLoader, FingerprintIsFnv1aOfTheCanonicalYaml) {
   EXPECT_EQ(seed.fingerprint(), fnv1a64(arch_yaml(seed)));  // core/common/hash.h, tested on its own
   // Pinned: changes only when a field or the canonical form changes (then descriptor lists
   // planned before are refused, which is the point).
-  EXPECT_EQ(seed.fingerprint(), 0xc7032de4d547615cull);  // with dram.model, preset and policies, and energy.clock_gating
+  EXPECT_EQ(seed.fingerprint(), 0xab5cd99204116eefull);  // with dram.model, preset and policies, energy.clock_gating and dma.background_priority
   ArchConfig other = seed;
   other.l2.size_bytes = 524288;
   EXPECT_NE(other.fingerprint(), seed.fingerprint());

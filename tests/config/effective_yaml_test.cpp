@@ -86,6 +86,22 @@ TEST_F(EffectiveYaml, LoadsBackIdenticalFromAnotherDirectory) {
   EXPECT_EQ(second.planner.time_limit_s, 0.1);
 }
 
+// dma.background_priority off (every move a demand move) survives the round trip, and changes the
+// arch fingerprint (a list planned for one is refused by the other's model).
+TEST_F(EffectiveYaml, BackgroundPriorityOffRoundTrips) {
+  const RunConfig on = load_run(run_);
+  EXPECT_TRUE(on.arch.dma.background_priority);
+  const RunConfig first = load_run(run_, {"arch.dma.background_priority=false"});
+  const std::string text = effective_yaml(first);
+  EXPECT_NE(text.find("    row_setup_cycles: 1\n    background_priority: false\n"),
+            std::string::npos)
+      << text;
+  const RunConfig second = load_run(t_.write("results/x/effective_config.yaml", text));
+  expect_same_run(first, second);
+  EXPECT_FALSE(second.arch.dma.background_priority);
+  EXPECT_NE(on.arch.fingerprint(), second.arch.fingerprint());
+}
+
 TEST_F(EffectiveYaml, RelativePathsStayRelativeAfterTheRoundTrip) {
   CwdGuard cwd(t_.path());
   const RunConfig first = load_run("configs/runs/r.yaml");
@@ -118,6 +134,7 @@ TEST(EffectiveYamlText, ExactTextOfAMinimalRun) {
             "    burst_bytes: 64\n"
             "    setup_cycles: 8\n"
             "    row_setup_cycles: 1\n"
+            "    background_priority: true\n"
             "  dram:\n"
             "    model: jedec\n"
             "    preset: lpddr4_3200\n"

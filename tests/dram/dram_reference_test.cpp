@@ -15,9 +15,11 @@
 namespace strider {
 namespace {
 
+// background: the share of requests of the background class (drawn from a generator of their own,
+// so a stream's requests are the same with and without classes).
 std::vector<test::RefRequest> random_stream(uint32_t seed, uint64_t span_bytes, int count,
-                                            uint64_t gap = 40) {
-  std::mt19937_64 rng(seed);
+                                            uint64_t gap = 40, double background = 0) {
+  std::mt19937_64 rng(seed), classes(seed + 1000);
   std::vector<test::RefRequest> out;
   uint64_t t = 0;
   for (int i = 0; i < count; ++i) {
@@ -27,6 +29,7 @@ std::vector<test::RefRequest> random_stream(uint32_t seed, uint64_t span_bytes, 
     r.addr = (rng() % span_bytes) & ~uint64_t(31);
     r.bytes = 32 + rng() % 480;
     r.write = rng() % 3 == 0;
+    r.background = background > 0 && double(classes() % 1000) < background * 1000;
     out.push_back(r);
   }
   return out;
@@ -49,8 +52,9 @@ std::string text(const std::vector<DramPowerDownRecord>& log) {
 }
 
 // Returns the number of power-down stays (both agree on them).
-size_t check(const DramSpec& spec, const DramPolicy& policy, uint32_t seed, uint64_t gap = 40) {
-  std::vector<test::RefRequest> reqs = random_stream(seed, 1 << 16, 120, gap);
+size_t check(const DramSpec& spec, const DramPolicy& policy, uint32_t seed, uint64_t gap = 40,
+             double background = 0) {
+  std::vector<test::RefRequest> reqs = random_stream(seed, 1 << 16, 120, gap, background);
   std::vector<DramCommandRecord> log;
   std::vector<DramPowerDownRecord> pd;
   DramSystem sys(spec, policy);
@@ -58,7 +62,7 @@ size_t check(const DramSpec& spec, const DramPolicy& policy, uint32_t seed, uint
   sys.channel(0).set_powerdown_log(&pd);
   std::vector<DramRequestState*> states;
   for (const test::RefRequest& r : reqs)
-    states.push_back(sys.submit(r.arrival, r.addr, r.bytes, r.write));
+    states.push_back(sys.submit(r.arrival, r.addr, r.bytes, r.write, r.background));
   sys.drain();
   test::DramSteppedReference ref(spec, policy);
   const std::vector<DramCommandRecord> expect = ref.run(reqs);
@@ -213,6 +217,46 @@ TEST(DramReference, MatchesOnRandomStreamsWithRowHitCap) {
     check(one_channel_preset(name), policy(4), 78, 4);
     check(one_channel_preset(name), policy(16), 79, 2);
   }
+}
+
+// Request classes (a third, then half, of the requests background): open and closed page, a short
+// window, per-bank refresh, the row-hit cap, postponement, power-down and one channel of two
+// presets; each stream's commands differ from the all-demand scheduler's (else the test would
+// not test the classes), and FCFS ignores them (the same commands).
+TEST(DramReference, MatchesOnRandomStreamsWithRequestClasses) {
+  const auto classes = [](const DramSpec& spec, const DramPolicy& p, uint32_t seed,
+                          uint64_t gap = 40, double share = 1.0 / 3) {
+    check(spec, p, seed, gap, share);
+    std::string logs[2];
+    for (int k = 0; k < 2; ++k) {
+      std::vector<DramCommandRecord> log;
+      DramSystem sys(spec, p);
+      sys.channel(0).set_command_log(&log);
+      for (const test::RefRequest& r : random_stream(seed, 1 << 16, 120, gap, share))
+        sys.submit(r.arrival, r.addr, r.bytes, r.write, k == 0 && r.background);
+      sys.drain();
+      logs[k] = text(log);
+    }
+    return logs[0] != logs[1];
+  };
+  const DramSpec spec = test::small_dram_spec();
+  for (uint32_t seed = 81; seed <= 83; ++seed) {
+    EXPECT_TRUE(classes(spec, DramPolicy{false, false, 16}, seed)) << seed;
+    EXPECT_TRUE(classes(spec, DramPolicy{false, false, 16}, seed, 10, 0.5)) << seed;
+  }
+  EXPECT_TRUE(classes(spec, DramPolicy{false, false, 3}, 84, 10));
+  EXPECT_TRUE(classes(spec, DramPolicy{true, false, 16}, 85, 10));
+  EXPECT_FALSE(classes(spec, DramPolicy{false, true, 16}, 86, 10));  // FCFS: classes ignored
+  DramPolicy cap{false, false, 16};
+  cap.row_hit_cap = 2;
+  EXPECT_TRUE(classes(spec, cap, 87, 10));
+  DramPolicy postpone{false, false, 16};
+  postpone.refresh_postpone = 8;
+  EXPECT_TRUE(classes(spec, postpone, 88, 40));
+  EXPECT_TRUE(classes(test::small_dram_spec_per_bank(), DramPolicy{false, false, 16}, 89, 10));
+  EXPECT_TRUE(classes(test::small_dram_spec_powerdown(), DramPolicy{false, false, 16}, 90, 80));
+  for (const char* name : {"lpddr4_3200", "ddr4_3200"})
+    classes(one_channel_preset(name), DramPolicy{false, false, 16}, 91, 4, 0.5);
 }
 
 }  // namespace

@@ -80,7 +80,8 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
           queue.back().row == l.row) {
         ++queue.back().bursts;
       } else {
-        queue.push_back({i, r.arrival, l.rank, l.bankgroup, l.bank, l.row, 1, r.write});
+        queue.push_back(
+            {i, r.arrival, l.rank, l.bankgroup, l.bank, l.row, 1, r.write, r.background});
       }
       ++left[i];
     }
@@ -159,10 +160,11 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
       }
     }
     if (issued) continue;
-    // 2. The segments' commands ready at t: a row hit first, then the oldest.
+    // 2. The segments' commands ready at t: a demand segment's first, then a row hit, then the
+    // oldest.
     const size_t n = policy_.fcfs ? 1 : std::min<size_t>(policy_.queue_depth, queue.size());
     int pick = -1;
-    bool pick_hit = false;
+    bool pick_hit = false, pick_background = false;
     DramCmd pick_cmd = DramCmd::kAct;
     // Row-hit cap: whether a segment older than i, arrived, waits for another row of i's bank.
     const auto older_waits = [&](size_t i) {
@@ -189,17 +191,22 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
       } else if (open_[s.bank] < 0) {
         cmd = DramCmd::kAct;
       } else {
-        bool needed = false;  // an arrived segment (capped: an older one) still hits the open row
+        // An arrived segment (capped: an older one) still hits the open row; a background one
+        // does not hold a demand segment's PRE.
+        bool needed = false;
         for (size_t j = 0; j < (capped(s.bank) ? i : n); ++j)
           needed |= queue[j].bank == s.bank && open_[s.bank] == int64_t(queue[j].row) &&
-                    queue[j].arrival <= t;
+                    queue[j].arrival <= t && (s.background || !queue[j].background);
         if (needed) continue;
         cmd = DramCmd::kPre;
       }
       if (!legal(cmd, s.rank, s.bg, s.bank, t)) continue;
-      if (pick < 0 || (hit && !pick_hit)) {
+      const bool before = pick < 0 || (s.background == pick_background ? hit && !pick_hit
+                                                                         : pick_background);
+      if (before) {
         pick = static_cast<int>(i);
         pick_hit = hit;
+        pick_background = s.background;
         pick_cmd = cmd;
       }
     }

@@ -17,6 +17,9 @@
 // of the window, arrived, waits for another row of the bank counts (the count restarts when the
 // bank closes); at N such a younger hit is not a candidate and an older waiting segment's PRE is
 // held only by an arrived row hit older than it.
+// Request classes (FR-FCFS): among the commands ready at t a demand segment's goes before a
+// background segment's (then a row hit, then the oldest); a background segment's row hit does
+// not hold a demand segment's PRE. FCFS ignores the classes.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +33,7 @@ namespace strider::test {
 struct RefRequest {
   uint64_t arrival = 0, addr = 0, bytes = 0;
   bool write = false;
+  bool background = false;
   uint64_t end = 0;  // filled by run()
 };
 
@@ -48,6 +52,7 @@ class DramSteppedReference {
     uint64_t arrival;
     uint32_t rank, bg, bank, row, bursts;
     bool write;
+    bool background;
   };
   struct Issued {
     uint64_t t;

@@ -72,6 +72,11 @@ TEST(DeepPrefetch, FcWeightsLoadWhileTheConvComputes) {
         << i;
   }
   EXPECT_EQ(d[9].kind, DescKind::kOp);
+  // The prefetch's moves are background moves (the DMA and the DRAM run them behind demand
+  // moves); a's own weight and bias moves are demand moves.
+  for (uint32_t i : {3u, 4u, 5u, 6u, 7u, 8u, 11u, 12u}) EXPECT_TRUE(d[i].move.background) << i;
+  EXPECT_FALSE(d[1].move.background);
+  EXPECT_FALSE(d[2].move.background);
   // They form the layer prefetch:fc, added after a's (layers: input:x, a, prefetch:fc, g, fc,
   // output:fc); the fc's own layer moves none.
   ASSERT_EQ(l.list.layers.size(), 6u);

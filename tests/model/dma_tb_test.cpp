@@ -265,5 +265,93 @@ TEST(DmaTb, RandomMovesOnTwoChannelsUnderBackPressure) {
   }
 }
 
+Descriptor background(Descriptor d) {
+  d.move.background = true;
+  return d;
+}
+
+// One channel: demand move 0, background move 1, demand move 2, all written at 0. tiny: setup 4;
+// the flat DRAM pipe 8 B per cycle, first data after 20; L2 16 B per cycle, latency 2. Each move
+// is 64 B DRAM -> L2: DRAM 64 / 8 = 8 bus cycles, L2 4 port cycles.
+std::vector<Descriptor> one_channel_moves() {
+  return {move(0, MemSpace::kDram, 0x1000, MemSpace::kL2, 0, 1, 64, 0, 0),
+          background(move(1, MemSpace::kDram, 0x2000, MemSpace::kL2, 1024, 1, 64, 0, 0)),
+          move(2, MemSpace::kDram, 0x3000, MemSpace::kL2, 2048, 1, 64, 0, 0)};
+}
+
+TEST(DmaTb, BackgroundMoveWaitsBehindALaterDemandMoveOnOneChannel) {
+  Bench b("bench", tiny(), one_channel_moves(), {0, 0, 0});
+  sc_core::sc_start();
+  // Move 0 at 0: t0 4, DRAM 4 + 20 + 8 = 32 (bus free at 12), L2 4..8 + 2 = 10: retires at 32.
+  // Move 1 (background) joins the background queue at 0 and the input is read on: move 2
+  // (demand) waits for the channel. At 32 move 2 takes it first (set up 4..8 behind move 0):
+  // t0 32, DRAM 32 + 28 = 60. Move 1 gets the idle channel at 60, programmed from then:
+  // t0 64, DRAM 64 + 28 = 92.
+  EXPECT_EQ(b.retired, (std::vector<uint64_t>{32, 92, 60}));
+  EXPECT_EQ(b.record.descriptors[2].start, 32u);
+  EXPECT_EQ(b.record.descriptors[1].start, 60u);
+  EXPECT_EQ(b.stats.get("dma.background_moves"), 1u);
+}
+
+// The same list with dma.background_priority false: every move in list order, as before.
+TEST(DmaTb, BackgroundPriorityOffKeepsListOrderOnOneChannel) {
+  ArchConfig a = tiny();
+  a.dma.background_priority = false;
+  Bench b("bench", a, one_channel_moves(), {0, 0, 0});
+  sc_core::sc_start();
+  // Move 0 retires at 32 as above. Move 1 waits for the channel (the input stalls behind it),
+  // set up 4..8: t0 32, DRAM 32 + 28 = 60. Move 2 is read at 32 and set up 32..36: t0 60,
+  // DRAM 60 + 28 = 88.
+  EXPECT_EQ(b.retired, (std::vector<uint64_t>{32, 60, 88}));
+  EXPECT_EQ(b.stats.get("dma.background_moves"), 0u);
+}
+
+// Two channels: background moves 0 (256 B) and 1 (64 B), a demand L2 -> L2 move 2 (16 B), a
+// background move 3 (64 B), all written at 0.
+std::vector<Descriptor> two_channel_moves() {
+  return {background(move(0, MemSpace::kDram, 0x1000, MemSpace::kL2, 0, 1, 256, 0, 0)),
+          background(move(1, MemSpace::kDram, 0x2000, MemSpace::kL2, 1024, 1, 64, 0, 0)),
+          move(2, MemSpace::kL2, 4096, MemSpace::kL2, 8192, 1, 16, 0, 0),
+          background(move(3, MemSpace::kDram, 0x4000, MemSpace::kL2, 3072, 1, 64, 0, 0))};
+}
+
+TEST(DmaTb, BackgroundMovesKeepOneChannelForDemand) {
+  ArchConfig a = tiny();
+  a.dma.channels = 2;
+  Bench b("bench", a, two_channel_moves(), {0, 0, 0, 0});
+  sc_core::sc_start();
+  // Move 0 takes channel 0 at 0 (no demand move waits): t0 4, DRAM 256 / 8 = 32 bus cycles
+  // 4..36, end 4 + 20 + 32 = 56; L2 16 port cycles 4..20. Move 1 queues: one channel of two
+  // already holds a background move. Move 2 (demand) takes the free channel 1 at 0: t0 4, its
+  // L2 read behind move 0's write on the DMA port, 20..21 (+2 = 23), its write 21..22 (+2):
+  // retires at 24. Channel 1 is free from 24 but move 1 may not take it while move 0 holds
+  // channel 0; at 56 it takes channel 1 (freed first, at 24), programmed from 56: t0 60, DRAM
+  // 60 + 20 + 8 = 88. Move 3, the younger, waits for move 1 to end and takes channel 0 (freed at
+  // 56) at 88: t0 92, DRAM 92 + 28 = 120.
+  EXPECT_EQ(b.retired, (std::vector<uint64_t>{56, 88, 24, 120}));
+  EXPECT_EQ(b.record.descriptors[0].channel, 0);
+  EXPECT_EQ(b.record.descriptors[2].channel, 1);
+  EXPECT_EQ(b.record.descriptors[2].start, 0u);
+  EXPECT_EQ(b.record.descriptors[1].channel, 1);
+  EXPECT_EQ(b.record.descriptors[1].start, 56u);
+  EXPECT_EQ(b.record.descriptors[3].channel, 0);
+  EXPECT_EQ(b.record.descriptors[3].start, 88u);
+  EXPECT_EQ(b.stats.get("dma.background_moves"), 3u);
+}
+
+TEST(DmaTb, BackgroundPriorityOffKeepsListOrderOnTwoChannels) {
+  ArchConfig a = tiny();
+  a.dma.channels = 2;
+  a.dma.background_priority = false;
+  Bench b("bench", a, two_channel_moves(), {0, 0, 0, 0});
+  sc_core::sc_start();
+  // Move 0 as above (56). Move 1 takes channel 1 at 0: t0 4, L2 behind move 0's 20..24 (+2),
+  // DRAM behind move 0's bus 36..44, end 64. Move 2 waits (input stalled) for channel 0 at 56,
+  // set up 4..8: t0 56, L2 read 56..57, write 57..58 (+2): 60. Move 3, read at 56, takes channel
+  // 0 again at 60 (set up 56..60): t0 60, DRAM 60 + 28 = 88.
+  EXPECT_EQ(b.retired, (std::vector<uint64_t>{56, 64, 60, 88}));
+  EXPECT_EQ(b.record.descriptors[2].start, 56u);
+}
+
 }  // namespace
 }  // namespace strider

@@ -321,6 +321,45 @@ TEST(Descriptor, DstStepRoundTripsAndIsChecked) {
   EXPECT_EQ(refusal(), "descriptor 0: move dst_step 0 (expected 1 or more)");
 }
 
+// Format 12: a background move (a prefetch the DMA and the DRAM serve behind demand moves).
+TEST(Descriptor, BackgroundRoundTripsAndIsChecked) {
+  DescriptorList l = sample();
+  MoveDesc& m = l.descriptors[0].move;  // DRAM -> L2
+  m.background = true;
+  std::stringstream ss;
+  write_binary(l, ss);
+  EXPECT_EQ(read_binary(ss, "mem"), l);
+  const std::string text = to_text(l);
+  EXPECT_NE(text.find("strides: [2048, 1024], background: true}"), std::string::npos) << text;
+  EXPECT_EQ(read_text(text, "list.yaml"), l);
+  check(l);
+  // The flag is part of the descriptor's identity: a demand copy differs.
+  DescriptorList demand = l;
+  demand.descriptors[0].move.background = false;
+  EXPECT_FALSE(demand == l);
+  EXPECT_EQ(to_text(demand).find("background"), std::string::npos);  // the default is not written
+  const auto refusal = [&] {
+    try {
+      check(l);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  m.src_space = MemSpace::kL2;
+  EXPECT_EQ(refusal(),
+            "descriptor 0: background move l2 -> l2 (only a DRAM -> L2 prefetch may be background)");
+  m.src_space = MemSpace::kDram, m.dst_space = MemSpace::kDram;
+  EXPECT_EQ(refusal(),
+            "descriptor 0: background move dram -> dram (only a DRAM -> L2 prefetch may be "
+            "background)");
+  // The flag is one byte of the binary form (0 or 1) whatever its value: the same size.
+  std::stringstream a, b;
+  write_binary(l, a);
+  write_binary(demand, b);
+  EXPECT_EQ(a.str().size(), b.str().size());
+}
+
 TEST(Descriptor, TruncatedBinaryNamesTheOffset) {
   std::stringstream ss;
   write_binary(sample(), ss);
@@ -351,13 +390,13 @@ TEST(Descriptor, BadMagicAndVersion) {
   DescriptorList l = sample();
   write_binary(l, ss);
   std::string bytes = ss.str();
-  bytes[4] = 12;  // version 12
+  bytes[4] = 13;  // version 13
   std::stringstream v(bytes);
   try {
     read_binary(v, "f.strd");
     FAIL();
   } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "f.strd: byte 4: format version 12, this build reads version 11");
+    EXPECT_STREQ(e.what(), "f.strd: byte 4: format version 13, this build reads version 12");
   }
 }
 

@@ -13,7 +13,7 @@ namespace {
 // A one-descriptor list whose op input has the given element_bytes (line 7 of the text).
 std::string list_with_element_bytes(const std::string& eb) {
   return "strider_descriptors:\n"
-         "  version: 11\n"
+         "  version: 12\n"
          "  arch_fingerprint: 0\n"
          "  layers: [l]\n"
          "  tensors: []\n"
