@@ -44,7 +44,6 @@
 #include <algorithm>
 #include <stdexcept>
 #include <tuple>
-#include <cstdlib>
 
 #include "core/arch/dram_bandwidth.h"
 #include "core/common/ceil_div.h"
@@ -131,6 +130,10 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
   // loaded from a preset) gets none.
   if (arch_.dram.model == "jedec" && arch_.dram.spec.timing.count("nBL") == 0) return;
   const double per_cycle = double(1 << 20) / double(dram_peak_cycles(arch_, 1 << 20));
+  // Fills at background priority (dma.background_priority) never delay a demand move: they may
+  // take all of a step's DRAM time its own moves leave.
+  const bool background = arch_.dma.background_priority;
+  const double share = background ? 1.0 : kCreditShare;
   // Per step: its estimated cycles, the bytes the DRAM could move meanwhile, and the bytes it
   // moves itself (its weights, until a deep prefetch takes them elsewhere) or for a prefetch.
   std::vector<uint64_t> cycles(order.size(), 0);
@@ -138,7 +141,7 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
   for (size_t s = 0; s < order.size(); ++s) {
     const Node& n = g_.nodes[size_t(order[s])];
     cycles[s] = step_cycles(n);
-    cap[s] = int64_t(double(cycles[s]) * per_cycle * (getenv("XSHARE") ? atof(getenv("XSHARE")) : kCreditShare));
+    cap[s] = int64_t(double(cycles[s]) * per_cycle * share);
     own[s] = int64_t(step_dram_bytes(n));
     if (n.weights >= 0) {
       own[s] += int64_t(g_.tensors[size_t(n.outputs[0])].shape.c * staged_bytes_per_channel(n));
@@ -172,8 +175,7 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
     return true;
   };
   const size_t layers = reqs.size();  // the extra slots appended below are not layers
-  for (size_t ii = 0; ii < layers; ++ii) {
-    const size_t i = getenv("XREV") ? layers - 1 - ii : ii;
+  for (size_t i = 0; i < layers; ++i) {
     const Node& n = g_.nodes[size_t(req_node[i])];
     const int64_t t = reqs[i].step + reqs[i].steps - 1;  // the layer's own step
     if (!prefetchable(n) || t < 1) continue;
@@ -232,7 +234,6 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
     const uint64_t streamed = cycles[size_t(t)] / fill;
     const uint64_t need = std::max(blocks > streamed ? blocks - streamed : 0, ceil_div(fill, tile) + 1);
     const uint64_t most = grows ? std::max<uint64_t>(blocks, kStagingSlots) : kStagingSlots;
-    if (getenv("XDBG")) fprintf(stderr, "PF %s t=%ld blocks=%lu cycles=%lu fill=%lu need=%lu\n", n.name.c_str(), long(t), blocks, cycles[size_t(t)], fill, need);
     for (uint64_t k = std::clamp<uint64_t>(need, kStagingSlots, most);;) {
       // The bytes of the first k fills, covered by the credit of the steps before t (the latest
       // steps' first).
@@ -246,7 +247,9 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
         if (take[size_t(s)] > 0) lo = s;
       }
       lo = std::min(lo, reqs[i].step);
-      if (getenv("XEARLY") && (!getenv("XBIG") || want >= uint64_t(atoi(getenv("XBIG"))))) lo = std::max<int64_t>(0, t - atoi(getenv("XEARLY")));
+      // A ring that needs a long lead anyway, its fills at background priority, starts as early as
+      // its slots fit: its weights then load in the DMA's idle time under the early layers.
+      if (background && t - lo > kMaxLeadSteps) lo = std::max<int64_t>(0, t - kMaxPrefetchSteps);
       int64_t hi = k > kStagingSlots ? reqs[i].step : reqs[i].step - 1;  // the latest worth it
       memory::ScratchPlacement placed;
       std::vector<memory::ScratchRequest> placed_reqs;
@@ -260,7 +263,6 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
           if (ok || (!split && k <= kStagingSlots)) continue;
           std::vector<memory::ScratchRequest> trial = trial_of(k, mid, split);
           memory::ScratchPlacement q = memory::place_scratch(acts, plan, plan.height, trial, opt);
-          if (getenv("XDBG")) fprintf(stderr, "TRY %s k=%lu from=%ld split=%d heap=%ld/%lu fits=%d\n", n.name.c_str(), k, long(mid), int(split), long(q.heap_bytes), heap, int(fits(q, trial)));
           if (fits(q, trial)) ok = true, placed = std::move(q), placed_reqs = std::move(trial);
         }
         if (ok) {
@@ -270,11 +272,17 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
         }
       }
       if (from >= 0) {
-        // The ring is live from `from`: its fills take the credit of its steps earliest first,
-        // so they are in early and leave the later steps' DMA time to their own fills (and to
-        // the slots below that become live later).
+        // At background priority the ring's fills take the credit of its steps earliest first
+        // (in as soon as the DMA is idle, leaving the later steps' time to the slots that become
+        // live later); otherwise the latest first (closest to their use, under the fewest of
+        // the demand fills they would delay).
         uint64_t covered = 0;
-        if (getenv("XLATEST") || (getenv("XGROWE") && !grows)) { for (int64_t s = from; s < t; ++s) covered += take[size_t(s)]; } else { take.assign(size_t(t), 0); covered = take_credit(from, t, want, take); }
+        if (background) {
+          take.assign(size_t(t), 0);
+          covered = take_credit(from, t, want, take);
+        } else {
+          for (int64_t s = from; s < t; ++s) covered += take[size_t(s)];
+        }
         if (covered > best.covered) {
           best.covered = covered, best.k = k, best.from = from, best.take = take;
           best.reqs = std::move(placed_reqs);
@@ -291,14 +299,13 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
     // whose credit left covers it — the ring grows as the activations shrink (the end of a network,
     // where the classifier's weights could take most of L2 but the DMA time before it is short).
     std::vector<int64_t> slot_from(best.k, best.from);
-    const uint64_t paced_k = best.k;
     if (best.covered == std::min(out_c, best.k * block) * per) {
       for (uint64_t j = best.k, f = uint64_t(best.from); j < std::clamp<uint64_t>(need, kStagingSlots, most); ++j) {
         const uint64_t bytes = std::min(block, out_c - j * block) * per;
         bool placed = false;
         for (; int64_t(f) < t && !placed; ++f) {
           std::vector<uint64_t> taken = best.take;
-          if (!getenv("XPRIO") && take_credit(int64_t(f), t, bytes, taken) < bytes && !getenv("XFREE")) {
+          if (take_credit(int64_t(f), t, bytes, taken) < bytes) {
             f = uint64_t(t);  // a later step has less credit left
             break;
           }
@@ -325,7 +332,6 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
     d.node = req_node[i];
     d.from = best.from;
     d.step = t;
-    d.paced = getenv("XPRIO") ? uint32_t(paced_k) : uint32_t(slot_from.size());
     d.slot_from = std::move(slot_from);
     own[size_t(t)] -= int64_t(best.covered);  // no longer loaded in its own step
     uint64_t sum = 0;
@@ -357,9 +363,8 @@ void Lowerer::emit_prefetches(double share) {
     const uint64_t quota = before + uint64_t(double(p.quota[at] - before) * std::min(share, 1.0));
     // A fill is emitted once the quota reaches half its bytes (so the pieces track the quota).
     while (p.moves.size() < fills && current_step_ >= p.slot_from[p.moves.size()] &&
-           (p.moves.size() >= p.paced ||
-            p.emitted_bytes + std::min<uint64_t>(block, out_c - p.moves.size() * block) * per / 2 <=
-               quota)) {
+           p.emitted_bytes + std::min<uint64_t>(block, out_c - p.moves.size() * block) * per / 2 <=
+               quota) {
       if (!p.stored) {  // its blobs, where its own step will find them (lower_compute)
         std::tie(p.w_dram, p.b_dram) = place_weights(n);
         p.stored = true;

@@ -22,6 +22,9 @@ namespace strider {
 
 constexpr uint32_t kStagingSlots = 2;  // a layer's weight staging: double buffered
 constexpr uint32_t kMaxStreamBands = 16;  // stream_rows: the most row bands it tries
+// An ordinary weight staging ring is live at most this many steps before its layer's (its first
+// fills prefetch during them); a deep prefetch that needs a longer lead starts as early as it fits.
+constexpr int64_t kMaxLeadSteps = 8;
 
 // A ring of equal L2 buffers reused in turn; each remembers the last descriptor that used it, so
 // the next writer waits for it (write-after-read).
@@ -338,7 +341,6 @@ class Lowerer {
     int node = -1;
     int64_t from = 0, step = 0;
     std::vector<int64_t> slot_from;  // per slot: the first step of its lifetime (late slots: > from)
-    uint32_t paced = 0;  // fills emitted by the quota; the later ones once their slot is live
     std::vector<uint64_t> quota;
     std::vector<std::pair<uint32_t, uint32_t>> moves, channels;
     uint64_t emitted_bytes = 0, w_dram = 0, b_dram = 0;

@@ -21,7 +21,6 @@ namespace {
 constexpr uint32_t kMaxBatchBandSlots = 4;
 constexpr uint32_t kOutBandSlots = 2;
 constexpr uint32_t kPsumSlots = 2;
-constexpr int64_t kMaxLeadSteps = 8;  // weight prefetch: at most this many steps ahead
 constexpr int kLeadRounds = 4;        // placements trying the longer leads where they fit
 
 }  // namespace
