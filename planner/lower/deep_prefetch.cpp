@@ -247,9 +247,10 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
         if (take[size_t(s)] > 0) lo = s;
       }
       lo = std::min(lo, reqs[i].step);
-      // A ring that needs a long lead anyway, its fills at background priority, starts as early as
-      // its slots fit: its weights then load in the DMA's idle time under the early layers.
-      if (background && t - lo > kMaxLeadSteps) lo = std::max<int64_t>(0, t - kMaxPrefetchSteps);
+      // A growing ring whose credit reaches back as far as an ordinary ring's longest lead, its
+      // fills at background priority, starts as early as its slots fit: its weights then load in
+      // the DMA's idle time under the early layers (a classifier's, under the first convolutions).
+      if (background && grows && t - lo >= kMaxLeadSteps) lo = std::max<int64_t>(0, t - kMaxPrefetchSteps);
       int64_t hi = k > kStagingSlots ? reqs[i].step : reqs[i].step - 1;  // the latest worth it
       memory::ScratchPlacement placed;
       std::vector<memory::ScratchRequest> placed_reqs;
