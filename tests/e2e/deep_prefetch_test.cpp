@@ -38,6 +38,7 @@ const PlannedBuffer* row(const Lowered& l, const std::string& name) {
 TEST(DeepPrefetch, FcWeightsLoadWhileTheConvComputes) {
   ArchConfig arch;
   arch.dram.model = "simple";
+  arch.dma.background_priority = false;  // demand moves: the credit at 3/4, the latest steps first
   const Lowered l = lowered(arch);
   // The fc's ring holds all 4 blocks (4 x 4,352 = 17,408 B), live from a's step (0) to its own
   // (3), above a's two-slot ring (2 x 9,472 B at 20,992: a's 64 channels of 144 + 4 B each): its
@@ -128,6 +129,7 @@ TEST(DeepPrefetch, FcWeightsLoadWhileTheConvComputes) {
 TEST(DeepPrefetch, FillsArePacedBetweenTheLayersOwnFills) {
   ArchConfig arch;
   arch.dram.model = "simple";
+  arch.dma.background_priority = false;
   arch.lowering.weight_slot_bytes = 2560;
   const Lowered l = lowered(arch);
   const std::vector<Descriptor>& d = l.list.descriptors;
@@ -196,7 +198,8 @@ TEST(DeepPrefetch, NoRoomInL2KeepsTheTwoSlots) {
 // the plan's check sees no overlap; the ring's first fills also wait for the bands' last readers
 // (band_war).
 TEST(DeepPrefetch, RingTakesTheBandBuffersRoomAfterTheLastBandedStep) {
-  const ArchConfig arch = load_arch(std::string(STRIDER_SOURCE_DIR) + "/configs/arch/seed.yaml");
+  ArchConfig arch = load_arch(std::string(STRIDER_SOURCE_DIR) + "/configs/arch/seed.yaml");
+  arch.dma.background_priority = false;  // (at background priority the ring starts early: below)
   Graph g = load_network(std::string(STRIDER_SOURCE_DIR) + "/configs/networks/mobilenet_v2.onnx", 0,
                          0, 1);
   fuse_activations(&g);
@@ -216,6 +219,63 @@ TEST(DeepPrefetch, RingTakesTheBandBuffersRoomAfterTheLastBandedStep) {
   EXPECT_EQ(p->size, 589824u);
   EXPECT_GT(p->offset + p->size, 786432u);
   EXPECT_EQ(row(l, "prefetch-slot:/classifier/classifier.1/Gemm#2"), nullptr);
+}
+
+// x (16 x 16 x 16, 4,096 B) -> a: conv 3x3, 64 channels, its global pool g fused into its store
+// path (step 0) -> flatten (1) -> h: fc 64 -> 64 (2) -> fc: 64 -> 512 (3), on the seed in a 24 KiB
+// L2 (weight slots of 24 channels: 24 x 64 + 24 x 4 B, aligned, 1,536 + 128 = 1,664 B) with the
+// flat DRAM pipe. The fc's 512 channels (22 blocks) are DRAM-bound; its ring takes 8 slots live
+// from step 0 (the holes beside x, g, a's ring and h's) and a ninth, fc#8, live from step 1 in
+// the room of a's staging ring (10,816: live at step 0 only) — a late slot, the ring growing as
+// the early tensors die. Its fill waits for step 0's fence (a's tiles), not merely its order in the
+// list. h's ring holds all three of its blocks (24 + 24 + 16 channels): its last slot only the 16
+// (16 x 64 + 16 x 4, aligned: 1,024 + 64 = 1,088 B).
+TEST(DeepPrefetch, RingGrowsIntoTheRoomAnEarlierStepFrees) {
+  ArchConfig arch = load_arch(std::string(STRIDER_SOURCE_DIR) + "/configs/arch/seed.yaml");
+  arch.dram.model = "simple";
+  arch.l2.size_bytes = 24576;
+  Graph g = load_network(std::string(STRIDER_SOURCE_DIR) + "/tests/e2e/data/prefetch_late.yaml", 0,
+                         0, 1);
+  fuse_activations(&g);
+  ASSERT_EQ(fuse_global_pools(&g), 1);
+  const Lowered l = lower(g, arch, LowerOptions());
+  const PlannedBuffer* a = row(l, "staging:a");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->offset, 10816u);
+  EXPECT_EQ(a->last, 0);
+  for (int k = 2; k <= 7; ++k) {
+    const PlannedBuffer* e = row(l, "prefetch-slot:fc#" + std::to_string(k));
+    ASSERT_NE(e, nullptr) << k;
+    EXPECT_EQ(e->size, 1664u) << k;
+    EXPECT_EQ(e->first, 0) << k;
+  }
+  const PlannedBuffer* late = row(l, "prefetch-slot:fc#8");
+  ASSERT_NE(late, nullptr);
+  EXPECT_EQ(late->offset, 10816u);
+  EXPECT_EQ(late->size, 1664u);
+  EXPECT_EQ(late->first, 1);
+  EXPECT_EQ(late->last, 3);
+  EXPECT_EQ(row(l, "prefetch-slot:fc#9"), nullptr);
+  const PlannedBuffer* h_last = row(l, "prefetch-slot:h#2");
+  ASSERT_NE(h_last, nullptr);
+  EXPECT_EQ(h_last->size, 1088u);
+  // The late slot's fill: its weight and bias moves, background, after a's last tile.
+  uint32_t last_a = 0;
+  std::vector<const Descriptor*> fill;
+  for (const Descriptor& d : l.list.descriptors) {
+    const std::string& layer = l.list.layers[d.layer];
+    if (d.kind == DescKind::kOp && layer == "a") last_a = d.id;
+    if (d.kind == DescKind::kMove && layer == "prefetch:fc" && d.move.dst_addr >= 10816 &&
+        d.move.dst_addr < 10816 + 1664) {
+      fill.push_back(&d);
+    }
+  }
+  ASSERT_EQ(fill.size(), 2u);
+  for (const Descriptor* d : fill) {
+    EXPECT_TRUE(d->move.background);
+    EXPECT_GT(d->id, last_a);
+    EXPECT_NE(std::find(d->deps.begin(), d->deps.end(), last_a), d->deps.end());
+  }
 }
 
 }  // namespace
