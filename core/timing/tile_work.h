@@ -53,7 +53,7 @@
 // The other way round, a stride-1 tile may walk its output rows back to back as a strided one
 // does (rows_back_to_back_applies): one block per output row a run touches, so a segment costs as
 // many shifted writes as the run spans rows, but no window crosses a row end and nothing is
-// discarded. A 16x16 3x3 conv with pad 1 walks 15 x 18 + 16 = 286 stream positions (5 runs of
+// discarded. A 16x16 3x3 conv with pad 1 walks 15 x 17 + 16 = 271 stream positions (5 runs of
 // 64) for 256 outputs (4 runs); where a fill's compute (accumulators x ceil(segments x kernel_w
 // / macs_per_cycle)) still exceeds its writes, the rows take fewer cycles and are kept.
 // The reduction of a position is split into *segments*, one kernel row of one input channel
@@ -87,8 +87,8 @@
 //
 // Hybrid tile (a positions-mapping convolution with groups 1, 1x1 unpadded or k > 1,
 // hybrid_tail_applies): the last run of a positions tile is partial when its stream of positions
-// is not a multiple of `neurons.count` (a 14x14 plane: 196 = 3 x 64 + 4; padded 3x3: 13 x 16 +
-// 14 = 222 = 3 x 64 + 30), yet costs a full run: every group of `accumulators` output channels
+// is not a multiple of `neurons.count` (a 14x14 plane: 196 = 3 x 64 + 4; padded 3x3: 13 x 15 +
+// 14 = 209 = 3 x 64 + 17, shared pad columns), yet costs a full run: every group of `accumulators` output channels
 // takes group x ceil(fill / macs_per_cycle) compute cycles per fill whatever the run's length. The
 // hybrid runs that tail after the full runs with the tile's output channels on neurons and the
 // tail's *valid* positions in the accumulators (groups of up to `accumulators`), each line written
@@ -98,8 +98,9 @@
 // gathered into the kernel region as the im2col mapping does, resident when those rows fit). The
 // tail is the valid outputs from the last full run's end on (hybrid_split): in a padded or strided
 // stream the discarded virtual positions among them are not computed, so the tail is the tile's
-// last `tail_positions` outputs in raster order (13 x 16 + 14: the stream's positions 192..221,
-// output rows 12 and 13, 28 positions). A 4-position 1x1 tail of C channels over k inputs costs
+// last `tail_positions` outputs in raster order (13 x 15 + 14: the stream's positions 192..208,
+// output row 12's last 2 and row 13's 14, 16 positions; the discarded one between them is
+// skipped). A 4-position 1x1 tail of C channels over k inputs costs
 // ceil(C / 64) x k / 32 x max(64 writes, 4 x 8 compute) = C x k / 32 cycles instead of the run's
 // C / 8 x k / 32 x 8 x 8 = C x k / 4 (seed machine); a k > 1 tail's parallelism is the tile's
 // channel block (one channel per neuron), so it pays only for blocks of many channels.
