@@ -73,6 +73,10 @@ struct L1Config {
   uint32_t kernel_bytes = 2048;  // kernel region: the current fill's weights (or inputs), broadcast
   bool shift_stride = true;      // shift-stride writes: one write fills every line
   bool pad_in_block = true;      // the iterator inserts virtual padding into the shifted block
+  // Stride-1 streams share the pad columns between rows: virtual rows of W + max(pad_left,
+  // pad_right) positions instead of W + pad_left + pad_right (core/timing/tile_work.h
+  // stream_pitch; needs shift_stride and pad_in_block). false: the first stream (the ablation).
+  bool shared_pad = true;
   // The store unit's row buffer for a max-pool fused into a conv (core/timing/fused_pool.h): the
   // partial pooled rows of one channel group; 0: no max-pool is fused.
   uint64_t pool_row_buffer_bytes = 8192;

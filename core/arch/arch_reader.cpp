@@ -129,6 +129,7 @@ ArchConfig read_arch(const ConfigNode* arch, Diagnostics& diags, OriginMap& orig
     s.read("kernel_bytes", a.l1.kernel_bytes);
     s.read("shift_stride", a.l1.shift_stride);
     s.read("pad_in_block", a.l1.pad_in_block);
+    s.read("shared_pad", a.l1.shared_pad);
     s.read("pool_row_buffer_bytes", a.l1.pool_row_buffer_bytes);
     s.read("input_scale_cycles", a.l1.input_scale_cycles);
     s.finish();

@@ -93,6 +93,7 @@ void emit_arch_fields(YAML::Emitter& e, const ArchConfig& a) {
   }
   e << YAML::Key << "shift_stride" << YAML::Value << a.l1.shift_stride;
   e << YAML::Key << "pad_in_block" << YAML::Value << a.l1.pad_in_block;
+  e << YAML::Key << "shared_pad" << YAML::Value << a.l1.shared_pad;
   e << YAML::EndMap;
 
   e << YAML::Key << "neurons" << YAML::Value << YAML::BeginMap;

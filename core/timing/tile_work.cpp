@@ -222,7 +222,7 @@ void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Con
   const uint64_t n = nc.count;
   const uint64_t rows = op.row_end - op.row_begin;
   const uint64_t wo = op.output.w;
-  const uint64_t wp = uint64_t(op.input.w) + op.pad_left + op.pad_right;
+  const uint64_t wp = stream_pitch(op, l1);
   const bool conv = op.op == OpCode::kConv;
   const uint64_t kernel = uint64_t(reduced_channels(op)) * op.kernel_h * op.kernel_w;
   Reduction red;
@@ -240,12 +240,12 @@ void positions_window(TileWork& w, TileBuilder& b, const OpDesc& op, const L1Con
   const bool crossing = stream;
   const bool strided_stream = stream && (op.stride_h > 1 || op.stride_w > 1);
   const uint64_t step = op.stride_w;  // stream elements between consecutive positions
-  // One stream of virtual rows of wp positions, the last row stopping at its last valid output
-  // (stride 1, or a strided stream). Otherwise output rows back to back (strided, or a stride-1
-  // tile walking its rows).
-  const uint64_t positions = traversal_positions(op, stream);
+  // One stream of virtual rows of wp positions (stream_pitch), the last row stopping at its last
+  // valid output (stride 1, or a strided stream). Otherwise output rows back to back (strided, or
+  // a stride-1 tile walking its rows).
+  const uint64_t positions = traversal_positions(op, l1, stream);
   // The runs cover the stream up to runs_end; a hybrid's tail (its valid positions beyond) follows.
-  const HybridSplit split = hybrid ? hybrid_split(op, nc, stream) : HybridSplit{};
+  const HybridSplit split = hybrid ? hybrid_split(op, l1, nc, stream) : HybridSplit{};
   const uint64_t tail = split.tail_positions;
   const uint64_t runs_end = positions - split.skipped;
   w.computed_positions = runs_end + tail;
@@ -487,7 +487,7 @@ bool strided_stream_applies(const OpDesc& op, const L1Config& l1) {
   if (channels_on_neurons(op) || !l1.shift_stride || !l1.pad_in_block) return false;
   // No ceil-mode overhang: the last window of a row ends inside the padded row, so a window
   // past it starts at or beyond the row end and is discarded.
-  const uint64_t wp = uint64_t(op.input.w) + op.pad_left + op.pad_right;
+  const uint64_t wp = stream_pitch(op, l1);  // W + pad_left + pad_right (strided)
   const uint64_t extent = uint64_t(op.kernel_w - 1) * op.dilation_w + 1;
   return wp >= extent && op.output.w == (wp - extent) / op.stride_w + 1;
 }
@@ -499,7 +499,7 @@ bool rows_back_to_back_applies(const OpDesc& op, const L1Config& l1) {
       op.op == OpCode::kConv || op.op == OpCode::kMaxPool || op.op == OpCode::kAvgPool;
   if (!window || !stride_one(op) || op.row_end - op.row_begin < 2) return false;
   if (channels_on_neurons(op) || !l1.shift_stride || !l1.pad_in_block) return false;
-  return uint64_t(op.input.w) + op.pad_left + op.pad_right > op.output.w;  // windows to discard
+  return stream_pitch(op, l1) > op.output.w;  // windows to discard
 }
 
 bool traversal_applies(const OpDesc& op, const L1Config& l1, bool stream) {
@@ -507,16 +507,25 @@ bool traversal_applies(const OpDesc& op, const L1Config& l1, bool stream) {
   return stream ? strided_stream_applies(op, l1) : rows_back_to_back_applies(op, l1);
 }
 
-uint64_t traversal_positions(const OpDesc& op, bool stream) {
-  const uint64_t rows = op.row_end - op.row_begin, wo = op.output.w;
-  const uint64_t wp = uint64_t(op.input.w) + op.pad_left + op.pad_right;
-  return stream ? (rows - 1) * wp + wo : rows * wo;
+uint64_t stream_pitch(const OpDesc& op, const L1Config& l1) {
+  const uint64_t w = op.input.w;
+  if (!l1.shared_pad || !l1.shift_stride || !l1.pad_in_block || !stride_one(op))
+    return w + op.pad_left + op.pad_right;
+  // One gap of G = max(pad_left, pad_right) zero columns between stored rows; never narrower than
+  // an output row (pads wider than the window: min(pad_left, pad_right) >= extent).
+  return std::max<uint64_t>(w + std::max(op.pad_left, op.pad_right), op.output.w);
 }
 
-HybridSplit hybrid_split(const OpDesc& op, const NeuronConfig& nc, bool stream) {
+uint64_t traversal_positions(const OpDesc& op, const L1Config& l1, bool stream) {
   const uint64_t rows = op.row_end - op.row_begin, wo = op.output.w;
-  const uint64_t wp = uint64_t(op.input.w) + op.pad_left + op.pad_right;
-  const uint64_t positions = traversal_positions(op, stream);
+  return stream ? (rows - 1) * stream_pitch(op, l1) + wo : rows * wo;
+}
+
+HybridSplit hybrid_split(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
+                         bool stream) {
+  const uint64_t rows = op.row_end - op.row_begin, wo = op.output.w;
+  const uint64_t wp = stream_pitch(op, l1);
+  const uint64_t positions = traversal_positions(op, l1, stream);
   if (positions <= nc.count || positions % nc.count == 0) return {};
   const uint64_t runs_end = positions / nc.count * nc.count;
   // Valid outputs before runs_end: whole virtual rows of wp positions hold wo each.
@@ -524,10 +533,11 @@ HybridSplit hybrid_split(const OpDesc& op, const NeuronConfig& nc, bool stream) 
   return {positions - runs_end, rows * wo - before};
 }
 
-bool hybrid_tail_applies(const OpDesc& op, const NeuronConfig& nc, bool stream) {
+bool hybrid_tail_applies(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
+                         bool stream) {
   if (op.op != OpCode::kConv || channels_on_neurons(op) || op.pool.present()) return false;
   if (!channels_mapping_applies(op) && !im2col_mapping_applies(op)) return false;
-  return hybrid_split(op, nc, stream).tail_positions > 0;
+  return hybrid_split(op, l1, nc, stream).tail_positions > 0;
 }
 
 // The plain traversal (one stream for stride 1, rows back to back otherwise) or the other one
@@ -543,8 +553,8 @@ TileWork compute_tile_work(const OpDesc& op, const L1Config& l1, const NeuronCon
   };
   const bool other = traversal_applies(op, l1, !plain);
   if (other) consider(!plain, false);
-  if (hybrid_tail_applies(op, nc, plain)) consider(plain, true);
-  if (other && hybrid_tail_applies(op, nc, !plain)) consider(!plain, true);
+  if (hybrid_tail_applies(op, l1, nc, plain)) consider(plain, true);
+  if (other && hybrid_tail_applies(op, l1, nc, !plain)) consider(!plain, true);
   return best;
 }
 

@@ -9,8 +9,36 @@
 // Positions mapping (`OpDesc::mapping == kPositions`, the seed's; every window op and element-wise
 // op): output positions are grouped into *runs* of `neurons.count` consecutive positions, one per
 // neuron (line i feeds neuron i). Stride-1 windows walk the padded input as one stream of virtual
-// rows of Wp = W + pad_left + pad_right positions, so a run may cross a row end; the positions
-// whose window crosses it (Wp - W_out per row) are computed and discarded by the output iterator.
+// rows of P positions (stream_pitch), so a run may cross a row end; the positions whose window
+// crosses it (P - W_out per row) are computed and discarded by the output iterator. P is
+// W + pad_left + pad_right, or with shared pad columns (`l1.shared_pad`, below) W + G.
+//
+// Shared pad columns (`l1.shared_pad`, stride 1 with shift-stride writes and `l1.pad_in_block`):
+// the zeros are made in the block, so the right pad of row r and the left pad of row r + 1 need
+// not be separate columns; one gap of G = max(pad_left, pad_right) zero columns between stored
+// rows reads the same values. Virtual row pr of pitch P = W + G holds: columns [0, pad_left)
+// zeros, [pad_left, pad_left + W) stored row pr - pad_top (all zeros for a top or bottom pad row,
+// as before), [pad_left + W, P) zeros (G - pad_left of them). Padded column c is input column
+// c - pad_left as before. Output position (r, x) is stream position r x P + x, valid iff
+// x < W_out. Proof that every valid window reads exactly the padded input: with extent
+// e = (kernel_w - 1) x dilation_w + 1, W_out = W + pad_left + pad_right - e + 1, and the window
+// of (r, x) reads padded columns x .. x + e - 1 of padded rows r + kh x dilation_h. A column
+// c < P is that virtual row's own column c, the padded input's: zeros in [0, pad_left), the
+// stored row, then zeros up to P, inside the true right pad (P <= W + pad_left + pad_right). A
+// column c >= P is read only by windows near the row end; the farthest, x = W_out - 1, reaches
+// c = W + pad_left + pad_right - 1, i.e. column c - P = pad_left + pad_right - G - 1 < pad_left of
+// the NEXT virtual row: that row's left zeros, and the true padded row has zeros there too
+// (c >= pad_left + W: its right pad). So G >= max(pad_left, pad_right) is exactly what is needed
+// (G >= pad_right for the next row's zeros, G >= pad_left for a row to hold its left pad and
+// stored row). Positions of one row must not run into the next: P >= W_out, which W + G gives
+// unless min(pad_left, pad_right) >= e (a pad wider than the window, e.g. a padded 1x1); then
+// P = W_out and the farthest column read is P + e - 2, e - 2 < pad_left into the next row: zeros.
+// Top and bottom pad rows stay all-zero virtual rows. Without pads P = W, as before.
+// Strided streams keep W + pad_left + pad_right (their virtual rows are s padded rows and a
+// position is valid by another rule); `l1.shared_pad: false` keeps it for stride 1 too (the first
+// stream; the ablation). Fewer positions per row: a 7x7 5x5 pad-2 depthwise walks 6 x 9 + 7 = 61
+// positions (one run of 64) instead of 6 x 11 + 7 = 73 (two); a 28x28 3x3 pad-1 one 27 x 29 + 28
+// = 811 (13 runs) instead of 27 x 30 + 28 = 838 (14).
 // Strided windows run over output rows back to back, one block per output row a run touches —
 // or, when that takes fewer cycles (below), as one stream too: with stride s (s x s) position p
 // of the tile reads padded-stream element s x p, so a virtual row is again wp positions (s padded
@@ -25,7 +53,7 @@
 // The other way round, a stride-1 tile may walk its output rows back to back as a strided one
 // does (rows_back_to_back_applies): one block per output row a run touches, so a segment costs as
 // many shifted writes as the run spans rows, but no window crosses a row end and nothing is
-// discarded. A 16x16 3x3 conv with pad 1 walks 15 x 18 + 16 = 286 stream positions (5 runs of
+// discarded. A 16x16 3x3 conv with pad 1 walks 15 x 17 + 16 = 271 stream positions (5 runs of
 // 64) for 256 outputs (4 runs); where a fill's compute (accumulators x ceil(segments x kernel_w
 // / macs_per_cycle)) still exceeds its writes, the rows take fewer cycles and are kept.
 // The reduction of a position is split into *segments*, one kernel row of one input channel
@@ -59,8 +87,8 @@
 //
 // Hybrid tile (a positions-mapping convolution with groups 1, 1x1 unpadded or k > 1,
 // hybrid_tail_applies): the last run of a positions tile is partial when its stream of positions
-// is not a multiple of `neurons.count` (a 14x14 plane: 196 = 3 x 64 + 4; padded 3x3: 13 x 16 +
-// 14 = 222 = 3 x 64 + 30), yet costs a full run: every group of `accumulators` output channels
+// is not a multiple of `neurons.count` (a 14x14 plane: 196 = 3 x 64 + 4; padded 3x3: 13 x 15 +
+// 14 = 209 = 3 x 64 + 17, shared pad columns), yet costs a full run: every group of `accumulators` output channels
 // takes group x ceil(fill / macs_per_cycle) compute cycles per fill whatever the run's length. The
 // hybrid runs that tail after the full runs with the tile's output channels on neurons and the
 // tail's *valid* positions in the accumulators (groups of up to `accumulators`), each line written
@@ -70,8 +98,9 @@
 // gathered into the kernel region as the im2col mapping does, resident when those rows fit). The
 // tail is the valid outputs from the last full run's end on (hybrid_split): in a padded or strided
 // stream the discarded virtual positions among them are not computed, so the tail is the tile's
-// last `tail_positions` outputs in raster order (13 x 16 + 14: the stream's positions 192..221,
-// output rows 12 and 13, 28 positions). A 4-position 1x1 tail of C channels over k inputs costs
+// last `tail_positions` outputs in raster order (13 x 15 + 14: the stream's positions 192..208,
+// output row 12's last 2 and row 13's 14, 16 positions; the discarded one between them is
+// skipped). A 4-position 1x1 tail of C channels over k inputs costs
 // ceil(C / 64) x k / 32 x max(64 writes, 4 x 8 compute) = C x k / 32 cycles instead of the run's
 // C / 8 x k / 32 x 8 x 8 = C x k / 4 (seed machine); a k > 1 tail's parallelism is the tile's
 // channel block (one channel per neuron), so it pays only for blocks of many channels.
@@ -195,9 +224,15 @@ uint64_t tile_cycles(const TileWork& w, uint32_t l2_port_bytes);
 bool stride_one(const OpDesc& op);
 
 // The positions a positions-mapping window tile's traversal walks per output channel: with
-// `stream` one stream of virtual rows of W + pad_left + pad_right positions, the last stopping at
-// its last valid output ((rows - 1) x that + W_out), else its output rows back to back.
-uint64_t traversal_positions(const OpDesc& op, bool stream);
+// `stream` one stream of virtual rows of stream_pitch positions, the last stopping at its last
+// valid output ((rows - 1) x that + W_out), else its output rows back to back.
+uint64_t traversal_positions(const OpDesc& op, const L1Config& l1, bool stream);
+
+// The positions of one virtual row of a positions tile's stream (see the header): W + pad_left +
+// pad_right; with `l1.shared_pad` for a stride-1 tile with shift-stride writes and
+// `l1.pad_in_block`, max(W + max(pad_left, pad_right), W_out). The one place the pitch is
+// computed: the closed form, the input iterator's row pieces and the planner all take it here.
+uint64_t stream_pitch(const OpDesc& op, const L1Config& l1);
 
 // Whether a positions tile may walk its input as `stream` says (tile_traversal): its plain
 // traversal (one stream when stride_one, else its rows back to back), or the other one where
@@ -205,21 +240,23 @@ uint64_t traversal_positions(const OpDesc& op, bool stream);
 bool traversal_applies(const OpDesc& op, const L1Config& l1, bool stream);
 
 // A positions tile's split for the hybrid tile: its runs end `skipped` positions before the end of
-// its traversal (`stream`: one stream of virtual rows of W + pad_left + pad_right positions, the
-// first W_out valid; else its output rows back to back), at the last multiple of
+// its traversal (`stream`: one stream of virtual rows of stream_pitch positions, the first W_out
+// valid; else its output rows back to back), at the last multiple of
 // `neurons.count`; `tail_positions` are the valid outputs from there on, the tile's last ones in
 // raster order. Both 0 when the traversal has no full run or no partial one.
 struct HybridSplit {
   uint64_t skipped = 0, tail_positions = 0;
 };
-HybridSplit hybrid_split(const OpDesc& op, const NeuronConfig& nc, bool stream);
+HybridSplit hybrid_split(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
+                         bool stream);
 
 // Whether a positions-mapping tile may run its last, partial run after the others with output
 // channels on neurons (the hybrid tile): a convolution with groups 1, either 1x1 unpadded
 // (channels_mapping_applies; the tail in the channels form) or over more than one element
 // (im2col_mapping_applies; the tail in the im2col form), in the positions mapping, no fused pool,
 // whose traversal (`stream`, as for hybrid_split) has a full run and a partial one.
-bool hybrid_tail_applies(const OpDesc& op, const NeuronConfig& nc, bool stream);
+bool hybrid_tail_applies(const OpDesc& op, const L1Config& l1, const NeuronConfig& nc,
+                         bool stream);
 
 // The input channels [first, first + count) a tile with a fused input scale reads, whose scale
 // bytes it loads: a grouped conv's groups of the tile's output channels, an input-channel block,

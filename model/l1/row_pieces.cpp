@@ -49,10 +49,12 @@ void input_row_pieces(const OpDesc& op_in, const L1Config& l1, const NeuronConfi
   if (op.op == OpCode::kMatMul) op.op = OpCode::kConv, op.kernel_h = op.kernel_w = 1;
   const TensorRef& in = op.input;
   const std::vector<ChannelSet> sets = channel_sets(op, nc);
-  const int64_t h = in.h, w = in.w, wp = w + op.pad_left + op.pad_right;
+  // The stream's virtual rows (tile_work.h stream_pitch: W + pad_left + pad_right, or with shared
+  // pad columns W + max(pad_left, pad_right)); a column past pad_left + W is a pad either way.
+  const int64_t h = in.h, w = in.w, wp = int64_t(stream_pitch(op, l1));
   const uint64_t wo = op.output.w;
   const int64_t step = op.stride_w;  // stream elements between consecutive positions
-  const uint64_t positions = traversal_positions(op, stream) - tail;
+  const uint64_t positions = traversal_positions(op, l1, stream) - tail;
   // A kernel row wider than a line is read in parts of equal width (the last narrower).
   const uint64_t parts = ceil_div(op.kernel_w, l1.line_bytes);
   const uint64_t width = ceil_div(op.kernel_w, parts);

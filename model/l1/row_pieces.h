@@ -4,9 +4,10 @@
 // core/timing/tile_work.h lays them) and every kernel row (and part of a kernel row wider than a
 // line), the input iterator reads one block per stored input row the run's windows touch: a run
 // of a tile walking one stream (`stream`, TileWork::streamed: a stride-1 tile's default, position
-// p at stream element stride x p) walks the padded input as one stream of rows of W + pad_left +
-// pad_right elements, so its block is the span [first window start, last window end) of that
-// stream cut at each padded row end; otherwise (output rows back to back: a strided tile's
+// p at stream element stride x p) walks the padded input as one stream of rows of stream_pitch
+// elements (W + pad_left + pad_right, or with `l1.shared_pad` W + max(pad_left, pad_right): one
+// gap of zeros between stored rows), so its block is the span [first window start, last window
+// end) of that stream cut at each virtual row end; otherwise (output rows back to back: a strided tile's
 // default, or a stride-1 one's when shorter) a run reads one block per output row it touches,
 // from its first window's start to its last window's end. Pad columns and pad rows are virtual
 // (made in the block, never stored), so each piece is clipped to the stored row and columns, and

@@ -27,6 +27,7 @@ TEST(ArchLoader, SeedHasTheSeedFigures) {
   EXPECT_EQ(a.l1.kernel_bytes, 2048u);
   EXPECT_TRUE(a.l1.shift_stride);
   EXPECT_TRUE(a.l1.pad_in_block);
+  EXPECT_TRUE(a.l1.shared_pad);
   EXPECT_EQ(a.neurons.accumulators, 8u);
   EXPECT_EQ(a.lowering.mapping, "auto");
   // 2 x 64 lines x 32 B (two fill buffers) + 2048 B kernel region + 64 x 8 x 4 B accumulators
@@ -269,6 +270,27 @@ TEST(ArchLoader, PoolRowBufferBytesIsACount) {
   EXPECT_NE(a.fingerprint(), ArchConfig{}.fingerprint());
 }
 
+// Stride-1 streams sharing their pad columns (core/timing/tile_work.h stream_pitch): a boolean,
+// on in the seed, written and fingerprinted both ways (a list planned with the other stream is
+// refused).
+TEST(ArchLoader, SharedPadIsABoolean) {
+  TempDir t;
+  const std::string f = t.write("a.yaml",
+                                "arch:\n"
+                                "  l1:\n"
+                                "    shared_pad: sometimes\n");  // line 3
+  EXPECT_EQ(errors_of([&] { load_arch(f); }),
+            Errors{f + ":3: arch.l1.shared_pad: expected true or false, got \"sometimes\""});
+  const ArchConfig seed = load_arch(source_path("configs/arch/seed.yaml"));
+  EXPECT_TRUE(seed.l1.shared_pad);
+  EXPECT_TRUE(ArchConfig{}.l1.shared_pad);
+  const ArchConfig off = load_arch(source_path("configs/arch/seed.yaml"), {"arch.l1.shared_pad=false"});
+  EXPECT_FALSE(off.l1.shared_pad);
+  EXPECT_NE(arch_yaml(seed).find("shared_pad: true"), std::string::npos);
+  EXPECT_NE(arch_yaml(off).find("shared_pad: false"), std::string::npos);
+  EXPECT_NE(off.fingerprint(), seed.fingerprint());
+}
+
 // The load path's input-scale pipeline depth (OpDesc::input_scale): a count, at most 1e6 cycles
 // as every latency, written (and fingerprinted) only when changed from the seed's 2.
 TEST(ArchLoader, InputScaleCyclesIsALatency) {
@@ -461,7 +483,9 @@ TEST(ArchLoader, FingerprintIsFnv1aOfTheCanonicalYaml) {
   EXPECT_EQ(seed.fingerprint(), fnv1a64(arch_yaml(seed)));  // core/common/hash.h, tested on its own
   // Pinned: changes only when a field or the canonical form changes (then descriptor lists
   // planned before are refused, which is the point).
-  EXPECT_EQ(seed.fingerprint(), 0xab5cd99204116eefull);  // with dram.model, preset and policies, energy.clock_gating and dma.background_priority
+  // With dram.model, preset and policies, energy.clock_gating, dma.background_priority and
+  // l1.shared_pad.
+  EXPECT_EQ(seed.fingerprint(), 0xc55c5af90ec1514eull);
   ArchConfig other = seed;
   other.l2.size_bytes = 524288;
   EXPECT_NE(other.fingerprint(), seed.fingerprint());

@@ -164,6 +164,7 @@ TEST(EffectiveYamlText, ExactTextOfAMinimalRun) {
             "    kernel_bytes: 2048\n"
             "    shift_stride: true\n"
             "    pad_in_block: true\n"
+            "    shared_pad: true\n"
             "  neurons:\n"
             "    count: 64\n"
             "    macs_per_cycle: 4\n"

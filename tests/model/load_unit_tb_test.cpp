@@ -440,5 +440,53 @@ TEST(LoadUnitTb, K3HybridTileExactCycles) {
   EXPECT_EQ(b.stats.get("kernel.load_bytes"), 168u);  // 144 kernels + 24 tail input rows
 }
 
+// A 3x3 pad-1 depthwise tile over 2 channels of 3 x 3 (rows 3 B apart, planes 9 B apart, at L2
+// 0), weights (18 B) at 1024, on tiny (8 neurons, 4 lanes): 3 x 3 outputs per channel in a stream
+// of 2 x 4 + 3 = 11 positions with shared pad columns (virtual rows of 3 + 1), 2 x 5 + 3 = 13
+// without (3 + 1 + 1): 2 runs either way (8 + 3, 8 + 5), one fill of 3 segments per run and
+// channel (3 shifted writes, ceil(9 / 4) = 3 compute cycles). The row pieces per channel (stream
+// elements [kh x P + start, + active - 1 + 3) cut at virtual row ends, clipped to the stored
+// columns; a piece continuing the previous one in memory joined to it):
+//   shared, P = 4: run 0 kh 0: row 0 [0, 3) + row 1 [0, 1) = 4 B; kh 1: rows 0, 1 + row 2 [0, 1) =
+//     7 B; kh 2: rows 1, 2 = 6 B; run 1 kh 0: row 1 = 3 B; kh 1: row 2 = 3 B; kh 2: pad rows only.
+//     23 B.
+//   own, P = 5: run 0 kh 0: row 0 = 3 B; kh 1: rows 0, 1 = 6 B; kh 2: rows 1, 2 = 6 B; run 1
+//     kh 0: row 0 [2, 3) + row 1 = 4 B; kh 1: row 1 [2, 3) + row 2 = 4 B; kh 2: row 2 [2, 3) = 1 B.
+//     24 B.
+// x 2 channels, plus the 18 resident kernel bytes: 64 B against 66 B read by the load unit.
+Descriptor shared_pad_tile(uint32_t id) {
+  Descriptor d = conv_descriptor(id);
+  d.op.input = TensorRef{MemSpace::kL2, 0, 2, 3, 3, 3, 9, 1};
+  d.op.weights = TensorRef{MemSpace::kL2, 1024, 2, 3, 3, 3, 9, 1};
+  d.op.output = TensorRef{MemSpace::kL2, 4096, 2, 3, 3, 3, 9, 1};
+  d.op.kernel_h = d.op.kernel_w = 3;
+  d.op.pad_top = d.op.pad_left = d.op.pad_bottom = d.op.pad_right = 1;
+  d.op.groups = 2;
+  d.op.row_end = 3;
+  d.op.ch_end = 2;
+  return d;
+}
+
+TEST(LoadUnitTb, SharedPadColumnsReadTheStreamsRowPieces) {
+  Bench shared("shared", true, 1, 1, shared_pad_tile);
+  Bench own("own", true, 1, 1, shared_pad_tile);
+  own.arch.l1.shared_pad = false;
+  shared.delays = own.delays = {0};
+  run_both(shared, own);
+  const TileWork ws = compute_tile_work(shared.tiles[0].op, shared.arch.l1, shared.arch.neurons,
+                                        shared.arch.l2.port_bytes_per_cycle);
+  const TileWork wo = compute_tile_work(own.tiles[0].op, own.arch.l1, own.arch.neurons,
+                                        own.arch.l2.port_bytes_per_cycle);
+  EXPECT_TRUE(ws.streamed);
+  EXPECT_TRUE(wo.streamed);
+  EXPECT_EQ(ws.computed_positions, 11u);
+  EXPECT_EQ(wo.computed_positions, 13u);
+  EXPECT_EQ(shared.stats.get("load.l2_read_bytes"), 64u);
+  EXPECT_EQ(own.stats.get("load.l2_read_bytes"), 66u);
+  // 2 runs x 2 channels x 3 segments, one shifted write each, either way.
+  EXPECT_EQ(shared.stats.get("line_buffer.shifted_writes"), 12u);
+  EXPECT_EQ(own.stats.get("line_buffer.shifted_writes"), 12u);
+}
+
 }  // namespace
 }  // namespace strider

@@ -53,6 +53,7 @@ Tile random_tile(Rng& rng, Kind kind) {
   t.l1.kernel_bytes = pick(rng, 64, 4096);
   t.l1.shift_stride = coin(rng);
   t.l1.pad_in_block = coin(rng);
+  t.l1.shared_pad = coin(rng);
   static const uint32_t kMacs[] = {1, 2, 3, 4, 8};
   static const uint32_t kAcc[] = {1, 2, 4, 8, 16};
   t.nc.macs_per_cycle = kMacs[pick(rng, 0, 4)];

@@ -80,12 +80,12 @@ bool streams(const Tile& t, int i) {
   return stride_one(t.op) != other;
 }
 bool hybrid(const Tile& t, int i) {
-  return i % 4 != 3 && hybrid_tail_applies(t.op, t.nc, t.stream);
+  return i % 4 != 3 && hybrid_tail_applies(t.op, t.l1, t.nc, t.stream);
 }
 
 void row_pieces(const Tile& t, std::vector<AccessPattern>& out) {
   input_row_pieces(t.op, t.l1, t.nc, t.stream,
-                   t.hybrid ? hybrid_split(t.op, t.nc, t.stream).skipped : 0, out);
+                   t.hybrid ? hybrid_split(t.op, t.l1, t.nc, t.stream).skipped : 0, out);
 }
 
 // Runs `model` (the row pieces, or a faulty copy) against the reference on random window tiles;
@@ -130,8 +130,9 @@ TEST(RowPiecesStepped, LoadUnitPiecesMatchTheTapByTapReferenceOnRandomTiles) {
 }
 
 // The check catches a wrong model: each injected fault (a piece one byte short, a pattern one
-// channel short, the pad columns read as if stored, every piece one byte further) changes the
-// pieces of many tiles, and the check reports every one of them.
+// channel short, the pad columns read as if stored, every piece one byte further, the stream's
+// rows not sharing their pad columns) changes the pieces of many tiles, and the check reports
+// every one of them.
 TEST(RowPiecesStepped, InjectedFaultsAreCaught) {
   auto short_piece = [](const Tile& t, std::vector<AccessPattern>& out) {
     row_pieces(t, out);
@@ -166,6 +167,20 @@ TEST(RowPiecesStepped, InjectedFaultsAreCaught) {
     EXPECT_GT(changed, 200);
     EXPECT_EQ(caught, changed);
   }
+  // The first stream's pitch (W + pad_left + pad_right) where the pad columns are shared
+  // (tile_work.h stream_pitch): only stride-1 streams with row padding made in the block change,
+  // and of those only tiles whose runs end inside the stream (a single run's block is the whole
+  // stream, cut into the same stored pieces whatever the pitch): 8 of the 2,000.
+  // TileWorkStepped.SharedPadColumnsMatchTheReferenceOnEveryRowPadding checks more.
+  auto own_pad_columns = [](const Tile& t, std::vector<AccessPattern>& out) {
+    Tile u = t;
+    u.l1.shared_pad = false;
+    row_pieces(u, out);
+  };
+  int changed = 0;
+  const int caught = check_row_pieces(2000, own_pad_columns, false, &changed);
+  EXPECT_GE(changed, 8);
+  EXPECT_EQ(caught, changed);
 }
 
 }  // namespace

@@ -41,19 +41,60 @@ bool is_conv_like(const OpDesc& op) {
   return op.op == OpCode::kConv || op.op == OpCode::kFullyConnected;
 }
 
-// The output positions of the tile in the order the neurons take them.
+// Shared pad columns (l1.shared_pad): the width of a virtual row found by trial, not by formula
+// — the narrowest row holding its left pad and its stored row (pad_left + W columns) and a whole
+// output row, in which every tap of every valid window (x < W_out) reads what it reads in the
+// padded input: the same stored column of the same row, or a zero where the padded input has
+// one. A row is [0, pad_left) zeros, [pad_left, pad_left + W) the stored row, then zeros up to
+// the pitch; a tap at padded column c lands in the row c / pitch further on, at its column
+// c mod pitch. The first design's W + pad_left + pad_right always qualifies.
+uint32_t shared_pad_pitch(const OpDesc& op) {
+  const int64_t w = op.input.w, pl = op.pad_left, out_w = op.output.w;
+  const int64_t taps = op.kernel_w, dil = op.dilation_w;
+  auto stored = [&](int64_t col) { return col >= pl && col < pl + w; };
+  for (int64_t pitch = std::max(pl + w, out_w);; ++pitch) {
+    bool same = true;
+    for (int64_t x = 0; same && x < out_w; ++x) {
+      for (int64_t t = 0; same && t < taps; ++t) {
+        const int64_t c = x + t * dil;  // the tap's padded column
+        const int64_t rows_on = c / pitch, col = c % pitch;
+        same = stored(c) ? rows_on == 0 && col == c : !stored(col);
+      }
+    }
+    if (same) return uint32_t(pitch);
+  }
+}
+
+// The output positions of the tile in the order the neurons take them, and `pitch`, the stream's
+// virtual row width (0 for rows back to back).
 // `stream`: the tile walks one stream of virtual rows (TileWork::streamed: a stride-1 tile's
 // default; a strided one's position x of a virtual row at padded column stride x x), else its
 // output rows back to back.
-std::vector<Position> tile_positions(const OpDesc& op, bool stream, bool* one_stream) {
+std::vector<Position> tile_positions(const OpDesc& op, const L1Config& l1, bool stream,
+                                     bool* one_stream, uint32_t* pitch) {
   const uint32_t rows = op.row_end - op.row_begin;
   const uint32_t out_w = op.output.w;
   std::vector<Position> ps;
   *one_stream = stream;
-  if (*one_stream) {
+  *pitch = 0;
+  const bool shared = l1.shared_pad && l1.shift_stride && l1.pad_in_block && op.stride_h == 1 &&
+                      op.stride_w == 1;
+  if (*one_stream && shared) {
+    // Virtual rows of the shared-pad pitch: the first out_w positions of a row are its windows,
+    // the rest would read into the next row and are discarded. The last row stops at out_w.
+    *pitch = shared_pad_pitch(op);
+    for (uint32_t r = 0; r < rows; ++r) {
+      for (uint32_t x = 0; x < *pitch; ++x) {
+        const bool crosses = x >= out_w;
+        if (r + 1 == rows && crosses) break;
+        ps.push_back(Position{op.row_begin + r, x, !crosses});
+      }
+    }
+  } else if (*one_stream) {
     // One stream of virtual rows of padded width; a window whose last tap lies past its row's end
     // crosses into the next row and is discarded. The last row stops at its last valid window.
     const uint32_t wp = op.input.w + op.pad_left + op.pad_right;
+    *pitch = wp;
     const uint32_t last_tap = uint32_t(op.kernel_w - 1) * op.dilation_w;
     for (uint32_t r = 0; r < rows; ++r) {
       for (uint32_t x = 0; x < wp; ++x) {
@@ -143,16 +184,15 @@ std::vector<Segment> group_segments(const OpDesc& op, uint32_t first, uint64_t p
 // The input row pieces one segment's shifted block reads (kernel row `kh`, part `part` of
 // `part_width` taps) over the run's positions ps[begin, end), found tap by tap: every tap's padded
 // coordinates; a strided run's block is, per padded row, from its first tap to its last; a
-// stride-1 run's is the padded stream (rows of wp) from its first tap to its last, cut at each
-// row end. Each piece is clipped to the stored rows and columns (padding is virtual). Returned as
-// (row, first column, columns).
+// stride-1 run's is the stream (virtual rows of `wp`: padded, or the shared-pad pitch) from its
+// first tap to its last, cut at each row end. Each piece is clipped to the stored rows and columns
+// (padding is virtual). Returned as (row, first column, columns).
 struct RowPiece {
   int64_t y = 0, x = 0, n = 0;
 };
 std::vector<RowPiece> block_pieces(const OpDesc& op, const std::vector<Position>& ps, size_t begin,
-                                   size_t end, bool one_stream, uint32_t kh, uint64_t part,
-                                   uint64_t part_width) {
-  const int64_t wp = int64_t(op.input.w) + op.pad_left + op.pad_right;
+                                   size_t end, bool one_stream, int64_t wp, uint32_t kh,
+                                   uint64_t part, uint64_t part_width) {
   std::map<int64_t, std::pair<int64_t, int64_t>> span;  // padded row -> [first, last] column
   auto add = [&](int64_t pr, int64_t pc) {
     auto it = span.find(pr);
@@ -201,7 +241,8 @@ void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& n
   const bool window_op = op.op == OpCode::kConv || op.op == OpCode::kMaxPool ||
                          op.op == OpCode::kAvgPool || op.op == OpCode::kGlobalAvgPool;
   bool one_stream = false;
-  const std::vector<Position> ps = tile_positions(op, stream, &one_stream);
+  uint32_t pitch = 0;
+  const std::vector<Position> ps = tile_positions(op, l1, stream, &one_stream, &pitch);
   const bool padded_rows = op.pad_left + op.pad_right > 0;
   // A kernel row wider than a line is cut into the fewest parts that fit, each `seg_elems` lanes
   // wide (the last zero-padded), one segment each.
@@ -251,7 +292,7 @@ void positions_fills(const OpDesc& op, const L1Config& l1, const NeuronConfig& n
         // The segment's pieces; one that continues the previous one in memory extends it.
         std::vector<InputRead> reads;
         for (const RowPiece& r :
-             block_pieces(op, ps, begin, end, one_stream, seg.row, seg.part, seg_elems)) {
+             block_pieces(op, ps, begin, end, one_stream, pitch, seg.row, seg.part, seg_elems)) {
           const uint64_t addr =
               op.input.addr + op.input.offset(seg.channel, uint32_t(r.y), uint32_t(r.x));
           const uint64_t bytes = uint64_t(r.n) * op.input.element_bytes;
@@ -461,7 +502,8 @@ std::string describe_tile(const OpDesc& op, const L1Config& l1, const NeuronConf
     << op.ch_begin << "," << op.ch_end << ") in_ch=[" << op.in_ch_begin << "," << op.in_ch_end
     << ") psum=" << int(op.psum_mode) << " | lines=" << l1.lines << " line_bytes=" << l1.line_bytes
     << " kernel_bytes=" << l1.kernel_bytes << " shift_stride=" << l1.shift_stride
-    << " pad_in_block=" << l1.pad_in_block << " | neurons=" << nc.count
+    << " pad_in_block=" << l1.pad_in_block << " shared_pad=" << l1.shared_pad
+    << " | neurons=" << nc.count
     << " macs_per_cycle=" << nc.macs_per_cycle << " accumulators=" << nc.accumulators;
   return s.str();
 }

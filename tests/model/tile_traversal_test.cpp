@@ -22,8 +22,8 @@ TEST(TileWork, K3HybridTailRunsItsValidPositionsInTheIm2colForm) {
   c.l1.shift_stride = false;
   c.op.input = TensorRef{MemSpace::kL2, 0, 3, 8, 4, 4, 32, 1};
   c.op.output = TensorRef{MemSpace::kL2, 4096, 4, 8, 4, 4, 32, 1};
-  ASSERT_TRUE(hybrid_tail_applies(c.op, c.nc, stride_one(c.op)));
-  const HybridSplit split = hybrid_split(c.op, c.nc, stride_one(c.op));
+  ASSERT_TRUE(hybrid_tail_applies(c.op, c.l1, c.nc, stride_one(c.op)));
+  const HybridSplit split = hybrid_split(c.op, c.l1, c.nc, stride_one(c.op));
   EXPECT_EQ(split.skipped, 6u);
   EXPECT_EQ(split.tail_positions, 4u);
   const TileWork w = compute_tile_work(c.op, c.l1, c.nc, kPort);
@@ -139,9 +139,9 @@ TEST(TileWork, StrideOneTileWalksItsRowsBackToBackWhenShorter) {
   const TileWork w = compute_tile_work(op, l1, nc, kPort);
   // A position reduces 16 channels x 3 kernel rows = 48 segments of 3, 10 to a 32 B fill: 5 fills
   // (4 x 10 + 8) per group of 8 channels, computing 8 x ceil(30 / 4) = 64 and 8 x ceil(24 / 4) =
-  // 48 cycles: 304 per group, 608 per run for the 2 groups. The padded stream is 15 x 18 + 16 =
-  // 286 positions = 5 runs (the last of 30): 3,040 compute cycles, 10 + 3,040 = 3,050 in the
-  // pipeline. Rows back to back: 256 positions = 4 runs of 4 output rows, each segment 4 shifted
+  // 48 cycles: 304 per group, 608 per run for the 2 groups. The stream (virtual rows of 16 + 1 =
+  // 17 with shared pad columns) is 15 x 17 + 16 = 271 positions = 5 runs (the last of 15): 3,040
+  // compute cycles, 10 + 3,040 = 3,050 in the pipeline. Rows back to back: 256 positions = 4 runs of 4 output rows, each segment 4 shifted
   // writes (40 and 32 per fill, under the previous fill's 64 or 48 compute cycles): 4 x 608 =
   // 2,432 compute cycles, 40 + 2,432 = 2,472 in the pipeline. The rows are kept.
   EXPECT_FALSE(w.streamed);
@@ -165,13 +165,26 @@ TEST(TileWork, StrideOneDepthwiseTileKeepsThePaddedStream) {
   // Per run and channel one fill of 3 segments computed in ceil(9 / 4) = 3 cycles. The stream
   // writes a segment once (3 writes a fill); rows back to back write it once per output row a run
   // spans (4: 12 writes a fill), write-bound at 4 x 16 x 12 = 768 cycles against the stream's 5
-  // runs x 16 channels x 3 = 240. The stream is kept, its 30 discarded positions per channel too.
+  // runs x 16 channels x 3 = 240. The stream is kept: virtual rows of 16 + max(1, 1) = 17 (shared
+  // pad columns), 15 x 17 + 16 = 271 positions in 5 runs (the last of 15), one discarded position
+  // per row but the last: 271 - 256 = 15 per channel.
   EXPECT_TRUE(w.streamed);
+  EXPECT_EQ(stream_pitch(op, l1), 17u);
   EXPECT_EQ(w.runs, 5u);
-  EXPECT_EQ(w.computed_positions, 286u);
-  EXPECT_EQ(w.discarded_outputs, 16u * 30u);
+  EXPECT_EQ(w.computed_positions, 271u);
+  EXPECT_EQ(w.discarded_outputs, 16u * 15u);
   EXPECT_EQ(w.shifted_writes, 240u);
   EXPECT_EQ(w.compute_cycles, 240u);
+  // The first stream (l1.shared_pad false): rows of 16 + 1 + 1 = 18, 15 x 18 + 16 = 286 positions,
+  // 5 runs again (the last of 30), 286 - 256 = 30 discarded per channel, the same 240 cycles.
+  L1Config own;
+  own.shared_pad = false;
+  const TileWork o = compute_tile_work(op, own, nc, kPort);
+  EXPECT_TRUE(o.streamed);
+  EXPECT_EQ(stream_pitch(op, own), 18u);
+  EXPECT_EQ(o.computed_positions, 286u);
+  EXPECT_EQ(o.discarded_outputs, 16u * 30u);
+  EXPECT_EQ(o.compute_cycles, 240u);
 }
 
 TEST(TileWork, WideStridedTileKeepsItsRowsBackToBack) {
@@ -210,7 +223,7 @@ OpDesc pointwise_tile() {
 
 TEST(TileWork, HybridTileRunsTheLastPartialRunInTheChannelsForm) {
   const OpDesc op = pointwise_tile();
-  ASSERT_TRUE(hybrid_tail_applies(op, small_neurons(4), stride_one(op)));
+  ASSERT_TRUE(hybrid_tail_applies(op, small_l1(), small_neurons(4), stride_one(op)));
   const TileWork w = compute_tile_work(op, small_l1(), small_neurons(4), kPort);
   // Plain: 20 positions in runs of 8, 8, 4; 2 groups of 4 channels; one fill of the 16 segments
   // (1 B each) per run and group: 16 shifted writes, 4 x ceil(16 / 2) = 32 compute cycles, so
@@ -268,19 +281,19 @@ TEST(TileWork, HybridTileIsKeptOnlyWhereItIsShorter) {
   // No hybrid where the positions fill whole runs, nor for a 3x3 window or the channels mapping.
   op = pointwise_tile();
   op.row_end = 4;  // 16 positions: 2 whole runs
-  EXPECT_FALSE(hybrid_tail_applies(op, small_neurons(4), stride_one(op)));
+  EXPECT_FALSE(hybrid_tail_applies(op, small_l1(), small_neurons(4), stride_one(op)));
   op = pointwise_tile();
   op.mapping = Mapping::kChannels;
-  EXPECT_FALSE(hybrid_tail_applies(op, small_neurons(4), stride_one(op)));
+  EXPECT_FALSE(hybrid_tail_applies(op, small_l1(), small_neurons(4), stride_one(op)));
   op = pointwise_tile();  // a padded 1x1 (neither channels nor im2col form)
   op.pad_top = op.pad_left = op.pad_bottom = op.pad_right = 1;
   op.output.h = 7, op.output.w = 6, op.row_end = 7;
-  EXPECT_FALSE(hybrid_tail_applies(op, small_neurons(4), stride_one(op)));
+  EXPECT_FALSE(hybrid_tail_applies(op, small_l1(), small_neurons(4), stride_one(op)));
   op = pointwise_tile();  // a grouped 3x3
   op.kernel_h = op.kernel_w = 3;
   op.pad_top = op.pad_left = op.pad_bottom = op.pad_right = 1;
   op.groups = 2;
-  EXPECT_FALSE(hybrid_tail_applies(op, small_neurons(4), stride_one(op)));
+  EXPECT_FALSE(hybrid_tail_applies(op, small_l1(), small_neurons(4), stride_one(op)));
 }
 
 }  // namespace

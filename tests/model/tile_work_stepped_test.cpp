@@ -110,6 +110,11 @@ std::vector<std::string> classes(const Tile& t, const SteppedWork& r) {
     if (op.dilation_h > 1 || op.dilation_w > 1) c.push_back("window dilated");
     if (op.kernel_w > t.l1.line_bytes) c.push_back("kernel row wider than a line");
     if (r.discarded_outputs > 0) c.push_back("discarded positions");
+    if (op.pad_left + op.pad_right > 0 && stride_one(op) && t.l1.shift_stride &&
+        t.l1.pad_in_block) {  // the stream's pitch (tile_work.h stream_pitch)
+      c.push_back(t.l1.shared_pad ? "stride-1 row-padded, shared pad columns"
+                                  : "stride-1 row-padded, own pad columns");
+    }
     if (r.discarded_outputs > 0 && op.pad_left + op.pad_right > 0 && !t.l1.pad_in_block) {
       c.push_back(t.l1.shift_stride ? "row pieces (shifted)" : "row-end crossings (per line)");
     }
@@ -151,7 +156,7 @@ TEST(TileWorkStepped, ClosedFormMatchesCycleSteppedReferenceOnRandomTiles) {
     for (const bool stream : {false, true}) {
       if (closed.tail_positions > 0 && closed.streamed == stream) continue;  // stepped above
       if (!traversal_applies(t.op, t.l1, stream)) continue;
-      if (!hybrid_tail_applies(t.op, t.nc, stream)) continue;
+      if (!hybrid_tail_applies(t.op, t.l1, t.nc, stream)) continue;
       const TileWork h = tile_traversal(t.op, t.l1, t.nc, 64, stream, true);
       const bool k1 = t.op.kernel_h * t.op.kernel_w == 1;
       ++coverage[k1 ? "hybrid tail 1x1 (forced)" : "hybrid tail k>1 (forced)"];
@@ -198,6 +203,8 @@ TEST(TileWorkStepped, ClosedFormMatchesCycleSteppedReferenceOnRandomTiles) {
                                   "hybrid tail",
                                   "hybrid tail 1x1 (forced)",
                                   "stride-1 row-padded",
+                                  "stride-1 row-padded, shared pad columns",
+                                  "stride-1 row-padded, own pad columns",
                                   "window top/bottom padded",
                                   "window dilated",
                                   "kernel row wider than a line",
@@ -235,7 +242,7 @@ TEST(TileWorkStepped, K3HybridTailMatchesCycleSteppedReferenceOnRandomTiles) {
     if (coin(rng)) t.l1.kernel_bytes = pick(rng, 16, 160);  // gathers that do not stay resident
     for (const bool stream : {false, true}) {
       if (!traversal_applies(op, t.l1, stream)) continue;
-      if (!hybrid_tail_applies(op, t.nc, stream)) continue;
+      if (!hybrid_tail_applies(op, t.l1, t.nc, stream)) continue;
       const TileWork h = tile_traversal(op, t.l1, t.nc, 64, stream, true);
       const SteppedWork r = run_stepped_reference(op, t.l1, t.nc, stream, true);
       const bool k1 = op.kernel_h * op.kernel_w == 1;
@@ -275,6 +282,67 @@ TEST(TileWorkStepped, K3HybridTailMatchesCycleSteppedReferenceOnRandomTiles) {
                                   "kept"};
   for (const char* c : kClasses) EXPECT_GE(coverage[c], 20) << c << counts;
   std::printf("k>1 hybrid tails per class:%s\n", counts.c_str());
+}
+
+// Shared pad columns on every small stride-1 row padding, including pads as wide as the window or
+// wider (a padded 1x1 or 1x2, which random_tiles never draws: its pads stay below the kernel):
+// virtual rows of max(W + max(pad_left, pad_right), W_out) (tile_work.h stream_pitch), which the
+// stepped reference finds by trial, tap by tap. The stream's closed form against the reference,
+// and the load unit's row pieces (model/l1/row_pieces.h) against its tap-by-tap pieces, shared
+// pad columns on and off.
+TEST(TileWorkStepped, SharedPadColumnsMatchTheReferenceOnEveryRowPadding) {
+  int tiles = 0, failures = 0, wider = 0;
+  std::map<std::string, int> tally;
+  for (uint32_t w = 1; w <= 6; ++w) {
+    for (uint16_t kw = 1; kw <= 3; ++kw) {
+      for (uint16_t pl = 0; pl <= 3; ++pl) {
+        for (uint16_t pr = 0; pr <= 3; ++pr) {
+          if (w + pl + pr < kw) continue;
+          for (const bool shared : {true, false}) {
+            OpDesc op;
+            op.op = OpCode::kConv;
+            op.kernel_h = 2, op.kernel_w = kw;
+            op.pad_top = 1, op.pad_left = pl, op.pad_right = pr;
+            op.input = tensor(2, 3, w);
+            op.input.addr = 100;
+            op.output = tensor(3, 3, w + pl + pr - kw + 1);
+            op.output.addr = 4096;
+            op.row_end = 3, op.ch_end = 3;
+            L1Config l1;
+            l1.lines = 5, l1.line_bytes = 8, l1.kernel_bytes = 4096, l1.shared_pad = shared;
+            NeuronConfig nc;
+            nc.count = 5, nc.macs_per_cycle = 2, nc.accumulators = 2;
+            ++tiles;
+            wider += shared && std::min(pl, pr) >= kw;
+            const TileWork closed = tile_traversal(op, l1, nc, 64, true, false);
+            const SteppedWork ref = run_stepped_reference(op, l1, nc, true, false);
+            std::string diff = compare(op, l1, closed, ref, &tally);
+            std::vector<AccessPattern> patterns;
+            input_row_pieces(op, l1, nc, true, 0, patterns);
+            std::vector<std::pair<uint64_t, uint64_t>> model, stepped = ref.input_pieces;
+            for (const AccessPattern& p : patterns) {
+              for (uint64_t r = 0; r < p.repeats; ++r) {
+                for (uint64_t c = 0; c < p.count; ++c) model.emplace_back(p.addr + c * p.stride, p.bytes);
+              }
+            }
+            std::sort(model.begin(), model.end());
+            std::sort(stepped.begin(), stepped.end());
+            if (model != stepped) diff += " row pieces differ;";
+            if (!diff.empty() && ++failures <= 10) {
+              ADD_FAILURE() << describe_tile(op, l1, nc) << "\n ->" << diff;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(failures, 0) << "of " << tiles;
+  // Every (W, kernel_w, pads) but those whose window is wider than the padded row (kernel 2:
+  // W 1 unpadded; kernel 3: W 1 with pads 0-0, 0-1, 1-0, W 2 unpadded), shared and not.
+  EXPECT_EQ(tiles, 2 * (6 * 3 * 16 - 5));
+  // Pads as wide as the window: kernel 1 pads 1..3 each (9 pairs), kernel 2 pads 2..3 (4),
+  // kernel 3 pads 3 and 3 (1), for each W.
+  EXPECT_EQ(wider, 6 * (9 + 4 + 1));
 }
 
 }  // namespace

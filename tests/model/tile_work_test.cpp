@@ -192,6 +192,134 @@ TEST(TileWork, DepthwiseConvGainsNothingFromAccumulators) {
   EXPECT_EQ(eight.pipeline_cycles, one.pipeline_cycles);
 }
 
+// mobilenet_v3_small's 7x7 5x5 depthwise (features.10 / 11, block.1), 8 of its channels, on the
+// seed machine (64 neurons x 4 lanes, 8 accumulators, 32 B lines, pads made in the block).
+OpDesc depthwise_5x5_7x7() {
+  OpDesc op;
+  op.op = OpCode::kConv;
+  op.input = TensorRef{MemSpace::kL2, 0, 8, 7, 7, 7, 49, 1};
+  op.output = TensorRef{MemSpace::kL2, 4096, 8, 7, 7, 7, 49, 1};
+  op.kernel_h = op.kernel_w = 5;
+  op.pad_top = op.pad_left = op.pad_bottom = op.pad_right = 2;
+  op.groups = 8;
+  op.row_end = 7;
+  op.ch_end = 8;
+  return op;
+}
+
+TEST(TileWork, SharedPadColumnsFitA7x7DepthwiseInOneRun) {
+  const OpDesc op = depthwise_5x5_7x7();
+  const NeuronConfig nc;
+  L1Config shared, own;
+  own.shared_pad = false;
+  const TileWork s = compute_tile_work(op, shared, nc, kPort);
+  const TileWork o = compute_tile_work(op, own, nc, kPort);
+  // Virtual rows of 7 + max(2, 2) = 9 (shared) or 7 + 2 + 2 = 11 (own pad columns); the stream is
+  // 6 x 9 + 7 = 61 positions, one run of 64, or 6 x 11 + 7 = 73, two (64 + 9). Of those 49 are
+  // outputs: 12 or 24 discarded per channel.
+  EXPECT_EQ(stream_pitch(op, shared), 9u);
+  EXPECT_EQ(stream_pitch(op, own), 11u);
+  EXPECT_TRUE(s.streamed);
+  EXPECT_TRUE(o.streamed);
+  EXPECT_EQ(s.computed_positions, 61u);
+  EXPECT_EQ(o.computed_positions, 73u);
+  EXPECT_EQ(s.runs, 1u);
+  EXPECT_EQ(o.runs, 2u);
+  EXPECT_EQ(s.valid_outputs, 392u);  // 8 x 49 either way
+  EXPECT_EQ(o.valid_outputs, 392u);
+  EXPECT_EQ(s.discarded_outputs, 96u);   // 8 x 12
+  EXPECT_EQ(o.discarded_outputs, 192u);  // 8 x 24
+  // Depthwise: a group is one channel; its 5 segments (kernel rows of 5 B) make one 32 B fill
+  // (floor(32 / 5) = 6 a fill): 5 shifted writes (one per segment, pads made in the block) and
+  // ceil(25 / 4) = 7 compute cycles, per run and channel.
+  EXPECT_EQ(s.fills, 8u);   // 1 run x 8 channels
+  EXPECT_EQ(o.fills, 16u);  // 2 runs x 8 channels
+  EXPECT_EQ(s.shifted_writes, 40u);
+  EXPECT_EQ(o.shifted_writes, 80u);
+  EXPECT_EQ(s.compute_cycles, 56u);
+  EXPECT_EQ(o.compute_cycles, 112u);
+  // Compute-bound (5 writes under the previous fill's 7): the first fill's 5 writes, then 7 per
+  // fill back to back: 5 + 8 x 7 = 61 against 5 + 16 x 7 = 117. (The whole layer's 576 channels:
+  // 5 + 576 x 7 = 4,037 against 5 + 1,152 x 7 = 8,069.)
+  EXPECT_EQ(s.first_fill_write_cycles, 5u);
+  EXPECT_EQ(s.pipeline_cycles, 61u);
+  EXPECT_EQ(o.pipeline_cycles, 117u);
+  // Accumulator updates: active neurons x compute cycles, 61 x 56 against (64 + 9) x 7 x 8.
+  EXPECT_EQ(s.acc_updates, 3416u);
+  EXPECT_EQ(o.acc_updates, 4088u);
+  // Line bytes: every active line gets each segment's 5 B: 8 x 25 x 61 against 8 x 25 x 73.
+  EXPECT_EQ(s.lb_write_bytes, 12200u);
+  EXPECT_EQ(o.lb_write_bytes, 14600u);
+  EXPECT_EQ(s.macs, 9800u);  // 392 outputs x 25
+  EXPECT_EQ(o.macs, 9800u);
+  // L2: a segment's block is its span, at most a stored row per virtual row it touches. Shared:
+  // span 60 + 5 = 65 over 7 rows -> min(65, 7 x 7) = 49 B. Own: run 0 span 63 + 5 = 68 over rows
+  // 0..5 -> 42 B, run 1 (positions 64..72) span 8 + 5 = 13 over rows 5..6 -> min(13, 14) = 13 B.
+  // Per channel 5 x 49 = 245 or 5 x (42 + 13) = 275; the kernels (8 x 25 = 200 B) stay resident.
+  EXPECT_EQ(s.kernel_bytes, 200u);
+  EXPECT_EQ(s.l2_read_bytes, 8u * 245u + 200u);
+  EXPECT_EQ(o.l2_read_bytes, 8u * 275u + 200u);
+  EXPECT_EQ(s.output_bytes, 392u);
+}
+
+// A 28x28 3x3 pad-1 depthwise channel: 27 x 29 + 28 = 811 positions (13 runs) with shared pad
+// columns, 27 x 30 + 28 = 838 (14 runs) without; one fill of 3 segments per run, ceil(9 / 4) = 3
+// compute cycles and 3 writes: 3 + 13 x 3 = 42 against 3 + 14 x 3 = 45 cycles.
+TEST(TileWork, SharedPadColumnsSaveARunOfA28x28Depthwise) {
+  OpDesc op;
+  op.op = OpCode::kConv;
+  op.input = TensorRef{MemSpace::kL2, 0, 1, 28, 28, 28, 784, 1};
+  op.output = TensorRef{MemSpace::kL2, 4096, 1, 28, 28, 28, 784, 1};
+  op.kernel_h = op.kernel_w = 3;
+  op.pad_top = op.pad_left = op.pad_bottom = op.pad_right = 1;
+  op.row_end = 28;
+  op.ch_end = 1;
+  const NeuronConfig nc;
+  L1Config shared, own;
+  own.shared_pad = false;
+  const TileWork s = compute_tile_work(op, shared, nc, kPort);
+  const TileWork o = compute_tile_work(op, own, nc, kPort);
+  EXPECT_EQ(s.computed_positions, 811u);
+  EXPECT_EQ(o.computed_positions, 838u);
+  EXPECT_EQ(s.runs, 13u);
+  EXPECT_EQ(o.runs, 14u);
+  EXPECT_EQ(s.discarded_outputs, 811u - 784u);  // 27: one per row boundary
+  EXPECT_EQ(o.discarded_outputs, 838u - 784u);  // 54: two per row boundary
+  EXPECT_EQ(s.pipeline_cycles, 42u);
+  EXPECT_EQ(o.pipeline_cycles, 45u);
+}
+
+// The pitch only changes where the zeros are made in the block, for stride 1 (tile_work.h):
+// without pads it is W either way; without shift-stride writes, without pads in the block, or
+// strided, it stays W + pad_left + pad_right. Asymmetric pads share max(pad_left, pad_right); a
+// pad wider than the window (2x1 kernel, pads 2 and 2: W_out = 5 + 4 - 2 + 1 = 8 > 5 + 2) takes
+// the output row's width.
+TEST(TileWork, StreamPitchSharesPadColumnsOnlyForStrideOneWithPadsInTheBlock) {
+  OpDesc op = depthwise_5x5_7x7();
+  const L1Config seed;
+  EXPECT_EQ(stream_pitch(op, seed), 9u);
+  L1Config l1 = seed;
+  l1.shift_stride = false;
+  EXPECT_EQ(stream_pitch(op, l1), 11u);
+  l1 = seed;
+  l1.pad_in_block = false;
+  EXPECT_EQ(stream_pitch(op, l1), 11u);
+  op.stride_h = op.stride_w = 2;
+  op.output.h = op.output.w = 4;
+  EXPECT_EQ(stream_pitch(op, seed), 11u);
+  op = depthwise_5x5_7x7();
+  op.pad_left = 1, op.pad_right = 3;  // W_out = 7 + 4 - 5 + 1 = 7 as before
+  EXPECT_EQ(stream_pitch(op, seed), 10u);
+  op.pad_left = op.pad_right = op.pad_top = op.pad_bottom = 0;
+  op.output.h = op.output.w = 3;
+  EXPECT_EQ(stream_pitch(op, seed), 7u);
+  op = depthwise_5x5_7x7();
+  op.input.w = 5;
+  op.kernel_w = 2;
+  op.output.w = 8;
+  EXPECT_EQ(stream_pitch(op, seed), 8u);
+}
+
 TEST(TileWork, ChannelsMappingPutsOutputChannelsOnNeuronsAndPositionsInAccumulators) {
   OpDesc op;
   op.op = OpCode::kConv;
