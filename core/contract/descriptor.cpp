@@ -164,7 +164,8 @@ void check(const DescriptorList& list) {
       if (d.move.background &&
           (d.move.src_space != MemSpace::kDram || d.move.dst_space != MemSpace::kL2)) {
         fail(d, "background move " + std::string(to_string(d.move.src_space)) + " -> " +
-                    to_string(d.move.dst_space) + " (only a DRAM -> L2 prefetch may be background)");
+                    to_string(d.move.dst_space) +
+                    " (only a DRAM -> L2 prefetch may be background)");
       }
       if (d.move.rows > 1 &&
           (d.move.src_stride < d.move.row_bytes || d.move.dst_stride < d.move.dst_row_span())) {

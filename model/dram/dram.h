@@ -15,11 +15,11 @@
 //     c x P ps (P = 10^6 / clock.frequency_mhz), so a request arriving at accelerator cycle c
 //     arrives at DRAM cycle ceil(c x P / tCK) and data ending at DRAM cycle d is there at
 //     accelerator cycle ceil(d x tCK / P) (both exact, in femtoseconds).
-//   simple (request classes ignored): one shared data bus of `dram.bytes_per_cycle` (requests queue for it in arrival
-//     order), a first-data latency `dram.latency_cycles`, and optionally a bank/row-buffer miss
-//     counter (`dram.row_buffer`): each `dram.row_bytes` chunk whose row is not open in its bank
-//     costs `dram.row_miss_cycles` more bus time. start = max(now, bus free);
-//     busy = ceil(bytes / bytes_per_cycle) + misses; end = start + latency + busy.
+//   simple (request classes ignored): one shared data bus of `dram.bytes_per_cycle` (requests
+//     queue for it in arrival order), a first-data latency `dram.latency_cycles`, and optionally
+//     a bank/row-buffer miss counter (`dram.row_buffer`): each `dram.row_bytes` chunk whose row
+//     is not open in its bank costs `dram.row_miss_cycles` more bus time. start = max(now, bus
+//     free); busy = ceil(bytes / bytes_per_cycle) + misses; end = start + latency + busy.
 // Stats: dram.read_bytes, dram.write_bytes, dram.busy_cycles, dram.row_misses (both models);
 // jedec adds dram.cmd_{act,pre,prea,rd,wr,ref}, dram.row_hits, dram.bursts, dram.refresh_cycles,
 // dram.read_requests, dram.read_latency_cycles (sum) and dram.read_latency_p99_cycles (set by

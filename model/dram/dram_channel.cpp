@@ -354,8 +354,8 @@ bool DramChannel::step(uint64_t horizon) {
     // hit waits while an older segment of the bank waits for another row, and a PRE is held
     // only by an older row hit.
     // A background segment's row hit never holds a demand segment's PRE.
-    bool held = cmd == DramCmd::kPre &&
-                (s.background ? hit_arrival_ : demand_hit_arrival_)[s.bank] <= t;
+    bool held =
+        cmd == DramCmd::kPre && (s.background ? hit_arrival_ : demand_hit_arrival_)[s.bank] <= t;
     if (held && capped(s.bank)) {
       held = false;
       for (size_t j = 0; j < i && !held; ++j)
@@ -368,8 +368,8 @@ bool DramChannel::step(uint64_t horizon) {
       continue;
     }
     // At equal cycles: a demand segment before a background one, then a row hit, then the oldest.
-    const bool first = best.index < 0 ||
-                       (s.background == best.background ? hit && !best.hit : best.background);
+    const bool first =
+        best.index < 0 || (s.background == best.background ? hit && !best.hit : best.background);
     if (t < best.t || (t == best.t && first)) best = {t, int(i), cmd, hit, 0, s.background};
   }
   for (size_t i = 0; i < n; ++i) {

@@ -88,7 +88,7 @@ struct DramSegment {
   uint32_t row = 0;
   uint32_t bursts = 0;  // bursts left
   bool write = false;
-  bool activated = false;  // an ACT was issued for it and its next burst has not moved yet
+  bool activated = false;   // an ACT was issued for it and its next burst has not moved yet
   bool background = false;  // its request's class
 };
 
@@ -168,7 +168,7 @@ class DramChannel {
     int index = -1;  // queue index; -1 - rank for a refresh command
     DramCmd cmd = DramCmd::kAct;
     bool hit = false;
-    uint32_t bank = 0;  // a refresh command's bank (per-bank refresh)
+    uint32_t bank = 0;        // a refresh command's bank (per-bank refresh)
     bool background = false;  // the segment's class
   };
   uint64_t earliest(DramCmd cmd, uint32_t rank, uint32_t bg, uint32_t bank) const;
@@ -265,7 +265,7 @@ class DramChannel {
   uint64_t last_command_ = 0;
   std::vector<uint64_t> hit_arrival_;         // per bank, scratch of step()
   std::vector<uint64_t> demand_hit_arrival_;  // per bank, scratch of step(): demand segments'
-  std::vector<uint32_t> bypass_;       // per bank: row-hit cap count since the row opened
+  std::vector<uint32_t> bypass_;              // per bank: row-hit cap count since the row opened
   // Per window candidate, scratch of step(): a lower bound of its next command's cycle (kNever:
   // blocked), whether that command is a row hit, and which command it is.
   std::vector<uint64_t> cand_t_;

@@ -52,7 +52,8 @@ std::string serve(const std::vector<test::RefRequest>& reqs, std::vector<uint64_
 // Whether `log` starts with `prefix` / ends with `suffix`.
 bool starts(const std::string& log, const std::string& prefix) { return log.rfind(prefix, 0) == 0; }
 bool ends_with(const std::string& log, const std::string& suffix) {
-  return log.size() >= suffix.size() && log.compare(log.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return log.size() >= suffix.size() &&
+         log.compare(log.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 test::RefRequest read(uint64_t arrival, uint64_t addr, uint64_t bytes, bool background) {
@@ -89,8 +90,9 @@ TEST(DramClass, ABackgroundRowHitDoesNotHoldADemandPrecharge) {
   std::vector<uint64_t> ends;
   const std::string log = serve({read(0, 0, 1024, true), read(30, 1 << 13, 64, false)}, &ends);
   EXPECT_EQ(ends, (std::vector<uint64_t>{167, 67}));
-  EXPECT_TRUE(starts(log, "ACT@0b0r0 RD@10b0r0 RD@16b0r0 RD@22b0r0 RD@28b0r0 PRE@33b0r1 "
-                         "ACT@43b0r1 RD@53b0r1 PRE@67b0r0 ACT@77b0r0 RD@87b0r0 "))
+  EXPECT_TRUE(starts(log,
+                     "ACT@0b0r0 RD@10b0r0 RD@16b0r0 RD@22b0r0 RD@28b0r0 PRE@33b0r1 "
+                     "ACT@43b0r1 RD@53b0r1 PRE@67b0r0 ACT@77b0r0 RD@87b0r0 "))
       << log;
   // B demand: its hits hold D's PRE: RD@10 .. 100, B ends 114; D PRE@105, ACT@115, RD@125, 139.
   serve({read(0, 0, 1024, false), read(30, 1 << 13, 64, false)}, &ends);

@@ -201,8 +201,8 @@ std::vector<DramCommandRecord> DramSteppedReference::run(std::vector<RefRequest>
         cmd = DramCmd::kPre;
       }
       if (!legal(cmd, s.rank, s.bg, s.bank, t)) continue;
-      const bool before = pick < 0 || (s.background == pick_background ? hit && !pick_hit
-                                                                         : pick_background);
+      const bool before =
+          pick < 0 || (s.background == pick_background ? hit && !pick_hit : pick_background);
       if (before) {
         pick = static_cast<int>(i);
         pick_hit = hit;
