@@ -6,18 +6,31 @@
 // it in the layer's own span as before.
 //
 // Plan (plan_prefetch, from place_staging once the ordinary staging fits): per schedule step a
-// DMA credit, the bytes the DRAM could move at kCreditShare of its peak during the step's
-// estimated cycles (the closed-form tile cost of auto's mapping, step_cycles) minus the step's own
-// weights, fills, spills and graph I/O (step_dram_bytes). Layers in schedule order: a resident
-// layer with weights outside image segments (prefetchable) whose output is one row band and
-// whose weights take longer at peak than its tiles asks for k slots (the blocks beyond those that
-// stream under its own tiles, and enough that a refill lands before the slots ahead are used;
-// then 3/4 of that, down to 2); any other one two slots, and only where the steps of its
-// ordinary lead are too short for its first two fills. Per k the credit of the steps before it
-// (latest first, at most kMaxPrefetchSteps back) gives the first step it wants, a binary search
-// up to the ordinary lead's first step the earliest one whose ring the scratch planner places
-// within the heap; the k that prefetches the most bytes is kept and its credit consumed, else the
-// layer keeps its ordinary ring.
+// DMA credit, the bytes the DRAM could move during the step's estimated cycles (the closed-form
+// tile cost of auto's mapping, step_cycles) minus the step's own weights, fills, spills and graph
+// I/O (step_dram_bytes): all of them when the prefetch's moves run at background priority
+// (MoveDesc::background, dma.background_priority: they never delay a demand move), kCreditShare of
+// them otherwise. Layers in schedule order: a resident layer with weights outside image segments
+// (prefetchable) whose output is one row band and whose weights take longer at peak than its
+// tiles ("grows") asks for k slots (the blocks beyond those that stream under its own tiles, and
+// enough that a refill lands before the slots ahead are used; then 3/4 of that, down to 2); any
+// other one two slots, and only where the steps of its ordinary lead are too short for its first
+// two fills. Per k the credit of the steps before it (latest first, at most kMaxPrefetchSteps
+// back) gives the first step it wants — for a growing ring at background priority that reaches
+// back kMaxLeadSteps or more, the earliest step kMaxPrefetchSteps back instead (a classifier's
+// weights then load in the DMA's idle time under the first convolutions, not in the last steps'
+// contended time) — and a binary search up to the ordinary lead's first step the earliest one
+// whose ring the scratch planner places within the heap; the k that prefetches the most bytes is
+// kept and its credit consumed (at background priority the earliest steps' first: in as soon as
+// the DMA idles; otherwise the latest first: closest to their use, under the fewest demand fills),
+// else the layer keeps its ordinary ring.
+//
+// Late slots: once all k slots are covered, each further block (up to what the layer needs) gets
+// a slot of its own live from the first step, not before the slot ahead of it, whose holes hold
+// it and whose credit left covers it (DeepPrefetch::slot_from): the ring grows as the early
+// layers' tensors die (mobilenet_v3_small's classifier, whose weights could take most of L2 only
+// after its last squeeze-excitations). Its fill waits for the fence of the step before its own
+// first one. When the ring has a slot for every block, its last slot holds only the last block.
 //
 // A ring's first two slots are one scratch request; each slot beyond them is a request of its own,
 // placed in any hole of its lifetime (is_extra_slot; SlotRing::slot_addr), so a deep ring is not

@@ -93,13 +93,10 @@ TEST(DeepPrefetch, FcWeightsLoadWhileTheConvComputes) {
 
   RunRecord rec;
   // Each move holds its DMA channel for its bus cycles (bytes / 16) + 100 of latency, the bus
-  // shared. The prefetch's moves are background moves: one at a time (one channel of two stays
-  // free for demand moves), each set up once it has its channel. Fill 0's weights take channel 1
-  // when a's weights end (1,047): 1,047 + 8 + 4,096 / 16 + 100 = 1,411; the six moves of fills
-  // 0-2 (3 x 4,096 + 3 x 256 B) end at 3,071 — on the bus alone 1,047 + 6 x (8 + 100) + 3 x 256
-  // + 3 x 16 = 2,511; the rest is their L2 writes waiting on banks that a's tiles read their row
-  // pieces and kernels from — and fill 3's two behind them at 3,071 + 8 + 256 + 100 = 3,435 and
-  // 3,435 + 8 + 16 + 100 = 3,559, all while a computes (1,084 -
+  // shared: fill 0's weights take channel 1 when a's weights end (1,047): 1,047 + 4,096 / 16 +
+  // 100 = 1,403; the six moves of fills 0-2 (13,056 B, 816 bus cycles) and fill 3's two end at
+  // 2,916 and 3,032 — on the bus alone 1,963 and 2,235; the rest is their L2 writes waiting on
+  // banks that a's tiles read their row pieces and kernels from — all while a computes (1,084 -
   // 10,863: its 16 output rows walked back to back, 4 runs of 4 rows x 8 groups of 8 channels x
   // 304 cycles = 9,728 compute cycles). The fc's tiles then run back to back from 11,396 (g ends
   // at 11,395), each 128 cycles after the one before (64 lines, each its output channel's 64
@@ -109,10 +106,9 @@ TEST(DeepPrefetch, FcWeightsLoadWhileTheConvComputes) {
   // fc takes about twice as long (1,050 cycles when a ran in im2col).
   EXPECT_EQ(simulate_list(arch, l.list, &rec), 12052u);  // 11,927 + 1 + the output's 256 B: 16 + 100 + 8 = 12,052
   EXPECT_EQ(rec.descriptors[3].start, 1047u);
-  EXPECT_EQ(rec.descriptors[3].end, 1411u);
-  EXPECT_EQ(rec.descriptors[8].end, 3071u);
-  EXPECT_EQ(rec.descriptors[11].start, 3071u);
-  EXPECT_EQ(rec.descriptors[12].end, 3559u);
+  EXPECT_EQ(rec.descriptors[3].end, 1403u);
+  EXPECT_EQ(rec.descriptors[8].end, 2916u);
+  EXPECT_EQ(rec.descriptors[12].end, 3032u);
   EXPECT_EQ(rec.descriptors[9].end, 10863u);
   EXPECT_EQ(rec.descriptors[13].start, 11396u);
   EXPECT_EQ(rec.descriptors[14].start, 11524u);
@@ -151,20 +147,14 @@ TEST(DeepPrefetch, FillsArePacedBetweenTheLayersOwnFills) {
     EXPECT_EQ(l.list.layers[d[i].layer], "a") << i;
   }
   RunRecord rec;
-  // On the flat pipe (16 B per cycle, 100 cycles latency): a's fill 0 takes channel 1 at 111 and
-  // ends at 615 (the input's 4,096 B share the bus until 471). fc's fill 0 is background: a's
-  // fill 1 (6, 7; demand, no wait: its slot is free) takes the channels first, 6 at 615 (to 859)
-  // and 7 at 639; fc's fill 0 weights start when 6 ends and no demand move waits, 859, set up
-  // from then: 859 + 8 + 4,096 / 16 + 100 = 1,223. fc's fill 2 (16, 17) runs when a's fill 3 (14)
-  // ends at 5,810: 5,810 + 364 = 6,174, its bias 6,174 + 8 + 16 + 100 = 6,298, long before its
+  // On the flat pipe (16 B per cycle, 100 cycles latency): a's fill 0 takes channel 0 at 111 and
+  // ends at 615 (the input's 4,096 B share the bus until 471); fc's fill 0 starts when a channel
+  // frees, 615, and ends 4,096 / 16 + 100 = 356 later; fc's fill 2 ends at 6,182, long before its
   // tiles run (from 10,958, g ending at 10,957; 128 cycles apart, the last 147).
   EXPECT_EQ(simulate_list(arch, l.list, &rec), 11614u);  // the last fc tile ends at 11,489; + 1 + the output's 124
-  EXPECT_EQ(rec.descriptors[6].start, 615u);
-  EXPECT_EQ(rec.descriptors[6].end, 859u);
-  EXPECT_EQ(rec.descriptors[3].start, 859u);
-  EXPECT_EQ(rec.descriptors[3].end, 1223u);
-  EXPECT_EQ(rec.descriptors[16].start, 5810u);
-  EXPECT_EQ(rec.descriptors[17].end, 6298u);
+  EXPECT_EQ(rec.descriptors[3].start, 615u);
+  EXPECT_EQ(rec.descriptors[3].end, 971u);
+  EXPECT_EQ(rec.descriptors[17].end, 6182u);
   EXPECT_EQ(rec.descriptors[22].start, 10958u);
   EXPECT_EQ(rec.descriptors[25].end, 11489u);
 }
