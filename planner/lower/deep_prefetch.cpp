@@ -308,36 +308,29 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
       k = std::max<uint64_t>(kStagingSlots, std::min(k - 1, k * 3 / 4));
     }
     if (best.covered == 0) continue;
-    // Late slots: where every byte of the k slots is covered, each further block gets a slot of
-    // its own, live from the first step (not before the slot ahead of it) whose holes hold it and
-    // whose credit left covers it — the ring grows as the activations shrink (the end of a network,
-    // where the classifier's weights could take most of L2 but the DMA time before it is short).
+    // Late slots (the header): where every byte of the k slots is covered, one slot per further
+    // block, each live from the first step, not before the slot ahead of it, whose holes hold it
+    // and whose credit left covers it.
     std::vector<int64_t> slot_from(best.k, best.from);
-    if (best.covered == std::min(out_c, best.k * block) * per) {
-      for (uint64_t j = best.k, f = uint64_t(best.from); j < std::clamp<uint64_t>(need, kStagingSlots, most); ++j) {
-        const uint64_t bytes = std::min(block, out_c - j * block) * per;
-        bool placed = false;
-        for (; int64_t(f) < t && !placed; ++f) {
-          std::vector<uint64_t> taken = best.take;
-          if (take_credit(int64_t(f), t, bytes, taken) < bytes) {
-            f = uint64_t(t);  // a later step has less credit left
-            break;
-          }
-          std::vector<memory::ScratchRequest> trial = best.reqs;
-          memory::ScratchRequest extra = trial[i];
-          extra.id = "prefetch-slot:" + n.name + "#" + std::to_string(j);
-          extra.size = slot_size(j), extra.step = int64_t(f), extra.steps = t - int64_t(f) + 1;
-          trial.push_back(extra);
-          memory::ScratchPlacement q = memory::place_scratch(acts, plan, plan.height, trial, opt);
-          if (!fits(q, trial)) continue;
-          best.reqs = std::move(trial), best.placed = std::move(q), best.take = std::move(taken);
-          best.covered += bytes, best.k = j + 1;
-          slot_from.push_back(int64_t(f));
-          placed = true;
-        }
-        if (!placed) break;
-        --f;  // the next slot may be live from the same step
+    const bool all_covered = best.covered == std::min(out_c, best.k * block) * per;
+    const uint64_t wanted = std::clamp<uint64_t>(need, kStagingSlots, most);
+    for (int64_t f = best.from; all_covered && best.k < wanted && f < t;) {
+      const uint64_t j = best.k, bytes = std::min(block, out_c - j * block) * per;
+      std::vector<uint64_t> taken = best.take;
+      if (take_credit(f, t, bytes, taken) < bytes) break;  // a later step has less credit left
+      std::vector<memory::ScratchRequest> trial = best.reqs;
+      memory::ScratchRequest extra = trial[i];
+      extra.id = "prefetch-slot:" + n.name + "#" + std::to_string(j);
+      extra.size = slot_size(j), extra.step = f, extra.steps = t - f + 1;
+      trial.push_back(extra);
+      memory::ScratchPlacement q = memory::place_scratch(acts, plan, plan.height, trial, opt);
+      if (!fits(q, trial)) {
+        ++f;
+        continue;
       }
+      best.reqs = std::move(trial), best.placed = std::move(q), best.take = std::move(taken);
+      best.covered += bytes, best.k = j + 1;
+      slot_from.push_back(f);
     }
     reqs = std::move(best.reqs);
     req_node.resize(reqs.size(), req_node[i]);
