@@ -35,8 +35,8 @@
 // A ring's first two slots are one scratch request; each slot beyond them is a request of its own,
 // placed in any hole of its lifetime (is_extra_slot; SlotRing::slot_addr), so a deep ring is not
 // bounded by the largest contiguous hole the activations leave (mobilenet_v3_small's classifier
-// rings: search 379,995 -> 367,539 cycles on the fused squeeze-excitations). Each (k, first step) is
-// tried split and, where that does not fit, as one run (the scratch planner gives each slot the
+// rings: search 379,995 -> 367,539 cycles on the fused squeeze-excitations). Each (k, first step)
+// is tried split and, where that does not fit, as one run (the scratch planner gives each slot the
 // smallest hole that holds it, which at some steps leaves no room where one run fits).
 //
 // The row-band buffers above the heap are free after the last step that may use them
@@ -163,7 +163,8 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
   const auto credit = [&](int64_t s) { return std::max<int64_t>(0, cap[size_t(s)] - own[size_t(s)]); };
   // Up to `bytes` of the credit steps [from, t) have left beyond `taken`, the earliest steps
   // first (added to `taken`); the bytes it found.
-  const auto take_credit = [&](int64_t from, int64_t t, uint64_t bytes, std::vector<uint64_t>& taken) {
+  const auto take_credit = [&](int64_t from, int64_t t, uint64_t bytes,
+                               std::vector<uint64_t>& taken) {
     uint64_t got = 0;
     for (int64_t s = from; s < t && got < bytes; ++s) {
       const uint64_t c = std::min(bytes - got, uint64_t(credit(s)) - taken[size_t(s)]);
@@ -210,7 +211,8 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
     // Slot j's size: the last block's, when the ring has a slot for every block, holds only its
     // channels (a squeeze-excitation FC of 144 channels: 64 + 64 + 16).
     const auto slot_size = [&](uint64_t j) {
-      return j + 1 == blocks && j >= kStagingSlots ? int64_t(slot_bytes(n, out_c - j * block)) : slot;
+      return j + 1 == blocks && j >= kStagingSlots ? int64_t(slot_bytes(n, out_c - j * block))
+                                                   : slot;
     };
     // The k (slots) and first step that prefetch the most bytes, larger k first; per k the
     // earliest first step whose slots the holes hold (a binary search between the first step
@@ -263,7 +265,8 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
       // A growing ring whose credit reaches back as far as an ordinary ring's longest lead, its
       // fills at background priority, starts as early as its slots fit: its weights then load in
       // the DMA's idle time under the early layers (a classifier's, under the first convolutions).
-      if (background && grows && t - lo >= kMaxLeadSteps) lo = std::max<int64_t>(0, t - kMaxPrefetchSteps);
+      if (background && grows && t - lo >= kMaxLeadSteps)
+        lo = std::max<int64_t>(0, t - kMaxPrefetchSteps);
       int64_t hi = k > kStagingSlots ? reqs[i].step : reqs[i].step - 1;  // the latest worth it
       memory::ScratchPlacement placed;
       std::vector<memory::ScratchRequest> placed_reqs;
@@ -378,7 +381,8 @@ void Lowerer::emit_prefetches(double share) {
       }
       const uint32_t j = uint32_t(p.moves.size());
       const uint32_t c0 = uint32_t(j * block), c1 = uint32_t(std::min(out_c, c0 + block));
-      std::vector<uint32_t> deps;  // the slot's memory is free once the step before its first retired
+      // The slot's memory is free once the step before its first step retired.
+      std::vector<uint32_t> deps;
       if (p.slot_from[j] >= 1) deps = step_fence_[size_t(p.slot_from[j] - 1)];
       band_war(ring.addr(j), ring.slot_bytes, &deps);
       p.moves.push_back(

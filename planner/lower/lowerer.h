@@ -340,7 +340,7 @@ class Lowerer {
   struct DeepPrefetch {
     int node = -1;
     int64_t from = 0, step = 0;
-    std::vector<int64_t> slot_from;  // per slot: the first step of its lifetime (late slots: > from)
+    std::vector<int64_t> slot_from;  // per slot: its first step (a late slot's: after `from`)
     std::vector<uint64_t> quota;
     std::vector<std::pair<uint32_t, uint32_t>> moves, channels;
     uint64_t emitted_bytes = 0, w_dram = 0, b_dram = 0;

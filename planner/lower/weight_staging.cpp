@@ -130,7 +130,8 @@ void Lowerer::stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t
     if (in_segment_) lead = dw_lowered_[size_t(&n - g_.nodes.data())] ? 0 : 1;
     // The first step of the slot's memory as the ring's (a deep prefetch's late slot: its own).
     int64_t first = current_step_ - lead;
-    if (slot >= kStagingSlots && slot < staging_.slot_first.size()) first = staging_.slot_first[slot];
+    if (slot >= kStagingSlots && slot < staging_.slot_first.size())
+      first = staging_.slot_first[slot];
     if (staging_.last_user[slot] < 0 && first >= 1) {
       for (uint32_t id : step_fence_[size_t(first - 1)]) war.push_back(id);
       band_war(w_l2, staging_.slot_bytes, &war);
@@ -154,8 +155,7 @@ void Lowerer::stage_weights(const Node& n, uint32_t layer, uint32_t c0, uint32_t
 
 std::pair<uint32_t, uint32_t> Lowerer::weight_moves(const Node& n, uint32_t layer, uint32_t c0,
                                                     uint32_t c1, uint32_t i0, uint32_t i1,
-                                                    uint64_t w_l2, uint64_t w_dram,
-                                                    uint64_t b_dram,
+                                                    uint64_t w_l2, uint64_t w_dram, uint64_t b_dram,
                                                     const std::vector<uint32_t>& deps,
                                                     bool background) {
   const uint64_t per = weights_per_channel(n);
@@ -164,11 +164,11 @@ std::pair<uint32_t, uint32_t> Lowerer::weight_moves(const Node& n, uint32_t laye
   const uint64_t block = i1 ? (i1 - i0) * kernel : per, skip = i1 ? i0 * kernel : 0;
   const uint32_t ch = c1 - c0;
   const uint64_t b_l2 = w_l2 + align_up(ch * block, arch_.l2.alignment_bytes);
-  Descriptor w = move_desc(layer, MemSpace::kDram, w_dram + c0 * per + skip, MemSpace::kL2, w_l2,
-                           block == per ? 1 : ch,
-                           static_cast<uint32_t>(block == per ? ch * per : block),
-                           static_cast<uint32_t>(block == per ? 0 : per),
-                           static_cast<uint32_t>(block == per ? 0 : block), deps);
+  Descriptor w =
+      move_desc(layer, MemSpace::kDram, w_dram + c0 * per + skip, MemSpace::kL2, w_l2,
+                block == per ? 1 : ch, static_cast<uint32_t>(block == per ? ch * per : block),
+                static_cast<uint32_t>(block == per ? 0 : per),
+                static_cast<uint32_t>(block == per ? 0 : block), deps);
   Descriptor b = move_desc(layer, MemSpace::kDram, b_dram + uint64_t(c0) * 4, MemSpace::kL2, b_l2,
                            1, ch * 4, 0, 0, deps);
   w.move.background = b.move.background = background;

@@ -234,8 +234,8 @@ TEST(DeepPrefetch, RingGrowsIntoTheRoomAnEarlierStepFrees) {
   ArchConfig arch = load_arch(std::string(STRIDER_SOURCE_DIR) + "/configs/arch/seed.yaml");
   arch.dram.model = "simple";
   arch.l2.size_bytes = 24576;
-  Graph g = load_network(std::string(STRIDER_SOURCE_DIR) + "/tests/e2e/data/prefetch_late.yaml", 0,
-                         0, 1);
+  Graph g =
+      load_network(std::string(STRIDER_SOURCE_DIR) + "/tests/e2e/data/prefetch_late.yaml", 0, 0, 1);
   fuse_activations(&g);
   ASSERT_EQ(fuse_global_pools(&g), 1);
   const Lowered l = lower(g, arch, LowerOptions());

@@ -182,8 +182,9 @@ TEST(WeightSlotSearch, KeepsAutosStartWithinATenthOfAPercent) {
 // DRAM's full peak, taken earliest first, planner/lower/deep_prefetch.cpp.)
 // (Before stride-1 streams shared their pad columns, l1.shared_pad: 7,353,604 and 7,334,030; the
 // padded 5x5 and 3x3 convs' streams are shorter, e.g. conv2's 27 x 27: 26 x 29 + 27 = 781
-// positions, 13 runs, instead of 26 x 31 + 27 = 833, 14.) (On inception_v3, where this rule first showed, the picks
-// now win: its 3x3 tiles' rows back to back and hybrid tails make positions cheaper.)
+// positions, 13 runs, instead of 26 x 31 + 27 = 833, 14.) (On inception_v3, where this rule first
+// showed, the picks now win: its 3x3 tiles' rows back to back and hybrid tails make positions
+// cheaper.)
 TEST(WeightSlotSearch, AlexnetPlansWithoutTheIm2colPicksAt128KiB) {
   ArchConfig arch = load_arch(kDir + "/configs/arch/seed.yaml");
   Graph g = load_network(kDir + "/configs/networks/zoo/alexnet.onnx", 0, 0, 1);
