@@ -249,7 +249,8 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
     const uint64_t streamed = cycles[size_t(t)] / fill;
     const uint64_t need = std::max(blocks > streamed ? blocks - streamed : 0, ceil_div(fill, tile) + 1);
     const uint64_t most = grows ? std::max<uint64_t>(blocks, kStagingSlots) : kStagingSlots;
-    for (uint64_t k = std::clamp<uint64_t>(need, kStagingSlots, most);;) {
+    const uint64_t wanted = std::clamp<uint64_t>(need, kStagingSlots, most);
+    for (uint64_t k = wanted;;) {
       // The bytes of the first k fills, covered by the credit of the steps before t (the latest
       // steps' first).
       const uint64_t want = std::min(out_c, k * block) * per;
@@ -316,7 +317,6 @@ void Lowerer::plan_prefetch(const std::vector<int>& order, uint64_t heap,
     // and whose credit left covers it.
     std::vector<int64_t> slot_from(best.k, best.from);
     const bool all_covered = best.covered == std::min(out_c, best.k * block) * per;
-    const uint64_t wanted = std::clamp<uint64_t>(need, kStagingSlots, most);
     for (int64_t f = best.from; all_covered && best.k < wanted && f < t;) {
       const uint64_t j = best.k, bytes = std::min(block, out_c - j * block) * per;
       std::vector<uint64_t> taken = best.take;

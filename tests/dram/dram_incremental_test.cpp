@@ -14,17 +14,14 @@
 #include "model/common/stats.h"
 #include "model/dram/dram.h"
 #include "model/dram/dram_system.h"
+#include "tests/dram/command_log.h"
 #include "tests/dram/dram_test_spec.h"
 
 namespace strider {
 namespace {
 
 std::string text(const std::vector<DramCommandRecord>& log) {
-  std::string s;
-  for (const DramCommandRecord& c : log)
-    s += std::string(to_string(c.cmd)) + "@" + std::to_string(c.cycle) + "b" +
-         std::to_string(c.bank) + " ";
-  return s;
+  return test::command_text(log, true, false);
 }
 
 // Byte address of bank group g, bank b, row r, column burst c on the test spec (RoBaBgCo).

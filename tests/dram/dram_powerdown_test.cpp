@@ -10,16 +10,14 @@
 #include "core/arch/energy_presets.h"
 #include "model/dram/dram_system.h"
 #include "tb/energy_model.h"
+#include "tests/dram/command_log.h"
 #include "tests/dram/dram_test_spec.h"
 
 namespace strider {
 namespace {
 
 std::string text(const std::vector<DramCommandRecord>& log) {
-  std::string s;
-  for (const DramCommandRecord& c : log)
-    s += std::string(to_string(c.cmd)) + "@" + std::to_string(c.cycle) + " ";
-  return s;
+  return test::command_text(log, false, false);
 }
 
 std::string text(const std::vector<DramPowerDownRecord>& log) {

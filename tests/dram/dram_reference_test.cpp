@@ -10,6 +10,7 @@
 #include "core/arch/config_node.h"
 #include "model/dram/dram_system.h"
 #include "tests/dram/dram_stepped_reference.h"
+#include "tests/dram/command_log.h"
 #include "tests/dram/dram_test_spec.h"
 
 namespace strider {
@@ -36,11 +37,7 @@ std::vector<test::RefRequest> random_stream(uint32_t seed, uint64_t span_bytes, 
 }
 
 std::string text(const std::vector<DramCommandRecord>& log) {
-  std::string s;
-  for (const DramCommandRecord& c : log)
-    s += std::string(to_string(c.cmd)) + "@" + std::to_string(c.cycle) + "b" +
-         std::to_string(c.bank) + "r" + std::to_string(c.row) + "\n";
-  return s;
+  return test::command_text(log, true, true, '\n');
 }
 
 std::string text(const std::vector<DramPowerDownRecord>& log) {

@@ -9,17 +9,14 @@
 #include <vector>
 
 #include "model/dram/dram_system.h"
+#include "tests/dram/command_log.h"
 #include "tests/dram/dram_test_spec.h"
 
 namespace strider {
 namespace {
 
 std::string text(const std::vector<DramCommandRecord>& log) {
-  std::string s;
-  for (const DramCommandRecord& c : log)
-    s += std::string(to_string(c.cmd)) + "@" + std::to_string(c.cycle) + "r" +
-         std::to_string(c.row) + " ";
-  return s;
+  return test::command_text(log, false, true);
 }
 
 struct CapRun {

@@ -60,6 +60,19 @@ struct Bench : UnitBench<const Descriptor*> {
 
 // Byte-array model of both memories: the 2-D copies in descriptor order.
 using Space = std::map<uint64_t, int8_t>;
+// Every byte the models wrote holds the same value in the bench's memories.
+void expect_memories(Bench& b, const Space& dram, const Space& l2) {
+  for (const auto& [addr, v] : l2) {
+    int8_t got;
+    b.l2->read(addr, &got, 1);
+    ASSERT_EQ(got, v) << "L2 byte " << addr;
+  }
+  for (const auto& [addr, v] : dram) {
+    int8_t got;
+    b.dram->read(addr, &got, 1);
+    ASSERT_EQ(got, v) << "DRAM byte " << addr;
+  }
+}
 void copy_2d(const MoveDesc& m, Space& dram, Space& l2) {
   Space& src = m.src_space == MemSpace::kDram ? dram : l2;
   Space& dst = m.dst_space == MemSpace::kDram ? dram : l2;
@@ -253,16 +266,7 @@ TEST(DmaTb, RandomMovesOnTwoChannelsUnderBackPressure) {
   }
   EXPECT_GT(held, 0u);    // the source was held back by the one-entry channel
   EXPECT_GT(waited, 0u);  // and moves waited for a free channel
-  for (const auto& [addr, v] : l2_model) {
-    int8_t got;
-    b.l2->read(addr, &got, 1);
-    ASSERT_EQ(got, v) << "L2 byte " << addr;
-  }
-  for (const auto& [addr, v] : dram_model) {
-    int8_t got;
-    b.dram->read(addr, &got, 1);
-    ASSERT_EQ(got, v) << "DRAM byte " << addr;
-  }
+  expect_memories(b, dram_model, l2_model);
 }
 
 Descriptor background(Descriptor d) {
@@ -402,16 +406,7 @@ TEST(DmaTb, RandomBackgroundMovesKeepOneChannelForDemand) {
   }
   EXPECT_EQ(b.stats.get("dma.background_moves"), background);
   EXPECT_GT(background, 10u);
-  for (const auto& [addr, v] : l2_model) {
-    int8_t got;
-    b.l2->read(addr, &got, 1);
-    ASSERT_EQ(got, v) << "L2 byte " << addr;
-  }
-  for (const auto& [addr, v] : dram_model) {
-    int8_t got;
-    b.dram->read(addr, &got, 1);
-    ASSERT_EQ(got, v) << "DRAM byte " << addr;
-  }
+  expect_memories(b, dram_model, l2_model);
 }
 
 }  // namespace
